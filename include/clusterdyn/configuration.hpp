@@ -1,0 +1,21 @@
+// Operations on configuration vectors (quaternion-aware).
+#pragma once
+
+#include <random>
+
+#include "clusterdyn/kinematics.hpp"
+
+namespace clusterdyn {
+
+/// The zero configuration (identity quaternions), size nq.
+VecX neutralConfiguration(const Model& model);
+/// A random configuration: 1-dof joints uniform in their limits intersected with [-range, range],
+/// quaternions uniform on SO(3), floating positions uniform in [-range, range]^3.
+VecX randomConfiguration(const Model& model, std::mt19937_64& rng, double range = 1.0);
+/// q (+) v dt: configuration reached after moving with constant generalized velocity v for dt
+/// (body-frame exponential map for floating, spherical and planar joints).
+VecX integrate(const Model& model, ConstVecRef q, ConstVecRef v, double dt);
+/// Normalizes every quaternion of q in place.
+void normalizeConfiguration(const Model& model, Eigen::Ref<VecX> q);
+
+}  // namespace clusterdyn

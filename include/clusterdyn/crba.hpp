@@ -1,0 +1,11 @@
+// Composite-rigid-body algorithm: joint-space inertia matrix (Featherstone Table 6.2).
+#pragma once
+
+#include "clusterdyn/kinematics.hpp"
+
+namespace clusterdyn {
+
+/// Joint-space inertia matrix M(q), written to data.M (nv x nv, both triangles filled).
+Status crba(const Model& model, Data& data, ConstVecRef q);
+
+}  // namespace clusterdyn

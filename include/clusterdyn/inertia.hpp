@@ -1,0 +1,86 @@
+// Rigid-body spatial inertia stored as (mass, first moment, rotational inertia about the frame
+// origin) with cheap products (Featherstone eq. 2.62-2.63).
+#pragma once
+
+#include "clusterdyn/transform.hpp"
+
+namespace clusterdyn {
+
+/// Spatial inertia of a rigid body in the coordinates of its body frame.
+///  mass  [kg]
+///  h     first moment = mass * c, c = centre of mass in body coordinates [kg m]
+///  Io    rotational inertia about the body-frame ORIGIN, body axes [kg m^2]
+struct SpatialInertia {
+  double mass = 0.0;
+  Vec3 h = Vec3::Zero();
+  Mat3 Io = Mat3::Zero();
+
+  SpatialInertia() = default;
+  /// From mass, centre of mass c and rotational inertia Ic about the centre of mass (body axes).
+  static SpatialInertia fromMassComInertia(double mass, const Vec3& c, const Mat3& Ic) {
+    SpatialInertia I;
+    I.mass = mass;
+    I.h = mass * c;
+    const Mat3 cx = skew(c);
+    I.Io = Ic + mass * cx * cx.transpose();  // parallel-axis theorem, eq. 2.63
+    return I;
+  }
+  Vec3 com() const { return mass > 0.0 ? Vec3(h / mass) : Vec3::Zero(); }
+  /// Rotational inertia about the centre of mass.
+  Mat3 inertiaAboutCom() const {
+    if (mass <= 0.0) return Io;
+    const Mat3 cx = skew(com());
+    return Io - mass * cx * cx.transpose();
+  }
+
+  /// I * v  (momentum of a body moving with spatial velocity v).
+  Force operator*(const Motion& v) const {
+    Force f;
+    const auto w = v.head<3>();
+    const auto vl = v.tail<3>();
+    f.head<3>().noalias() = Io * w;
+    f.head<3>() += h.cross(vl);
+    f.tail<3>() = mass * vl - h.cross(w);
+    return f;
+  }
+  /// Explicit 6x6 matrix [[Io, hx], [hx^T, m 1]].
+  Mat6 matrix() const {
+    Mat6 M;
+    const Mat3 hx = skew(h);
+    M.topLeftCorner<3, 3>() = Io;
+    M.topRightCorner<3, 3>() = hx;
+    M.bottomLeftCorner<3, 3>() = hx.transpose();
+    M.bottomRightCorner<3, 3>() = mass * Mat3::Identity();
+    return M;
+  }
+  /// Adds matrix() to M (M += I) without forming it.
+  void addTo(Mat6& M) const {
+    M.topLeftCorner<3, 3>() += Io;
+    M(0, 4) -= h.z(); M(0, 5) += h.y(); M(1, 3) += h.z();
+    M(1, 5) -= h.x(); M(2, 3) -= h.y(); M(2, 4) += h.x();
+    M(4, 0) -= h.z(); M(5, 0) += h.y(); M(3, 1) += h.z();
+    M(5, 1) -= h.x(); M(3, 2) -= h.y(); M(4, 2) += h.x();
+    M(3, 3) += mass; M(4, 4) += mass; M(5, 5) += mass;
+  }
+  /// The inertia of this body (given in B coordinates) expressed in A coordinates.
+  SpatialInertia transformedBy(const Transform& aMb) const {
+    SpatialInertia out;
+    out.mass = mass;
+    const Vec3 hA = aMb.R * h;
+    out.h = hA + mass * aMb.p;
+    // Io_A = R Io R^T + translation terms (eq. 2.66 in (m, h, I) form).
+    const Mat3 px = skew(aMb.p);
+    const Mat3 hx = skew(hA);
+    out.Io = aMb.R * Io * aMb.R.transpose() - px * hx - hx * px - mass * px * px;
+    return out;
+  }
+  SpatialInertia operator+(const SpatialInertia& o) const {
+    SpatialInertia s;
+    s.mass = mass + o.mass;
+    s.h = h + o.h;
+    s.Io = Io + o.Io;
+    return s;
+  }
+};
+
+}  // namespace clusterdyn

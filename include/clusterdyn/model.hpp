@@ -1,0 +1,67 @@
+// Kinematic-tree model: constant after construction, shareable between threads.
+//
+// Bodies are numbered 0..nbodies-1 in regular order (parent[i] < i); parent -1 is the fixed
+// world (the URDF root link when the model has no floating base). Links attached by fixed
+// joints are fused into their parent body (inertia combined) and stay addressable as frames.
+// Generalized coordinates: body i owns q[idx_q[i] .. idx_q[i]+nqs[i]) and
+// v[idx_v[i] .. idx_v[i]+nvs[i]); layouts per joint type are documented in joint.hpp.
+// Units: SI (m, kg, s, rad; N, N m).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "clusterdyn/inertia.hpp"
+#include "clusterdyn/joint.hpp"
+
+namespace clusterdyn {
+
+/// A named frame rigidly attached to a body (or to the world, body == -1).
+struct Frame {
+  std::string name;
+  int body = -1;          ///< body the frame is attached to (-1 = world)
+  Transform placement;    ///< pose of the frame in the body frame
+  bool isBody = false;    ///< true when the frame is a body's own frame (placement = identity)
+};
+
+struct Model {
+  std::string name;
+  int nbodies = 0;
+  int nq = 0;
+  int nv = 0;
+
+  // Per body (index = body id).
+  std::vector<int> parent;
+  std::vector<std::vector<int>> children;
+  std::vector<Joint> joints;
+  std::vector<Transform> jointPlacement;  ///< pose of joint frame (q = 0) in the parent body frame
+  std::vector<SpatialInertia> inertias;   ///< body inertia in body coordinates (fused links included)
+  std::vector<std::string> bodyNames;     ///< URDF link name of the body
+  std::vector<std::string> jointNames;    ///< URDF joint name of the body's joint
+  std::vector<int> idx_q, idx_v, nqs, nvs;
+  /// Body whose joint owns velocity coordinate j (size nv).
+  std::vector<int> velocityOwner;
+
+  // Per position coordinate (size nq) / velocity coordinate (size nv).
+  VecX lowerPositionLimit, upperPositionLimit;  ///< -inf/+inf when unlimited
+  VecX velocityLimit, effortLimit;              ///< +inf when unlimited
+  std::vector<std::string> positionNames;       ///< e.g. "knee", "base:px", "base:qw"
+  std::vector<std::string> velocityNames;       ///< e.g. "knee", "base:wx", "base:vx"
+
+  std::vector<Frame> frames;
+  std::string rootLink;   ///< URDF root link (world when fixed base)
+  Vec3 gravity = Vec3(0.0, 0.0, -9.81);  ///< m/s^2 in world coordinates
+
+  int bodyId(const std::string& linkName) const;    ///< -1 when absent
+  int jointId(const std::string& jointName) const;  ///< body index of the joint, -1 when absent
+  int frameId(const std::string& frameName) const;  ///< -1 when absent
+  /// Index into v of a 1-dof joint or of a named velocity coordinate; -1 when absent.
+  int velocityIndex(const std::string& coordinateName) const;
+  int positionIndex(const std::string& coordinateName) const;
+  /// Total mass (kg).
+  double totalMass() const;
+  /// Rebuilds children / velocityOwner / names from parent and joints (used by builders).
+  void finalize();
+};
+
+}  // namespace clusterdyn

@@ -1,0 +1,26 @@
+// Builds the kinematic-tree Model from a URDF description.
+#pragma once
+
+#include <string>
+
+#include "clusterdyn/model.hpp"
+#include "clusterdyn/urdf.hpp"
+
+namespace clusterdyn {
+
+struct ModelOptions {
+  /// Attach the URDF root link to the world with a floating joint (nq 7, nv 6). Not needed (and
+  /// rejected) when the URDF already has a type="floating" joint.
+  bool floatingBase = false;
+  Vec3 gravity = Vec3(0.0, 0.0, -9.81);
+};
+
+/// Spanning-tree model of the URDF: every URDF joint becomes a tree joint; URDF+ chords
+/// (<loop>, <coupling>, <mimic>) are NOT applied here (see cluster_model.hpp for that) and a
+/// warning is logged if the description has any. Throws ModelError on inconsistent input.
+Model buildTreeModel(const UrdfDescription& urdf, const ModelOptions& options = {});
+
+/// parseUrdfFile + buildTreeModel.
+Model loadTreeModel(const std::string& path, const ModelOptions& options = {});
+
+}  // namespace clusterdyn

@@ -1,0 +1,40 @@
+#include "clusterdyn/energy.hpp"
+
+#include <limits>
+
+namespace clusterdyn {
+
+double kineticEnergy(const Model& model, Data& data, ConstVecRef q, ConstVecRef v) {
+  if (forwardKinematics(model, data, q, v) != Status::Ok)
+    return std::numeric_limits<double>::quiet_NaN();
+  double T = 0.0;
+  for (int i = 0; i < model.nbodies; ++i) T += 0.5 * data.v[i].dot(model.inertias[i] * data.v[i]);
+  data.kineticEnergy = T;
+  return T;
+}
+
+Vec3 centerOfMass(const Model& model, const Data& data) {
+  Vec3 h = Vec3::Zero();
+  double m = 0.0;
+  for (int i = 0; i < model.nbodies; ++i) {
+    const SpatialInertia& I = model.inertias[i];
+    h += I.mass * data.oMi[i].p + data.oMi[i].R * I.h;
+    m += I.mass;
+  }
+  return m > 0.0 ? Vec3(h / m) : Vec3::Zero();
+}
+
+double potentialEnergy(const Model& model, Data& data, ConstVecRef q) {
+  if (forwardKinematics(model, data, q) != Status::Ok)
+    return std::numeric_limits<double>::quiet_NaN();
+  double V = 0.0;
+  for (int i = 0; i < model.nbodies; ++i) {
+    const SpatialInertia& I = model.inertias[i];
+    const Vec3 mc = I.mass * data.oMi[i].p + data.oMi[i].R * I.h;  // m * com in world
+    V -= model.gravity.dot(mc);
+  }
+  data.potentialEnergy = V;
+  return V;
+}
+
+}  // namespace clusterdyn

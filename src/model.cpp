@@ -1,0 +1,95 @@
+#include "clusterdyn/model.hpp"
+
+#include <limits>
+
+namespace clusterdyn {
+
+int Model::bodyId(const std::string& linkName) const {
+  for (int i = 0; i < nbodies; ++i)
+    if (bodyNames[i] == linkName) return i;
+  return -1;
+}
+
+int Model::jointId(const std::string& jointName) const {
+  for (int i = 0; i < nbodies; ++i)
+    if (jointNames[i] == jointName) return i;
+  return -1;
+}
+
+int Model::frameId(const std::string& frameName) const {
+  for (size_t i = 0; i < frames.size(); ++i)
+    if (frames[i].name == frameName) return static_cast<int>(i);
+  return -1;
+}
+
+int Model::velocityIndex(const std::string& name) const {
+  for (int i = 0; i < nv; ++i)
+    if (velocityNames[i] == name) return i;
+  return -1;
+}
+
+int Model::positionIndex(const std::string& name) const {
+  for (int i = 0; i < nq; ++i)
+    if (positionNames[i] == name) return i;
+  return -1;
+}
+
+double Model::totalMass() const {
+  double m = 0.0;
+  for (const auto& I : inertias) m += I.mass;
+  return m;
+}
+
+void Model::finalize() {
+  nbodies = static_cast<int>(parent.size());
+  children.assign(nbodies, {});
+  idx_q.resize(nbodies);
+  idx_v.resize(nbodies);
+  nqs.resize(nbodies);
+  nvs.resize(nbodies);
+  nq = nv = 0;
+  positionNames.clear();
+  velocityNames.clear();
+  velocityOwner.clear();
+  for (int i = 0; i < nbodies; ++i) {
+    if (parent[i] >= 0) children[parent[i]].push_back(i);
+    idx_q[i] = nq;
+    idx_v[i] = nv;
+    nqs[i] = joints[i].nq;
+    nvs[i] = joints[i].nv;
+    nq += nqs[i];
+    nv += nvs[i];
+    const std::string& jn = jointNames[i];
+    switch (joints[i].type) {
+      case JointType::Revolute:
+      case JointType::Prismatic:
+        positionNames.push_back(jn);
+        velocityNames.push_back(jn);
+        break;
+      case JointType::Spherical:
+        for (const char* s : {":qx", ":qy", ":qz", ":qw"}) positionNames.push_back(jn + s);
+        for (const char* s : {":wx", ":wy", ":wz"}) velocityNames.push_back(jn + s);
+        break;
+      case JointType::Planar:
+        for (const char* s : {":x", ":y", ":theta"}) positionNames.push_back(jn + s);
+        for (const char* s : {":vx", ":vy", ":wz"}) velocityNames.push_back(jn + s);
+        break;
+      case JointType::Floating:
+        for (const char* s : {":px", ":py", ":pz", ":qx", ":qy", ":qz", ":qw"})
+          positionNames.push_back(jn + s);
+        for (const char* s : {":wx", ":wy", ":wz", ":vx", ":vy", ":vz"})
+          velocityNames.push_back(jn + s);
+        break;
+      case JointType::Fixed:
+        break;
+    }
+    for (int k = 0; k < nvs[i]; ++k) velocityOwner.push_back(i);
+  }
+  const double inf = std::numeric_limits<double>::infinity();
+  if (lowerPositionLimit.size() != nq) lowerPositionLimit = VecX::Constant(nq, -inf);
+  if (upperPositionLimit.size() != nq) upperPositionLimit = VecX::Constant(nq, inf);
+  if (velocityLimit.size() != nv) velocityLimit = VecX::Constant(nv, inf);
+  if (effortLimit.size() != nv) effortLimit = VecX::Constant(nv, inf);
+}
+
+}  // namespace clusterdyn

@@ -1,0 +1,75 @@
+// Recursive Newton-Euler algorithm (Featherstone Table 5.1, body coordinates).
+#include "clusterdyn/rnea.hpp"
+
+#include "check.hpp"
+#include "tree_step.hpp"
+
+namespace clusterdyn {
+
+namespace {
+
+/// a == nullptr means zero acceleration; v == nullptr means zero velocity.
+Status rneaImpl(const Model& model, Data& data, ConstVecRef q, const double* v, const double* a,
+                const Force* fext, VecX& out) {
+  const Motion a0 = detail::gravityAcceleration(model);
+  // Forward pass: v_i, a_i (with -g at the root), f_i = I a + v x* I v - fext.
+  for (int i = 0; i < model.nbodies; ++i) {
+    detail::placementStep(model, data, i, q);
+    const int p = model.parent[i];
+    const Joint& joint = model.joints[i];
+    const Motion vJ = v ? detail::jointMotion(joint, v + model.idx_v[i]) : Motion::Zero();
+    Motion& vi = data.v[i];
+    Motion& ai = data.a_gf[i];
+    vi = p >= 0 ? Motion(data.liMi[i].actInvMotion(data.v[p]) + vJ) : vJ;
+    ai = data.liMi[i].actInvMotion(p >= 0 ? data.a_gf[p] : a0);
+    if (a) ai += detail::jointMotion(joint, a + model.idx_v[i]);
+    if (v) ai += crossMotion(vi, vJ);
+    const SpatialInertia& I = model.inertias[i];
+    data.f[i] = I * ai;
+    if (v) data.f[i] += crossForce(vi, I * vi);
+    if (fext) data.f[i] -= fext[i];
+  }
+  // Backward pass: tau_i = S_i^T f_i, f_parent += X^T f_i.
+  for (int i = model.nbodies - 1; i >= 0; --i) {
+    const Joint& joint = model.joints[i];
+    const int iv = model.idx_v[i];
+    if (joint.nv == 1)
+      out[iv] = joint.S.col(0).dot(data.f[i]);
+    else
+      out.segment(iv, joint.nv).noalias() = joint.S.transpose() * data.f[i];
+    const int p = model.parent[i];
+    if (p >= 0) data.f[p] += data.liMi[i].actForce(data.f[i]);
+  }
+  return detail::ok(data);
+}
+
+}  // namespace
+
+Status rnea(const Model& model, Data& data, ConstVecRef q, ConstVecRef v, ConstVecRef a,
+            const Force* fext) {
+  CDYN_TRY(detail::checkWorkspace(model, data));
+  CDYN_TRY(detail::checkConfiguration(model, data, q));
+  CDYN_TRY(detail::checkVector(data, v, model.nv, "v"));
+  CDYN_TRY(detail::checkVector(data, a, model.nv, "a"));
+  if (fext)
+    for (int i = 0; i < model.nbodies; ++i)
+      if (!fext[i].allFinite())
+        return detail::fail(data, Status::NonFinite, "fext of body '%s' is not finite",
+                            model.bodyNames[i].c_str());
+  return rneaImpl(model, data, q, v.data(), a.data(), fext, data.tau);
+}
+
+Status nonLinearEffects(const Model& model, Data& data, ConstVecRef q, ConstVecRef v) {
+  CDYN_TRY(detail::checkWorkspace(model, data));
+  CDYN_TRY(detail::checkConfiguration(model, data, q));
+  CDYN_TRY(detail::checkVector(data, v, model.nv, "v"));
+  return rneaImpl(model, data, q, v.data(), nullptr, nullptr, data.nle);
+}
+
+Status generalizedGravity(const Model& model, Data& data, ConstVecRef q) {
+  CDYN_TRY(detail::checkWorkspace(model, data));
+  CDYN_TRY(detail::checkConfiguration(model, data, q));
+  return rneaImpl(model, data, q, nullptr, nullptr, nullptr, data.nle);
+}
+
+}  // namespace clusterdyn

@@ -1,0 +1,62 @@
+// The kinematic step shared by all tree recursions: joint transform and body placement.
+#pragma once
+
+#include "clusterdyn/data.hpp"
+
+namespace clusterdyn::detail {
+
+/// liMi = X_T * X_J(q_i), oMi = oMi[parent] * liMi (Featherstone eq. 4.x: X_up = X_J X_T).
+inline void placementStep(const Model& model, Data& data, int i,
+                          const Eigen::Ref<const VecX>& q) {
+  const Joint& joint = model.joints[i];
+  const Transform& XT = model.jointPlacement[i];
+  const double* qi = q.data() + model.idx_q[i];
+  Transform& liMi = data.liMi[i];
+  if (joint.type == JointType::Revolute) {
+    liMi.R.noalias() = XT.R * Eigen::AngleAxisd(qi[0], joint.axis).toRotationMatrix();
+    liMi.p = XT.p;
+  } else if (joint.type == JointType::Prismatic) {
+    liMi.R = XT.R;
+    liMi.p.noalias() = XT.p + XT.R * (qi[0] * joint.axis);
+  } else {
+    liMi = XT * joint.transform(qi);
+  }
+  const int p = model.parent[i];
+  if (p >= 0) {
+    data.oMi[i].R.noalias() = data.oMi[p].R * liMi.R;
+    data.oMi[i].p.noalias() = data.oMi[p].p + data.oMi[p].R * liMi.p;
+  } else {
+    data.oMi[i] = liMi;
+  }
+}
+
+/// Joint motion S_i x for the nv_i values at x (x = velocity or acceleration segment).
+inline Motion jointMotion(const Joint& joint, const double* x) {
+  Motion m;
+  switch (joint.type) {
+    case JointType::Revolute:
+      m.head<3>() = joint.axis * x[0];
+      m.tail<3>().setZero();
+      return m;
+    case JointType::Prismatic:
+      m.head<3>().setZero();
+      m.tail<3>() = joint.axis * x[0];
+      return m;
+    case JointType::Floating:
+      return Eigen::Map<const Vec6>(x);
+    default:
+      m.noalias() = joint.S * Eigen::Map<const Eigen::Matrix<double, Eigen::Dynamic, 1, 0, 6, 1>>(
+                                  x, joint.nv);
+      return m;
+  }
+}
+
+/// Gravity as a spatial acceleration of the world: a_0 = [0; -g] (Featherstone's trick).
+inline Motion gravityAcceleration(const Model& model) {
+  Motion a0;
+  a0.head<3>().setZero();
+  a0.tail<3>() = -model.gravity;
+  return a0;
+}
+
+}  // namespace clusterdyn::detail

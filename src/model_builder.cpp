@@ -7,6 +7,7 @@
 #include <map>
 
 #include "log.hpp"
+#include "model_builder_detail.hpp"
 
 namespace clusterdyn {
 namespace {
@@ -29,7 +30,7 @@ SpatialInertia linkInertia(const UrdfLink& l) {
 
 }  // namespace
 
-Model buildTreeModel(const UrdfDescription& urdf, const ModelOptions& options) {
+Model detail::buildSpanningTree(const UrdfDescription& urdf, const ModelOptions& options) {
   const int nlinks = static_cast<int>(urdf.links.size());
   std::map<std::string, int> linkIndex;
   for (int i = 0; i < nlinks; ++i) linkIndex[urdf.links[i].name] = i;
@@ -162,7 +163,11 @@ Model buildTreeModel(const UrdfDescription& urdf, const ModelOptions& options) {
   model.velocityLimit = Eigen::Map<VecX>(vel.data(), vel.size());
   model.effortLimit = Eigen::Map<VecX>(eff.data(), eff.size());
   model.finalize();
+  return model;
+}
 
+Model buildTreeModel(const UrdfDescription& urdf, const ModelOptions& options) {
+  Model model = detail::buildSpanningTree(urdf, options);
   if (!urdf.loops.empty() || !urdf.couplings.empty())
     log::warn("{}: {} <loop> and {} <coupling> elements are ignored by the spanning-tree model",
               urdf.source, urdf.loops.size(), urdf.couplings.size());

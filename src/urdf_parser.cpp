@@ -3,6 +3,7 @@
 #include <tinyxml2.h>
 
 #include <Eigen/Eigenvalues>
+#include <cctype>
 #include <cmath>
 #include <cstdlib>
 #include <set>
@@ -165,7 +166,8 @@ class Reader {
                  j.line, j.name, j.type);
     }
     if (const char* ind = e->Attribute("independent")) {
-      const std::string s = ind;
+      std::string s = ind;
+      for (char& ch : s) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
       j.independentGiven = true;
       if (s == "true" || s == "1")
         j.independent = true;

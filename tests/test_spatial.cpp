@@ -257,8 +257,8 @@ TEST(Spatial, CrossForceMatchesCrf) {
     EXPECT_TRUE(
         Near(clusterdyn::crossForceMatrix(v), Mat6(-clusterdyn::crossMotionMatrix(v).transpose())));
     // Duality: (v x m) . f = -m . (v x* f).
-    EXPECT_TRUE(NearScalar(clusterdyn::crossMotion(v, m).dot(f),
-                           -m.dot(clusterdyn::crossForce(v, f))));
+    EXPECT_TRUE(
+        NearScalar(clusterdyn::crossMotion(v, m).dot(f), -m.dot(clusterdyn::crossForce(v, f))));
     // v x* (I v) is not zero in general, but v . (v x* f) = 0 for any f.
     EXPECT_TRUE(NearScalar(v.dot(clusterdyn::crossForce(v, f)), 0.0));
   }

@@ -13,3 +13,6 @@
 #include "clusterdyn/model_info.hpp"
 #include "clusterdyn/rnea.hpp"
 #include "clusterdyn/urdf.hpp"
+#include "clusterdyn/cluster_algorithms.hpp"
+#include "clusterdyn/cluster_data.hpp"
+#include "clusterdyn/cluster_model.hpp"

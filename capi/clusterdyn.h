@@ -1,0 +1,407 @@
+/* clusterdyn C API (C99, usable from C++; Fortran: clusterdyn.f90; Python: ctypes).
+ *
+ * One header, two opaque handles, plain arrays of doubles, status codes as return values.
+ * Link with -lclusterdyn (libclusterdyn.so.0); the library is self-contained (the C++ core is
+ * linked in statically), so no C++ header or package is needed to use it.
+ *
+ * ------------------------------------------------------------------------------------------
+ * CONVENTIONS (apply to every function below unless its comment says otherwise)
+ *
+ * Return value. Every function that can fail returns a cdyn_status (CDYN_OK == 0). The only
+ * functions returning something else are cdyn_version, cdyn_version_string, cdyn_status_string
+ * and cdyn_workspace_last_error, which cannot fail. No function ever throws a C++ exception,
+ * calls exit/abort, or prints (model loading may log warnings to stderr through the C++ core).
+ * On failure the output arguments are unspecified unless documented.
+ *
+ * Error messages. Functions that take a workspace write a detailed, NUL-terminated message of
+ * their last failure into it (cdyn_workspace_last_error; "" after a success). Loaders write
+ * the parse error (file:line: <element>: ...) into the caller's buffer (err, errlen).
+ * Functions taking only a model report the status only.
+ *
+ * Handles. cdyn_model: the mechanism, IMMUTABLE after loading. cdyn_workspace: all mutable
+ * memory the computations need, created for one model. NULL handles give CDYN_ERR_NULL_POINTER;
+ * a handle of the wrong kind or an already freed one is detected (best effort, by a tag) and
+ * gives CDYN_ERR_INVALID_ARGUMENT; a workspace passed with another model gives
+ * CDYN_ERR_WORKSPACE_MISMATCH.
+ *
+ * Thread safety. Functions taking only a (const) model may be called concurrently from any
+ * number of threads on the same model. A workspace must be used by one thread at a time (use
+ * one workspace per thread); different workspaces of one model may be used concurrently. The
+ * results do not depend on the thread (bit-identical). Create/free of workspaces of a model
+ * may happen concurrently with computations on other workspaces; free a model only after all
+ * its workspaces (cdyn_model_free refuses otherwise).
+ *
+ * Real time. Once a workspace exists, no function taking a workspace (the "compute" functions:
+ * kinematics, dynamics, configuration operations, frame queries) allocates heap memory, takes a
+ * lock, or performs I/O. Model loading and workspace creation do allocate (except
+ * cdyn_workspace_init_in, which uses only the caller's memory).
+ *
+ * Numbers. Units are SI: m, kg, s, rad; N, N m; J. Gravity defaults to (0, 0, -9.81) m/s^2
+ * in world coordinates. Counts, indices and array lengths are int; byte sizes are size_t.
+ * Indices start at 0.
+ *
+ * Arrays. Every vector argument is a pointer plus its length in elements (int); the length
+ * must equal the size the model requires (e.g. nq, nv) or the function returns
+ * CDYN_ERR_INVALID_SIZE without touching any output. A pointer may be NULL only when its
+ * length is 0 or the argument is documented as optional. Inputs are checked for NaN/Inf
+ * (CDYN_ERR_NON_FINITE) and quaternions in q for unit norm within 1e-6
+ * (CDYN_ERR_NOT_UNIT_QUATERNION). Outputs may alias inputs.
+ * Matrices are COLUMN-MAJOR with a leading dimension: element (i, j) of an r x c matrix A with
+ * leading dimension lda >= r is A[i + j * lda]; the buffer must hold lda * c doubles (the
+ * library cannot check the buffer capacity, only lda >= r).
+ * Fixed-size arrays (double p[3], double m[6]) are written without length arguments.
+ *
+ * Coordinates. Bodies are numbered 0..nbodies-1 with parent[i] < i (parent -1 is the world).
+ * Body i is moved by joint i (joint index == body index). Joint i owns q[idx_q .. idx_q+nq_i)
+ * and v[idx_v .. idx_v+nv_i) (cdyn_model_joint_coordinates). Per joint type:
+ *   revolute (URDF revolute/continuous): q = angle [rad], v = rate [rad/s]           (1 / 1)
+ *   prismatic:  q = displacement [m], v = rate [m/s]                                  (1 / 1)
+ *   spherical:  q = unit quaternion (x, y, z, w) of the child in the parent joint frame,
+ *               v = angular velocity in child coordinates [rad/s]                     (4 / 3)
+ *   planar:     q = (x, y, theta), v = (vx, vy, omega), vx vy in child axes           (3 / 3)
+ *   floating:   q = (px, py, pz, qx, qy, qz, qw): child origin in the parent frame [m] and
+ *               unit quaternion (Hamilton, x y z w); v = (wx, wy, wz, vx, vy, vz) = angular
+ *               then linear velocity of the child in CHILD (body) coordinates        (7 / 6)
+ * The generalized velocity is NOT the derivative of q for quaternion joints: use
+ * cdyn_integrate. Generalized forces tau have the layout of v (N m for rotations, N for
+ * translations; floating: body-frame moment then force).
+ *
+ * Spatial vectors are 6-vectors with the ANGULAR part first: a motion is (wx, wy, wz, vx, vy,
+ * vz) [rad/s, m/s], a force is (nx, ny, nz, fx, fy, fz) [N m, N].
+ *
+ * Frames. Every URDF link is a frame (links joined by fixed joints are fused into one body but
+ * keep their frame); the frame of body i's own link is its body frame. A frame quantity is
+ * expressed according to cdyn_reference_frame:
+ *   CDYN_LOCAL:               frame axes, about the frame origin;
+ *   CDYN_WORLD:               world axes, about the world origin (spatial/Pluecker form: the
+ *                             linear part is the velocity of the body point at the world origin);
+ *   CDYN_LOCAL_WORLD_ALIGNED: world axes, about the frame origin (linear part = velocity of
+ *                             the frame origin in world axes).
+ *
+ * External forces (fext). Optional (NULL, length 0) or an array of 6 * nbodies doubles: the
+ * force (moment; force) applied TO body i is fext[6i .. 6i+6), in body i's frame coordinates,
+ * about its origin.
+ *
+ * Versioning. CDYN_VERSION_* describe this header. The library's ABI version equals its
+ * SONAME number (libclusterdyn.so.0 -> 0); handle creation (cdyn_model_load*) takes the
+ * header's CDYN_ABI_VERSION and fails with CDYN_ERR_VERSION on a mismatch.
+ *
+ * Extension. Functions are added in minor versions only (never changed). The loop-closure
+ * ("cluster") algorithms - independent coordinates y, CE-ABA, CE-RNEA, position solve of
+ * implicit loops, cluster-tree queries - will join as cdyn_cluster_* / cdyn_model_cluster_*
+ * functions with the same (model, workspace, pointer + length ...) pattern and new load flags.
+ * ------------------------------------------------------------------------------------------ */
+#ifndef CLUSTERDYN_H_
+#define CLUSTERDYN_H_
+
+#include <stddef.h>
+
+#define CDYN_VERSION_MAJOR 0
+#define CDYN_VERSION_MINOR 1
+#define CDYN_VERSION_PATCH 0
+/** MAJOR * 10000 + MINOR * 100 + PATCH, comparable with cdyn_version(). */
+#define CDYN_VERSION_NUMBER \
+  (CDYN_VERSION_MAJOR * 10000 + CDYN_VERSION_MINOR * 100 + CDYN_VERSION_PATCH)
+/** ABI version of this header (== SONAME number of the library it was written for). */
+#define CDYN_ABI_VERSION 0
+
+#if defined(__GNUC__)
+#define CDYN_API __attribute__((visibility("default")))
+#else
+#define CDYN_API
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ========================================================================================== */
+/* Types                                                                                      */
+/* ========================================================================================== */
+
+/** Status codes. 1..99 mirror clusterdyn::Status (same values); 100.. are C API codes. */
+typedef enum cdyn_status {
+  CDYN_OK = 0,
+  CDYN_ERR_INVALID_SIZE = 1,          /**< an array length (or leading dimension) is wrong */
+  CDYN_ERR_NON_FINITE = 2,            /**< a NaN or Inf in the input (or in a result) */
+  CDYN_ERR_NOT_UNIT_QUATERNION = 3,   /**< a quaternion in q is not unit (|1-|q|| > 1e-6) */
+  CDYN_ERR_NOT_POSITIVE_DEFINITE = 4, /**< an articulated/joint-space inertia is singular */
+  CDYN_ERR_INVALID_INDEX = 5,         /**< a body, joint, frame or coordinate index is out of range */
+  CDYN_ERR_CONSTRAINT_FAILURE = 6,    /**< loop closure could not be solved / is singular */
+  CDYN_ERR_WORKSPACE_MISMATCH = 7,    /**< the workspace was created for another model */
+  CDYN_ERR_INVALID_ARGUMENT = 8,      /**< any other invalid argument (bad enum, flag, handle) */
+  CDYN_ERR_NULL_POINTER = 100,        /**< a required pointer argument is NULL */
+  CDYN_ERR_VERSION = 101,             /**< header ABI version differs from the library's */
+  CDYN_ERR_PARSE = 102,               /**< the model file/text could not be read or is invalid */
+  CDYN_ERR_INTERNAL = 103,            /**< unexpected internal error (a bug: please report) */
+  CDYN_ERR_NOT_FOUND = 104,           /**< no body/joint/frame/coordinate has that name */
+  CDYN_ERR_OUT_OF_MEMORY = 105        /**< memory allocation failed (loading/creation only) */
+} cdyn_status;
+
+/** Joint types (cdyn_model_joint_type). */
+typedef enum cdyn_joint_type {
+  CDYN_JOINT_REVOLUTE = 0,
+  CDYN_JOINT_PRISMATIC = 1,
+  CDYN_JOINT_SPHERICAL = 2,
+  CDYN_JOINT_PLANAR = 3,
+  CDYN_JOINT_FLOATING = 4,
+  CDYN_JOINT_FIXED = 5
+} cdyn_joint_type;
+
+/** Coordinates of frame quantities (see "Frames" above). */
+typedef enum cdyn_reference_frame {
+  CDYN_LOCAL = 0,
+  CDYN_WORLD = 1,
+  CDYN_LOCAL_WORLD_ALIGNED = 2
+} cdyn_reference_frame;
+
+/** Load flags (bitwise or). Unknown bits are rejected with CDYN_ERR_INVALID_ARGUMENT. */
+/** Attach the URDF root link to the world with a floating joint (nq += 7, nv += 6). Rejected
+ *  (CDYN_ERR_PARSE) when the URDF already has a type="floating" joint. */
+#define CDYN_LOAD_FLOATING_BASE 1u
+
+/** Immutable model (mechanism description). */
+typedef struct cdyn_model cdyn_model;
+/** Per-thread workspace of one model. */
+typedef struct cdyn_workspace cdyn_workspace;
+
+/* ========================================================================================== */
+/* Version and errors (thread-safe, never fail)                                              */
+/* ========================================================================================== */
+
+/** Version of the loaded library as MAJOR * 10000 + MINOR * 100 + PATCH. */
+CDYN_API int cdyn_version(void);
+/** Version of the loaded library as a static string "MAJOR.MINOR.PATCH". */
+CDYN_API const char* cdyn_version_string(void);
+/** CDYN_OK when abi_version (pass CDYN_ABI_VERSION) matches the library, else
+ *  CDYN_ERR_VERSION. */
+CDYN_API cdyn_status cdyn_check_version(int abi_version);
+/** Short static English description of a status ("ok", "invalid size", ...); unknown values
+ *  give "unknown status". */
+CDYN_API const char* cdyn_status_string(cdyn_status status);
+
+/* ========================================================================================== */
+/* Model: loading and freeing (allocate; thread-safe)                                        */
+/* ========================================================================================== */
+
+/** Loads the kinematic-tree (spanning-tree) model of a URDF / URDF+ file. URDF+ <loop>,
+ *  <coupling> and <mimic> elements are ignored for now (a warning is logged).
+ *  abi_version: pass CDYN_ABI_VERSION (CDYN_ERR_VERSION on mismatch).
+ *  path:        NUL-terminated file path.
+ *  flags:       0 or CDYN_LOAD_FLOATING_BASE.
+ *  gravity:     NULL for (0, 0, -9.81), else 3 finite doubles [m/s^2], world coordinates.
+ *  model:       receives the new model (NULL on failure); free with cdyn_model_free.
+ *  err, errlen: optional (NULL / 0) buffer receiving the NUL-terminated error message
+ *               (truncated to errlen - 1 characters; "" on success).
+ *  Returns CDYN_ERR_PARSE for unreadable files and invalid models. */
+CDYN_API cdyn_status cdyn_model_load(int abi_version, const char* path, unsigned int flags,
+                                     const double* gravity, cdyn_model** model, char* err,
+                                     size_t errlen);
+/** Same as cdyn_model_load from URDF text in memory: xml points at xml_len bytes (need not be
+ *  NUL-terminated). Messages name the source "<string>". */
+CDYN_API cdyn_status cdyn_model_load_string(int abi_version, const char* xml, size_t xml_len,
+                                            unsigned int flags, const double* gravity,
+                                            cdyn_model** model, char* err, size_t errlen);
+/** Frees a model. NULL is accepted (CDYN_OK). Fails with CDYN_ERR_INVALID_ARGUMENT, freeing
+ *  nothing, while workspaces of the model still exist. Not concurrent with other uses of the
+ *  model. */
+CDYN_API cdyn_status cdyn_model_free(cdyn_model* model);
+
+/* ========================================================================================== */
+/* Model queries (no allocation; thread-safe). Strings returned through const char** are      */
+/* NUL-terminated, owned by the model, and valid until cdyn_model_free.                       */
+/* ========================================================================================== */
+
+/** Robot name (the URDF <robot name>). */
+CDYN_API cdyn_status cdyn_model_name(const cdyn_model* model, const char** name);
+/** Number of moving bodies (== number of joints; fused fixed links not counted). */
+CDYN_API cdyn_status cdyn_model_nbodies(const cdyn_model* model, int* nbodies);
+/** Size of the configuration vector q. */
+CDYN_API cdyn_status cdyn_model_nq(const cdyn_model* model, int* nq);
+/** Size of the velocity / acceleration / generalized force vectors. */
+CDYN_API cdyn_status cdyn_model_nv(const cdyn_model* model, int* nv);
+/** Number of frames (one per URDF link, including the root link and fused links). */
+CDYN_API cdyn_status cdyn_model_nframes(const cdyn_model* model, int* nframes);
+/** Total mass [kg]. */
+CDYN_API cdyn_status cdyn_model_total_mass(const cdyn_model* model, double* mass);
+/** Gravity [m/s^2], world coordinates. */
+CDYN_API cdyn_status cdyn_model_gravity(const cdyn_model* model, double gravity[3]);
+
+/** URDF link name of body `body` (0 <= body < nbodies, else CDYN_ERR_INVALID_INDEX). */
+CDYN_API cdyn_status cdyn_model_body_name(const cdyn_model* model, int body, const char** name);
+/** Body index of a link name (CDYN_ERR_NOT_FOUND if no body has that link; fused links are
+ *  frames, not bodies: see cdyn_model_frame_index). */
+CDYN_API cdyn_status cdyn_model_body_index(const cdyn_model* model, const char* name, int* body);
+/** Parent body of `body` (-1: the world). */
+CDYN_API cdyn_status cdyn_model_body_parent(const cdyn_model* model, int body, int* parent);
+
+/** URDF joint name of joint `joint` (the joint moving body `joint`). The floating base added by
+ *  CDYN_LOAD_FLOATING_BASE is called "root_joint". */
+CDYN_API cdyn_status cdyn_model_joint_name(const cdyn_model* model, int joint, const char** name);
+/** Joint index of a joint name (CDYN_ERR_NOT_FOUND if absent; fixed joints are not joints). */
+CDYN_API cdyn_status cdyn_model_joint_index(const cdyn_model* model, const char* name, int* joint);
+/** Type of joint `joint` as a cdyn_joint_type value. */
+CDYN_API cdyn_status cdyn_model_joint_type(const cdyn_model* model, int joint, int* type);
+/** Coordinates of joint `joint`: q[idx_q .. idx_q + nq), v[idx_v .. idx_v + nv). Any of the
+ *  four outputs may be NULL. */
+CDYN_API cdyn_status cdyn_model_joint_coordinates(const cdyn_model* model, int joint, int* idx_q,
+                                                  int* nq, int* idx_v, int* nv);
+
+/** Name of position coordinate i (0 <= i < nq): the joint name for 1-dof joints, else
+ *  "<joint>:<suffix>" with suffixes px py pz qx qy qz qw (floating), qx qy qz qw (spherical),
+ *  x y theta (planar). */
+CDYN_API cdyn_status cdyn_model_position_name(const cdyn_model* model, int i, const char** name);
+/** Name of velocity coordinate i (0 <= i < nv): suffixes wx wy wz vx vy vz (floating),
+ *  wx wy wz (spherical), vx vy wz (planar). */
+CDYN_API cdyn_status cdyn_model_velocity_name(const cdyn_model* model, int i, const char** name);
+/** Index in q of a position coordinate name (CDYN_ERR_NOT_FOUND if absent). */
+CDYN_API cdyn_status cdyn_model_position_index(const cdyn_model* model, const char* name, int* i);
+/** Index in v of a velocity coordinate name (CDYN_ERR_NOT_FOUND if absent). */
+CDYN_API cdyn_status cdyn_model_velocity_index(const cdyn_model* model, const char* name, int* i);
+/** Position limits (lower[i], upper[i]) of every coordinate of q; -inf / +inf when unlimited
+ *  (continuous, quaternion, floating and planar coordinates). n must be nq. */
+CDYN_API cdyn_status cdyn_model_position_limits(const cdyn_model* model, double* lower,
+                                                double* upper, int n);
+/** Velocity limits (URDF <limit velocity>) per coordinate of v; +inf when unlimited. n = nv. */
+CDYN_API cdyn_status cdyn_model_velocity_limits(const cdyn_model* model, double* limit, int n);
+/** Effort limits (URDF <limit effort>) per coordinate of v; +inf when unlimited. n = nv. */
+CDYN_API cdyn_status cdyn_model_effort_limits(const cdyn_model* model, double* limit, int n);
+
+/** Name of frame f (0 <= f < nframes): the URDF link name. */
+CDYN_API cdyn_status cdyn_model_frame_name(const cdyn_model* model, int frame, const char** name);
+/** Frame index of a link name (CDYN_ERR_NOT_FOUND if absent). */
+CDYN_API cdyn_status cdyn_model_frame_index(const cdyn_model* model, const char* name, int* frame);
+/** Body a frame is attached to (-1: the world, e.g. the root link of a fixed-base robot). */
+CDYN_API cdyn_status cdyn_model_frame_body(const cdyn_model* model, int frame, int* body);
+
+/* ========================================================================================== */
+/* Workspaces                                                                                 */
+/* ========================================================================================== */
+
+/** Creates a workspace for `model` in one heap block (allocates). Free it with
+ *  cdyn_workspace_free before freeing the model. */
+CDYN_API cdyn_status cdyn_workspace_create(const cdyn_model* model, cdyn_workspace** workspace);
+/** Number of bytes cdyn_workspace_init_in needs for `model` (includes alignment slack). */
+CDYN_API cdyn_status cdyn_workspace_size(const cdyn_model* model, size_t* size);
+/** Creates a workspace for `model` inside caller memory: mem (any alignment) must provide
+ *  size >= cdyn_workspace_size() bytes (else CDYN_ERR_INVALID_SIZE). Performs NO heap
+ *  allocation: the handle, the C++ workspace object and every array it owns are placed in
+ *  mem (the library's internal allocation calls are redirected to a bump arena inside mem
+ *  while the workspace is constructed). mem must stay valid and must not be touched by the
+ *  caller until cdyn_workspace_free, which releases nothing to the heap; the caller then owns
+ *  mem again. *workspace points into mem. */
+CDYN_API cdyn_status cdyn_workspace_init_in(const cdyn_model* model, void* mem, size_t size,
+                                            cdyn_workspace** workspace);
+/** Destroys a workspace (and frees its heap block when made by cdyn_workspace_create). NULL is
+ *  accepted (CDYN_OK). Performs no heap allocation. */
+CDYN_API cdyn_status cdyn_workspace_free(cdyn_workspace* workspace);
+/** Detailed message of the last failed call on this workspace ("" after a success; a static
+ *  message when workspace is NULL or invalid). Valid until the next call on the workspace. */
+CDYN_API const char* cdyn_workspace_last_error(const cdyn_workspace* workspace);
+
+/* ========================================================================================== */
+/* Configuration space (compute functions: no allocation, no locks, no I/O)                   */
+/* ========================================================================================== */
+
+/** The neutral configuration (0 for 1-dof and planar joints, identity quaternions, floating
+ *  position 0) into q (n = nq). */
+CDYN_API cdyn_status cdyn_neutral_configuration(const cdyn_model* model, cdyn_workspace* ws,
+                                                double* q, int n);
+/** qout = q (+) v dt: the configuration reached from q after moving with the constant
+ *  generalized velocity v for dt seconds (exponential map for floating, spherical and planar
+ *  joints; quaternions renormalized). q: nq (valid configuration), v: nv, qout: nq (may be q). */
+CDYN_API cdyn_status cdyn_integrate(const cdyn_model* model, cdyn_workspace* ws, const double* q,
+                                    int nq, const double* v, int nv, double dt, double* qout,
+                                    int nqout);
+/** Normalizes every quaternion of q (n = nq) in place; q must be finite. */
+CDYN_API cdyn_status cdyn_normalize_configuration(const cdyn_model* model, cdyn_workspace* ws,
+                                                  double* q, int n);
+
+/* ========================================================================================== */
+/* Kinematics (compute functions)                                                            */
+/* ========================================================================================== */
+
+/** Forward kinematics: body placements from q (nq); with v (nv) also velocities; with a (nv)
+ *  also accelerations (gravity NOT included). v and a are optional (NULL, 0); a requires v.
+ *  The frame_* functions below read the result of the LAST cdyn_forward_kinematics call on the
+ *  workspace; any other compute call on the workspace invalidates it. */
+CDYN_API cdyn_status cdyn_forward_kinematics(const cdyn_model* model, cdyn_workspace* ws,
+                                             const double* q, int nq, const double* v, int nv,
+                                             const double* a, int na);
+/** Pose of frame `frame` in the world after cdyn_forward_kinematics: R (3 x 3, column-major,
+ *  leading dimension ldr >= 3) has the frame axes as columns in world coordinates; p[3] is the
+ *  frame origin in world coordinates [m] (x_world = R x_frame + p). */
+CDYN_API cdyn_status cdyn_frame_placement(const cdyn_model* model, cdyn_workspace* ws, int frame,
+                                          double* R, int ldr, double p[3]);
+/** Same pose as a 4 x 4 homogeneous matrix T = [R p; 0 0 0 1] (column-major, ldt >= 4). */
+CDYN_API cdyn_status cdyn_frame_placement_matrix(const cdyn_model* model, cdyn_workspace* ws,
+                                                 int frame, double* T, int ldt);
+/** Spatial velocity (angular; linear) [rad/s; m/s] of a frame in reference frame rf (a
+ *  cdyn_reference_frame), after cdyn_forward_kinematics with v. */
+CDYN_API cdyn_status cdyn_frame_velocity(const cdyn_model* model, cdyn_workspace* ws, int frame,
+                                         int rf, double velocity[6]);
+/** Spatial acceleration (angular; linear) [rad/s^2; m/s^2] of a frame in rf (the derivative
+ *  of the spatial velocity, gravity not included), after cdyn_forward_kinematics with v and a.
+ *  For the ordinary acceleration of the frame origin use cdyn_frame_classical_acceleration. */
+CDYN_API cdyn_status cdyn_frame_acceleration(const cdyn_model* model, cdyn_workspace* ws,
+                                             int frame, int rf, double acceleration[6]);
+/** Classical linear acceleration of the frame origin [m/s^2] (d/dt of its velocity, includes
+ *  omega x v), in frame axes (CDYN_LOCAL) or world axes (CDYN_WORLD and
+ *  CDYN_LOCAL_WORLD_ALIGNED), after cdyn_forward_kinematics with v and a. */
+CDYN_API cdyn_status cdyn_frame_classical_acceleration(const cdyn_model* model,
+                                                       cdyn_workspace* ws, int frame, int rf,
+                                                       double acceleration[3]);
+/** Frame Jacobian J (6 x nv, column-major, ldj >= 6, rows angular then linear) at the
+ *  placements of the last cdyn_forward_kinematics: J v is the frame velocity in rf. Columns of
+ *  joints that do not move the frame are 0. */
+CDYN_API cdyn_status cdyn_frame_jacobian(const cdyn_model* model, cdyn_workspace* ws, int frame,
+                                         int rf, double* J, int ldj);
+/** cdyn_forward_kinematics(q) followed by cdyn_frame_jacobian (leaves the placements valid for
+ *  the frame functions). */
+CDYN_API cdyn_status cdyn_compute_frame_jacobian(const cdyn_model* model, cdyn_workspace* ws,
+                                                 const double* q, int nq, int frame, int rf,
+                                                 double* J, int ldj);
+/** Centre of mass of the whole model [m], world coordinates, at configuration q (nq). */
+CDYN_API cdyn_status cdyn_center_of_mass(const cdyn_model* model, cdyn_workspace* ws,
+                                         const double* q, int nq, double com[3]);
+
+/* ========================================================================================== */
+/* Dynamics on the spanning tree (compute functions)                                          */
+/* ========================================================================================== */
+
+/** Inverse dynamics (recursive Newton-Euler): tau = M(q) a + C(q, v) v + g(q) - sum_i J_i^T
+ *  fext_i. q: nq, v: nv, a: nv, fext: optional (NULL, 0) or 6 * nbodies, tau: nv. */
+CDYN_API cdyn_status cdyn_rnea(const cdyn_model* model, cdyn_workspace* ws, const double* q,
+                               int nq, const double* v, int nv, const double* a, int na,
+                               const double* fext, int nfext, double* tau, int ntau);
+/** Forward dynamics (articulated-body algorithm): ddq = M(q)^-1 (tau - C(q, v) v - g(q) +
+ *  sum_i J_i^T fext_i). q: nq, v: nv, tau: nv, fext: optional (NULL, 0) or 6 * nbodies,
+ *  ddq: nv. CDYN_ERR_NOT_POSITIVE_DEFINITE if an articulated inertia is singular. */
+CDYN_API cdyn_status cdyn_aba(const cdyn_model* model, cdyn_workspace* ws, const double* q,
+                              int nq, const double* v, int nv, const double* tau, int ntau,
+                              const double* fext, int nfext, double* ddq, int nddq);
+/** Joint-space inertia matrix M(q) (composite-rigid-body algorithm), nv x nv, column-major,
+ *  ldm >= nv, both triangles written. q: nq. */
+CDYN_API cdyn_status cdyn_crba(const cdyn_model* model, cdyn_workspace* ws, const double* q,
+                               int nq, double* M, int ldm);
+/** Bias forces C(q, v) v + g(q) (nle: nv). */
+CDYN_API cdyn_status cdyn_nonlinear_effects(const cdyn_model* model, cdyn_workspace* ws,
+                                            const double* q, int nq, const double* v, int nv,
+                                            double* nle, int nnle);
+/** Generalized gravity g(q) (g: nv). */
+CDYN_API cdyn_status cdyn_generalized_gravity(const cdyn_model* model, cdyn_workspace* ws,
+                                              const double* q, int nq, double* g, int ng);
+/** Kinetic energy 1/2 v^T M(q) v [J]. */
+CDYN_API cdyn_status cdyn_kinetic_energy(const cdyn_model* model, cdyn_workspace* ws,
+                                         const double* q, int nq, const double* v, int nv,
+                                         double* energy);
+/** Potential energy - sum_i m_i g . c_i [J] (zero for all centres of mass at the world
+ *  origin height). */
+CDYN_API cdyn_status cdyn_potential_energy(const cdyn_model* model, cdyn_workspace* ws,
+                                           const double* q, int nq, double* energy);
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+#endif /* CLUSTERDYN_H_ */

@@ -1,0 +1,69 @@
+// Workspace of the cluster-tree algorithms: sized once from a ClusterModel, then every compute
+// function runs without heap allocation.
+#pragma once
+
+#include <Eigen/Cholesky>
+#include <vector>
+
+#include "clusterdyn/cluster_model.hpp"
+#include "clusterdyn/data.hpp"
+
+namespace clusterdyn {
+
+/// Per-cluster scratch (m bodies, n spanning dofs, d independent dofs, r constraint rows).
+struct ClusterWorkspace {
+  MatX G;        ///< n x d explicit constraint  v = G y_dot  (seed 000 eq. 12)
+  VecX g;        ///< n      v_dot = G y_ddot + g            (eq. 14)
+  MatX K;        ///< r x n  all constraint rows: K v = 0, K v_dot = k
+  VecX k;        ///< r
+  VecX phi;      ///< r      position residual
+  MatX Kd, Ki;   ///< selected rows (n - d of them): dependent / independent columns
+  VecX kd;       ///< selected rows of k / phi
+  std::vector<int> piv;  ///< LU pivots of Kd (factored in place)
+  MatX Gd;       ///< (n - d) x d
+  VecX dq;       ///< Newton step on the dependent coordinates (n - d)
+  MatX S;        ///< 6m x d cluster motion subspace JXJ diag(S_i) G   (eq. 15)
+  VecX c;        ///< 6m     cluster velocity product + constraint bias (eq. 19)
+  MatX IA;       ///< 6m x 6m articulated inertia
+  VecX pA;       ///< 6m     articulated bias force
+  MatX U;        ///< 6m x d  IA S
+  MatX D;        ///< d x d   S^T U
+  Eigen::LLT<MatX> llt;
+  MatX Dinv;     ///< d x d
+  MatX UDinv;    ///< 6m x d
+  VecX u;        ///< d
+  VecX pa;       ///< 6m
+  MatX Xhat;     ///< 6m x 6  stacked b_X_output (the non-zero block column of kX_lambda)
+  MatX W;        ///< 6m x 6  scratch
+  MatX UtX;      ///< d x 6   scratch
+  VecX a;        ///< 6m     stacked accelerations
+  VecX tmp6m;    ///< 6m
+  VecX tmpd;     ///< d
+  VecX qdd;      ///< n
+  std::vector<Transform> outputTb;  ///< pose of each body relative to the output body
+};
+
+struct ClusterData {
+  explicit ClusterData(const ClusterModel& model);
+
+  const ClusterModel* model = nullptr;
+  Data tree;  ///< spanning-tree workspace (placements, velocities, forces ...)
+  std::vector<ClusterWorkspace> clusters;
+
+  VecX ydd;    ///< independent accelerations (ny), CE-ABA output
+  VecX qdd;    ///< spanning accelerations (nv) = G ydd + g
+  VecX tauY;   ///< independent generalized forces (ny), CE-RNEA output
+  MatX H;      ///< independent mass matrix (ny x ny)
+  VecX C;      ///< independent bias (ny): H ydd + C = tau
+  VecX q;      ///< spanning configuration scratch / position-solve output (nq)
+  VecX v;      ///< spanning velocity scratch / output (nv)
+  VecX vzero;  ///< zeros (nv)
+  MatX Hblock; ///< scratch for H = G^T M G blocks (max nv_k x max ny_k)
+  std::vector<Motion> localBias;  ///< per body: acceleration with q_ddot = 0, cluster-local
+  int lastIterations = 0;         ///< Newton iterations of the last position solve
+  double lastResidual = 0.0;      ///< residual norm after the last position solve
+
+  const char* errorMessage() const { return tree.errorMessage(); }
+};
+
+}  // namespace clusterdyn

@@ -1,0 +1,208 @@
+// Constraint-embedding articulated-body algorithm (seed 000 Alg. 1).
+//
+// Single-body clusters without constraints run the ordinary ABA step (Featherstone Table 7.1).
+// A multi-body cluster k with m bodies and d independent coordinates uses
+//   S_k  = JXJ diag(S_i) G_k                                (6m x d, eq. 15)
+//   c_k  = JXJ [diag(S_i) g_k + stack(v_i x S_i qd_i)]      (6m,     eq. 19)
+//   U = IA S,  D = S^T U,  u = tau - S^T pA                 (eq. 55-57)
+//   IA_out += Xh^T (IA - U D^-1 U^T) Xh,                    (eq. 58)
+//   pA_out += Xh^T (pA + Ia c + U D^-1 u)                   (eq. 59)
+//   y_ddot = D^-1 (u - U^T (Xh a_out + c)),  a = Xh a_out + c + S y_ddot   (eq. 60-61)
+// where Xh (6m x 6) is the one non-zero block column of kX_lambda (stacked b_X_output), and
+// IA of a cluster stays block diagonal (children only touch the output body's 6x6 block).
+#include "check.hpp"
+#include "cluster_detail.hpp"
+#include "clusterdyn/cluster_algorithms.hpp"
+#include "tree_step.hpp"
+
+namespace clusterdyn {
+
+namespace {
+
+/// Pass 1 for cluster k: S, c, Xh (after clusterVelocityPass set G, g).
+void clusterMotionSubspace(const ClusterModel& cm, ClusterData& data, int k) {
+  const Cluster& c = cm.clusters[k];
+  const Model& tree = cm.tree;
+  ClusterWorkspace& w = data.clusters[k];
+  for (int b = c.firstBody; b < c.firstBody + c.nbodies; ++b) {
+    const int i = 6 * (b - c.firstBody);
+    const int p = tree.parent[b];
+    const bool internal = p >= c.firstBody;
+    const int ip = 6 * (p - c.firstBody);
+    const Transform& X = data.tree.liMi[b];
+    const int lv = tree.idx_v[b] - c.v0;  // 1-dof joints inside constrained clusters
+    const auto Sb = tree.joints[b].S.col(0);
+    for (int j = 0; j < c.ny; ++j) {
+      Motion s = Sb * w.G(lv, j);
+      if (internal) s += X.actInvMotion(w.S.block<6, 1>(ip, j));
+      w.S.block<6, 1>(i, j) = s;
+    }
+    Motion cb = Sb * w.g[lv] + data.tree.c[b];
+    if (internal) cb += X.actInvMotion(w.c.segment<6>(ip));
+    w.c.segment<6>(i) = cb;
+    w.Xhat.middleRows<6>(i) = w.outputTb[b - c.firstBody].toActInvMotionMatrix();
+  }
+}
+
+Status ceAbaCore(const ClusterModel& cm, ClusterData& data, ConstVecRef q, ConstVecRef v,
+                 const double* tau, bool spanningForces, const Force* fext) {
+  const Model& tree = cm.tree;
+  Data& td = data.tree;
+  const int ncl = static_cast<int>(cm.clusters.size());
+  CDYN_TRY(detail::clusterVelocityPass(cm, data, q, v.data(), true, true));
+
+  // Pass 1 (rest): inertias, bias forces, cluster motion subspaces.
+  for (int b = 0; b < tree.nbodies; ++b) {
+    const SpatialInertia& I = tree.inertias[b];
+    td.IA[b] = I.matrix();
+    td.pA[b] = crossForce(td.v[b], I * td.v[b]);
+    if (fext) td.pA[b] -= fext[b];
+  }
+  for (int k = 0; k < ncl; ++k)
+    if (cm.clusters[k].constrained()) clusterMotionSubspace(cm, data, k);
+
+  // Pass 2: articulated inertias, leaf clusters to root.
+  for (int k = ncl - 1; k >= 0; --k) {
+    const Cluster& c = cm.clusters[k];
+    const int o = c.outputBody;
+    if (!c.constrained()) {
+      const int b = c.firstBody;
+      const Joint& joint = tree.joints[b];
+      const int iv = tree.idx_v[b];
+      Mat6& IA = td.IA[b];
+      auto U = td.U[b].leftCols(joint.nv);
+      U.noalias() = IA * joint.S;
+      Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, 0, 6, 6> D(joint.nv, joint.nv);
+      D.noalias() = joint.S.transpose() * U;
+      Eigen::LLT<Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, 0, 6, 6>> llt(D);
+      if (llt.info() != Eigen::Success)
+        return detail::fail(td, Status::NotPositiveDefinite,
+                            "articulated inertia of body '%s' is singular along joint '%s'",
+                            tree.bodyNames[b].c_str(), tree.jointNames[b].c_str());
+      td.Dinv[b].setIdentity(joint.nv, joint.nv);
+      llt.solveInPlace(td.Dinv[b]);
+      auto& u = td.u[b];
+      if (spanningForces)
+        u = Eigen::Map<const VecX>(tau + iv, joint.nv);
+      else
+        u = Eigen::Map<const VecX>(tau + c.y0, joint.nv);
+      u.noalias() -= joint.S.transpose() * td.pA[b];
+      if (o >= 0) {
+        Mat6Xs UDinv(6, joint.nv);
+        UDinv.noalias() = U * td.Dinv[b];
+        Mat6 Ia = IA;
+        Ia.noalias() -= UDinv * U.transpose();
+        Force pa = td.pA[b];
+        pa.noalias() += Ia * td.c[b];
+        pa.noalias() += UDinv * u;
+        td.IA[o] += actInertia(td.liMi[b], Ia);
+        td.pA[o] += td.liMi[b].actForce(pa);
+      }
+      continue;
+    }
+    ClusterWorkspace& w = data.clusters[k];
+    // U = IA S with IA block diagonal.
+    for (int b = c.firstBody; b < c.firstBody + c.nbodies; ++b) {
+      const int i = 6 * (b - c.firstBody);
+      w.U.middleRows<6>(i).noalias() = td.IA[b] * w.S.middleRows<6>(i);
+      w.pA.segment<6>(i) = td.pA[b];
+    }
+    w.D.noalias() = w.S.transpose() * w.U;
+    w.llt.compute(w.D);
+    if (w.llt.info() != Eigen::Success)
+      return detail::fail(td, Status::NotPositiveDefinite,
+                          "articulated inertia of cluster '%s' is singular", c.name.c_str());
+    w.Dinv.setIdentity();
+    w.llt.solveInPlace(w.Dinv);
+    if (spanningForces) {
+      w.u.noalias() = w.G.transpose() * Eigen::Map<const VecX>(tau + c.v0, c.nv);
+    } else {
+      w.u = Eigen::Map<const VecX>(tau + c.y0, c.ny);
+    }
+    w.u.noalias() -= w.S.transpose() * w.pA;
+    if (o < 0) continue;
+    w.UDinv.noalias() = w.U * w.Dinv;
+    // W = Ia Xh = IA Xh - U D^-1 (U^T Xh);  IA_out += Xh^T W.
+    for (int b = c.firstBody; b < c.firstBody + c.nbodies; ++b) {
+      const int i = 6 * (b - c.firstBody);
+      w.W.middleRows<6>(i).noalias() = td.IA[b] * w.Xhat.middleRows<6>(i);
+    }
+    w.UtX.noalias() = w.U.transpose() * w.Xhat;
+    w.W.noalias() -= w.UDinv * w.UtX;
+    Mat6 IAo;
+    IAo.noalias() = w.Xhat.transpose() * w.W;
+    td.IA[o] += IAo;
+    // pa = pA + IA c + U D^-1 (u - U^T c);  pA_out += Xh^T pa.
+    for (int b = c.firstBody; b < c.firstBody + c.nbodies; ++b) {
+      const int i = 6 * (b - c.firstBody);
+      w.pa.segment<6>(i).noalias() = w.pA.segment<6>(i) + td.IA[b] * w.c.segment<6>(i);
+    }
+    w.tmpd = w.u;
+    w.tmpd.noalias() -= w.U.transpose() * w.c;
+    w.pa.noalias() += w.UDinv * w.tmpd;
+    Force po;
+    po.noalias() = w.Xhat.transpose() * w.pa;
+    td.pA[o] += po;
+  }
+
+  // Pass 3: accelerations, root cluster to leaves.
+  const Motion a0 = detail::gravityAcceleration(cm.tree);
+  for (int k = 0; k < ncl; ++k) {
+    const Cluster& c = cm.clusters[k];
+    const int o = c.outputBody;
+    if (!c.constrained()) {
+      const int b = c.firstBody;
+      const Joint& joint = tree.joints[b];
+      const int iv = tree.idx_v[b];
+      Motion& a = td.a_gf[b];
+      a = td.liMi[b].actInvMotion(o >= 0 ? td.a_gf[o] : a0) + td.c[b];
+      Eigen::Matrix<double, Eigen::Dynamic, 1, 0, 6, 1> rhs = td.u[b];
+      rhs.noalias() -= td.U[b].leftCols(joint.nv).transpose() * a;
+      auto qdd = data.qdd.segment(iv, joint.nv);
+      qdd.noalias() = td.Dinv[b] * rhs;
+      a.noalias() += joint.S * qdd;
+      data.ydd.segment(c.y0, c.ny) = qdd;
+      continue;
+    }
+    ClusterWorkspace& w = data.clusters[k];
+    const Motion ao = o >= 0 ? td.a_gf[o] : a0;
+    w.a.noalias() = w.Xhat * ao;
+    w.a += w.c;
+    w.tmpd = w.u;
+    w.tmpd.noalias() -= w.U.transpose() * w.a;
+    auto ydd = data.ydd.segment(c.y0, c.ny);
+    ydd.noalias() = w.Dinv * w.tmpd;
+    w.a.noalias() += w.S * ydd;
+    for (int b = c.firstBody; b < c.firstBody + c.nbodies; ++b)
+      td.a_gf[b] = w.a.segment<6>(6 * (b - c.firstBody));
+    auto qdd = data.qdd.segment(c.v0, c.nv);
+    qdd = w.g;
+    qdd.noalias() += w.G * ydd;
+  }
+  return detail::ok(td);
+}
+
+}  // namespace
+
+Status ceAba(const ClusterModel& model, ClusterData& data, ConstVecRef q, ConstVecRef v,
+             ConstVecRef tauY, const Force* fext) {
+  CDYN_TRY(detail::checkClusterArgs(model, data, q, &v));
+  CDYN_TRY(detail::checkVector(data.tree, tauY, model.ny, "tau"));
+  return ceAbaCore(model, data, q, v, tauY.data(), false, fext);
+}
+
+Status ceAbaSpanningForces(const ClusterModel& model, ClusterData& data, ConstVecRef q,
+                           ConstVecRef v, ConstVecRef tauSpanning, const Force* fext) {
+  CDYN_TRY(detail::checkClusterArgs(model, data, q, &v));
+  CDYN_TRY(detail::checkVector(data.tree, tauSpanning, model.tree.nv, "tau"));
+  return ceAbaCore(model, data, q, v, tauSpanning.data(), true, fext);
+}
+
+Status ceAbaIndependent(const ClusterModel& model, ClusterData& data, ConstVecRef y,
+                        ConstVecRef ydot, ConstVecRef tauY, const Force* fext) {
+  CDYN_TRY(detail::checkVector(data.tree, tauY, model.ny, "tau"));
+  CDYN_TRY(independentToSpanning(model, data, y, ydot));
+  return ceAbaCore(model, data, data.q, data.v, tauY.data(), false, fext);
+}
+
+}  // namespace clusterdyn

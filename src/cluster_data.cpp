@@ -1,0 +1,59 @@
+#include "clusterdyn/cluster_data.hpp"
+
+#include <algorithm>
+
+namespace clusterdyn {
+
+ClusterData::ClusterData(const ClusterModel& m) : model(&m), tree(m.tree) {
+  clusters.resize(m.clusters.size());
+  for (size_t k = 0; k < m.clusters.size(); ++k) {
+    const Cluster& c = m.clusters[k];
+    ClusterWorkspace& w = clusters[k];
+    const int n = c.nv, d = c.ny, r = c.constraintRows, six = 6 * c.nbodies;
+    const int nd = static_cast<int>(c.dependent.size());
+    w.G = c.G.size() ? c.G : MatX::Identity(n, d);
+    w.g.setZero(n);
+    w.K.setZero(r, n);
+    w.k.setZero(r);
+    w.phi.setZero(r);
+    w.Kd.setZero(nd, nd);
+    w.Ki.setZero(nd, d);
+    w.kd.setZero(nd);
+    w.piv.assign(nd, 0);
+    w.Gd.setZero(nd, d);
+    w.dq.setZero(nd);
+    w.S.setZero(six, d);
+    w.c.setZero(six);
+    w.IA.setZero(six, six);
+    w.pA.setZero(six);
+    w.U.setZero(six, d);
+    w.D.setZero(d, d);
+    w.llt = Eigen::LLT<MatX>(d);
+    w.Dinv.setZero(d, d);
+    w.UDinv.setZero(six, d);
+    w.u.setZero(d);
+    w.pa.setZero(six);
+    w.Xhat.setZero(six, 6);
+    w.W.setZero(six, 6);
+    w.UtX.setZero(d, 6);
+    w.a.setZero(six);
+    w.tmp6m.setZero(six);
+    w.tmpd.setZero(d);
+    w.qdd.setZero(n);
+    w.outputTb.assign(c.nbodies, Transform());
+  }
+  ydd.setZero(m.ny);
+  qdd.setZero(m.tree.nv);
+  tauY.setZero(m.ny);
+  H.setZero(m.ny, m.ny);
+  C.setZero(m.ny);
+  q = m.qReference.size() == m.tree.nq ? m.qReference : VecX::Zero(m.tree.nq);
+  v.setZero(m.tree.nv);
+  vzero.setZero(m.tree.nv);
+  int maxNv = 0, maxNy = 0;
+  for (const Cluster& c : m.clusters) maxNv = std::max(maxNv, c.nv), maxNy = std::max(maxNy, c.ny);
+  Hblock.setZero(maxNv, maxNy);
+  localBias.assign(m.tree.nbodies, Motion::Zero());
+}
+
+}  // namespace clusterdyn

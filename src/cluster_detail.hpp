@@ -1,0 +1,48 @@
+// Internal building blocks shared by the cluster builder and the cluster algorithms.
+#pragma once
+
+#include "clusterdyn/cluster_data.hpp"
+
+namespace clusterdyn::detail {
+
+/// liMi of the cluster's bodies from q and their poses relative to the output body
+/// (ClusterWorkspace::outputTb).
+void clusterPlacements(const ClusterModel& cm, ClusterData& data, int k,
+                       const Eigen::Ref<const VecX>& q);
+/// Same from the liMi already in data.tree (after a tree forward pass).
+void clusterRelativePoses(const ClusterModel& cm, ClusterData& data, int k);
+/// All constraint rows of cluster k: explicit relations then loop rows.
+/// Residual phi (r) at q (needs clusterPlacements).
+void constraintResidual(const ClusterModel& cm, ClusterData& data, int k,
+                        const Eigen::Ref<const VecX>& q);
+/// Jacobian K (r x n) (needs poses).
+void constraintJacobian(const ClusterModel& cm, ClusterData& data, int k);
+/// Bias k (r) with K v_dot = k (needs poses, data.tree.v and data.localBias).
+void constraintBias(const ClusterModel& cm, ClusterData& data, int k);
+/// G (and g if withBias) from the selected rows of K (and k). Fails if the dependent block is
+/// singular.
+Status explicitForm(const ClusterModel& cm, ClusterData& data, int k, bool withBias);
+/// Solves the dependent positions of cluster k in q (in place), keeping its independent ones.
+/// Newton on the selected rows, at most maxIterations, residual <= tol.
+Status solveClusterPositions(const ClusterModel& cm, ClusterData& data, int k, Eigen::Ref<VecX> q,
+                             int maxIterations = 50, double tol = 1e-12);
+/// Builder version: least squares on all rows (allocates; load time only).
+Status closeClusterPositions(const ClusterModel& cm, ClusterData& data, int k,
+                             Eigen::Ref<VecX> q);
+
+}  // namespace clusterdyn::detail
+
+namespace clusterdyn::detail {
+
+/// Tree kinematics cluster by cluster (liMi, oMi, v, c = v x S qd) and each cluster's G (and g
+/// when withBias) at (q, v). With checkState, rejects spanning states that violate the
+/// constraints (ConstraintFailure). v may be nullptr (zero velocity).
+Status clusterVelocityPass(const ClusterModel& cm, ClusterData& data,
+                           const Eigen::Ref<const VecX>& q, const double* v, bool withBias,
+                           bool checkState);
+
+/// Argument checks common to the cluster algorithms.
+Status checkClusterArgs(const ClusterModel& cm, ClusterData& data, const Eigen::Ref<const VecX>& q,
+                        const Eigen::Ref<const VecX>* v);
+
+}  // namespace clusterdyn::detail

@@ -1,0 +1,856 @@
+// Recomputes the samples of a reference file (shared/reference/README.md) with clusterdyn and
+// compares by name. See reference_verify.hpp for the error measure.
+#include "reference_verify.hpp"
+
+#include <Eigen/Cholesky>
+#include <Eigen/LU>
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <map>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <sstream>
+#include <stdexcept>
+
+#include "clusterdyn/clusterdyn.hpp"
+
+namespace clusterdyn::verify {
+
+namespace fs = std::filesystem;
+using json = nlohmann::ordered_json;
+
+const char* outcomeName(Outcome o) {
+  switch (o) {
+    case Outcome::Passed: return "passed";
+    case Outcome::Failed: return "FAILED";
+    case Outcome::Skipped: return "skipped";
+  }
+  return "?";
+}
+
+int FileReport::count(Outcome o) const {
+  int n = 0;
+  for (const auto& q : quantities)
+    if (q.outcome == o) ++n;
+  if (o == Outcome::Failed && !error.empty()) ++n;
+  return n;
+}
+
+namespace {
+
+/// A malformed reference file or a model that does not match it.
+struct VerifyError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// ---------------------------------------------------------------------------------------------
+// JSON access with readable errors.
+
+const json& at(const json& j, const char* key, const std::string& where) {
+  if (!j.is_object() || !j.contains(key))
+    throw VerifyError(where + ": missing key \"" + key + "\"");
+  return j.at(key);
+}
+
+double number(const json& j, const std::string& where) {
+  if (!j.is_number()) throw VerifyError(where + ": expected a number, got " + j.dump());
+  return j.get<double>();
+}
+
+std::string text(const json& j, const std::string& where) {
+  if (!j.is_string()) throw VerifyError(where + ": expected a string");
+  return j.get<std::string>();
+}
+
+std::vector<std::string> strings(const json& j, const std::string& where) {
+  if (!j.is_array()) throw VerifyError(where + ": expected an array of strings");
+  std::vector<std::string> out;
+  for (const auto& e : j) out.push_back(text(e, where));
+  return out;
+}
+
+VecX numbers(const json& j, Eigen::Index n, const std::string& where) {
+  if (!j.is_array() || (n >= 0 && static_cast<Eigen::Index>(j.size()) != n))
+    throw VerifyError(where + ": expected an array of " + std::to_string(n) + " numbers");
+  VecX out(j.size());
+  for (size_t k = 0; k < j.size(); ++k) out[k] = number(j[k], where);
+  return out;
+}
+
+MatX matrix(const json& j, Eigen::Index rows, Eigen::Index cols, const std::string& where) {
+  if (!j.is_array() || static_cast<Eigen::Index>(j.size()) != rows)
+    throw VerifyError(where + ": expected " + std::to_string(rows) + " rows");
+  MatX out(rows, cols);
+  for (Eigen::Index r = 0; r < rows; ++r) out.row(r) = numbers(j[r], cols, where).transpose();
+  return out;
+}
+
+NamedVector namedVector(const json& j, const std::string& where) {
+  if (!j.is_object()) throw VerifyError(where + ": expected an object {name: number}");
+  NamedVector out;
+  out.values.resize(j.size());
+  int k = 0;
+  for (auto it = j.begin(); it != j.end(); ++it, ++k) {
+    out.names.push_back(it.key());
+    out.values[k] = number(it.value(), where + "." + it.key());
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Error accumulation per quantity.
+
+class Accumulator {
+ public:
+  explicit Accumulator(std::string name) { r_.name = std::move(name); }
+
+  void add(double computed, double reference, int sample, const std::string& entry,
+           const std::string* col = nullptr) {
+    double abs = std::fabs(computed - reference);
+    if (!std::isfinite(abs)) abs = std::numeric_limits<double>::infinity();
+    const double rel = abs / std::max(1.0, std::fabs(reference));
+    ++r_.entries;
+    if (sample != lastSample_) lastSample_ = sample, ++r_.samples;
+    r_.maxAbsError = std::max(r_.maxAbsError, abs);
+    if (rel > r_.maxRelError || r_.worst.empty()) {
+      r_.maxRelError = std::max(r_.maxRelError, rel);
+      r_.worst = "sample " + std::to_string(sample) + ", " + entry + (col ? " / " + *col : "");
+    }
+  }
+  /// A computation failed (library status) or the data did not match: the quantity fails.
+  void fail(int sample, const std::string& why) {
+    if (!failed_) r_.note = "sample " + std::to_string(sample) + ": " + why;
+    failed_ = true;
+  }
+  void skip(const std::string& why) {
+    if (r_.note.empty()) r_.note = why;
+  }
+  QuantityResult result(double tol) const {
+    QuantityResult q = r_;
+    if (failed_ || (r_.entries > 0 && !(r_.maxRelError <= tol)))
+      q.outcome = Outcome::Failed;
+    else if (r_.entries > 0)
+      q.outcome = Outcome::Passed;
+    else
+      q.outcome = Outcome::Skipped;
+    return q;
+  }
+
+ private:
+  QuantityResult r_;
+  int lastSample_ = -1;
+  bool failed_ = false;
+};
+
+/// Accumulators in order of first use.
+class Results {
+ public:
+  Accumulator& operator[](const std::string& name) {
+    for (auto& a : list_)
+      if (a.first == name) return a.second;
+    list_.emplace_back(name, Accumulator(name));
+    return list_.back().second;
+  }
+  std::vector<QuantityResult> finish(double tol) const {
+    std::vector<QuantityResult> out;
+    for (const auto& a : list_) out.push_back(a.second.result(tol));
+    return out;
+  }
+
+ private:
+  std::vector<std::pair<std::string, Accumulator>> list_;
+};
+
+/// Compares a computed named vector with a reference named vector (every reference name must be
+/// present in the computed one).
+void compareNamed(Accumulator& acc, const NamedVector& computed, const NamedVector& ref,
+                  int sample) {
+  for (size_t k = 0; k < ref.names.size(); ++k) {
+    const auto it = std::find(computed.names.begin(), computed.names.end(), ref.names[k]);
+    if (it == computed.names.end()) {
+      acc.fail(sample, "no computed value for '" + ref.names[k] + "'");
+      continue;
+    }
+    acc.add(computed.values[it - computed.names.begin()], ref.values[k], sample, ref.names[k]);
+  }
+}
+
+void compareNamed(Accumulator& acc, const NamedMatrix& computed, const NamedMatrix& ref,
+                  int sample) {
+  auto index = [](const std::vector<std::string>& names, const std::string& n) {
+    const auto it = std::find(names.begin(), names.end(), n);
+    return it == names.end() ? -1 : static_cast<int>(it - names.begin());
+  };
+  for (size_t r = 0; r < ref.rows.size(); ++r) {
+    const int cr = index(computed.rows, ref.rows[r]);
+    if (cr < 0) {
+      acc.fail(sample, "no computed row '" + ref.rows[r] + "'");
+      continue;
+    }
+    for (size_t c = 0; c < ref.cols.size(); ++c) {
+      const int cc = index(computed.cols, ref.cols[c]);
+      if (cc < 0) {
+        acc.fail(sample, "no computed column '" + ref.cols[c] + "'");
+        continue;
+      }
+      acc.add(computed.values(cr, cc), ref.values(r, c), sample, ref.rows[r], &ref.cols[c]);
+    }
+  }
+}
+
+std::string statusText(Status s, const Data& data) {
+  return std::string(statusName(s)) + ": " + data.errorMessage();
+}
+
+// ---------------------------------------------------------------------------------------------
+// Pinocchio files.
+
+/// Offset of a base token ("base:wx" ...) in clusterdyn's floating-joint velocity [w; v].
+int baseTokenOffset(const std::string& name) {
+  static const char* tokens[6] = {"base:wx", "base:wy", "base:wz", "base:vx", "base:vy", "base:vz"};
+  for (int k = 0; k < 6; ++k)
+    if (name == tokens[k]) return k;
+  return -1;
+}
+
+/// Row of clusterdyn's [angular; linear] frame Jacobian / spatial vector for a constraint-row
+/// component (x, y, z linear; rx, ry, rz angular).
+int componentRow(const std::string& component) {
+  static const char* comps[6] = {"rx", "ry", "rz", "x", "y", "z"};
+  for (int k = 0; k < 6; ++k)
+    if (component == comps[k]) return k;
+  return -1;
+}
+
+struct ContactRow {
+  std::string name;
+  int frame = -1;
+  int row = 0;             ///< row of the [angular; linear] frame quantities
+  bool classical = false;  ///< 3D contact: classical acceleration as drift
+};
+
+class PinocchioVerifier {
+ public:
+  PinocchioVerifier(const json& doc, const std::string& urdfPath, Results& results)
+      : doc_(doc), results_(results) {
+    ModelOptions options;  // floating models carry their own type="floating" joint
+    if (doc.contains("gravity")) options.gravity = numbers(doc["gravity"], 3, "gravity");
+    model_ = loadTreeModel(urdfPath, options);
+    data_ = std::make_unique<Data>(model_);
+    mapCoordinates();
+    mapContacts();
+  }
+
+  void run() {
+    const json& samples = at(doc_, "samples", "file");
+    for (size_t k = 0; k < samples.size(); ++k) runSample(samples[k], static_cast<int>(k));
+    if (!contactNote_.empty())
+      for (const char* n : {"contact.J", "contact.drift", "contact.delassus", "contact.ddq",
+                            "contact.lambda"})
+        results_[n].skip(contactNote_);
+  }
+
+ private:
+  void mapCoordinates() {
+    for (int i = 0; i < model_.nbodies; ++i)
+      if (model_.joints[i].type == JointType::Floating) floatingBody_ = i;
+    const json& m = at(doc_, "model", "file");
+    if (m.contains("base_joint") && floatingBody_ >= 0 &&
+        model_.jointNames[floatingBody_] != m["base_joint"].get<std::string>())
+      throw VerifyError("the file's base joint '" + m["base_joint"].get<std::string>() +
+                        "' is not the model's floating joint '" +
+                        model_.jointNames[floatingBody_] + "'");
+    coordinates_ = strings(at(doc_, "coordinates", "file"), "coordinates");
+    if (static_cast<int>(coordinates_.size()) != model_.nv)
+      throw VerifyError("the file has " + std::to_string(coordinates_.size()) +
+                        " velocity coordinates, the model has nv = " + std::to_string(model_.nv));
+    std::vector<bool> used(model_.nv, false);
+    for (const auto& name : coordinates_) {
+      int idx = -1;
+      const int off = baseTokenOffset(name);
+      if (off >= 0) {
+        if (floatingBody_ < 0)
+          throw VerifyError("coordinate '" + name + "' but the model has no floating joint");
+        idx = model_.idx_v[floatingBody_] + off;
+      } else {
+        idx = model_.velocityIndex(name);
+      }
+      if (idx < 0) throw VerifyError("coordinate '" + name + "' is not in the model");
+      if (used[idx]) throw VerifyError("coordinate '" + name + "' appears twice");
+      used[idx] = true;
+      vIndex_[name] = idx;
+    }
+  }
+
+  void mapContacts() {
+    if (!doc_.contains("contacts")) return;
+    for (const auto& c : doc_["contacts"]) {
+      const std::string link = text(at(c, "link", "contacts[]"), "contacts[].link");
+      const std::string type = text(at(c, "type", "contacts[]"), "contacts[].type");
+      const std::string where = "contact '" + link + "'";
+      if (c.contains("reference_frame") && c["reference_frame"] != "LOCAL") {
+        contactNote_ = where + ": reference frame " + c["reference_frame"].dump() +
+                       " not supported (only LOCAL)";
+        return;
+      }
+      if (c.contains("placement") &&
+          !(c["placement"].is_string() && c["placement"].get<std::string>().rfind("identity", 0) == 0)) {
+        contactNote_ = where + ": only identity placements are supported";
+        return;
+      }
+      if (type != "CONTACT_6D" && type != "CONTACT_3D") {
+        contactNote_ = where + ": contact type " + type + " not supported";
+        return;
+      }
+      const int frame = model_.frameId(link);
+      if (frame < 0) throw VerifyError(where + ": no frame of that name in the model");
+      std::vector<std::string> rows;
+      if (c.contains("rows")) {
+        rows = strings(c["rows"], where + ".rows");
+      } else {
+        for (const char* s : {"x", "y", "z", "rx", "ry", "rz"})
+          if (type == "CONTACT_6D" || s[0] != 'r') rows.push_back(link + ":" + s);
+      }
+      for (const auto& rn : rows) {
+        const size_t colon = rn.rfind(':');
+        const int row = colon == std::string::npos ? -1 : componentRow(rn.substr(colon + 1));
+        if (row < 0 || (type == "CONTACT_3D" && row < 3))
+          throw VerifyError(where + ": cannot interpret constraint row '" + rn + "'");
+        rowIndex_[rn] = static_cast<int>(rows_.size());
+        rows_.push_back({rn, frame, row, type == "CONTACT_3D"});
+      }
+    }
+    const auto names = strings(at(doc_, "constraint_rows", "file"), "constraint_rows");
+    if (names.size() != rows_.size())
+      throw VerifyError("constraint_rows has " + std::to_string(names.size()) +
+                        " names, the contacts define " + std::to_string(rows_.size()) + " rows");
+    for (const auto& n : names)
+      if (!rowIndex_.count(n)) throw VerifyError("constraint row '" + n + "' of no contact");
+    constraintRows_ = names;
+  }
+
+  /// A velocity-space object {coordinate: value} in clusterdyn's v order.
+  VecX toModel(const json& obj, const std::string& where) const {
+    const NamedVector nv = namedVector(obj, where);
+    if (static_cast<int>(nv.names.size()) != model_.nv)
+      throw VerifyError(where + ": " + std::to_string(nv.names.size()) + " entries, expected " +
+                        std::to_string(model_.nv));
+    VecX out = VecX::Zero(model_.nv);
+    for (size_t k = 0; k < nv.names.size(); ++k) {
+      const auto it = vIndex_.find(nv.names[k]);
+      if (it == vIndex_.end()) throw VerifyError(where + ": unknown coordinate '" + nv.names[k] + "'");
+      out[it->second] = nv.values[k];
+    }
+    return out;
+  }
+
+  /// Compares a result in clusterdyn's v order with a reference object by coordinate name.
+  void compareVelocitySpace(const std::string& quantity, const VecX& ours, const json& ref,
+                            int sample) {
+    const NamedVector nv = namedVector(ref, quantity);
+    Accumulator& acc = results_[quantity];
+    for (size_t k = 0; k < nv.names.size(); ++k) {
+      const auto it = vIndex_.find(nv.names[k]);
+      if (it == vIndex_.end()) {
+        acc.fail(sample, "unknown coordinate '" + nv.names[k] + "'");
+        continue;
+      }
+      acc.add(ours[it->second], nv.values[k], sample, nv.names[k]);
+    }
+  }
+
+  VecX configuration(const json& s, const std::string& where) const {
+    VecX q = neutralConfiguration(model_);
+    std::vector<bool> set(model_.nq, false);
+    const NamedVector qn = namedVector(at(s, "q", where), where + ".q");
+    for (size_t k = 0; k < qn.names.size(); ++k) {
+      const int i = model_.positionIndex(qn.names[k]);
+      const int iv = model_.velocityIndex(qn.names[k]);
+      if (i < 0 || iv < 0 || model_.nqs[model_.velocityOwner[iv]] != 1)
+        throw VerifyError(where + ".q: '" + qn.names[k] + "' is not a 1-dof joint of the model");
+      q[i] = qn.values[k];
+      set[i] = true;
+    }
+    if (floatingBody_ >= 0) {
+      const std::string wb = where + ".base";
+      const json& b = at(s, "base", where);
+      const int iq = model_.idx_q[floatingBody_];
+      q.segment<3>(iq) = numbers(at(b, "position", wb), 3, wb + ".position");
+      Eigen::Quaterniond quat;
+      if (b.contains("quaternion_xyzw")) {
+        const VecX x = numbers(b["quaternion_xyzw"], 4, wb + ".quaternion_xyzw");
+        quat = Eigen::Quaterniond(x[3], x[0], x[1], x[2]);
+      } else if (b.contains("quaternion_wxyz")) {
+        const VecX x = numbers(b["quaternion_wxyz"], 4, wb + ".quaternion_wxyz");
+        quat = Eigen::Quaterniond(x[0], x[1], x[2], x[3]);
+      } else {
+        quat = Eigen::Quaterniond(Mat3(matrix(at(b, "rotation_matrix", wb), 3, 3, wb)));
+      }
+      q.segment<4>(iq + 3) = quat.coeffs();  // Eigen stores x, y, z, w: clusterdyn's layout
+      for (int k = 0; k < 7; ++k) set[iq + k] = true;
+    }
+    for (int i = 0; i < model_.nq; ++i)
+      if (!set[i]) throw VerifyError(where + ": no value for '" + model_.positionNames[i] + "'");
+    return q;
+  }
+
+  void runSample(const json& s, int k) {
+    const std::string where = "samples[" + std::to_string(k) + "]";
+    const VecX q = configuration(s, where);
+    const VecX v = toModel(at(s, "v", where), where + ".v");
+    const VecX tau = toModel(at(s, "tau", where), where + ".tau");
+    const Model& model = model_;
+    Data& data = *data_;
+
+    if (floatingBody_ >= 0 && s["base"].contains("rotation_matrix")) {
+      Accumulator& acc = results_["base_pose"];
+      const Status st = forwardKinematics(model, data, q);
+      if (st != Status::Ok) {
+        acc.fail(k, statusText(st, data));
+      } else {
+        const Mat3 R = matrix(s["base"]["rotation_matrix"], 3, 3, where + ".base.rotation_matrix");
+        const Vec3 p = numbers(s["base"]["position"], 3, where + ".base.position");
+        const Transform& oMb = data.oMi[floatingBody_];
+        for (int r = 0; r < 3; ++r) {
+          for (int c = 0; c < 3; ++c)
+            acc.add(oMb.R(r, c), R(r, c), k, "R(" + std::to_string(r) + "," + std::to_string(c) + ")");
+          acc.add(oMb.p[r], p[r], k, "p(" + std::to_string(r) + ")");
+        }
+      }
+    }
+    if (s.contains("aba_ddq")) {
+      const Status st = aba(model, data, q, v, tau);
+      if (st != Status::Ok)
+        results_["aba_ddq"].fail(k, statusText(st, data));
+      else
+        compareVelocitySpace("aba_ddq", data.ddq, s["aba_ddq"], k);
+    }
+    if (s.contains("rnea_tau")) {
+      const VecX a = toModel(at(s, "rnea_a", where), where + ".rnea_a");
+      const Status st = rnea(model, data, q, v, a);
+      if (st != Status::Ok)
+        results_["rnea_tau"].fail(k, statusText(st, data));
+      else
+        compareVelocitySpace("rnea_tau", data.tau, s["rnea_tau"], k);
+    }
+    // M and nle are also needed by the contact quantities.
+    const Status stM = crba(model, data, q);
+    const MatX M = data.M;
+    const Status stN = nonLinearEffects(model, data, q, v);
+    const VecX nle = data.nle;
+    if (s.contains("M")) {
+      Accumulator& acc = results_["M"];
+      if (stM != Status::Ok) {
+        acc.fail(k, statusText(stM, data));
+      } else {
+        const MatX Mref = matrix(s["M"], model.nv, model.nv, where + ".M");
+        for (int r = 0; r < model.nv; ++r)
+          for (int c = 0; c < model.nv; ++c)
+            acc.add(M(vIndex_[coordinates_[r]], vIndex_[coordinates_[c]]), Mref(r, c), k,
+                    coordinates_[r], &coordinates_[c]);
+      }
+    }
+    if (s.contains("nle")) {
+      if (stN != Status::Ok)
+        results_["nle"].fail(k, statusText(stN, data));
+      else
+        compareVelocitySpace("nle", nle, s["nle"], k);
+    }
+    if (s.contains("contact") && !rows_.empty() && contactNote_.empty())
+      runContacts(s["contact"], k, q, v, tau, M, nle, stM == Status::Ok && stN == Status::Ok);
+  }
+
+  void runContacts(const json& c, int k, const VecX& q, const VecX& v, const VecX& tau,
+                   const MatX& M, const VecX& nle, bool dynamicsOk) {
+    const std::string where = "samples[" + std::to_string(k) + "].contact";
+    const Model& model = model_;
+    Data& data = *data_;
+    const int nc = static_cast<int>(rows_.size()), nv = model.nv;
+    auto failAll = [&](const std::string& why) {
+      for (const char* n : {"contact.J", "contact.drift", "contact.delassus", "contact.ddq",
+                            "contact.lambda"})
+        if (c.contains(std::string(n).substr(8))) results_[n].fail(k, why);
+    };
+    // J (our rows in rows_ order, our column order) and drift = acceleration at ddq = 0.
+    const Status st = forwardKinematics(model, data, q, v, VecX::Zero(nv));
+    if (st != Status::Ok) return failAll("forwardKinematics: " + statusText(st, data));
+    MatX J(nc, nv);
+    VecX drift(nc);
+    Mat6X Jf(6, nv);
+    int lastFrame = -1;
+    Motion aSpatial;
+    Vec3 aClassical;
+    for (int r = 0; r < nc; ++r) {
+      const ContactRow& row = rows_[r];
+      if (row.frame != lastFrame) {
+        const Status sj = frameJacobian(model, data, row.frame, ReferenceFrame::Local, Jf);
+        if (sj != Status::Ok) return failAll("frameJacobian: " + statusText(sj, data));
+        aSpatial = frameAcceleration(model, data, row.frame, ReferenceFrame::Local);
+        aClassical = frameClassicalAcceleration(model, data, row.frame, ReferenceFrame::Local);
+        lastFrame = row.frame;
+      }
+      J.row(r) = Jf.row(row.row);
+      drift[r] = row.classical ? aClassical[row.row - 3] : aSpatial[row.row];
+    }
+    if (c.contains("J")) {
+      Accumulator& acc = results_["contact.J"];
+      const MatX Jref = matrix(c["J"], nc, nv, where + ".J");
+      for (int r = 0; r < nc; ++r) {
+        const int ours = rowIndex_.at(constraintRows_[r]);
+        for (int col = 0; col < nv; ++col)
+          acc.add(J(ours, vIndex_[coordinates_[col]]), Jref(r, col), k, constraintRows_[r],
+                  &coordinates_[col]);
+      }
+    }
+    if (c.contains("drift")) {
+      const NamedVector ref = namedVector(c["drift"], where + ".drift");
+      NamedVector ours{constraintRows_, VecX(nc)};
+      for (int r = 0; r < nc; ++r) ours.values[r] = drift[rowIndex_.at(constraintRows_[r])];
+      compareNamed(results_["contact.drift"], ours, ref, k);
+    }
+    if (!dynamicsOk) return failAll("crba / nonLinearEffects failed");
+
+    // Delassus J M^-1 J^T from the dense mass matrix.
+    const Eigen::LLT<MatX> llt(M);
+    if (llt.info() != Eigen::Success) return failAll("the mass matrix is not positive definite");
+    const MatX D = J * llt.solve(J.transpose());
+    if (c.contains("delassus")) {
+      Accumulator& acc = results_["contact.delassus"];
+      const MatX Dref = matrix(c["delassus"], nc, nc, where + ".delassus");
+      for (int r = 0; r < nc; ++r)
+        for (int col = 0; col < nc; ++col)
+          acc.add(D(rowIndex_.at(constraintRows_[r]), rowIndex_.at(constraintRows_[col])),
+                  Dref(r, col), k, constraintRows_[r], &constraintRows_[col]);
+    }
+    // KKT: [M J^T; J 0] [ddq; -lambda] = [tau - nle; -drift]
+    // (M ddq + nle = tau + J^T lambda, J ddq + drift = 0).
+    MatX K = MatX::Zero(nv + nc, nv + nc);
+    K.topLeftCorner(nv, nv) = M;
+    K.topRightCorner(nv, nc) = J.transpose();
+    K.bottomLeftCorner(nc, nv) = J;
+    VecX rhs(nv + nc);
+    rhs.head(nv) = tau - nle;
+    rhs.tail(nc) = -drift;
+    const Eigen::FullPivLU<MatX> lu(K);
+    if (!lu.isInvertible()) return failAll("the KKT matrix is singular");
+    const VecX x = lu.solve(rhs);
+    if (c.contains("ddq")) compareVelocitySpace("contact.ddq", x.head(nv), c["ddq"], k);
+    if (c.contains("lambda")) {
+      const NamedVector ref = namedVector(c["lambda"], where + ".lambda");
+      NamedVector ours{constraintRows_, VecX(nc)};
+      for (int r = 0; r < nc; ++r) ours.values[r] = -x[nv + rowIndex_.at(constraintRows_[r])];
+      compareNamed(results_["contact.lambda"], ours, ref, k);
+    }
+  }
+
+  const json& doc_;
+  Results& results_;
+  Model model_;
+  std::unique_ptr<Data> data_;
+  int floatingBody_ = -1;
+  std::vector<std::string> coordinates_;  ///< the file's velocity coordinates (its M order)
+  std::map<std::string, int> vIndex_;     ///< coordinate name -> clusterdyn v index
+  std::vector<ContactRow> rows_;          ///< our constraint rows (contacts' order)
+  std::map<std::string, int> rowIndex_;   ///< row name -> index in rows_
+  std::vector<std::string> constraintRows_;  ///< the file's row order
+  std::string contactNote_;               ///< non-empty: contacts not supported (skipped)
+};
+
+// ---------------------------------------------------------------------------------------------
+// grbda files.
+
+GrbdaFileInfo grbdaInfo(const json& doc, const std::string& urdfPath) {
+  GrbdaFileInfo info;
+  info.urdfPath = urdfPath;
+  const json& m = at(doc, "model", "file");
+  info.floatingBase = m.value("floating_base", false);
+  info.baseJoint = m.value("base_joint", "");
+  info.baseLink = m.value("base_link", "");
+  if (doc.contains("gravity")) info.gravity = numbers(doc["gravity"], 3, "gravity");
+  info.spanningJoints = strings(at(doc, "spanning_joints", "file"), "spanning_joints");
+  info.spanningVelocityCoordinates =
+      strings(at(doc, "spanning_velocity_coordinates", "file"), "spanning_velocity_coordinates");
+  info.independentCoordinates =
+      strings(at(doc, "independent_coordinates", "file"), "independent_coordinates");
+  for (const auto& c : at(doc, "clusters", "file")) {
+    GrbdaCluster g;
+    g.name = text(at(c, "name", "clusters[]"), "clusters[].name");
+    g.parent = c.value("parent_cluster", -1);
+    g.jointType = c.value("grbda_cluster_joint_type", "");
+    g.links = strings(at(c, "links", g.name), g.name + ".links");
+    g.spanningJoints = strings(at(c, "spanning_joints", g.name), g.name + ".spanning_joints");
+    g.independentJoints =
+        strings(at(c, "independent_joints", g.name), g.name + ".independent_joints");
+    if (c.contains("G_constant"))
+      g.Gconstant = NamedMatrix{g.spanningJoints, g.independentJoints,
+                                matrix(c["G_constant"], g.spanningJoints.size(),
+                                       g.independentJoints.size(), g.name + ".G_constant")};
+    info.clusters.push_back(std::move(g));
+  }
+  return info;
+}
+
+GrbdaSample grbdaSample(const json& s, int k, const GrbdaFileInfo& info) {
+  const std::string where = "samples[" + std::to_string(k) + "]";
+  GrbdaSample out;
+  out.index = k;
+  out.q = namedVector(at(s, "q", where), where + ".q");
+  out.qd = namedVector(at(s, "qd", where), where + ".qd");
+  out.tau = namedVector(at(s, "tau", where), where + ".tau");
+  out.ydd = namedVector(at(s, "ydd", where), where + ".ydd");
+  if (info.floatingBase) {
+    const json& b = at(s, "base", where);
+    out.hasBase = true;
+    out.basePosition = numbers(at(b, "position", where + ".base"), 3, where + ".base.position");
+    if (b.contains("quaternion_wxyz")) {
+      const VecX x = numbers(b["quaternion_wxyz"], 4, where + ".base.quaternion_wxyz");
+      out.baseOrientation = Eigen::Quaterniond(x[0], x[1], x[2], x[3]);
+    } else if (b.contains("quaternion_xyzw")) {
+      const VecX x = numbers(b["quaternion_xyzw"], 4, where + ".base.quaternion_xyzw");
+      out.baseOrientation = Eigen::Quaterniond(x[3], x[0], x[1], x[2]);
+    } else {
+      out.baseOrientation =
+          Eigen::Quaterniond(Mat3(matrix(at(b, "rotation_matrix", where), 3, 3, where)));
+    }
+  }
+  return out;
+}
+
+/// Compares the clustering: every reference cluster must have a computed cluster with the same
+/// set of links, the same spanning and independent joints and the same parent cluster.
+void compareClusters(Accumulator& acc, const std::vector<GrbdaCluster>& ours,
+                     const std::vector<GrbdaCluster>& ref) {
+  using Set = std::set<std::string>;
+  auto set = [](const std::vector<std::string>& v) { return Set(v.begin(), v.end()); };
+  auto find = [&](const Set& links) {
+    for (size_t i = 0; i < ours.size(); ++i)
+      if (set(ours[i].links) == links) return static_cast<int>(i);
+    return -1;
+  };
+  int mismatches = 0;
+  for (const auto& c : ref) {
+    const int i = find(set(c.links));
+    std::string why;
+    if (i < 0) {
+      why = "no computed cluster with the links of " + c.name;
+    } else if (set(ours[i].spanningJoints) != set(c.spanningJoints) ||
+               set(ours[i].independentJoints) != set(c.independentJoints)) {
+      why = c.name + ": different spanning/independent joints";
+    } else {
+      const int pr = c.parent, po = ours[i].parent;
+      const bool same = pr < 0 ? po < 0 : po >= 0 && set(ours[po].links) == set(ref[pr].links);
+      if (!same) why = c.name + ": different parent cluster";
+    }
+    if (!why.empty()) {
+      ++mismatches;
+      acc.fail(0, why);
+    }
+  }
+  if (ours.size() != ref.size())
+    acc.fail(0, std::to_string(ours.size()) + " clusters computed, " +
+                    std::to_string(ref.size()) + " in the reference");
+  acc.add(mismatches, 0.0, 0, "mismatching clusters");
+}
+
+void verifyGrbda(const json& doc, const std::string& urdfPath, Results& results, int& nsamples) {
+  GrbdaContext ctx;
+  ctx.info = grbdaInfo(doc, urdfPath);
+  if (!fs::exists(urdfPath)) throw VerifyError("model file not found: " + urdfPath);
+
+  // Quantities present in the file, in a fixed order.
+  const json& samples = at(doc, "samples", "file");
+  bool hasG = false, hasImplicit = false;
+  for (const auto& c : ctx.info.clusters) hasG = hasG || c.Gconstant.has_value();
+  for (const auto& s : samples) hasImplicit = hasImplicit || s.contains("implicit_cluster_G_g");
+  std::vector<std::string> names = {"ydd", "qdd", "tau_id", "H", "C", "clusters"};
+  if (hasG) names.push_back("explicit_G");
+  if (hasImplicit) names.push_back("implicit_G_g");
+  for (const auto& n : names) results[n];
+
+  std::string why;
+  const bool ready = prepareGrbda(ctx, why);
+  nsamples = static_cast<int>(samples.size());
+  for (int k = 0; k < nsamples; ++k) {
+    const json& s = samples[k];
+    const GrbdaSample in = grbdaSample(s, k, ctx.info);  // parsed even when not computed
+    if (!ready) continue;
+    GrbdaSampleResult out;
+    std::string whyS;
+    if (!computeGrbdaSample(ctx, in, out, whyS)) {
+      for (const auto& n : {"ydd", "qdd", "tau_id", "H", "C", "implicit_G_g"})
+        if (n != std::string("implicit_G_g") || hasImplicit) results[n].fail(k, whyS);
+      continue;
+    }
+    const std::string where = "samples[" + std::to_string(k) + "]";
+    auto vec = [&](const char* key, const std::optional<NamedVector>& ours) {
+      if (ours && s.contains(key))
+        compareNamed(results[key], *ours, namedVector(s[key], where + "." + key), k);
+    };
+    vec("ydd", out.ydd);
+    vec("qdd", out.qdd);
+    vec("tau_id", out.tauId);
+    vec("C", out.C);
+    if (out.H && s.contains("H")) {
+      const auto& ic = ctx.info.independentCoordinates;
+      const NamedMatrix ref{ic, ic, matrix(s["H"], ic.size(), ic.size(), where + ".H")};
+      compareNamed(results["H"], *out.H, ref, k);
+    }
+    if (s.contains("implicit_cluster_G_g") && !out.implicitGg.empty()) {
+      Accumulator& acc = results["implicit_G_g"];
+      for (auto it = s["implicit_cluster_G_g"].begin(); it != s["implicit_cluster_G_g"].end();
+           ++it) {
+        const auto found = std::find_if(ctx.info.clusters.begin(), ctx.info.clusters.end(),
+                                        [&](const GrbdaCluster& c) { return c.name == it.key(); });
+        if (found == ctx.info.clusters.end())
+          throw VerifyError(where + ".implicit_cluster_G_g: unknown cluster " + it.key());
+        const auto mine = out.implicitGg.find(it.key());
+        if (mine == out.implicitGg.end()) {
+          acc.fail(k, "no G/g computed for cluster " + it.key());
+          continue;
+        }
+        const std::string w = where + ".implicit_cluster_G_g." + it.key();
+        const NamedMatrix G{found->spanningJoints, found->independentJoints,
+                            matrix(at(it.value(), "G", w), found->spanningJoints.size(),
+                                   found->independentJoints.size(), w + ".G")};
+        const NamedVector g{found->spanningJoints,
+                            numbers(at(it.value(), "g", w), found->spanningJoints.size(), w)};
+        compareNamed(acc, mine->second.first, G, k);
+        compareNamed(acc, mine->second.second, g, k);
+      }
+    }
+  }
+  if (ready && ctx.clusters) {
+    compareClusters(results["clusters"], *ctx.clusters, ctx.info.clusters);
+    if (hasG) {
+      for (const auto& c : ctx.info.clusters) {
+        if (!c.Gconstant) continue;
+        const auto it = std::find_if(ctx.clusters->begin(), ctx.clusters->end(),
+                                     [&](const GrbdaCluster& o) { return o.name == c.name; });
+        if (it == ctx.clusters->end() || !it->Gconstant)
+          results["explicit_G"].fail(0, "no constant G computed for " + c.name);
+        else
+          compareNamed(results["explicit_G"], *it->Gconstant, *c.Gconstant, 0);
+      }
+    }
+  }
+  const std::string note = "not computed yet" + (why.empty() ? "" : ": " + why);
+  for (const auto& n : names) results[n].skip(note);
+}
+
+std::string fmtErr(double x) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.2e", x);
+  return buf;
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------------
+// grbda seam (to be filled in with the cluster-tree algorithms).
+
+bool prepareGrbda(GrbdaContext& ctx, std::string& why) {
+  // To do (lead): load the cluster model of ctx.info.urdfPath (loadModel() of
+  // cluster_model.hpp, gravity ctx.info.gravity), size its ClusterData, map the reference
+  // names (spanning joints, base tokens, independent coordinates) to the model's indices, and
+  // describe the clustering in ctx.clusters (links, joints, parent index, constant G of
+  // explicit clusters). Then set ctx.ready = true and return true.
+  ctx.ready = false;
+  why = "the cluster-tree algorithms (CE-ABA, CE-RNEA, H/C) are not in the library yet";
+  return false;
+}
+
+bool computeGrbdaSample(GrbdaContext& ctx, const GrbdaSample& sample, GrbdaSampleResult& out,
+                        std::string& why) {
+  // To do (lead): set the spanning state from sample.q / sample.qd (base pose from
+  // sample.basePosition / baseOrientation, base tokens = floating joint [w; v]), then fill
+  //   out.ydd   = forward dynamics of sample.tau (by independent coordinate name),
+  //   out.qdd   = G ydd + g (by spanning velocity coordinate name),
+  //   out.tauId = inverse dynamics of sample.ydd,
+  //   out.H, out.C (rows/cols by independent coordinate name),
+  //   out.implicitGg[cluster name] for implicit-loop clusters.
+  // Quantities left empty are reported as skipped.
+  (void)ctx;
+  (void)sample;
+  (void)out;
+  why = "the cluster-tree algorithms are not in the library yet";
+  return false;
+}
+
+// ---------------------------------------------------------------------------------------------
+
+FileReport verifyReferenceFile(const std::string& jsonPath, const VerifyOptions& options) {
+  FileReport report;
+  report.path = jsonPath;
+  report.tolerance = options.tolerance;
+  Results results;
+  try {
+    std::ifstream in(jsonPath);
+    if (!in) throw VerifyError("cannot read file");
+    json doc;
+    try {
+      doc = json::parse(in);
+    } catch (const json::exception& e) {
+      throw VerifyError(std::string("invalid JSON: ") + e.what());
+    }
+    report.format = doc.value("format", "");
+    const json& model = at(doc, "model", "file");
+    const std::string urdf = text(at(model, "urdf", "model"), "model.urdf");
+    const fs::path base = options.modelsDir.empty()
+                              ? fs::absolute(jsonPath).parent_path().parent_path()
+                              : fs::path(options.modelsDir);
+    report.modelPath = fs::path(urdf).is_absolute() ? urdf : (base / urdf).lexically_normal().string();
+    if (doc.contains("independent_coordinates")) {
+      report.kind = "grbda";
+      verifyGrbda(doc, report.modelPath, results, report.samples);
+    } else if (doc.contains("coordinates")) {
+      report.kind = "pinocchio";
+      report.samples = static_cast<int>(at(doc, "samples", "file").size());
+      PinocchioVerifier(doc, report.modelPath, results).run();
+    } else {
+      throw VerifyError(
+          "unknown file kind: neither \"coordinates\" (Pinocchio) nor \"independent_coordinates\" "
+          "(grbda) at the top level");
+    }
+  } catch (const VerifyError& e) {
+    report.error = e.what();
+  } catch (const ModelError& e) {
+    report.error = std::string("model: ") + e.what();
+  } catch (const std::exception& e) {
+    report.error = e.what();
+  }
+  report.quantities = results.finish(options.tolerance);
+  return report;
+}
+
+std::string formatReport(const FileReport& r) {
+  std::ostringstream os;
+  os << r.path << "\n";
+  os << "  " << (r.kind.empty() ? "?" : r.kind) << " file, model " << r.modelPath << ", "
+     << r.samples << " samples, tolerance " << r.tolerance
+     << " on max |a - b| / max(1, |b|)\n";
+  if (!r.quantities.empty()) {
+    char line[512];
+    std::snprintf(line, sizeof line, "  %-18s %-12s %-12s %-8s %-8s %s\n", "quantity",
+                  "max rel err", "max abs err", "samples", "status", "worst entry / note");
+    os << line;
+    for (const auto& q : r.quantities) {
+      const bool computed = q.entries > 0;
+      std::string detail = q.outcome == Outcome::Skipped ? "(" + q.note + ")" : q.worst;
+      if (q.outcome == Outcome::Failed && !q.note.empty()) detail += "; " + q.note;
+      std::snprintf(line, sizeof line, "  %-18s %-12s %-12s %-8d %-8s %s\n", q.name.c_str(),
+                    computed ? fmtErr(q.maxRelError).c_str() : "-",
+                    computed ? fmtErr(q.maxAbsError).c_str() : "-", q.samples,
+                    outcomeName(q.outcome), detail.c_str());
+      os << line;
+    }
+  }
+  if (!r.error.empty()) os << "  error: " << r.error << "\n";
+  return os.str();
+}
+
+}  // namespace clusterdyn::verify

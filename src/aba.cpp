@@ -14,11 +14,7 @@ Status aba(const Model& model, Data& data, ConstVecRef q, ConstVecRef v, ConstVe
   CDYN_TRY(detail::checkConfiguration(model, data, q));
   CDYN_TRY(detail::checkVector(data, v, model.nv, "v"));
   CDYN_TRY(detail::checkVector(data, tau, model.nv, "tau"));
-  if (fext)
-    for (int i = 0; i < model.nbodies; ++i)
-      if (!fext[i].allFinite())
-        return detail::fail(data, Status::NonFinite, "fext of body '%s' is not finite",
-                            model.bodyNames[i].c_str());
+  CDYN_TRY(detail::checkForces(model, data, fext));
   const int n = model.nbodies;
 
   // Pass 1: kinematics, velocity products c_i, IA_i = I_i, pA_i = v_i x* I_i v_i - fext_i.

@@ -40,7 +40,6 @@ void clusterMotionSubspace(const ClusterModel& cm, ClusterData& data, int k) {
     Motion cb = Sb * w.g[lv] + data.tree.c[b];
     if (internal) cb += X.actInvMotion(w.c.segment<6>(ip));
     w.c.segment<6>(i) = cb;
-    w.Xhat.middleRows<6>(i) = w.outputTb[b - c.firstBody].toActInvMotionMatrix();
   }
 }
 
@@ -101,47 +100,44 @@ Status ceAbaCore(const ClusterModel& cm, ClusterData& data, ConstVecRef q, Const
       continue;
     }
     ClusterWorkspace& w = data.clusters[k];
-    // U = IA S with IA block diagonal.
+    // U = IA S with IA block diagonal (children only touched the output body's block).
     for (int b = c.firstBody; b < c.firstBody + c.nbodies; ++b) {
       const int i = 6 * (b - c.firstBody);
       w.U.middleRows<6>(i).noalias() = td.IA[b] * w.S.middleRows<6>(i);
-      w.pA.segment<6>(i) = td.pA[b];
     }
-    w.D.noalias() = w.S.transpose() * w.U;
+    w.D.noalias() = w.S.transpose() * w.U;  // eq. 56
     w.llt.compute(w.D);
     if (w.llt.info() != Eigen::Success)
       return detail::fail(td, Status::NotPositiveDefinite,
                           "articulated inertia of cluster '%s' is singular", c.name.c_str());
     w.Dinv.setIdentity();
     w.llt.solveInPlace(w.Dinv);
-    if (spanningForces) {
+    if (spanningForces)
       w.u.noalias() = w.G.transpose() * Eigen::Map<const VecX>(tau + c.v0, c.nv);
-    } else {
+    else
       w.u = Eigen::Map<const VecX>(tau + c.y0, c.ny);
-    }
-    w.u.noalias() -= w.S.transpose() * w.pA;
+    for (int b = c.firstBody; b < c.firstBody + c.nbodies; ++b)  // eq. 57
+      w.u.noalias() -= w.S.middleRows<6>(6 * (b - c.firstBody)).transpose() * td.pA[b];
     if (o < 0) continue;
-    w.UDinv.noalias() = w.U * w.Dinv;
-    // W = Ia Xh = IA Xh - U D^-1 (U^T Xh);  IA_out += Xh^T W.
-    for (int b = c.firstBody; b < c.firstBody + c.nbodies; ++b) {
-      const int i = 6 * (b - c.firstBody);
-      w.W.middleRows<6>(i).noalias() = td.IA[b] * w.Xhat.middleRows<6>(i);
-    }
-    w.UtX.noalias() = w.U.transpose() * w.Xhat;
-    w.W.noalias() -= w.UDinv * w.UtX;
-    Mat6 IAo;
-    IAo.noalias() = w.Xhat.transpose() * w.W;
-    td.IA[o] += IAo;
-    // pa = pA + IA c + U D^-1 (u - U^T c);  pA_out += Xh^T pa.
-    for (int b = c.firstBody; b < c.firstBody + c.nbodies; ++b) {
-      const int i = 6 * (b - c.firstBody);
-      w.pa.segment<6>(i).noalias() = w.pA.segment<6>(i) + td.IA[b] * w.c.segment<6>(i);
-    }
+    // Xh^T (IA - U D^-1 U^T) Xh = sum_b X_b^T IA_b X_b - Ubar D^-1 Ubar^T, Ubar = Xh^T U (eq. 58),
+    // with X_b = b_X_output applied as a transform, never as a 6m x 6 matrix.
+    w.Ubar.setZero();
+    Mat6 IAo = Mat6::Zero();
+    Force po = Force::Zero();
     w.tmpd = w.u;
-    w.tmpd.noalias() -= w.U.transpose() * w.c;
-    w.pa.noalias() += w.UDinv * w.tmpd;
-    Force po;
-    po.noalias() = w.Xhat.transpose() * w.pa;
+    for (int b = c.firstBody; b < c.firstBody + c.nbodies; ++b) {
+      const int i = 6 * (b - c.firstBody);
+      const Transform& T = w.outputTb[b - c.firstBody];
+      for (int j = 0; j < c.ny; ++j) w.Ubar.col(j) += T.actForce(w.U.block<6, 1>(i, j));
+      IAo += actInertia(T, td.IA[b]);
+      const Motion cb = w.c.segment<6>(i);
+      po += T.actForce(td.pA[b] + td.IA[b] * cb);
+      w.tmpd.noalias() -= w.U.middleRows<6>(i).transpose() * cb;  // u - U^T c
+    }
+    w.UbarDinv.noalias() = w.Ubar * w.Dinv;
+    IAo.noalias() -= w.UbarDinv * w.Ubar.transpose();
+    po.noalias() += w.UbarDinv * w.tmpd;  // eq. 59: Xh^T (pA + Ia c + U D^-1 u)
+    td.IA[o] += IAo;
     td.pA[o] += po;
   }
 
@@ -166,15 +162,17 @@ Status ceAbaCore(const ClusterModel& cm, ClusterData& data, ConstVecRef q, Const
     }
     ClusterWorkspace& w = data.clusters[k];
     const Motion ao = o >= 0 ? td.a_gf[o] : a0;
-    w.a.noalias() = w.Xhat * ao;
-    w.a += w.c;
     w.tmpd = w.u;
-    w.tmpd.noalias() -= w.U.transpose() * w.a;
+    for (int b = c.firstBody; b < c.firstBody + c.nbodies; ++b) {  // a' = Xh a_out + c
+      const int i = 6 * (b - c.firstBody);
+      const Motion ab = w.outputTb[b - c.firstBody].actInvMotion(ao) + w.c.segment<6>(i);
+      td.a_gf[b] = ab;
+      w.tmpd.noalias() -= w.U.middleRows<6>(i).transpose() * ab;
+    }
     auto ydd = data.ydd.segment(c.y0, c.ny);
-    ydd.noalias() = w.Dinv * w.tmpd;
-    w.a.noalias() += w.S * ydd;
-    for (int b = c.firstBody; b < c.firstBody + c.nbodies; ++b)
-      td.a_gf[b] = w.a.segment<6>(6 * (b - c.firstBody));
+    ydd.noalias() = w.Dinv * w.tmpd;  // eq. 60
+    for (int b = c.firstBody; b < c.firstBody + c.nbodies; ++b)  // eq. 61
+      td.a_gf[b].noalias() += w.S.middleRows<6>(6 * (b - c.firstBody)) * ydd;
     auto qdd = data.qdd.segment(c.v0, c.nv);
     qdd = w.g;
     qdd.noalias() += w.G * ydd;
@@ -188,6 +186,7 @@ Status ceAba(const ClusterModel& model, ClusterData& data, ConstVecRef q, ConstV
              ConstVecRef tauY, const Force* fext) {
   CDYN_TRY(detail::checkClusterArgs(model, data, q, &v));
   CDYN_TRY(detail::checkVector(data.tree, tauY, model.ny, "tau"));
+  CDYN_TRY(detail::checkForces(model.tree, data.tree, fext));
   return ceAbaCore(model, data, q, v, tauY.data(), false, fext);
 }
 
@@ -195,12 +194,17 @@ Status ceAbaSpanningForces(const ClusterModel& model, ClusterData& data, ConstVe
                            ConstVecRef v, ConstVecRef tauSpanning, const Force* fext) {
   CDYN_TRY(detail::checkClusterArgs(model, data, q, &v));
   CDYN_TRY(detail::checkVector(data.tree, tauSpanning, model.tree.nv, "tau"));
+  CDYN_TRY(detail::checkForces(model.tree, data.tree, fext));
   return ceAbaCore(model, data, q, v, tauSpanning.data(), true, fext);
 }
 
 Status ceAbaIndependent(const ClusterModel& model, ClusterData& data, ConstVecRef y,
                         ConstVecRef ydot, ConstVecRef tauY, const Force* fext) {
+  if (data.model != &model)
+    return detail::fail(data.tree, Status::WorkspaceMismatch,
+                        "the workspace was created for another model");
   CDYN_TRY(detail::checkVector(data.tree, tauY, model.ny, "tau"));
+  CDYN_TRY(detail::checkForces(model.tree, data.tree, fext));
   CDYN_TRY(independentToSpanning(model, data, y, ydot));
   return ceAbaCore(model, data, data.q, data.v, tauY.data(), false, fext);
 }

@@ -37,6 +37,16 @@ Status checkVector(Data& data, const Vec& x, Eigen::Index n, const char* what) {
   return Status::Ok;
 }
 
+/// fext (nullptr or one force per body) must be finite.
+inline Status checkForces(const Model& model, Data& data, const Force* fext) {
+  if (!fext) return Status::Ok;
+  for (int i = 0; i < model.nbodies; ++i)
+    if (!fext[i].allFinite())
+      return fail(data, Status::NonFinite, "fext of body '%s' is not finite",
+                  model.bodyNames[i].c_str());
+  return Status::Ok;
+}
+
 /// Sizes, finiteness and unit quaternions of a configuration vector.
 Status checkConfiguration(const Model& model, Data& data, const Eigen::Ref<const VecX>& q);
 

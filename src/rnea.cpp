@@ -51,11 +51,7 @@ Status rnea(const Model& model, Data& data, ConstVecRef q, ConstVecRef v, ConstV
   CDYN_TRY(detail::checkConfiguration(model, data, q));
   CDYN_TRY(detail::checkVector(data, v, model.nv, "v"));
   CDYN_TRY(detail::checkVector(data, a, model.nv, "a"));
-  if (fext)
-    for (int i = 0; i < model.nbodies; ++i)
-      if (!fext[i].allFinite())
-        return detail::fail(data, Status::NonFinite, "fext of body '%s' is not finite",
-                            model.bodyNames[i].c_str());
+  CDYN_TRY(detail::checkForces(model, data, fext));
   return rneaImpl(model, data, q, v.data(), a.data(), fext, data.tau);
 }
 

@@ -24,20 +24,13 @@ struct ClusterWorkspace {
   VecX dq;       ///< Newton step on the dependent coordinates (n - d)
   MatX S;        ///< 6m x d cluster motion subspace JXJ diag(S_i) G   (eq. 15)
   VecX c;        ///< 6m     cluster velocity product + constraint bias (eq. 19)
-  MatX IA;       ///< 6m x 6m articulated inertia
-  VecX pA;       ///< 6m     articulated bias force
   MatX U;        ///< 6m x d  IA S
   MatX D;        ///< d x d   S^T U
   Eigen::LLT<MatX> llt;
   MatX Dinv;     ///< d x d
-  MatX UDinv;    ///< 6m x d
   VecX u;        ///< d
-  VecX pa;       ///< 6m
-  MatX Xhat;     ///< 6m x 6  stacked b_X_output (the non-zero block column of kX_lambda)
-  MatX W;        ///< 6m x 6  scratch
-  MatX UtX;      ///< d x 6   scratch
-  VecX a;        ///< 6m     stacked accelerations
-  VecX tmp6m;    ///< 6m
+  Mat6X Ubar;    ///< 6 x d   Xh^T U: U seen from the output body
+  Mat6X UbarDinv;  ///< 6 x d
   VecX tmpd;     ///< d
   VecX qdd;      ///< n
   std::vector<Transform> outputTb;  ///< pose of each body relative to the output body

@@ -32,9 +32,9 @@
  * its workspaces (cdyn_model_free refuses otherwise).
  *
  * Real time. Once a workspace exists, no function taking a workspace (the "compute" functions:
- * kinematics, dynamics, configuration operations, frame queries) allocates heap memory, takes a
- * lock, or performs I/O. Model loading and workspace creation do allocate (except
- * cdyn_workspace_init_in, which uses only the caller's memory).
+ * kinematics, dynamics, configuration operations, frame queries; failing calls included) and no
+ * model query allocates heap memory, takes a lock, or performs I/O. Model loading and
+ * cdyn_workspace_create allocate; cdyn_workspace_init_in and cdyn_workspace_free do not.
  *
  * Numbers. Units are SI: m, kg, s, rad; N, N m; J. Gravity defaults to (0, 0, -9.81) m/s^2
  * in world coordinates. Counts, indices and array lengths are int; byte sizes are size_t.
@@ -126,16 +126,16 @@ typedef enum cdyn_status {
   CDYN_ERR_NON_FINITE = 2,            /**< a NaN or Inf in the input (or in a result) */
   CDYN_ERR_NOT_UNIT_QUATERNION = 3,   /**< a quaternion in q is not unit (|1-|q|| > 1e-6) */
   CDYN_ERR_NOT_POSITIVE_DEFINITE = 4, /**< an articulated/joint-space inertia is singular */
-  CDYN_ERR_INVALID_INDEX = 5,         /**< a body, joint, frame or coordinate index is out of range */
-  CDYN_ERR_CONSTRAINT_FAILURE = 6,    /**< loop closure could not be solved / is singular */
-  CDYN_ERR_WORKSPACE_MISMATCH = 7,    /**< the workspace was created for another model */
-  CDYN_ERR_INVALID_ARGUMENT = 8,      /**< any other invalid argument (bad enum, flag, handle) */
-  CDYN_ERR_NULL_POINTER = 100,        /**< a required pointer argument is NULL */
-  CDYN_ERR_VERSION = 101,             /**< header ABI version differs from the library's */
-  CDYN_ERR_PARSE = 102,               /**< the model file/text could not be read or is invalid */
-  CDYN_ERR_INTERNAL = 103,            /**< unexpected internal error (a bug: please report) */
-  CDYN_ERR_NOT_FOUND = 104,           /**< no body/joint/frame/coordinate has that name */
-  CDYN_ERR_OUT_OF_MEMORY = 105        /**< memory allocation failed (loading/creation only) */
+  CDYN_ERR_INVALID_INDEX = 5,      /**< a body, joint, frame or coordinate index is out of range */
+  CDYN_ERR_CONSTRAINT_FAILURE = 6, /**< loop closure could not be solved / is singular */
+  CDYN_ERR_WORKSPACE_MISMATCH = 7, /**< the workspace was created for another model */
+  CDYN_ERR_INVALID_ARGUMENT = 8,   /**< any other invalid argument (bad enum, flag, handle) */
+  CDYN_ERR_NULL_POINTER = 100,     /**< a required pointer argument is NULL */
+  CDYN_ERR_VERSION = 101,          /**< header ABI version differs from the library's */
+  CDYN_ERR_PARSE = 102,            /**< the model file/text could not be read or is invalid */
+  CDYN_ERR_INTERNAL = 103,         /**< unexpected internal error (a bug: please report) */
+  CDYN_ERR_NOT_FOUND = 104,        /**< no body/joint/frame/coordinate has that name */
+  CDYN_ERR_OUT_OF_MEMORY = 105     /**< memory allocation failed (loading/creation only) */
 } cdyn_status;
 
 /** Joint types (cdyn_model_joint_type). */
@@ -324,7 +324,8 @@ CDYN_API cdyn_status cdyn_normalize_configuration(const cdyn_model* model, cdyn_
 /** Forward kinematics: body placements from q (nq); with v (nv) also velocities; with a (nv)
  *  also accelerations (gravity NOT included). v and a are optional (NULL, 0); a requires v.
  *  The frame_* functions below read the result of the LAST cdyn_forward_kinematics call on the
- *  workspace; any other compute call on the workspace invalidates it. */
+ *  workspace; any other compute call on the workspace invalidates it (they then fail with
+ *  CDYN_ERR_INVALID_ARGUMENT), except cdyn_compute_frame_jacobian, which leaves placements. */
 CDYN_API cdyn_status cdyn_forward_kinematics(const cdyn_model* model, cdyn_workspace* ws,
                                              const double* q, int nq, const double* v, int nv,
                                              const double* a, int na);
@@ -343,14 +344,13 @@ CDYN_API cdyn_status cdyn_frame_velocity(const cdyn_model* model, cdyn_workspace
 /** Spatial acceleration (angular; linear) [rad/s^2; m/s^2] of a frame in rf (the derivative
  *  of the spatial velocity, gravity not included), after cdyn_forward_kinematics with v and a.
  *  For the ordinary acceleration of the frame origin use cdyn_frame_classical_acceleration. */
-CDYN_API cdyn_status cdyn_frame_acceleration(const cdyn_model* model, cdyn_workspace* ws,
-                                             int frame, int rf, double acceleration[6]);
+CDYN_API cdyn_status cdyn_frame_acceleration(const cdyn_model* model, cdyn_workspace* ws, int frame,
+                                             int rf, double acceleration[6]);
 /** Classical linear acceleration of the frame origin [m/s^2] (d/dt of its velocity, includes
  *  omega x v), in frame axes (CDYN_LOCAL) or world axes (CDYN_WORLD and
  *  CDYN_LOCAL_WORLD_ALIGNED), after cdyn_forward_kinematics with v and a. */
-CDYN_API cdyn_status cdyn_frame_classical_acceleration(const cdyn_model* model,
-                                                       cdyn_workspace* ws, int frame, int rf,
-                                                       double acceleration[3]);
+CDYN_API cdyn_status cdyn_frame_classical_acceleration(const cdyn_model* model, cdyn_workspace* ws,
+                                                       int frame, int rf, double acceleration[3]);
 /** Frame Jacobian J (6 x nv, column-major, ldj >= 6, rows angular then linear) at the
  *  placements of the last cdyn_forward_kinematics: J v is the frame velocity in rf. Columns of
  *  joints that do not move the frame are 0. */
@@ -371,19 +371,19 @@ CDYN_API cdyn_status cdyn_center_of_mass(const cdyn_model* model, cdyn_workspace
 
 /** Inverse dynamics (recursive Newton-Euler): tau = M(q) a + C(q, v) v + g(q) - sum_i J_i^T
  *  fext_i. q: nq, v: nv, a: nv, fext: optional (NULL, 0) or 6 * nbodies, tau: nv. */
-CDYN_API cdyn_status cdyn_rnea(const cdyn_model* model, cdyn_workspace* ws, const double* q,
-                               int nq, const double* v, int nv, const double* a, int na,
-                               const double* fext, int nfext, double* tau, int ntau);
+CDYN_API cdyn_status cdyn_rnea(const cdyn_model* model, cdyn_workspace* ws, const double* q, int nq,
+                               const double* v, int nv, const double* a, int na, const double* fext,
+                               int nfext, double* tau, int ntau);
 /** Forward dynamics (articulated-body algorithm): ddq = M(q)^-1 (tau - C(q, v) v - g(q) +
  *  sum_i J_i^T fext_i). q: nq, v: nv, tau: nv, fext: optional (NULL, 0) or 6 * nbodies,
  *  ddq: nv. CDYN_ERR_NOT_POSITIVE_DEFINITE if an articulated inertia is singular. */
-CDYN_API cdyn_status cdyn_aba(const cdyn_model* model, cdyn_workspace* ws, const double* q,
-                              int nq, const double* v, int nv, const double* tau, int ntau,
+CDYN_API cdyn_status cdyn_aba(const cdyn_model* model, cdyn_workspace* ws, const double* q, int nq,
+                              const double* v, int nv, const double* tau, int ntau,
                               const double* fext, int nfext, double* ddq, int nddq);
 /** Joint-space inertia matrix M(q) (composite-rigid-body algorithm), nv x nv, column-major,
  *  ldm >= nv, both triangles written. q: nq. */
-CDYN_API cdyn_status cdyn_crba(const cdyn_model* model, cdyn_workspace* ws, const double* q,
-                               int nq, double* M, int ldm);
+CDYN_API cdyn_status cdyn_crba(const cdyn_model* model, cdyn_workspace* ws, const double* q, int nq,
+                               double* M, int ldm);
 /** Bias forces C(q, v) v + g(q) (nle: nv). */
 CDYN_API cdyn_status cdyn_nonlinear_effects(const cdyn_model* model, cdyn_workspace* ws,
                                             const double* q, int nq, const double* v, int nv,
@@ -395,8 +395,8 @@ CDYN_API cdyn_status cdyn_generalized_gravity(const cdyn_model* model, cdyn_work
 CDYN_API cdyn_status cdyn_kinetic_energy(const cdyn_model* model, cdyn_workspace* ws,
                                          const double* q, int nq, const double* v, int nv,
                                          double* energy);
-/** Potential energy - sum_i m_i g . c_i [J] (zero for all centres of mass at the world
- *  origin height). */
+/** Potential energy - sum_i m_i g . c_i [J], c_i the centre of mass of body i in world
+ *  coordinates (0 when every c_i is at height 0 for gravity along -z). */
 CDYN_API cdyn_status cdyn_potential_energy(const cdyn_model* model, cdyn_workspace* ws,
                                            const double* q, int nq, double* energy);
 

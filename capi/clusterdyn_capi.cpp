@@ -60,8 +60,8 @@ static_assert(alignof(WorkspaceBody) <= kBlockAlign, "");
 
 /// Offsets inside a workspace block (from its 64-byte aligned start).
 struct Layout {
-  std::size_t bodyOffset = 0, arenaOffset = 0, scratchOffset = 0, arenaBytes = 0,
-              scratchBytes = 0, total = 0;
+  std::size_t bodyOffset = 0, arenaOffset = 0, scratchOffset = 0, arenaBytes = 0, scratchBytes = 0,
+              total = 0;
 };
 
 /// Kinematic results valid in the workspace for the frame functions.
@@ -80,9 +80,9 @@ struct cdyn_workspace {
   std::uint32_t tag;
   const cdyn_model* model;
   WorkspaceBody* body;
-  Arena arena;       ///< holds the body's arrays
-  Arena scratch;     ///< reset by each call that needs temporaries (integrate, neutral)
-  void* heapBlock;   ///< block to free (cdyn_workspace_create), nullptr for caller memory
+  Arena arena;      ///< holds the body's arrays
+  Arena scratch;    ///< reset by each call that needs temporaries (integrate, neutral)
+  void* heapBlock;  ///< block to free (cdyn_workspace_create), nullptr for caller memory
   int kinLevel;
 };
 
@@ -172,9 +172,15 @@ cdyn_status checkFrame(cdyn_workspace* ws, const cd::Model& model, int frame) {
 
 cdyn_status toReferenceFrame(cdyn_workspace* ws, int rf, cd::ReferenceFrame* out) {
   switch (rf) {
-    case CDYN_LOCAL: *out = cd::ReferenceFrame::Local; return CDYN_OK;
-    case CDYN_WORLD: *out = cd::ReferenceFrame::World; return CDYN_OK;
-    case CDYN_LOCAL_WORLD_ALIGNED: *out = cd::ReferenceFrame::LocalWorldAligned; return CDYN_OK;
+    case CDYN_LOCAL:
+      *out = cd::ReferenceFrame::Local;
+      return CDYN_OK;
+    case CDYN_WORLD:
+      *out = cd::ReferenceFrame::World;
+      return CDYN_OK;
+    case CDYN_LOCAL_WORLD_ALIGNED:
+      *out = cd::ReferenceFrame::LocalWorldAligned;
+      return CDYN_OK;
     default:
       return fail(ws, CDYN_ERR_INVALID_ARGUMENT,
                   "reference frame %d is not CDYN_LOCAL, CDYN_WORLD or CDYN_LOCAL_WORLD_ALIGNED",
@@ -207,18 +213,18 @@ cdyn_status readForces(cdyn_workspace* ws, const cd::Model& model, const double*
 void copyOut(const cd::VecX& x, double* out) { std::copy_n(x.data(), x.size(), out); }
 
 /// Checks and looks up the model of a model-only query.
-#define CDYN_CHECK_MODEL(m)                                \
-  do {                                                     \
-    if (cdyn_status s_ = checkModel(m)) return s_;         \
+#define CDYN_CHECK_MODEL(m)                        \
+  do {                                             \
+    if (cdyn_status s_ = checkModel(m)) return s_; \
   } while (0)
-#define CDYN_CHECK(expr)                         \
-  do {                                           \
-    if (cdyn_status s_ = (expr)) return s_;      \
+#define CDYN_CHECK(expr)                    \
+  do {                                      \
+    if (cdyn_status s_ = (expr)) return s_; \
   } while (0)
-#define CDYN_CHECK_CXX(expr)                             \
-  do {                                                   \
-    const cd::Status s_ = (expr);                        \
-    if (s_ != cd::Status::Ok) return fromStatus(s_);     \
+#define CDYN_CHECK_CXX(expr)                         \
+  do {                                               \
+    const cd::Status s_ = (expr);                    \
+    if (s_ != cd::Status::Ok) return fromStatus(s_); \
   } while (0)
 
 using ConstMap = Eigen::Map<const cd::VecX>;
@@ -284,8 +290,8 @@ cdyn_status loadModel(int abi, unsigned int flags, const double* gravity, cdyn_m
     writeMessage(err, errlen, msg);
     return CDYN_ERR_INVALID_ARGUMENT;
   }
-  if (gravity && !(std::isfinite(gravity[0]) && std::isfinite(gravity[1]) &&
-                   std::isfinite(gravity[2]))) {
+  if (gravity &&
+      !(std::isfinite(gravity[0]) && std::isfinite(gravity[1]) && std::isfinite(gravity[2]))) {
     writeMessage(err, errlen, "gravity is not finite");
     return CDYN_ERR_NON_FINITE;
   }
@@ -313,17 +319,26 @@ cdyn_status loadModel(int abi, unsigned int flags, const double* gravity, cdyn_m
   }
 }
 
-/// Name lookup shared by the *_index queries.
-template <typename Find>
-cdyn_status findIndex(const cdyn_model* m, const char* name, int* out, Find&& find) noexcept {
-  CDYN_CHECK_MODEL(m);
+/// Name lookup shared by the *_index queries (compares in place: no allocation).
+template <typename Names>
+cdyn_status findIndex(const char* name, int* out, const Names& names) {
   if (name == nullptr || out == nullptr) return CDYN_ERR_NULL_POINTER;
-  return guarded(nullptr, [&] {
-    const int i = find(m->model, std::string(name));
-    *out = i;
-    return i >= 0 ? CDYN_OK : CDYN_ERR_NOT_FOUND;
-  });
+  *out = -1;
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    if (names[i] == name) {
+      *out = static_cast<int>(i);
+      return CDYN_OK;
+    }
+  }
+  return CDYN_ERR_NOT_FOUND;
 }
+
+/// The frame names of a model, indexable like a vector of strings.
+struct FrameNames {
+  const std::vector<cd::Frame>& frames;
+  std::size_t size() const { return frames.size(); }
+  const std::string& operator[](std::size_t i) const { return frames[i].name; }
+};
 
 /// String query shared by the *_name queries.
 cdyn_status nameAt(const cdyn_model* m, const std::vector<std::string>& names, int i,
@@ -384,14 +399,22 @@ cdyn_status cdyn_check_version(int abi_version) {
 
 const char* cdyn_status_string(cdyn_status status) {
   switch (status) {
-    case CDYN_OK: return "ok";
-    case CDYN_ERR_NULL_POINTER: return "null pointer";
-    case CDYN_ERR_VERSION: return "ABI version mismatch";
-    case CDYN_ERR_PARSE: return "model could not be loaded";
-    case CDYN_ERR_INTERNAL: return "internal error";
-    case CDYN_ERR_NOT_FOUND: return "name not found";
-    case CDYN_ERR_OUT_OF_MEMORY: return "out of memory";
-    default: break;
+    case CDYN_OK:
+      return "ok";
+    case CDYN_ERR_NULL_POINTER:
+      return "null pointer";
+    case CDYN_ERR_VERSION:
+      return "ABI version mismatch";
+    case CDYN_ERR_PARSE:
+      return "model could not be loaded";
+    case CDYN_ERR_INTERNAL:
+      return "internal error";
+    case CDYN_ERR_NOT_FOUND:
+      return "name not found";
+    case CDYN_ERR_OUT_OF_MEMORY:
+      return "out of memory";
+    default:
+      break;
   }
   const int s = static_cast<int>(status);
   if (s > 0 && s < 100) return cd::statusName(static_cast<cd::Status>(s));
@@ -403,8 +426,7 @@ const char* cdyn_status_string(cdyn_status status) {
 // =============================================================================================
 
 cdyn_status cdyn_model_load(int abi_version, const char* path, unsigned int flags,
-                            const double* gravity, cdyn_model** model, char* err,
-                            size_t errlen) {
+                            const double* gravity, cdyn_model** model, char* err, size_t errlen) {
   if (path == nullptr) {
     if (model) *model = nullptr;
     writeMessage(err, errlen, "path is NULL");
@@ -422,11 +444,10 @@ cdyn_status cdyn_model_load_string(int abi_version, const char* xml, size_t xml_
     writeMessage(err, errlen, "xml is NULL");
     return CDYN_ERR_NULL_POINTER;
   }
-  return loadModel(abi_version, flags, gravity, model, err, errlen,
-                   [&](const cd::ModelOptions& o) {
-                     return cd::buildTreeModel(
-                         cd::parseUrdfString(std::string(xml ? xml : "", xml_len), "<string>"), o);
-                   });
+  return loadModel(abi_version, flags, gravity, model, err, errlen, [&](const cd::ModelOptions& o) {
+    return cd::buildTreeModel(cd::parseUrdfString(std::string(xml ? xml : "", xml_len), "<string>"),
+                              o);
+  });
 }
 
 cdyn_status cdyn_model_free(cdyn_model* model) {
@@ -449,12 +470,12 @@ cdyn_status cdyn_model_name(const cdyn_model* model, const char** name) {
   return CDYN_OK;
 }
 
-#define CDYN_INT_QUERY(fn, expr)                  \
+#define CDYN_INT_QUERY(fn, expr)                      \
   cdyn_status fn(const cdyn_model* model, int* out) { \
-    CDYN_CHECK_MODEL(model);                      \
+    CDYN_CHECK_MODEL(model);                          \
     if (out == nullptr) return CDYN_ERR_NULL_POINTER; \
-    *out = (expr);                                \
-    return CDYN_OK;                               \
+    *out = (expr);                                    \
+    return CDYN_OK;                                   \
   }
 CDYN_INT_QUERY(cdyn_model_nbodies, model->model.nbodies)
 CDYN_INT_QUERY(cdyn_model_nq, model->model.nq)
@@ -482,8 +503,8 @@ cdyn_status cdyn_model_body_name(const cdyn_model* model, int body, const char**
 }
 
 cdyn_status cdyn_model_body_index(const cdyn_model* model, const char* name, int* body) {
-  return findIndex(model, name, body,
-                   [](const cd::Model& m, const std::string& n) { return m.bodyId(n); });
+  CDYN_CHECK_MODEL(model);
+  return findIndex(name, body, model->model.bodyNames);
 }
 
 cdyn_status cdyn_model_body_parent(const cdyn_model* model, int body, int* parent) {
@@ -500,8 +521,8 @@ cdyn_status cdyn_model_joint_name(const cdyn_model* model, int joint, const char
 }
 
 cdyn_status cdyn_model_joint_index(const cdyn_model* model, const char* name, int* joint) {
-  return findIndex(model, name, joint,
-                   [](const cd::Model& m, const std::string& n) { return m.jointId(n); });
+  CDYN_CHECK_MODEL(model);
+  return findIndex(name, joint, model->model.jointNames);
 }
 
 cdyn_status cdyn_model_joint_type(const cdyn_model* model, int joint, int* type) {
@@ -535,13 +556,13 @@ cdyn_status cdyn_model_velocity_name(const cdyn_model* model, int i, const char*
 }
 
 cdyn_status cdyn_model_position_index(const cdyn_model* model, const char* name, int* i) {
-  return findIndex(model, name, i,
-                   [](const cd::Model& m, const std::string& n) { return m.positionIndex(n); });
+  CDYN_CHECK_MODEL(model);
+  return findIndex(name, i, model->model.positionNames);
 }
 
 cdyn_status cdyn_model_velocity_index(const cdyn_model* model, const char* name, int* i) {
-  return findIndex(model, name, i,
-                   [](const cd::Model& m, const std::string& n) { return m.velocityIndex(n); });
+  CDYN_CHECK_MODEL(model);
+  return findIndex(name, i, model->model.velocityNames);
 }
 
 cdyn_status cdyn_model_position_limits(const cdyn_model* model, double* lower, double* upper,
@@ -581,8 +602,8 @@ cdyn_status cdyn_model_frame_name(const cdyn_model* model, int frame, const char
 }
 
 cdyn_status cdyn_model_frame_index(const cdyn_model* model, const char* name, int* frame) {
-  return findIndex(model, name, frame,
-                   [](const cd::Model& m, const std::string& n) { return m.frameId(n); });
+  CDYN_CHECK_MODEL(model);
+  return findIndex(name, frame, FrameNames{model->model.frames});
 }
 
 cdyn_status cdyn_model_frame_body(const cdyn_model* model, int frame, int* body) {
@@ -749,8 +770,8 @@ cdyn_status cdyn_forward_kinematics(const cdyn_model* model, cdyn_workspace* ws,
   });
 }
 
-cdyn_status cdyn_frame_placement(const cdyn_model* model, cdyn_workspace* ws, int frame,
-                                 double* R, int ldr, double p[3]) {
+cdyn_status cdyn_frame_placement(const cdyn_model* model, cdyn_workspace* ws, int frame, double* R,
+                                 int ldr, double p[3]) {
   CDYN_CHECK(enter(model, ws));
   return guarded(ws, [&] {
     CDYN_CHECK(checkFrame(ws, model->model, frame));
@@ -787,7 +808,7 @@ cdyn_status cdyn_frame_velocity(const cdyn_model* model, cdyn_workspace* ws, int
                                 double velocity[6]) {
   CDYN_CHECK(enter(model, ws));
   return guarded(ws, [&] {
-    cd::ReferenceFrame r;
+    cd::ReferenceFrame r = cd::ReferenceFrame::Local;
     CDYN_CHECK(checkFrame(ws, model->model, frame));
     CDYN_CHECK(toReferenceFrame(ws, rf, &r));
     CDYN_CHECK(checkPointer(ws, velocity, "velocity"));
@@ -798,11 +819,11 @@ cdyn_status cdyn_frame_velocity(const cdyn_model* model, cdyn_workspace* ws, int
   });
 }
 
-cdyn_status cdyn_frame_acceleration(const cdyn_model* model, cdyn_workspace* ws, int frame,
-                                    int rf, double acceleration[6]) {
+cdyn_status cdyn_frame_acceleration(const cdyn_model* model, cdyn_workspace* ws, int frame, int rf,
+                                    double acceleration[6]) {
   CDYN_CHECK(enter(model, ws));
   return guarded(ws, [&] {
-    cd::ReferenceFrame r;
+    cd::ReferenceFrame r = cd::ReferenceFrame::Local;
     CDYN_CHECK(checkFrame(ws, model->model, frame));
     CDYN_CHECK(toReferenceFrame(ws, rf, &r));
     CDYN_CHECK(checkPointer(ws, acceleration, "acceleration"));
@@ -817,7 +838,7 @@ cdyn_status cdyn_frame_classical_acceleration(const cdyn_model* model, cdyn_work
                                               int frame, int rf, double acceleration[3]) {
   CDYN_CHECK(enter(model, ws));
   return guarded(ws, [&] {
-    cd::ReferenceFrame r;
+    cd::ReferenceFrame r = cd::ReferenceFrame::Local;
     CDYN_CHECK(checkFrame(ws, model->model, frame));
     CDYN_CHECK(toReferenceFrame(ws, rf, &r));
     CDYN_CHECK(checkPointer(ws, acceleration, "acceleration"));
@@ -853,7 +874,7 @@ cdyn_status cdyn_frame_jacobian(const cdyn_model* model, cdyn_workspace* ws, int
                                 double* J, int ldj) {
   CDYN_CHECK(enter(model, ws));
   return guarded(ws, [&] {
-    cd::ReferenceFrame r;
+    cd::ReferenceFrame r = cd::ReferenceFrame::Local;
     CDYN_CHECK(checkJacobianArgs(ws, model->model, frame, rf, &r, J, ldj));
     CDYN_CHECK(needKinematics(ws, kPlacements));
     return jacobianOut(model, ws, frame, r, J, ldj);
@@ -867,7 +888,7 @@ cdyn_status cdyn_compute_frame_jacobian(const cdyn_model* model, cdyn_workspace*
   ws->kinLevel = kNone;
   return guarded(ws, [&] {
     const cd::Model& m = model->model;
-    cd::ReferenceFrame r;
+    cd::ReferenceFrame r = cd::ReferenceFrame::Local;
     CDYN_CHECK(checkArray(ws, q, nq, m.nq, "q"));
     CDYN_CHECK(checkJacobianArgs(ws, m, frame, rf, &r, J, ldj));
     CDYN_CHECK_CXX(cd::forwardKinematics(m, ws->body->data, ConstMap(q, nq)));
@@ -909,8 +930,7 @@ cdyn_status cdyn_rnea(const cdyn_model* model, cdyn_workspace* ws, const double*
     CDYN_CHECK(checkArray(ws, tau, ntau, m.nv, "tau"));
     const cd::Force* f = nullptr;
     CDYN_CHECK(readForces(ws, m, fext, nfext, &f));
-    CDYN_CHECK_CXX(
-        cd::rnea(m, data, ConstMap(q, nq), ConstMap(v, nv), ConstMap(a, na), f));
+    CDYN_CHECK_CXX(cd::rnea(m, data, ConstMap(q, nq), ConstMap(v, nv), ConstMap(a, na), f));
     copyOut(data.tau, tau);
     return ok(ws);
   });
@@ -930,8 +950,7 @@ cdyn_status cdyn_aba(const cdyn_model* model, cdyn_workspace* ws, const double* 
     CDYN_CHECK(checkArray(ws, ddq, nddq, m.nv, "ddq"));
     const cd::Force* f = nullptr;
     CDYN_CHECK(readForces(ws, m, fext, nfext, &f));
-    CDYN_CHECK_CXX(
-        cd::aba(m, data, ConstMap(q, nq), ConstMap(v, nv), ConstMap(tau, ntau), f));
+    CDYN_CHECK_CXX(cd::aba(m, data, ConstMap(q, nq), ConstMap(v, nv), ConstMap(tau, ntau), f));
     copyOut(data.ddq, ddq);
     return ok(ws);
   });

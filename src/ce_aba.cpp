@@ -106,12 +106,19 @@ Status ceAbaCore(const ClusterModel& cm, ClusterData& data, ConstVecRef q, Const
       w.U.middleRows<6>(i).noalias() = td.IA[b] * w.S.middleRows<6>(i);
     }
     w.D.noalias() = w.S.transpose() * w.U;  // eq. 56
-    w.llt.compute(w.D);
-    if (w.llt.info() != Eigen::Success)
-      return detail::fail(td, Status::NotPositiveDefinite,
-                          "articulated inertia of cluster '%s' is singular", c.name.c_str());
-    w.Dinv.setIdentity();
-    w.llt.solveInPlace(w.Dinv);
+    if (c.ny == 1) {  // the common case (one actuator per cluster): no factorization machinery
+      if (!(w.D(0, 0) > 0.0))
+        return detail::fail(td, Status::NotPositiveDefinite,
+                            "articulated inertia of cluster '%s' is singular", c.name.c_str());
+      w.Dinv(0, 0) = 1.0 / w.D(0, 0);
+    } else {
+      w.llt.compute(w.D);
+      if (w.llt.info() != Eigen::Success)
+        return detail::fail(td, Status::NotPositiveDefinite,
+                            "articulated inertia of cluster '%s' is singular", c.name.c_str());
+      w.Dinv.setIdentity();
+      w.llt.solveInPlace(w.Dinv);
+    }
     if (spanningForces)
       w.u.noalias() = w.G.transpose() * Eigen::Map<const VecX>(tau + c.v0, c.nv);
     else

@@ -155,10 +155,14 @@ ClusterModel buildClusterModel(const UrdfDescription& urdf, const ModelOptions& 
   std::map<std::string, const UrdfJoint*> jointByName;
   for (const auto& j : urdf.joints) jointByName[j.name] = &j;
   std::vector<ChordBodies> chords;
+  // `ends` are bodies whose connecting paths the chord constrains; the cluster holds every body
+  // on those paths below the ends' nearest common ancestor `C` (given explicitly for mimics).
   auto chordBodies = [&](const std::vector<int>& ends, const std::string& where,
-                         const std::string& elem) {
-    int C = ends[0];
-    for (int b : ends) C = nearestCommonAncestor(tree0, C, b);
+                         const std::string& elem, int C = -2) {
+    if (C == -2) {
+      C = ends[0];
+      for (int b : ends) C = nearestCommonAncestor(tree0, C, b);
+    }
     ChordBodies cb;
     cb.what = elem;
     cb.location = where;
@@ -196,7 +200,9 @@ ClusterModel buildClusterModel(const UrdfDescription& urdf, const ModelOptions& 
     const int bf = tree0.jointId(j.name), bl = tree0.jointId(j.mimic.joint);
     if (bf < 0 || bl < 0)
       fail(urdf.where(j.mimic.line), elem, "mimic between fixed joints is meaningless");
-    chordBodies({bf, bl}, urdf.where(j.mimic.line), elem);
+    // Both joints' bodies belong to the cluster: paths up to the NCA of their parents.
+    chordBodies({bf, bl}, urdf.where(j.mimic.line), elem,
+                nearestCommonAncestor(tree0, tree0.parent[bf], tree0.parent[bl]));
   }
 
   // --- 2. Merge overlapping chords; grow clusters to a single output body (footnote 2). ----
@@ -323,7 +329,8 @@ ClusterModel buildClusterModel(const UrdfDescription& urdf, const ModelOptions& 
   }
   for (const auto& l : urdf.loops) {
     LoopJoint lj = makeLoop(tree, urdf, l);
-    lj.cluster = cm.bodyCluster[lj.successorBody >= 0 ? lj.successorBody : lj.predecessorBody];
+    // The deeper end lies inside the loop's cluster (the other may be its output body).
+    lj.cluster = cm.bodyCluster[std::max(lj.successorBody, lj.predecessorBody)];
     cm.clusters[lj.cluster].loops.push_back(static_cast<int>(cm.loops.size()));
     cm.loops.push_back(lj);
   }
@@ -424,10 +431,34 @@ ClusterModel buildClusterModel(const UrdfDescription& urdf, const ModelOptions& 
           best = qTry;
         }
       }
-      if (bestRank < 0)
+      auto names = [&](const std::vector<int>& idx) {
+        std::string s;
+        for (int iv : idx) s += (s.empty() ? "'" : ", '") + tree.velocityNames[c.v0 + iv] + "'";
+        return s.empty() ? std::string("none") : s;
+      };
+      auto countError = [&](int freedom, const char* qualifier) {
+        fail(where, elem,
+             "has " + std::to_string(c.ny) + " independent coordinates (" + names(c.independent) +
+                 ") but its constraints leave " + qualifier + std::to_string(freedom) +
+                 " degrees of freedom; mark exactly that many of its joints independent=\"true\"" +
+                 (c.ny > freedom ? " (more independent coordinates than the cluster's freedom)"
+                                 : ""));
+      };
+      if (bestRank < 0) {
+        // No closure: before blaming the geometry, check the count. The rank of K at an
+        // unclosed configuration bounds the rank on the constraint manifold from above for the
+        // generic mechanisms URDF+ describes; more independent coordinates than nv - rank
+        // cannot be right (nor can zero dependent coordinates with a violated constraint).
+        detail::clusterPlacements(cm, data, k, cm.qReference);
+        detail::constraintJacobian(cm, data, k);
+        Eigen::ColPivHouseholderQR<MatX> qr(data.clusters[k].K.transpose());
+        qr.setThreshold(1e-9);
+        const int freedom = c.nv - static_cast<int>(qr.rank());
+        if (c.ny > freedom || c.dependent.empty()) countError(freedom, "at most ");
         fail(where, elem,
              "the loop cannot be closed (tried the independent coordinates at zero and at 7 "
              "random values): " + lastError);
+      }
       cm.qReference = best;
       detail::clusterPlacements(cm, data, k, cm.qReference);
       detail::constraintJacobian(cm, data, k);
@@ -437,18 +468,7 @@ ClusterModel buildClusterModel(const UrdfDescription& urdf, const ModelOptions& 
       qrT.setThreshold(1e-9);
       const int rank = static_cast<int>(qrT.rank());
       const int freedom = c.nv - rank;
-      auto names = [&](const std::vector<int>& idx) {
-        std::string s;
-        for (int iv : idx) s += (s.empty() ? "'" : ", '") + tree.velocityNames[c.v0 + iv] + "'";
-        return s.empty() ? std::string("none") : s;
-      };
-      if (c.ny != freedom)
-        fail(where, elem,
-             "has " + std::to_string(c.ny) + " independent coordinates (" + names(c.independent) +
-                 ") but its constraints leave " + std::to_string(freedom) +
-                 " degrees of freedom; mark exactly that many of its joints independent=\"true\"" +
-                 (c.ny > freedom ? " (more independent coordinates than the cluster's freedom)"
-                                 : ""));
+      if (c.ny != freedom) countError(freedom, "");
       c.selectedRows.clear();
       for (int i = 0; i < rank; ++i) c.selectedRows.push_back(qrT.colsPermutation().indices()[i]);
       std::sort(c.selectedRows.begin(), c.selectedRows.end());

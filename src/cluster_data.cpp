@@ -28,7 +28,7 @@ ClusterData::ClusterData(const ClusterModel& m) : model(&m), tree(m.tree) {
     w.Ubar.setZero(6, d);
     w.UbarDinv.setZero(6, d);
     w.D.setZero(d, d);
-    w.llt = Eigen::LLT<MatX>(d);
+    w.llt.compute(MatX::Identity(d, d));  // sizes the storage and initializes every member
     w.Dinv.setZero(d, d);
     w.u.setZero(d);
     w.tmpd.setZero(d);

@@ -46,6 +46,7 @@ Model permuteBodies(const Model& m, const std::vector<int>& order) {
 
 std::string describeClusterTree(const ClusterModel& cm) {
   const Model& t = cm.tree;
+  auto bodyOrWorld = [&](int b) { return b >= 0 ? t.bodyNames[b] : std::string("world"); };
   std::ostringstream os;
   os << "cluster tree of '" << t.name << "': " << cm.clusters.size() << " clusters, "
      << t.nbodies << " bodies, spanning nq = " << t.nq << ", nv = " << t.nv
@@ -71,8 +72,8 @@ std::string describeClusterTree(const ClusterModel& cm) {
     for (int r : c.relations) os << "      relation " << cm.relations[r].name << "\n";
     for (int l : c.loops)
       os << "      loop " << cm.loops[l].name << " (" << cm.loops[l].type << ") "
-         << t.bodyNames[cm.loops[l].predecessorBody] << " -> "
-         << t.bodyNames[cm.loops[l].successorBody] << "\n";
+         << bodyOrWorld(cm.loops[l].predecessorBody) << " -> "
+         << bodyOrWorld(cm.loops[l].successorBody) << "\n";
   }
   return os.str();
 }

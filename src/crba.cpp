@@ -20,6 +20,11 @@ Status crba(const Model& model, Data& data, ConstVecRef q) {
     auto F = data.Fcrb.leftCols(k);
     F.noalias() = data.Ycrb[i] * joint.S;  // F = I^c_i S_i
     data.M.block(iv, iv, k, k).noalias() = joint.S.transpose() * F;
+    for (int r = 1; r < k; ++r)  // exact symmetry of multi-dof diagonal blocks
+      for (int c = 0; c < r; ++c) {
+        const double m = 0.5 * (data.M(iv + r, iv + c) + data.M(iv + c, iv + r));
+        data.M(iv + r, iv + c) = data.M(iv + c, iv + r) = m;
+      }
     int j = i;
     while (model.parent[j] >= 0) {
       for (int c = 0; c < k; ++c) F.col(c) = data.liMi[j].actForce(F.col(c));

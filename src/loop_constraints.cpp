@@ -220,6 +220,15 @@ Status closeClusterPositions(const ClusterModel& cm, ClusterData& data, int k,
   const Cluster& c = cm.clusters[k];
   ClusterWorkspace& w = data.clusters[k];
   const int nd = static_cast<int>(c.dependent.size());
+  if (nd == 0) {  // nothing to solve for: the constraint holds or it does not
+    clusterPlacements(cm, data, k, q);
+    constraintResidual(cm, data, k, q);
+    const double res = w.phi.size() ? w.phi.cwiseAbs().maxCoeff() : 0.0;
+    data.lastResidual = res;
+    if (std::isfinite(res) && res <= 1e-13) return Status::Ok;
+    return fail(data.tree, Status::ConstraintFailure,
+                "the cluster has no dependent coordinate to close its loop (residual %.3g)", res);
+  }
   for (int it = 0; it <= 100; ++it) {
     clusterPlacements(cm, data, k, q);
     constraintResidual(cm, data, k, q);

@@ -47,9 +47,19 @@ Model detail::buildSpanningTree(const UrdfDescription& urdf, const ModelOptions&
   std::vector<int> roots;
   for (int i = 0; i < nlinks; ++i)
     if (parentJoint[i] < 0) roots.push_back(i);
-  if (roots.empty())
-    throw ModelError(urdf.source + ": the joints form a cycle: every link has a parent joint, "
-                                   "so there is no root link");
+  if (roots.empty()) {
+    // Walk up parent joints from the first link until a link repeats: that joint closes a cycle.
+    std::vector<char> seen(nlinks, 0);
+    int link = 0;
+    while (!seen[link]) {
+      seen[link] = 1;
+      link = linkIndex.at(urdf.joints[parentJoint[link]].parent);
+    }
+    const UrdfJoint& j = urdf.joints[parentJoint[link]];
+    throw ModelError(urdf.where(j.line) + ": <joint name=\"" + j.name +
+                     "\">: the joints form a cycle through link '" + j.child +
+                     "' (every link has a parent joint, so there is no root link)");
+  }
   if (roots.size() > 1) {
     std::string names;
     for (int r : roots) names += (names.empty() ? "'" : ", '") + urdf.links[r].name + "'";

@@ -116,8 +116,8 @@ std::vector<SpecLink> randomSpec(std::mt19937_64& rng, const RandomModelOptions&
         l.axis = randomUnitVector(rng);
       }
     }
-    if (l.jointType == "revolute" || (l.jointType == "prismatic" &&
-                                      uniform(rng, 0, 1) < o.limitProbability)) {
+    if (l.jointType == "revolute" ||
+        (l.jointType == "prismatic" && uniform(rng, 0, 1) < o.limitProbability)) {
       l.hasLimit = true;
       l.lower = uniform(rng, -3.0, -0.3);
       l.upper = uniform(rng, 0.3, 3.0);
@@ -165,8 +165,7 @@ Model specModel(const std::vector<SpecLink>& links, const RandomModelOptions& o)
   std::vector<double> lower, upper, vel, eff;
   for (int k = 1; k < n; ++k) {
     const SpecLink& l = links[k];
-    const Transform placement =
-        linkPlacement[l.parent] * Transform(rpyMatrix(l.rpy), l.xyz);
+    const Transform placement = linkPlacement[l.parent] * Transform(rpyMatrix(l.rpy), l.xyz);
     if (l.jointType == "fixed") {
       linkBody[k] = linkBody[l.parent];
       linkPlacement[k] = placement;
@@ -198,9 +197,9 @@ Model specModel(const std::vector<SpecLink>& links, const RandomModelOptions& o)
       // Link inertia in body coordinates: COM and rotational inertia moved into the body frame.
       const Transform& X = linkPlacement[k];
       const Mat3 Rin = X.R * rpyMatrix(l.comRpy);
-      m.inertias[b] = m.inertias[b] + SpatialInertia::fromMassComInertia(
-                                          l.mass, X.R * l.com + X.p,
-                                          Rin * l.inertia * Rin.transpose());
+      m.inertias[b] =
+          m.inertias[b] + SpatialInertia::fromMassComInertia(l.mass, X.R * l.com + X.p,
+                                                             Rin * l.inertia * Rin.transpose());
     }
     Frame f;
     f.name = l.name;
@@ -308,10 +307,12 @@ std::string randomUrdfString(std::mt19937_64& rng, const RandomModelOptions& opt
   auto fail = [](const std::string& what) { return ::testing::AssertionFailure() << what; };
   auto close = [tol](const MatX& x, const MatX& y) {
     return x.rows() == y.rows() && x.cols() == y.cols() &&
-           (x.size() == 0 || (x - y).cwiseAbs().maxCoeff() <= tol * std::max(1.0, x.cwiseAbs().maxCoeff()));
+           (x.size() == 0 ||
+            (x - y).cwiseAbs().maxCoeff() <= tol * std::max(1.0, x.cwiseAbs().maxCoeff()));
   };
   if (a.name != b.name) return fail("name '" + a.name + "' vs '" + b.name + "'");
-  if (a.rootLink != b.rootLink) return fail("rootLink '" + a.rootLink + "' vs '" + b.rootLink + "'");
+  if (a.rootLink != b.rootLink)
+    return fail("rootLink '" + a.rootLink + "' vs '" + b.rootLink + "'");
   if (a.nbodies != b.nbodies || a.nq != b.nq || a.nv != b.nv)
     return fail("sizes (nbodies, nq, nv) differ: (" + std::to_string(a.nbodies) + ", " +
                 std::to_string(a.nq) + ", " + std::to_string(a.nv) + ") vs (" +
@@ -384,8 +385,7 @@ double relativeError(const MatX& a, const MatX& b, double floor) {
   if (a.rows() != b.rows() || a.cols() != b.cols()) return std::numeric_limits<double>::infinity();
   if (a.size() == 0) return 0.0;
   const double diff = (a - b).cwiseAbs().maxCoeff();
-  const double scale =
-      std::max({floor, a.cwiseAbs().maxCoeff(), b.cwiseAbs().maxCoeff()});
+  const double scale = std::max({floor, a.cwiseAbs().maxCoeff(), b.cwiseAbs().maxCoeff()});
   if (!std::isfinite(diff)) return std::numeric_limits<double>::infinity();
   return diff / scale;
 }
@@ -396,15 +396,14 @@ double relativeError(const MatX& a, const MatX& b, double floor) {
   if (e <= tol) return ::testing::AssertionSuccess();
   Eigen::IOFormat fmt(Eigen::FullPrecision, 0, ", ", "\n", "[", "]");
   auto r = ::testing::AssertionFailure();
-  r << "relative error " << e << " > " << tol << " (sizes " << actual.rows() << "x"
-    << actual.cols() << " vs " << expected.rows() << "x" << expected.cols() << ")";
+  r << "relative error " << e << " > " << tol << " (sizes " << actual.rows() << "x" << actual.cols()
+    << " vs " << expected.rows() << "x" << expected.cols() << ")";
   if (actual.size() <= 400 && expected.size() <= 400)
     r << "\nactual:\n" << actual.format(fmt) << "\nexpected:\n" << expected.format(fmt);
   return r;
 }
 
-::testing::AssertionResult isCloseScalar(double actual, double expected, double tol,
-                                         double floor) {
+::testing::AssertionResult isCloseScalar(double actual, double expected, double tol, double floor) {
   const double scale = std::max({floor, std::abs(actual), std::abs(expected)});
   const double e = std::abs(actual - expected) / scale;
   if (e <= tol) return ::testing::AssertionSuccess();
@@ -449,8 +448,8 @@ std::vector<std::string> sharedTreeModelFiles() {
 }
 
 std::string writeTempFile(const std::string& name, const std::string& text) {
-  const std::string path = ::testing::TempDir() + "clusterdyn_" + std::to_string(::getpid()) +
-                           "_" + name;
+  const std::string path =
+      ::testing::TempDir() + "clusterdyn_" + std::to_string(::getpid()) + "_" + name;
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
   out << text;
   return path;

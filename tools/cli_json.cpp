@@ -40,8 +40,8 @@ json modelInfoJson(const Model& model) {
                       {"parent_index", model.parent[i]},
                       {"mass", I.mass},
                       {"com", vec3(I.com())}});
-    json lower = json::array(), upper = json::array(), vel = json::array(),
-         eff = json::array(), qn = json::array(), vn = json::array();
+    json lower = json::array(), upper = json::array(), vel = json::array(), eff = json::array(),
+         qn = json::array(), vn = json::array();
     for (int k = 0; k < model.nqs[i]; ++k) {
       const int iq = model.idx_q[i] + k;
       lower.push_back(finiteOrNull(model.lowerPositionLimit[iq]));

@@ -134,9 +134,9 @@ int cmdInfo(const Args& args) {
     const int iq = model.idx_q[i], iv = model.idx_v[i];
     const bool scalar = model.nqs[i] == 1 && model.nvs[i] == 1;
     const std::string parent = model.parent[i] >= 0 ? model.bodyNames[model.parent[i]] : "world";
-    std::snprintf(line, sizeof line, "    %-30s %-9s %-24s -> %-24s q %-3d v %-3d", 
-                  model.jointNames[i].c_str(), jointTypeName(model.joints[i].type),
-                  parent.c_str(), model.bodyNames[i].c_str(), iq, iv);
+    std::snprintf(line, sizeof line, "    %-30s %-9s %-24s -> %-24s q %-3d v %-3d",
+                  model.jointNames[i].c_str(), jointTypeName(model.joints[i].type), parent.c_str(),
+                  model.bodyNames[i].c_str(), iq, iv);
     std::cout << line;
     if (scalar)
       std::cout << "  [" << limitText(model.lowerPositionLimit[iq]) << ", "
@@ -151,8 +151,7 @@ int cmdInfo(const Args& args) {
               << (f.isBody ? "" : " (fused)") << "\n";
   const int fb = floatingBody(model);
   std::cout << "  dof: nq = " << model.nq << ", nv = " << model.nv << ", floating base: "
-            << (fb >= 0 ? "yes (joint '" + model.jointNames[fb] + "')" : std::string("no"))
-            << "\n";
+            << (fb >= 0 ? "yes (joint '" + model.jointNames[fb] + "')" : std::string("no")) << "\n";
   std::snprintf(line, sizeof line, "  total mass: %.9g kg\n", model.totalMass());
   std::cout << line;
   return kExitOk;
@@ -269,8 +268,8 @@ int cmdBench(const Args& args) {
     for (const auto& e : results) j["median_ns"][e.name] = e.ns;
     std::cout << j.dump(2) << "\n";
   } else {
-    std::cout << "model '" << model.name << "' (nq = " << model.nq << ", nv = " << model.nv
-              << "), " << calls << " calls per algorithm, " << kPool
+    std::cout << "model '" << model.name << "' (nq = " << model.nq << ", nv = " << model.nv << "), "
+              << calls << " calls per algorithm, " << kPool
               << " random states, median ns per call:\n";
     const char* labels[] = {"forward kinematics (q, v)", "rnea", "aba", "crba"};
     char line[128];

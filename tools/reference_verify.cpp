@@ -26,9 +26,12 @@ using json = nlohmann::ordered_json;
 
 const char* outcomeName(Outcome o) {
   switch (o) {
-    case Outcome::Passed: return "passed";
-    case Outcome::Failed: return "FAILED";
-    case Outcome::Skipped: return "skipped";
+    case Outcome::Passed:
+      return "passed";
+    case Outcome::Failed:
+      return "FAILED";
+    case Outcome::Skipped:
+      return "skipped";
   }
   return "?";
 }
@@ -250,8 +253,8 @@ class PinocchioVerifier {
     const json& samples = at(doc_, "samples", "file");
     for (size_t k = 0; k < samples.size(); ++k) runSample(samples[k], static_cast<int>(k));
     if (!contactNote_.empty())
-      for (const char* n : {"contact.J", "contact.drift", "contact.delassus", "contact.ddq",
-                            "contact.lambda"})
+      for (const char* n :
+           {"contact.J", "contact.drift", "contact.delassus", "contact.ddq", "contact.lambda"})
         results_[n].skip(contactNote_);
   }
 
@@ -263,8 +266,8 @@ class PinocchioVerifier {
     if (m.contains("base_joint") && floatingBody_ >= 0 &&
         model_.jointNames[floatingBody_] != m["base_joint"].get<std::string>())
       throw VerifyError("the file's base joint '" + m["base_joint"].get<std::string>() +
-                        "' is not the model's floating joint '" +
-                        model_.jointNames[floatingBody_] + "'");
+                        "' is not the model's floating joint '" + model_.jointNames[floatingBody_] +
+                        "'");
     coordinates_ = strings(at(doc_, "coordinates", "file"), "coordinates");
     if (static_cast<int>(coordinates_.size()) != model_.nv)
       throw VerifyError("the file has " + std::to_string(coordinates_.size()) +
@@ -299,7 +302,8 @@ class PinocchioVerifier {
         return;
       }
       if (c.contains("placement") &&
-          !(c["placement"].is_string() && c["placement"].get<std::string>().rfind("identity", 0) == 0)) {
+          !(c["placement"].is_string() &&
+            c["placement"].get<std::string>().rfind("identity", 0) == 0)) {
         contactNote_ = where + ": only identity placements are supported";
         return;
       }
@@ -343,7 +347,8 @@ class PinocchioVerifier {
     VecX out = VecX::Zero(model_.nv);
     for (size_t k = 0; k < nv.names.size(); ++k) {
       const auto it = vIndex_.find(nv.names[k]);
-      if (it == vIndex_.end()) throw VerifyError(where + ": unknown coordinate '" + nv.names[k] + "'");
+      if (it == vIndex_.end())
+        throw VerifyError(where + ": unknown coordinate '" + nv.names[k] + "'");
       out[it->second] = nv.values[k];
     }
     return out;
@@ -418,7 +423,8 @@ class PinocchioVerifier {
         const Transform& oMb = data.oMi[floatingBody_];
         for (int r = 0; r < 3; ++r) {
           for (int c = 0; c < 3; ++c)
-            acc.add(oMb.R(r, c), R(r, c), k, "R(" + std::to_string(r) + "," + std::to_string(c) + ")");
+            acc.add(oMb.R(r, c), R(r, c), k,
+                    "R(" + std::to_string(r) + "," + std::to_string(c) + ")");
           acc.add(oMb.p[r], p[r], k, "p(" + std::to_string(r) + ")");
         }
       }
@@ -472,8 +478,8 @@ class PinocchioVerifier {
     Data& data = *data_;
     const int nc = static_cast<int>(rows_.size()), nv = model.nv;
     auto failAll = [&](const std::string& why) {
-      for (const char* n : {"contact.J", "contact.drift", "contact.delassus", "contact.ddq",
-                            "contact.lambda"})
+      for (const char* n :
+           {"contact.J", "contact.drift", "contact.delassus", "contact.ddq", "contact.lambda"})
         if (c.contains(std::string(n).substr(8))) results_[n].fail(k, why);
     };
     // J (our rows in rows_ order, our column order) and drift = acceleration at ddq = 0.
@@ -553,12 +559,12 @@ class PinocchioVerifier {
   Model model_;
   std::unique_ptr<Data> data_;
   int floatingBody_ = -1;
-  std::vector<std::string> coordinates_;  ///< the file's velocity coordinates (its M order)
-  std::map<std::string, int> vIndex_;     ///< coordinate name -> clusterdyn v index
-  std::vector<ContactRow> rows_;          ///< our constraint rows (contacts' order)
-  std::map<std::string, int> rowIndex_;   ///< row name -> index in rows_
+  std::vector<std::string> coordinates_;     ///< the file's velocity coordinates (its M order)
+  std::map<std::string, int> vIndex_;        ///< coordinate name -> clusterdyn v index
+  std::vector<ContactRow> rows_;             ///< our constraint rows (contacts' order)
+  std::map<std::string, int> rowIndex_;      ///< row name -> index in rows_
   std::vector<std::string> constraintRows_;  ///< the file's row order
-  std::string contactNote_;               ///< non-empty: contacts not supported (skipped)
+  std::string contactNote_;                  ///< non-empty: contacts not supported (skipped)
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -652,8 +658,8 @@ void compareClusters(Accumulator& acc, const std::vector<GrbdaCluster>& ours,
     }
   }
   if (ours.size() != ref.size())
-    acc.fail(0, std::to_string(ours.size()) + " clusters computed, " +
-                    std::to_string(ref.size()) + " in the reference");
+    acc.fail(0, std::to_string(ours.size()) + " clusters computed, " + std::to_string(ref.size()) +
+                    " in the reference");
   acc.add(mismatches, 0.0, 0, "mismatching clusters");
 }
 
@@ -742,6 +748,22 @@ void verifyGrbda(const json& doc, const std::string& urdfPath, Results& results,
   for (const auto& n : names) results[n].skip(note);
 }
 
+/// base/urdf; if that file does not exist, base/<urdf without its leading folders> (so that
+/// --models may also name the urdfplus/ folder itself). Absolute urdf paths are kept.
+std::string resolveModel(const fs::path& base, const std::string& urdf) {
+  const fs::path rel(urdf);
+  if (rel.is_absolute()) return urdf;
+  const std::string first = (base / rel).lexically_normal().string();
+  if (fs::exists(first)) return first;
+  std::vector<fs::path> parts(rel.begin(), rel.end());
+  for (size_t skip = 1; skip < parts.size(); ++skip) {
+    fs::path p = base;
+    for (size_t k = skip; k < parts.size(); ++k) p /= parts[k];
+    if (fs::exists(p)) return p.lexically_normal().string();
+  }
+  return first;
+}
+
 std::string fmtErr(double x) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.2e", x);
@@ -760,7 +782,7 @@ bool prepareGrbda(GrbdaContext& ctx, std::string& why) {
   // describe the clustering in ctx.clusters (links, joints, parent index, constant G of
   // explicit clusters). Then set ctx.ready = true and return true.
   ctx.ready = false;
-  why = "the cluster-tree algorithms (CE-ABA, CE-RNEA, H/C) are not in the library yet";
+  why = "cluster-tree algorithms not in the library";
   return false;
 }
 
@@ -777,7 +799,7 @@ bool computeGrbdaSample(GrbdaContext& ctx, const GrbdaSample& sample, GrbdaSampl
   (void)ctx;
   (void)sample;
   (void)out;
-  why = "the cluster-tree algorithms are not in the library yet";
+  why = "cluster-tree algorithms not in the library";
   return false;
 }
 
@@ -803,7 +825,7 @@ FileReport verifyReferenceFile(const std::string& jsonPath, const VerifyOptions&
     const fs::path base = options.modelsDir.empty()
                               ? fs::absolute(jsonPath).parent_path().parent_path()
                               : fs::path(options.modelsDir);
-    report.modelPath = fs::path(urdf).is_absolute() ? urdf : (base / urdf).lexically_normal().string();
+    report.modelPath = resolveModel(base, urdf);
     if (doc.contains("independent_coordinates")) {
       report.kind = "grbda";
       verifyGrbda(doc, report.modelPath, results, report.samples);
@@ -831,8 +853,7 @@ std::string formatReport(const FileReport& r) {
   std::ostringstream os;
   os << r.path << "\n";
   os << "  " << (r.kind.empty() ? "?" : r.kind) << " file, model " << r.modelPath << ", "
-     << r.samples << " samples, tolerance " << r.tolerance
-     << " on max |a - b| / max(1, |b|)\n";
+     << r.samples << " samples, tolerance " << r.tolerance << " on max |a - b| / max(1, |b|)\n";
   if (!r.quantities.empty()) {
     char line[512];
     std::snprintf(line, sizeof line, "  %-18s %-12s %-12s %-8s %-8s %s\n", "quantity",

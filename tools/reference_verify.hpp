@@ -32,14 +32,14 @@ enum class Outcome { Passed, Failed, Skipped };
 const char* outcomeName(Outcome o);
 
 struct QuantityResult {
-  std::string name;               ///< e.g. "aba_ddq", "contact.J", "H"
+  std::string name;  ///< e.g. "aba_ddq", "contact.J", "H"
   Outcome outcome = Outcome::Skipped;
-  double maxRelError = 0.0;       ///< max |a - b| / max(1, |b|)
-  double maxAbsError = 0.0;       ///< max |a - b|
-  int samples = 0;                ///< samples in which the quantity was compared
-  long entries = 0;               ///< entries compared in total
-  std::string worst;              ///< where maxRelError occurred: "sample 3, FL_hip_to_knee_j"
-  std::string note;               ///< why skipped / why failed (status messages)
+  double maxRelError = 0.0;  ///< max |a - b| / max(1, |b|)
+  double maxAbsError = 0.0;  ///< max |a - b|
+  int samples = 0;           ///< samples in which the quantity was compared
+  long entries = 0;          ///< entries compared in total
+  std::string worst;         ///< where maxRelError occurred: "sample 3, FL_hip_to_knee_j"
+  std::string note;          ///< why skipped / why failed (status messages)
 };
 
 struct VerifyOptions {
@@ -57,7 +57,7 @@ struct FileReport {
   int samples = 0;
   double tolerance = 1e-9;
   std::vector<QuantityResult> quantities;
-  std::string error;      ///< non-empty: the file could not be verified (counts as one failure)
+  std::string error;  ///< non-empty: the file could not be verified (counts as one failure)
 
   int count(Outcome o) const;
   bool ok() const { return error.empty() && count(Outcome::Failed) == 0; }
@@ -89,7 +89,7 @@ struct NamedMatrix {
 /// One cluster as grbda groups the bodies (file-level "clusters" entry).
 struct GrbdaCluster {
   std::string name;
-  int parent = -1;  ///< index of the parent cluster in the same list (-1: world)
+  int parent = -1;        ///< index of the parent cluster in the same list (-1: world)
   std::string jointType;  ///< grbda's "Free", "Revolute", "Generic"
   std::vector<std::string> links, spanningJoints, independentJoints;
   std::optional<NamedMatrix> Gconstant;  ///< explicit clusters: rows spanning, cols independent
@@ -111,7 +111,7 @@ struct GrbdaFileInfo {
 /// (acceleration, wrench) in body coordinates, as for clusterdyn's floating joint [w; v].
 struct GrbdaSample {
   int index = 0;
-  NamedVector q;   ///< spanning joint positions (closed loops / q = G y)
+  NamedVector q;  ///< spanning joint positions (closed loops / q = G y)
   bool hasBase = false;
   Vec3 basePosition = Vec3::Zero();
   Eigen::Quaterniond baseOrientation = Eigen::Quaterniond::Identity();  ///< R_world_base
@@ -122,11 +122,11 @@ struct GrbdaSample {
 
 /// Outputs of one grbda sample; a quantity left empty is reported as skipped.
 struct GrbdaSampleResult {
-  std::optional<NamedVector> ydd;     ///< forward dynamics of tau (independent coordinates)
-  std::optional<NamedVector> qdd;     ///< spanning accelerations G ydd + g
-  std::optional<NamedVector> tauId;   ///< inverse dynamics of the sample's ydd
-  std::optional<NamedMatrix> H;       ///< independent mass matrix
-  std::optional<NamedVector> C;       ///< bias: H ydd + C = tau
+  std::optional<NamedVector> ydd;    ///< forward dynamics of tau (independent coordinates)
+  std::optional<NamedVector> qdd;    ///< spanning accelerations G ydd + g
+  std::optional<NamedVector> tauId;  ///< inverse dynamics of the sample's ydd
+  std::optional<NamedMatrix> H;      ///< independent mass matrix
+  std::optional<NamedVector> C;      ///< bias: H ydd + C = tau
   /// Per implicit cluster (by the reference cluster name): G (rows spanning joints, cols
   /// independent joints) and g (by spanning joint) at this state.
   std::map<std::string, std::pair<NamedMatrix, NamedVector>> implicitGg;

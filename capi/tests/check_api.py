@@ -1,0 +1,68 @@
+"""Consistency of the C API's faces (run by ctest as capi_api_consistency).
+
+* every function declared in clusterdyn.h is exported by the library and vice versa;
+* clusterdyn.f90 has a bind(C) interface for exactly the header's functions, and the same
+  value for every CDYN_ constant;
+* docs/c-api.md names every function and contains the example programs verbatim (each
+  fenced block preceded by "<!-- file: PATH -->" must equal the file PATH).
+
+Usage: check_api.py SOURCE_DIR LIBRARY NM
+"""
+import pathlib
+import re
+import subprocess
+import sys
+
+src, lib, nm = pathlib.Path(sys.argv[1]), sys.argv[2], sys.argv[3]
+header = (src / "capi/clusterdyn.h").read_text()
+fortran = (src / "capi/clusterdyn.f90").read_text()
+doc = (src / "docs/c-api.md").read_text()
+errors = []
+
+functions = set(re.findall(r"CDYN_API\s+[\w\s\*]+?\b(cdyn_\w+)\s*\(", header))
+if len(functions) < 40:
+    errors.append(f"only {len(functions)} functions found in the header")
+
+out = subprocess.run([nm, "-D", "--defined-only", lib], check=True, capture_output=True,
+                     text=True).stdout
+exported = {line.split()[-1].split("@")[0] for line in out.splitlines() if line.strip()}
+for name in sorted(functions - exported):
+    errors.append(f"declared but not exported: {name}")
+for name in sorted(exported - functions):
+    errors.append(f"exported but not declared in clusterdyn.h: {name}")
+
+bound = re.findall(r'bind\(C,\s*name="(cdyn_\w+)"\)', fortran)
+if len(bound) != len(set(bound)):
+    errors.append("clusterdyn.f90 binds a function twice")
+for name in sorted(functions - set(bound)):
+    errors.append(f"no Fortran interface: {name}")
+for name in sorted(set(bound) - functions):
+    errors.append(f"Fortran interface of an unknown function: {name}")
+
+constants = {k: int(v) for k, v in re.findall(r"#define (CDYN_\w+) (\d+)u?\b", header)}
+constants.update({k: int(v) for k, v in re.findall(r"\b(CDYN_\w+) = (\d+)", header)})
+constants["CDYN_VERSION_NUMBER"] = (constants["CDYN_VERSION_MAJOR"] * 10000 +
+                                    constants["CDYN_VERSION_MINOR"] * 100 +
+                                    constants["CDYN_VERSION_PATCH"])
+fvalues = {k.upper(): int(v) for k, v in
+           re.findall(r"parameter, public :: (CDYN_\w+) = (\d+)", fortran)}
+for k, v in sorted(constants.items()):
+    if fvalues.get(k) != v:
+        errors.append(f"{k} = {v} in the header, {fvalues.get(k)} in clusterdyn.f90")
+for k in sorted(set(fvalues) - set(constants)):
+    errors.append(f"{k} in clusterdyn.f90 is not in the header")
+
+for name in sorted(functions):
+    if not re.search(rf"\b{name}\b", doc):
+        errors.append(f"docs/c-api.md does not mention {name}")
+blocks = re.findall(r"<!-- file: (\S+) -->\n```\w*\n(.*?)```\n", doc, re.S)
+if len(blocks) < 3:
+    errors.append(f"docs/c-api.md includes {len(blocks)} example files, expected >= 3")
+for path, text in blocks:
+    if (src / path).read_text() != text:
+        errors.append(f"docs/c-api.md: the copy of {path} differs from the file")
+
+print(f"{len(functions)} functions, {len(constants)} constants, {len(blocks)} examples checked")
+for e in errors:
+    print("ERROR:", e)
+sys.exit(1 if errors else 0)

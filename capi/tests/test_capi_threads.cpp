@@ -1,0 +1,158 @@
+// Thread safety of the C API: 8 threads share one model, each with its own workspace (one on
+// the heap, the next in caller memory, alternately), and must reproduce the single-threaded
+// results bit for bit.
+//
+// Usage: test_capi_threads model.urdf...
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <random>
+#include <thread>
+#include <vector>
+
+#include "clusterdyn.h"
+
+namespace {
+
+constexpr int kThreads = 8;
+constexpr int kStates = 20;
+constexpr int kRounds = 25;
+
+struct Inputs {
+  std::vector<std::vector<double>> q, v, a, tau;
+};
+
+/// Everything computed for one state, concatenated.
+std::vector<double> computeAll(const cdyn_model* m, cdyn_workspace* ws, const Inputs& in, int k,
+                               int nq, int nv, int nb, int nf, bool* ok) {
+  std::vector<double> r;
+  std::vector<double> out(nv), M(nv * nv), J(6 * nv), fext(6 * nb);
+  for (int i = 0; i < 6 * nb; ++i) fext[i] = std::sin(0.1 * i + k);
+  const double *q = in.q[k].data(), *v = in.v[k].data(), *a = in.a[k].data(),
+               *tau = in.tau[k].data();
+  auto check = [&](cdyn_status s) {
+    if (s != CDYN_OK) *ok = false;
+  };
+  auto append = [&](const double* x, int n) { r.insert(r.end(), x, x + n); };
+  check(cdyn_rnea(m, ws, q, nq, v, nv, a, nv, fext.data(), 6 * nb, out.data(), nv));
+  append(out.data(), nv);
+  check(cdyn_aba(m, ws, q, nq, v, nv, tau, nv, nullptr, 0, out.data(), nv));
+  append(out.data(), nv);
+  check(cdyn_crba(m, ws, q, nq, M.data(), nv));
+  append(M.data(), nv * nv);
+  check(cdyn_nonlinear_effects(m, ws, q, nq, v, nv, out.data(), nv));
+  append(out.data(), nv);
+  std::vector<double> q2(nq);
+  check(cdyn_integrate(m, ws, q, nq, v, nv, 0.01, q2.data(), nq));
+  append(q2.data(), nq);
+  check(cdyn_forward_kinematics(m, ws, q, nq, v, nv, a, nv));
+  for (int f = 0; f < nf; ++f) {
+    double T[16], m6[6];
+    check(cdyn_frame_placement_matrix(m, ws, f, T, 4));
+    append(T, 16);
+    check(cdyn_frame_acceleration(m, ws, f, CDYN_WORLD, m6));
+    append(m6, 6);
+    check(cdyn_frame_jacobian(m, ws, f, CDYN_LOCAL, J.data(), 6));
+    append(J.data(), 6 * nv);
+  }
+  double e = 0;
+  check(cdyn_kinetic_energy(m, ws, q, nq, v, nv, &e));
+  append(&e, 1);
+  return r;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  int failures = 0;
+  for (int arg = 1; arg < argc; ++arg) {
+    char err[512];
+    cdyn_model* m = nullptr;
+    if (cdyn_model_load(CDYN_ABI_VERSION, argv[arg], 0, nullptr, &m, err, sizeof err) != CDYN_OK) {
+      std::fprintf(stderr, "cannot load %s: %s\n", argv[arg], err);
+      return 1;
+    }
+    int nq, nv, nb, nf;
+    cdyn_model_nq(m, &nq);
+    cdyn_model_nv(m, &nv);
+    cdyn_model_nbodies(m, &nb);
+    cdyn_model_nframes(m, &nf);
+
+    // Random valid states, made with the C API itself.
+    cdyn_workspace* ws0 = nullptr;
+    cdyn_workspace_create(m, &ws0);
+    Inputs in;
+    std::mt19937_64 rng(1234);
+    std::uniform_real_distribution<double> u(-1.0, 1.0);
+    for (int k = 0; k < kStates; ++k) {
+      std::vector<double> q(nq), dq(nv), v(nv), a(nv), tau(nv);
+      cdyn_neutral_configuration(m, ws0, q.data(), nq);
+      for (int i = 0; i < nv; ++i) {
+        dq[i] = u(rng);
+        v[i] = u(rng);
+        a[i] = u(rng);
+        tau[i] = u(rng);
+      }
+      cdyn_integrate(m, ws0, q.data(), nq, dq.data(), nv, 1.0, q.data(), nq);
+      in.q.push_back(q);
+      in.v.push_back(v);
+      in.a.push_back(a);
+      in.tau.push_back(tau);
+    }
+    // Single-threaded reference.
+    std::vector<std::vector<double>> ref;
+    bool ok = true;
+    for (int k = 0; k < kStates; ++k) ref.push_back(computeAll(m, ws0, in, k, nq, nv, nb, nf, &ok));
+    if (!ok) {
+      std::fprintf(stderr, "%s: a reference call failed\n", argv[arg]);
+      return 1;
+    }
+
+    std::vector<int> mismatches(kThreads, 0), errors(kThreads, 0);
+    std::vector<std::thread> threads;
+    for (int t = 0; t < kThreads; ++t) {
+      threads.emplace_back([&, t] {
+        cdyn_workspace* ws = nullptr;
+        std::vector<unsigned char> mem;
+        if (t % 2 == 0) {
+          if (cdyn_workspace_create(m, &ws) != CDYN_OK) {
+            ++errors[t];
+            return;
+          }
+        } else {
+          size_t size = 0;
+          cdyn_workspace_size(m, &size);
+          mem.resize(size);
+          if (cdyn_workspace_init_in(m, mem.data(), size, &ws) != CDYN_OK) {
+            ++errors[t];
+            return;
+          }
+        }
+        for (int round = 0; round < kRounds; ++round) {
+          for (int j = 0; j < kStates; ++j) {
+            const int k = (j + t * 3 + round) % kStates;  // threads interleave differently
+            bool good = true;
+            const std::vector<double> r = computeAll(m, ws, in, k, nq, nv, nb, nf, &good);
+            if (!good) ++errors[t];
+            if (r.size() != ref[k].size() ||
+                std::memcmp(r.data(), ref[k].data(), r.size() * sizeof(double)) != 0)
+              ++mismatches[t];
+          }
+        }
+        cdyn_workspace_free(ws);
+      });
+    }
+    for (auto& th : threads) th.join();
+    int total = 0, totalErrors = 0;
+    for (int t = 0; t < kThreads; ++t) {
+      total += mismatches[t];
+      totalErrors += errors[t];
+    }
+    std::printf("%s: %d threads x %d rounds x %d states: %d mismatches, %d errors\n", argv[arg],
+                kThreads, kRounds, kStates, total, totalErrors);
+    if (total || totalErrors) ++failures;
+    cdyn_workspace_free(ws0);
+    if (cdyn_model_free(m) != CDYN_OK) ++failures;
+  }
+  return failures ? 1 : 0;
+}

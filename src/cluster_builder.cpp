@@ -344,10 +344,13 @@ ClusterModel buildClusterModel(const UrdfDescription& urdf, const ModelOptions& 
       for (int k = 0; k < tree.nvs[b]; ++k) {
         const int iv = tree.idx_v[b] + k;
         const bool dep = c.constrained() && (declaredDependent || mimicFollowers.count(iv));
-        if (!c.constrained() && declaredDependent)
-          fail(urdf.where(uj->line), "<joint name=\"" + uj->name + "\">",
-               "marked independent=\"false\" but no coupling, mimic or loop constrains it (an "
-               "unconstrained rotor)");
+        if (!c.constrained() && declaredDependent && k == 0)
+          // The approximate (loop-free) benchmark models keep independent="false" on joints
+          // whose loop they removed: the joint is free, so it is an independent coordinate.
+          log::warn("{}: <joint name=\"{}\">: marked independent=\"false\" but no coupling, "
+                    "mimic or loop constrains it; treated as independent (an unconstrained "
+                    "rotor)",
+                    urdf.where(uj->line), uj->name);
         (dep ? c.dependent : c.independent).push_back(iv - c.v0);
       }
     }

@@ -19,30 +19,6 @@ namespace clusterdyn {
 
 namespace {
 
-/// Pass 1 for cluster k: S, c, Xh (after clusterVelocityPass set G, g).
-void clusterMotionSubspace(const ClusterModel& cm, ClusterData& data, int k) {
-  const Cluster& c = cm.clusters[k];
-  const Model& tree = cm.tree;
-  ClusterWorkspace& w = data.clusters[k];
-  for (int b = c.firstBody; b < c.firstBody + c.nbodies; ++b) {
-    const int i = 6 * (b - c.firstBody);
-    const int p = tree.parent[b];
-    const bool internal = p >= c.firstBody;
-    const int ip = 6 * (p - c.firstBody);
-    const Transform& X = data.tree.liMi[b];
-    const int lv = tree.idx_v[b] - c.v0;  // 1-dof joints inside constrained clusters
-    const auto Sb = tree.joints[b].S.col(0);
-    for (int j = 0; j < c.ny; ++j) {
-      Motion s = Sb * w.G(lv, j);
-      if (internal) s += X.actInvMotion(w.S.block<6, 1>(ip, j));
-      w.S.block<6, 1>(i, j) = s;
-    }
-    Motion cb = Sb * w.g[lv] + data.tree.c[b];
-    if (internal) cb += X.actInvMotion(w.c.segment<6>(ip));
-    w.c.segment<6>(i) = cb;
-  }
-}
-
 Status ceAbaCore(const ClusterModel& cm, ClusterData& data, ConstVecRef q, ConstVecRef v,
                  const double* tau, bool spanningForces, const Force* fext) {
   const Model& tree = cm.tree;
@@ -58,7 +34,7 @@ Status ceAbaCore(const ClusterModel& cm, ClusterData& data, ConstVecRef q, Const
     if (fext) td.pA[b] -= fext[b];
   }
   for (int k = 0; k < ncl; ++k)
-    if (cm.clusters[k].constrained()) clusterMotionSubspace(cm, data, k);
+    if (cm.clusters[k].constrained()) detail::clusterMotionSubspace(cm, data, k, true);
 
   // Pass 2: articulated inertias, leaf clusters to root.
   for (int k = ncl - 1; k >= 0; --k) {

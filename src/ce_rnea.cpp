@@ -3,7 +3,6 @@
 #include "check.hpp"
 #include "cluster_detail.hpp"
 #include "clusterdyn/cluster_algorithms.hpp"
-#include "clusterdyn/crba.hpp"
 #include "tree_step.hpp"
 
 namespace clusterdyn {
@@ -69,39 +68,6 @@ Status ceRnea(const ClusterModel& model, ClusterData& data, ConstVecRef q, Const
 Status clusterBias(const ClusterModel& model, ClusterData& data, ConstVecRef q, ConstVecRef v) {
   CDYN_TRY(detail::checkClusterArgs(model, data, q, &v));
   return ceRneaCore(model, data, q, v.data(), nullptr, nullptr, data.C, true);
-}
-
-Status clusterMassMatrix(const ClusterModel& model, ClusterData& data, ConstVecRef q) {
-  CDYN_TRY(detail::checkClusterArgs(model, data, q, nullptr));
-  CDYN_TRY(detail::clusterVelocityPass(model, data, q, nullptr, false, true));
-  CDYN_TRY(crba(model.tree, data.tree, q));
-  const MatX& M = data.tree.M;
-  data.H.setZero();
-  // H_kl = G_k^T M_kl G_l for l = k and every ancestor cluster l of k (other blocks vanish);
-  // G = identity for clusters without constraints.
-  for (int k = 0; k < static_cast<int>(model.clusters.size()); ++k) {
-    const Cluster& ck = model.clusters[k];
-    const MatX& Gk = data.clusters[k].G;
-    for (int l = k; l >= 0; l = model.clusters[l].parent) {
-      const Cluster& cl = model.clusters[l];
-      const MatX& Gl = data.clusters[l].G;
-      auto Hkl = data.H.block(ck.y0, cl.y0, ck.ny, cl.ny);
-      const auto Mkl = M.block(ck.v0, cl.v0, ck.nv, cl.nv);
-      if (!ck.constrained() && !cl.constrained()) {
-        Hkl = Mkl;
-      } else if (!ck.constrained()) {
-        Hkl.noalias() = Mkl * Gl;
-      } else if (!cl.constrained()) {
-        Hkl.noalias() = Gk.transpose() * Mkl;
-      } else {
-        auto tmp = data.Hblock.topLeftCorner(ck.nv, cl.ny);
-        tmp.noalias() = Mkl * Gl;
-        Hkl.noalias() = Gk.transpose() * tmp;
-      }
-      if (l != k) data.H.block(cl.y0, ck.y0, cl.ny, ck.ny) = Hkl.transpose();
-    }
-  }
-  return detail::ok(data.tree);
 }
 
 }  // namespace clusterdyn

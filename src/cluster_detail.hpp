@@ -41,6 +41,10 @@ Status clusterVelocityPass(const ClusterModel& cm, ClusterData& data,
                            const Eigen::Ref<const VecX>& q, const double* v, bool withBias,
                            bool checkState);
 
+/// Cluster motion subspace S (6m x d, eq. 15) into data.clusters[k].S and, with withBias, the
+/// cluster bias c (6m, eq. 19) (after clusterVelocityPass).
+void clusterMotionSubspace(const ClusterModel& cm, ClusterData& data, int k, bool withBias);
+
 /// Argument checks common to the cluster algorithms.
 Status checkClusterArgs(const ClusterModel& cm, ClusterData& data, const Eigen::Ref<const VecX>& q,
                         const Eigen::Ref<const VecX>* v);

@@ -67,4 +67,31 @@ Status clusterVelocityPass(const ClusterModel& cm, ClusterData& data,
   return Status::Ok;
 }
 
+/// Cluster motion subspace S_k = JXJ diag(S_i) G_k (seed 000 eq. 15) and, with withBias, the
+/// cluster bias c_k = JXJ [diag(S_i) g_k + stack(v_i x S_i qd_i)] (eq. 19), in body coordinates
+/// (after clusterVelocityPass set G and g).
+void clusterMotionSubspace(const ClusterModel& cm, ClusterData& data, int k, bool withBias) {
+  const Cluster& c = cm.clusters[k];
+  const Model& tree = cm.tree;
+  ClusterWorkspace& w = data.clusters[k];
+  for (int b = c.firstBody; b < c.firstBody + c.nbodies; ++b) {
+    const int i = 6 * (b - c.firstBody);
+    const int p = tree.parent[b];
+    const bool internal = p >= c.firstBody;
+    const int ip = 6 * (p - c.firstBody);
+    const Transform& X = data.tree.liMi[b];
+    const int lv = tree.idx_v[b] - c.v0;  // 1-dof joints inside constrained clusters
+    const auto Sb = tree.joints[b].S.col(0);
+    for (int j = 0; j < c.ny; ++j) {
+      Motion s = Sb * w.G(lv, j);
+      if (internal) s += X.actInvMotion(w.S.block<6, 1>(ip, j));
+      w.S.block<6, 1>(i, j) = s;
+    }
+    if (!withBias) continue;
+    Motion cb = Sb * w.g[lv] + data.tree.c[b];
+    if (internal) cb += X.actInvMotion(w.c.segment<6>(ip));
+    w.c.segment<6>(i) = cb;
+  }
+}
+
 }  // namespace clusterdyn::detail

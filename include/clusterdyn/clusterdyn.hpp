@@ -16,3 +16,4 @@
 #include "clusterdyn/cluster_algorithms.hpp"
 #include "clusterdyn/cluster_data.hpp"
 #include "clusterdyn/cluster_model.hpp"
+#include "clusterdyn/logging.hpp"

@@ -19,6 +19,177 @@ namespace clusterdyn {
 
 namespace {
 
+/// X^T IA_b X added to IAo: the cheap rigid-body transform when nothing hangs below b (then
+/// IA_b is still the body's own inertia), the full 6x6 one otherwise.
+inline void addTransformedInertia(const Model& tree, const Data& td, int b, const Transform& T,
+                                  Mat6& IAo) {
+  if (tree.children[b].empty())
+    tree.inertias[b].transformedBy(T).addTo(IAo);
+  else
+    IAo += actInertia(T, td.IA[b]);
+}
+
+/// Pass 2 for a single-body cluster without constraints: the ABA step (Featherstone Table 7.1).
+Status singleBodyArticulated(const ClusterModel& cm, ClusterData& data, const Cluster& c,
+                             const double* tau, bool spanningForces) {
+  const Model& tree = cm.tree;
+  Data& td = data.tree;
+  const int b = c.firstBody, o = c.outputBody;
+  const Joint& joint = tree.joints[b];
+  const int iv = tree.idx_v[b];
+  const double* taub = spanningForces ? tau + iv : tau + c.y0;
+  Mat6& IA = td.IA[b];
+  if (joint.nv == 1) {
+    auto U = td.U[b].col(0);
+    U.noalias() = IA * joint.S.col(0);
+    const double D = joint.S.col(0).dot(U);
+    if (!(D > 0.0))
+      return detail::fail(td, Status::NotPositiveDefinite,
+                          "articulated inertia of body '%s' is singular along joint '%s'",
+                          tree.bodyNames[b].c_str(), tree.jointNames[b].c_str());
+    const double Dinv = 1.0 / D;
+    td.Dinv[b](0, 0) = Dinv;
+    const double u = taub[0] - joint.S.col(0).dot(td.pA[b]);
+    td.u[b](0) = u;
+    if (o >= 0) {
+      Mat6 Ia = IA;
+      Ia.noalias() -= (U * Dinv) * U.transpose();
+      Force pa = td.pA[b];
+      pa.noalias() += Ia * td.c[b];
+      pa += U * (Dinv * u);
+      td.IA[o] += actInertia(td.liMi[b], Ia);
+      td.pA[o] += td.liMi[b].actForce(pa);
+    }
+    return Status::Ok;
+  }
+  auto U = td.U[b].leftCols(joint.nv);
+  U.noalias() = IA * joint.S;
+  Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, 0, 6, 6> D(joint.nv, joint.nv);
+  D.noalias() = joint.S.transpose() * U;
+  Eigen::LLT<Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, 0, 6, 6>> llt(D);
+  if (llt.info() != Eigen::Success)
+    return detail::fail(td, Status::NotPositiveDefinite,
+                        "articulated inertia of body '%s' is singular along joint '%s'",
+                        tree.bodyNames[b].c_str(), tree.jointNames[b].c_str());
+  td.Dinv[b].setIdentity(joint.nv, joint.nv);
+  llt.solveInPlace(td.Dinv[b]);
+  auto& u = td.u[b];
+  u = Eigen::Map<const VecX>(taub, joint.nv);
+  u.noalias() -= joint.S.transpose() * td.pA[b];
+  if (o >= 0) {
+    Mat6Xs UDinv(6, joint.nv);
+    UDinv.noalias() = U * td.Dinv[b];
+    Mat6 Ia = IA;
+    Ia.noalias() -= UDinv * U.transpose();
+    Force pa = td.pA[b];
+    pa.noalias() += Ia * td.c[b];
+    pa.noalias() += UDinv * u;
+    td.IA[o] += actInertia(td.liMi[b], Ia);
+    td.pA[o] += td.liMi[b].actForce(pa);
+  }
+  return Status::Ok;
+}
+
+/// Pass 2 for a constrained cluster with one independent coordinate (rotor-link pairs, belts,
+/// four-bars): eq. 55-59 with S a 6m x 1 column, D a scalar.
+Status clusterArticulatedScalar(const ClusterModel& cm, ClusterData& data, int k,
+                                const double* tau, bool spanningForces) {
+  const Model& tree = cm.tree;
+  const Cluster& c = cm.clusters[k];
+  Data& td = data.tree;
+  ClusterWorkspace& w = data.clusters[k];
+  const int o = c.outputBody;
+  double D = 0.0;
+  double u = spanningForces ? w.G.col(0).dot(Eigen::Map<const VecX>(tau + c.v0, c.nv))
+                            : tau[c.y0];
+  for (int b = c.firstBody; b < c.firstBody + c.nbodies; ++b) {
+    const int i = 6 * (b - c.firstBody);
+    const auto s = w.S.block<6, 1>(i, 0);
+    auto U = w.U.block<6, 1>(i, 0);
+    U.noalias() = td.IA[b] * s;  // eq. 55
+    D += s.dot(U);               // eq. 56
+    u -= s.dot(td.pA[b]);        // eq. 57
+  }
+  if (!(D > 0.0))
+    return detail::fail(td, Status::NotPositiveDefinite,
+                        "articulated inertia of cluster '%s' is singular", c.name.c_str());
+  const double Dinv = 1.0 / D;
+  w.D(0, 0) = D;
+  w.Dinv(0, 0) = Dinv;
+  w.u[0] = u;
+  if (o < 0) return Status::Ok;
+  Force Ubar = Force::Zero(), po = Force::Zero();
+  Mat6 IAo = Mat6::Zero();
+  double t = u;  // u - U^T c
+  for (int b = c.firstBody; b < c.firstBody + c.nbodies; ++b) {
+    const int i = 6 * (b - c.firstBody);
+    const Transform& T = w.outputTb[b - c.firstBody];
+    const auto U = w.U.block<6, 1>(i, 0);
+    const Motion cb = w.c.segment<6>(i);
+    Ubar += T.actForce(U);
+    addTransformedInertia(tree, td, b, T, IAo);
+    Force pb = td.pA[b];
+    pb.noalias() += td.IA[b] * cb;
+    po += T.actForce(pb);
+    t -= U.dot(cb);
+  }
+  IAo.noalias() -= (Dinv * Ubar) * Ubar.transpose();  // eq. 58
+  po += Ubar * (Dinv * t);                            // eq. 59
+  td.IA[o] += IAo;
+  td.pA[o] += po;
+  return Status::Ok;
+}
+
+/// Pass 2 for a constrained cluster with d > 1 independent coordinates (eq. 55-59).
+Status clusterArticulated(const ClusterModel& cm, ClusterData& data, int k, const double* tau,
+                          bool spanningForces) {
+  const Model& tree = cm.tree;
+  const Cluster& c = cm.clusters[k];
+  Data& td = data.tree;
+  ClusterWorkspace& w = data.clusters[k];
+  const int o = c.outputBody;
+  // U = IA S with IA block diagonal (children only touched the output body's block).
+  for (int b = c.firstBody; b < c.firstBody + c.nbodies; ++b) {
+    const int i = 6 * (b - c.firstBody);
+    w.U.middleRows<6>(i).noalias() = td.IA[b] * w.S.middleRows<6>(i);
+  }
+  w.D.noalias() = w.S.transpose() * w.U;  // eq. 56
+  w.llt.compute(w.D);
+  if (w.llt.info() != Eigen::Success)
+    return detail::fail(td, Status::NotPositiveDefinite,
+                        "articulated inertia of cluster '%s' is singular", c.name.c_str());
+  w.Dinv.setIdentity();
+  w.llt.solveInPlace(w.Dinv);
+  if (spanningForces)
+    w.u.noalias() = w.G.transpose() * Eigen::Map<const VecX>(tau + c.v0, c.nv);
+  else
+    w.u = Eigen::Map<const VecX>(tau + c.y0, c.ny);
+  for (int b = c.firstBody; b < c.firstBody + c.nbodies; ++b)  // eq. 57
+    w.u.noalias() -= w.S.middleRows<6>(6 * (b - c.firstBody)).transpose() * td.pA[b];
+  if (o < 0) return Status::Ok;
+  // Xh^T (IA - U D^-1 U^T) Xh = sum_b X_b^T IA_b X_b - Ubar D^-1 Ubar^T, Ubar = Xh^T U (eq. 58),
+  // with X_b = b_X_output applied as a transform, never as a 6m x 6 matrix.
+  w.Ubar.setZero();
+  Mat6 IAo = Mat6::Zero();
+  Force po = Force::Zero();
+  w.tmpd = w.u;
+  for (int b = c.firstBody; b < c.firstBody + c.nbodies; ++b) {
+    const int i = 6 * (b - c.firstBody);
+    const Transform& T = w.outputTb[b - c.firstBody];
+    for (int j = 0; j < c.ny; ++j) w.Ubar.col(j) += T.actForce(w.U.block<6, 1>(i, j));
+    addTransformedInertia(tree, td, b, T, IAo);
+    const Motion cb = w.c.segment<6>(i);
+    po += T.actForce(td.pA[b] + td.IA[b] * cb);
+    w.tmpd.noalias() -= w.U.middleRows<6>(i).transpose() * cb;  // u - U^T c
+  }
+  w.UbarDinv.noalias() = w.Ubar * w.Dinv;
+  IAo.noalias() -= w.UbarDinv * w.Ubar.transpose();
+  po.noalias() += w.UbarDinv * w.tmpd;  // eq. 59: Xh^T (pA + Ia c + U D^-1 u)
+  td.IA[o] += IAo;
+  td.pA[o] += po;
+  return Status::Ok;
+}
+
 Status ceAbaCore(const ClusterModel& cm, ClusterData& data, ConstVecRef q, ConstVecRef v,
                  const double* tau, bool spanningForces, const Force* fext) {
   const Model& tree = cm.tree;
@@ -39,89 +210,13 @@ Status ceAbaCore(const ClusterModel& cm, ClusterData& data, ConstVecRef q, Const
   // Pass 2: articulated inertias, leaf clusters to root.
   for (int k = ncl - 1; k >= 0; --k) {
     const Cluster& c = cm.clusters[k];
-    const int o = c.outputBody;
     if (!c.constrained()) {
-      const int b = c.firstBody;
-      const Joint& joint = tree.joints[b];
-      const int iv = tree.idx_v[b];
-      Mat6& IA = td.IA[b];
-      auto U = td.U[b].leftCols(joint.nv);
-      U.noalias() = IA * joint.S;
-      Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, 0, 6, 6> D(joint.nv, joint.nv);
-      D.noalias() = joint.S.transpose() * U;
-      Eigen::LLT<Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, 0, 6, 6>> llt(D);
-      if (llt.info() != Eigen::Success)
-        return detail::fail(td, Status::NotPositiveDefinite,
-                            "articulated inertia of body '%s' is singular along joint '%s'",
-                            tree.bodyNames[b].c_str(), tree.jointNames[b].c_str());
-      td.Dinv[b].setIdentity(joint.nv, joint.nv);
-      llt.solveInPlace(td.Dinv[b]);
-      auto& u = td.u[b];
-      if (spanningForces)
-        u = Eigen::Map<const VecX>(tau + iv, joint.nv);
-      else
-        u = Eigen::Map<const VecX>(tau + c.y0, joint.nv);
-      u.noalias() -= joint.S.transpose() * td.pA[b];
-      if (o >= 0) {
-        Mat6Xs UDinv(6, joint.nv);
-        UDinv.noalias() = U * td.Dinv[b];
-        Mat6 Ia = IA;
-        Ia.noalias() -= UDinv * U.transpose();
-        Force pa = td.pA[b];
-        pa.noalias() += Ia * td.c[b];
-        pa.noalias() += UDinv * u;
-        td.IA[o] += actInertia(td.liMi[b], Ia);
-        td.pA[o] += td.liMi[b].actForce(pa);
-      }
-      continue;
-    }
-    ClusterWorkspace& w = data.clusters[k];
-    // U = IA S with IA block diagonal (children only touched the output body's block).
-    for (int b = c.firstBody; b < c.firstBody + c.nbodies; ++b) {
-      const int i = 6 * (b - c.firstBody);
-      w.U.middleRows<6>(i).noalias() = td.IA[b] * w.S.middleRows<6>(i);
-    }
-    w.D.noalias() = w.S.transpose() * w.U;  // eq. 56
-    if (c.ny == 1) {  // the common case (one actuator per cluster): no factorization machinery
-      if (!(w.D(0, 0) > 0.0))
-        return detail::fail(td, Status::NotPositiveDefinite,
-                            "articulated inertia of cluster '%s' is singular", c.name.c_str());
-      w.Dinv(0, 0) = 1.0 / w.D(0, 0);
+      CDYN_TRY(singleBodyArticulated(cm, data, c, tau, spanningForces));
+    } else if (c.ny == 1) {
+      CDYN_TRY(clusterArticulatedScalar(cm, data, k, tau, spanningForces));
     } else {
-      w.llt.compute(w.D);
-      if (w.llt.info() != Eigen::Success)
-        return detail::fail(td, Status::NotPositiveDefinite,
-                            "articulated inertia of cluster '%s' is singular", c.name.c_str());
-      w.Dinv.setIdentity();
-      w.llt.solveInPlace(w.Dinv);
+      CDYN_TRY(clusterArticulated(cm, data, k, tau, spanningForces));
     }
-    if (spanningForces)
-      w.u.noalias() = w.G.transpose() * Eigen::Map<const VecX>(tau + c.v0, c.nv);
-    else
-      w.u = Eigen::Map<const VecX>(tau + c.y0, c.ny);
-    for (int b = c.firstBody; b < c.firstBody + c.nbodies; ++b)  // eq. 57
-      w.u.noalias() -= w.S.middleRows<6>(6 * (b - c.firstBody)).transpose() * td.pA[b];
-    if (o < 0) continue;
-    // Xh^T (IA - U D^-1 U^T) Xh = sum_b X_b^T IA_b X_b - Ubar D^-1 Ubar^T, Ubar = Xh^T U (eq. 58),
-    // with X_b = b_X_output applied as a transform, never as a 6m x 6 matrix.
-    w.Ubar.setZero();
-    Mat6 IAo = Mat6::Zero();
-    Force po = Force::Zero();
-    w.tmpd = w.u;
-    for (int b = c.firstBody; b < c.firstBody + c.nbodies; ++b) {
-      const int i = 6 * (b - c.firstBody);
-      const Transform& T = w.outputTb[b - c.firstBody];
-      for (int j = 0; j < c.ny; ++j) w.Ubar.col(j) += T.actForce(w.U.block<6, 1>(i, j));
-      IAo += actInertia(T, td.IA[b]);
-      const Motion cb = w.c.segment<6>(i);
-      po += T.actForce(td.pA[b] + td.IA[b] * cb);
-      w.tmpd.noalias() -= w.U.middleRows<6>(i).transpose() * cb;  // u - U^T c
-    }
-    w.UbarDinv.noalias() = w.Ubar * w.Dinv;
-    IAo.noalias() -= w.UbarDinv * w.Ubar.transpose();
-    po.noalias() += w.UbarDinv * w.tmpd;  // eq. 59: Xh^T (pA + Ia c + U D^-1 u)
-    td.IA[o] += IAo;
-    td.pA[o] += po;
   }
 
   // Pass 3: accelerations, root cluster to leaves.
@@ -129,12 +224,20 @@ Status ceAbaCore(const ClusterModel& cm, ClusterData& data, ConstVecRef q, Const
   for (int k = 0; k < ncl; ++k) {
     const Cluster& c = cm.clusters[k];
     const int o = c.outputBody;
+    const Motion& ao = o >= 0 ? td.a_gf[o] : a0;
     if (!c.constrained()) {
       const int b = c.firstBody;
       const Joint& joint = tree.joints[b];
       const int iv = tree.idx_v[b];
       Motion& a = td.a_gf[b];
-      a = td.liMi[b].actInvMotion(o >= 0 ? td.a_gf[o] : a0) + td.c[b];
+      a = td.liMi[b].actInvMotion(ao) + td.c[b];
+      if (joint.nv == 1) {
+        const double qdd = td.Dinv[b](0, 0) * (td.u[b](0) - td.U[b].col(0).dot(a));
+        data.qdd[iv] = qdd;
+        data.ydd[c.y0] = qdd;
+        a.noalias() += joint.S.col(0) * qdd;
+        continue;
+      }
       Eigen::Matrix<double, Eigen::Dynamic, 1, 0, 6, 1> rhs = td.u[b];
       rhs.noalias() -= td.U[b].leftCols(joint.nv).transpose() * a;
       auto qdd = data.qdd.segment(iv, joint.nv);
@@ -144,7 +247,23 @@ Status ceAbaCore(const ClusterModel& cm, ClusterData& data, ConstVecRef q, Const
       continue;
     }
     ClusterWorkspace& w = data.clusters[k];
-    const Motion ao = o >= 0 ? td.a_gf[o] : a0;
+    if (c.ny == 1) {
+      double t = w.u[0];
+      for (int b = c.firstBody; b < c.firstBody + c.nbodies; ++b) {  // a' = Xh a_out + c
+        const int i = 6 * (b - c.firstBody);
+        const Motion ab = w.outputTb[b - c.firstBody].actInvMotion(ao) + w.c.segment<6>(i);
+        td.a_gf[b] = ab;
+        t -= w.U.block<6, 1>(i, 0).dot(ab);
+      }
+      const double ydd = w.Dinv(0, 0) * t;  // eq. 60
+      data.ydd[c.y0] = ydd;
+      for (int b = c.firstBody; b < c.firstBody + c.nbodies; ++b)  // eq. 61
+        td.a_gf[b].noalias() += w.S.block<6, 1>(6 * (b - c.firstBody), 0) * ydd;
+      auto qdd = data.qdd.segment(c.v0, c.nv);
+      qdd = w.g;
+      qdd.noalias() += w.G.col(0) * ydd;
+      continue;
+    }
     w.tmpd = w.u;
     for (int b = c.firstBody; b < c.firstBody + c.nbodies; ++b) {  // a' = Xh a_out + c
       const int i = 6 * (b - c.firstBody);

@@ -13,7 +13,7 @@ Status ceRneaCore(const ClusterModel& cm, ClusterData& data, ConstVecRef q, cons
                   const double* ydd, const Force* fext, VecX& out, bool checkState) {
   const Model& tree = cm.tree;
   Data& td = data.tree;
-  CDYN_TRY(detail::clusterVelocityPass(cm, data, q, v, true, checkState));
+  CDYN_TRY(detail::clusterVelocityPass(cm, data, q, v, true, checkState, false));
   const Motion a0 = detail::gravityAcceleration(tree);
   for (int k = 0; k < static_cast<int>(cm.clusters.size()); ++k) {
     const Cluster& c = cm.clusters[k];
@@ -21,7 +21,10 @@ Status ceRneaCore(const ClusterModel& cm, ClusterData& data, ConstVecRef q, cons
     if (c.constrained()) {
       const ClusterWorkspace& w = data.clusters[k];
       qdd = w.g;
-      if (ydd) qdd.noalias() += w.G * Eigen::Map<const VecX>(ydd + c.y0, c.ny);
+      if (ydd && c.ny == 1)
+        qdd.noalias() += w.G.col(0) * ydd[c.y0];
+      else if (ydd)
+        qdd.noalias() += w.G * Eigen::Map<const VecX>(ydd + c.y0, c.ny);
     } else {
       if (ydd)
         qdd = Eigen::Map<const VecX>(ydd + c.y0, c.ny);
@@ -40,13 +43,18 @@ Status ceRneaCore(const ClusterModel& cm, ClusterData& data, ConstVecRef q, cons
   }
   for (int b = tree.nbodies - 1; b >= 0; --b) {
     const Joint& joint = tree.joints[b];
-    td.tau.segment(tree.idx_v[b], joint.nv).noalias() = joint.S.transpose() * td.f[b];
+    if (joint.nv == 1)
+      td.tau[tree.idx_v[b]] = joint.S.col(0).dot(td.f[b]);
+    else
+      td.tau.segment(tree.idx_v[b], joint.nv).noalias() = joint.S.transpose() * td.f[b];
     const int p = tree.parent[b];
     if (p >= 0) td.f[p] += td.liMi[b].actForce(td.f[b]);
   }
   for (int k = 0; k < static_cast<int>(cm.clusters.size()); ++k) {
     const Cluster& c = cm.clusters[k];
-    if (c.constrained())
+    if (c.constrained() && c.ny == 1)
+      out[c.y0] = data.clusters[k].G.col(0).dot(td.tau.segment(c.v0, c.nv));
+    else if (c.constrained())
       out.segment(c.y0, c.ny).noalias() =
           data.clusters[k].G.transpose() * td.tau.segment(c.v0, c.nv);
     else

@@ -36,10 +36,11 @@ namespace clusterdyn::detail {
 
 /// Tree kinematics cluster by cluster (liMi, oMi, v, c = v x S qd) and each cluster's G (and g
 /// when withBias) at (q, v). With checkState, rejects spanning states that violate the
-/// constraints (ConstraintFailure). v may be nullptr (zero velocity).
+/// constraints (ConstraintFailure). v may be nullptr (zero velocity). withPoses: also the
+/// poses relative to the output body (outputTb) of explicit clusters (implicit ones always).
 Status clusterVelocityPass(const ClusterModel& cm, ClusterData& data,
                            const Eigen::Ref<const VecX>& q, const double* v, bool withBias,
-                           bool checkState);
+                           bool checkState, bool withPoses = true);
 
 /// Cluster motion subspace S (6m x d, eq. 15) into data.clusters[k].S and, with withBias, the
 /// cluster bias c (6m, eq. 19) (after clusterVelocityPass).

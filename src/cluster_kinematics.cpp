@@ -17,7 +17,7 @@ Status checkClusterArgs(const ClusterModel& cm, ClusterData& data, const Eigen::
 
 Status clusterVelocityPass(const ClusterModel& cm, ClusterData& data,
                            const Eigen::Ref<const VecX>& q, const double* v, bool withBias,
-                           bool checkState) {
+                           bool checkState, bool withPoses) {
   const Model& tree = cm.tree;
   Data& td = data.tree;
   for (int k = 0; k < static_cast<int>(cm.clusters.size()); ++k) {
@@ -32,7 +32,7 @@ Status clusterVelocityPass(const ClusterModel& cm, ClusterData& data,
     }
     if (!c.constrained()) continue;
     ClusterWorkspace& w = data.clusters[k];
-    clusterRelativePoses(cm, data, k);
+    if (withPoses || c.implicit()) clusterRelativePoses(cm, data, k);
     if (c.implicit()) {
       for (int b = c.firstBody; b < last; ++b) {
         const int p = tree.parent[b];

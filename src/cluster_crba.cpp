@@ -31,8 +31,8 @@ Status clusterMassMatrix(const ClusterModel& model, ClusterData& data, ConstVecR
   CDYN_TRY(detail::clusterVelocityPass(model, data, q, nullptr, false, true));
   const Model& tree = model.tree;
   Data& td = data.tree;
-  std::vector<Mat6>& Ic = td.Ycrb;  // I~_b
-  for (int b = 0; b < tree.nbodies; ++b) Ic[b] = tree.inertias[b].matrix();
+  std::vector<SpatialInertia>& Ic = td.Ycrb;  // I~_b: rigid composites
+  for (int b = 0; b < tree.nbodies; ++b) Ic[b] = tree.inertias[b];
   const int ncl = static_cast<int>(model.clusters.size());
   for (int k = 0; k < ncl; ++k)
     if (model.clusters[k].constrained()) detail::clusterMotionSubspace(model, data, k, false);
@@ -47,30 +47,30 @@ Status clusterMassMatrix(const ClusterModel& model, ClusterData& data, ConstVecR
       const int b = c.firstBody;
       const Mat6Xs& S = tree.joints[b].S;
       if (S.cols() == 1) {
-        F.col(0).noalias() = Ic[b] * S.col(0);
+        F.col(0) = Ic[b] * Motion(S.col(0));
         Hkk(0, 0) = S.col(0).dot(F.col(0));
       } else {
-        F.noalias() = Ic[b] * S;
+        F.noalias() = Ic[b].matrix() * S;
         Hkk.noalias() = S.transpose() * F;
       }
       if (o >= 0) {
         transportForces(td.liMi[b], F);
-        Ic[o] += actInertia(td.liMi[b], Ic[b]);
+        Ic[o] += Ic[b].transformedBy(td.liMi[b]);
       }
     } else {
       Hkk.setZero();
       if (o >= 0) F.setZero();
-      Mat6 Io = Mat6::Zero();
+      SpatialInertia Io;
       for (int b = c.firstBody; b < c.firstBody + c.nbodies; ++b) {
         const int i = 6 * (b - c.firstBody);
         auto Sb = w.S.middleRows<6>(i);
         auto Fb = w.U.middleRows<6>(i);
-        Fb.noalias() = Ic[b] * Sb;
+        for (int j = 0; j < c.ny; ++j) Fb.col(j) = Ic[b] * Motion(Sb.col(j));
         Hkk.noalias() += Sb.transpose() * Fb;
         if (o < 0) continue;
         const Transform& T = w.outputTb[b - c.firstBody];
         for (int j = 0; j < c.ny; ++j) F.col(j) += T.actForce(Fb.col(j));
-        Io += actInertia(T, Ic[b]);
+        Io += Ic[b].transformedBy(T);
       }
       if (o >= 0) Ic[o] += Io;
     }

@@ -38,7 +38,7 @@ Data::Data(const Model& m) : model(&m) {
     Dinv[i].setZero(m.nvs[i], m.nvs[i]);
     u[i].setZero(m.nvs[i]);
   }
-  Ycrb.assign(n, Mat6::Zero());
+  Ycrb.assign(n, SpatialInertia());
   Fcrb.setZero(6, m.nv);
   tau.setZero(m.nv);
   ddq.setZero(m.nv);

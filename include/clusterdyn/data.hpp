@@ -5,6 +5,7 @@
 #include <array>
 #include <vector>
 
+#include "clusterdyn/inertia.hpp"
 #include "clusterdyn/model.hpp"
 #include "clusterdyn/status.hpp"
 
@@ -32,7 +33,7 @@ struct Data {
   std::vector<Eigen::Matrix<double, Eigen::Dynamic, 1, 0, 6, 1>> u;
 
   // Composite rigid body (CRBA).
-  std::vector<Mat6> Ycrb;
+  std::vector<SpatialInertia> Ycrb;  ///< composite inertia of the subtree at i (rigid)
   Mat6X Fcrb;                   ///< 6 x nv scratch
 
   // Outputs.

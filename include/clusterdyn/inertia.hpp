@@ -74,6 +74,12 @@ struct SpatialInertia {
     out.Io = aMb.R * Io * aMb.R.transpose() - px * hx - hx * px - mass * px * px;
     return out;
   }
+  SpatialInertia& operator+=(const SpatialInertia& o) {
+    mass += o.mass;
+    h += o.h;
+    Io += o.Io;
+    return *this;
+  }
   SpatialInertia operator+(const SpatialInertia& o) const {
     SpatialInertia s;
     s.mass = mass + o.mass;

@@ -92,16 +92,15 @@ Status singleBodyArticulated(const ClusterModel& cm, ClusterData& data, const Cl
 
 /// Pass 2 for a constrained cluster with one independent coordinate (rotor-link pairs, belts,
 /// four-bars): eq. 55-59 with S a 6m x 1 column, D a scalar.
-Status clusterArticulatedScalar(const ClusterModel& cm, ClusterData& data, int k,
-                                const double* tau, bool spanningForces) {
+Status clusterArticulatedScalar(const ClusterModel& cm, ClusterData& data, int k, const double* tau,
+                                bool spanningForces) {
   const Model& tree = cm.tree;
   const Cluster& c = cm.clusters[k];
   Data& td = data.tree;
   ClusterWorkspace& w = data.clusters[k];
   const int o = c.outputBody;
   double D = 0.0;
-  double u = spanningForces ? w.G.col(0).dot(Eigen::Map<const VecX>(tau + c.v0, c.nv))
-                            : tau[c.y0];
+  double u = spanningForces ? w.G.col(0).dot(Eigen::Map<const VecX>(tau + c.v0, c.nv)) : tau[c.y0];
   for (int b = c.firstBody; b < c.firstBody + c.nbodies; ++b) {
     const int i = 6 * (b - c.firstBody);
     const auto s = w.S.block<6, 1>(i, 0);
@@ -272,7 +271,7 @@ Status ceAbaCore(const ClusterModel& cm, ClusterData& data, ConstVecRef q, Const
       w.tmpd.noalias() -= w.U.middleRows<6>(i).transpose() * ab;
     }
     auto ydd = data.ydd.segment(c.y0, c.ny);
-    ydd.noalias() = w.Dinv * w.tmpd;  // eq. 60
+    ydd.noalias() = w.Dinv * w.tmpd;                             // eq. 60
     for (int b = c.firstBody; b < c.firstBody + c.nbodies; ++b)  // eq. 61
       td.a_gf[b].noalias() += w.S.middleRows<6>(6 * (b - c.firstBody)) * ydd;
     auto qdd = data.qdd.segment(c.v0, c.nv);

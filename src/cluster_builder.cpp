@@ -7,10 +7,10 @@
 #include <set>
 #include <sstream>
 
+#include "cluster_detail.hpp"
 #include "clusterdyn/cluster_data.hpp"
 #include "clusterdyn/cluster_model.hpp"
 #include "clusterdyn/configuration.hpp"
-#include "cluster_detail.hpp"
 #include "log.hpp"
 #include "model_builder_detail.hpp"
 
@@ -338,8 +338,8 @@ ClusterModel buildClusterModel(const UrdfDescription& urdf, const ModelOptions& 
   // --- 5. Independent coordinates per cluster. ---------------------------------------------
   for (auto& c : cm.clusters) {
     for (int b = c.firstBody; b < c.firstBody + c.nbodies; ++b) {
-      const UrdfJoint* uj = jointByName.count(tree.jointNames[b]) ? jointByName[tree.jointNames[b]]
-                                                                   : nullptr;
+      const UrdfJoint* uj =
+          jointByName.count(tree.jointNames[b]) ? jointByName[tree.jointNames[b]] : nullptr;
       const bool declaredDependent = uj && uj->independentGiven && !uj->independent;
       for (int k = 0; k < tree.nvs[b]; ++k) {
         const int iv = tree.idx_v[b] + k;
@@ -347,10 +347,11 @@ ClusterModel buildClusterModel(const UrdfDescription& urdf, const ModelOptions& 
         if (!c.constrained() && declaredDependent && k == 0)
           // The approximate (loop-free) benchmark models keep independent="false" on joints
           // whose loop they removed: the joint is free, so it is an independent coordinate.
-          log::warn("{}: <joint name=\"{}\">: marked independent=\"false\" but no coupling, "
-                    "mimic or loop constrains it; treated as independent (an unconstrained "
-                    "rotor)",
-                    urdf.where(uj->line), uj->name);
+          log::warn(
+              "{}: <joint name=\"{}\">: marked independent=\"false\" but no coupling, "
+              "mimic or loop constrains it; treated as independent (an unconstrained "
+              "rotor)",
+              urdf.where(uj->line), uj->name);
         (dep ? c.dependent : c.independent).push_back(iv - c.v0);
       }
     }
@@ -460,7 +461,8 @@ ClusterModel buildClusterModel(const UrdfDescription& urdf, const ModelOptions& 
         if (c.ny > freedom || c.dependent.empty()) countError(freedom, "at most ");
         fail(where, elem,
              "the loop cannot be closed (tried the independent coordinates at zero and at 7 "
-             "random values): " + lastError);
+             "random values): " +
+                 lastError);
       }
       cm.qReference = best;
       detail::clusterPlacements(cm, data, k, cm.qReference);
@@ -479,14 +481,14 @@ ClusterModel buildClusterModel(const UrdfDescription& urdf, const ModelOptions& 
         fail(where, elem,
              "the independent coordinates (" + names(c.independent) +
                  ") do not parametrize the loop: the dependent block of the constraint "
-                 "Jacobian for (" + names(c.dependent) +
-                 ") is singular at the reference configuration");
+                 "Jacobian for (" +
+                 names(c.dependent) + ") is singular at the reference configuration");
       if (!c.implicit()) c.G = w.G;
     }
   }
   // Log a short summary at debug level.
-  log::debug("{}: {} clusters, nv spanning {}, ny {}", urdf.source, cm.clusters.size(),
-             tree.nv, cm.ny);
+  log::debug("{}: {} clusters, nv spanning {}, ny {}", urdf.source, cm.clusters.size(), tree.nv,
+             cm.ny);
   return cm;
 }
 

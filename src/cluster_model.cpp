@@ -1,7 +1,7 @@
 // Body renumbering and human-readable views of the cluster tree.
-#include <sstream>
-
 #include "clusterdyn/cluster_model.hpp"
+
+#include <sstream>
 
 namespace clusterdyn {
 
@@ -18,7 +18,8 @@ Model permuteBodies(const Model& m, const std::vector<int>& order) {
     const int o = order[i];
     const int p = m.parent[o];
     out.parent.push_back(p >= 0 ? newIndex[p] : -1);
-    if (out.parent.back() >= i) throw ModelError("permuteBodies: order does not keep parents first");
+    if (out.parent.back() >= i)
+      throw ModelError("permuteBodies: order does not keep parents first");
     out.joints.push_back(m.joints[o]);
     out.jointPlacement.push_back(m.jointPlacement[o]);
     out.inertias.push_back(m.inertias[o]);
@@ -48,10 +49,10 @@ std::string describeClusterTree(const ClusterModel& cm) {
   const Model& t = cm.tree;
   auto bodyOrWorld = [&](int b) { return b >= 0 ? t.bodyNames[b] : std::string("world"); };
   std::ostringstream os;
-  os << "cluster tree of '" << t.name << "': " << cm.clusters.size() << " clusters, "
-     << t.nbodies << " bodies, spanning nq = " << t.nq << ", nv = " << t.nv
-     << ", independent nq = " << cm.nyq << ", nv = " << cm.ny << ", " << cm.loops.size()
-     << " loop joints, " << cm.relations.size() << " explicit relations\n";
+  os << "cluster tree of '" << t.name << "': " << cm.clusters.size() << " clusters, " << t.nbodies
+     << " bodies, spanning nq = " << t.nq << ", nv = " << t.nv << ", independent nq = " << cm.nyq
+     << ", nv = " << cm.ny << ", " << cm.loops.size() << " loop joints, " << cm.relations.size()
+     << " explicit relations\n";
   for (size_t k = 0; k < cm.clusters.size(); ++k) {
     const Cluster& c = cm.clusters[k];
     os << "  cluster " << k << " '" << c.name << "': parent "
@@ -86,8 +87,8 @@ std::string clusterTreeDot(const ClusterModel& cm) {
   for (size_t k = 0; k < cm.clusters.size(); ++k) {
     const Cluster& c = cm.clusters[k];
     os << "  subgraph cluster_" << k << " {\n    label=\"" << c.name << " (ny " << c.ny << ")\";\n"
-       << "    style=" << (c.constrained() ? "\"rounded,filled\"; fillcolor=\"#eef4ff\"" : "rounded")
-       << ";\n";
+       << "    style="
+       << (c.constrained() ? "\"rounded,filled\"; fillcolor=\"#eef4ff\"" : "rounded") << ";\n";
     for (int b = c.firstBody; b < c.firstBody + c.nbodies; ++b)
       os << "    b" << b << " [label=\"" << t.bodyNames[b] << "\"];\n";
     os << "  }\n";

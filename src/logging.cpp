@@ -26,12 +26,12 @@ spdlog::logger& logger() {
 }  // namespace log
 
 void setLogLevel(LogLevel level) {
-  log::logger().set_level(static_cast<spdlog::level::level_enum>(
-      level == LogLevel::Debug  ? spdlog::level::debug
-      : level == LogLevel::Info ? spdlog::level::info
-      : level == LogLevel::Warn ? spdlog::level::warn
-      : level == LogLevel::Error ? spdlog::level::err
-                                 : spdlog::level::off));
+  log::logger().set_level(
+      static_cast<spdlog::level::level_enum>(level == LogLevel::Debug   ? spdlog::level::debug
+                                             : level == LogLevel::Info  ? spdlog::level::info
+                                             : level == LogLevel::Warn  ? spdlog::level::warn
+                                             : level == LogLevel::Error ? spdlog::level::err
+                                                                        : spdlog::level::off));
 }
 
 LogLevel logLevel() {

@@ -1,15 +1,23 @@
 #include "clusterdyn/joint.hpp"
 
+#include <cmath>
+
 namespace clusterdyn {
 
 const char* jointTypeName(JointType t) {
   switch (t) {
-    case JointType::Revolute: return "revolute";
-    case JointType::Prismatic: return "prismatic";
-    case JointType::Spherical: return "spherical";
-    case JointType::Planar: return "planar";
-    case JointType::Floating: return "floating";
-    case JointType::Fixed: return "fixed";
+    case JointType::Revolute:
+      return "revolute";
+    case JointType::Prismatic:
+      return "prismatic";
+    case JointType::Spherical:
+      return "spherical";
+    case JointType::Planar:
+      return "planar";
+    case JointType::Floating:
+      return "floating";
+    case JointType::Fixed:
+      return "fixed";
   }
   return "unknown";
 }
@@ -21,6 +29,11 @@ Joint Joint::revolute(const Vec3& axis) {
   j.nq = j.nv = 1;
   j.S.setZero(6, 1);
   j.S.col(0).head<3>() = j.axis;
+  for (int a = 0; a < 3; ++a)
+    if (std::abs(j.axis[a]) == 1.0 && j.axis.squaredNorm() == 1.0) {
+      j.alignedAxis = a;
+      j.alignedSign = j.axis[a];
+    }
   return j;
 }
 

@@ -88,7 +88,7 @@ void constraintResidual(const ClusterModel& cm, ClusterData& data, int k,
     }
     row += static_cast<int>(lj.Trot.cols());
     const int nl = static_cast<int>(lj.Tlin.cols());
-    w.phi.segment(row, nl) = lj.Tlin.transpose() * d;
+    for (int j = 0; j < nl; ++j) w.phi[row + j] = lj.Tlin.col(j).dot(d);
     row += nl;
   }
 }
@@ -102,8 +102,8 @@ void constraintJacobian(const ClusterModel& cm, ClusterData& data, int k) {
   int row = nrel;
   for (int l : c.loops) {
     const LoopJoint& lj = cm.loops[l];
-    const Transform TPinv = (poseInOutput(c, w, lj.predecessorBody) * lj.predecessorPlacement)
-                                .inverse();
+    const Transform TPinv =
+        (poseInOutput(c, w, lj.predecessorBody) * lj.predecessorPlacement).inverse();
     const int nr = static_cast<int>(lj.Trot.cols()), nl = static_cast<int>(lj.Tlin.cols());
     w.K.middleRows(row, nr + nl).setZero();
     auto addPath = [&](int body, double sign) {
@@ -215,8 +215,7 @@ Status solveClusterPositions(const ClusterModel& cm, ClusterData& data, int k, E
               c.name.c_str(), data.lastResidual, data.lastIterations);
 }
 
-Status closeClusterPositions(const ClusterModel& cm, ClusterData& data, int k,
-                             Eigen::Ref<VecX> q) {
+Status closeClusterPositions(const ClusterModel& cm, ClusterData& data, int k, Eigen::Ref<VecX> q) {
   const Cluster& c = cm.clusters[k];
   ClusterWorkspace& w = data.clusters[k];
   const int nd = static_cast<int>(c.dependent.size());

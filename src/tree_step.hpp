@@ -1,18 +1,27 @@
 // The kinematic step shared by all tree recursions: joint transform and body placement.
 #pragma once
 
+#include <cmath>
+
 #include "clusterdyn/data.hpp"
 
 namespace clusterdyn::detail {
 
 /// liMi = X_T * X_J(q_i), oMi = oMi[parent] * liMi (Featherstone eq. 4.x: X_up = X_J X_T).
-inline void placementStep(const Model& model, Data& data, int i,
-                          const Eigen::Ref<const VecX>& q) {
+inline void placementStep(const Model& model, Data& data, int i, const Eigen::Ref<const VecX>& q) {
   const Joint& joint = model.joints[i];
   const Transform& XT = model.jointPlacement[i];
   const double* qi = q.data() + model.idx_q[i];
   Transform& liMi = data.liMi[i];
-  if (joint.type == JointType::Revolute) {
+  if (joint.type == JointType::Revolute && joint.alignedAxis >= 0) {
+    // X_T R_a(theta) for a coordinate axis a: two columns of X_T.R rotate, one stays.
+    const int a = joint.alignedAxis, i = (a + 1) % 3, j = (a + 2) % 3;
+    const double th = joint.alignedSign * qi[0], c = std::cos(th), s = std::sin(th);
+    liMi.R.col(a) = XT.R.col(a);
+    liMi.R.col(i) = c * XT.R.col(i) + s * XT.R.col(j);
+    liMi.R.col(j) = c * XT.R.col(j) - s * XT.R.col(i);
+    liMi.p = XT.p;
+  } else if (joint.type == JointType::Revolute) {
     liMi.R.noalias() = XT.R * Eigen::AngleAxisd(qi[0], joint.axis).toRotationMatrix();
     liMi.p = XT.p;
   } else if (joint.type == JointType::Prismatic) {

@@ -811,3 +811,33 @@ TEST(StatusCodesNames, EveryStatusHasADistinctName) {
 
 }  // namespace
 }  // namespace clusterdyn::test
+
+// The kinematic step specialises revolute joints about a coordinate axis (either sign); it must
+// agree with the generic joint transform X_T * X_J(q) for every such axis and a skew one.
+TEST(TreeKinematics, AlignedRevoluteAxesMatchTheGenericTransform) {
+  using namespace clusterdyn;
+  std::string text = "<robot name=\"axes\"><link name=\"l0\"/>";
+  const char* axes[] = {"1 0 0", "0 1 0", "0 0 1", "-1 0 0", "0 -1 0", "0 0 -1", "0.3 -0.5 0.8"};
+  for (int i = 0; i < 7; ++i) {
+    const std::string l = "l" + std::to_string(i + 1);
+    text += "<link name=\"" + l +
+            "\"><inertial><mass value=\"1\"/><inertia ixx=\"0.1\" iyy=\"0.1\" izz=\"0.1\" "
+            "ixy=\"0\" ixz=\"0\" iyz=\"0\"/></inertial></link>"
+            "<joint name=\"j" + std::to_string(i + 1) + "\" type=\"revolute\"><parent link=\"l" +
+            std::to_string(i) + "\"/><child link=\"" + l +
+            "\"/><origin xyz=\"0.1 0.2 0.3\" rpy=\"0.4 -0.2 0.7\"/><axis xyz=\"" + axes[i] +
+            "\"/><limit lower=\"-3\" upper=\"3\" effort=\"1\" velocity=\"1\"/></joint>";
+  }
+  text += "</robot>";
+  const Model model = buildTreeModel(parseUrdfString(text, "axes.urdf"));
+  Data data(model);
+  const VecX q = VecX::LinSpaced(model.nq, -1.3, 2.1);
+  ASSERT_EQ(forwardKinematics(model, data, q), Status::Ok);
+  for (int b = 0; b < model.nbodies; ++b) {
+    const Transform expected =
+        model.jointPlacement[b] * model.joints[b].transform(q.data() + model.idx_q[b]);
+    EXPECT_LE((data.liMi[b].R - expected.R).norm(), 1e-14) << model.jointNames[b];
+    EXPECT_LE((data.liMi[b].p - expected.p).norm(), 1e-14) << model.jointNames[b];
+    EXPECT_EQ(model.joints[b].alignedAxis >= 0, b < 6) << model.jointNames[b];
+  }
+}

@@ -28,6 +28,10 @@ struct Joint {
   Vec3 axis = Vec3::UnitZ();  ///< unit axis (revolute, prismatic) or plane normal (planar)
   Vec3 t1 = Vec3::UnitX(), t2 = Vec3::UnitY();  ///< planar in-plane basis
   int nq = 0, nv = 0;
+  /// Revolute joints about a coordinate axis: its index (0, 1, 2; -1 otherwise) and the sign
+  /// (+1 or -1) of the axis along it, for the specialised rotation in the kinematic step.
+  int alignedAxis = -1;
+  double alignedSign = 1.0;
   Mat6Xs S;  ///< motion subspace, 6 x nv, child coordinates (constant)
 
   static Joint revolute(const Vec3& axis);

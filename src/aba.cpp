@@ -1,8 +1,7 @@
 // Articulated-body algorithm (Featherstone Table 7.1, body coordinates).
 #include "clusterdyn/aba.hpp"
 
-#include <Eigen/Cholesky>
-
+#include "aba_step.hpp"
 #include "check.hpp"
 #include "tree_step.hpp"
 
@@ -31,82 +30,18 @@ Status aba(const Model& model, Data& data, ConstVecRef q, ConstVecRef v, ConstVe
   }
 
   // Pass 2: articulated inertias, leaf to root.
-  for (int i = n - 1; i >= 0; --i) {
-    const Joint& joint = model.joints[i];
-    const int iv = model.idx_v[i];
-    const int p = model.parent[i];
-    Mat6& IA = data.IA[i];
-    if (joint.nv == 1) {
-      auto U = data.U[i].col(0);
-      U.noalias() = IA * joint.S.col(0);
-      const double D = joint.S.col(0).dot(U);
-      if (!(D > 0.0))
-        return detail::fail(data, Status::NotPositiveDefinite,
-                            "articulated inertia of body '%s' is singular along its joint '%s'",
-                            model.bodyNames[i].c_str(), model.jointNames[i].c_str());
-      const double Dinv = 1.0 / D;
-      data.Dinv[i](0, 0) = Dinv;
-      const double u = tau[iv] - joint.S.col(0).dot(data.pA[i]);
-      data.u[i](0) = u;
-      if (p >= 0) {
-        Mat6 Ia = IA;
-        Ia.noalias() -= (U * Dinv) * U.transpose();
-        Force pa = data.pA[i];
-        pa.noalias() += Ia * data.c[i];
-        pa += U * (Dinv * u);
-        data.IA[p] += actInertia(data.liMi[i], Ia);
-        data.pA[p] += data.liMi[i].actForce(pa);
-      }
-    } else {
-      const int k = joint.nv;
-      auto& U = data.U[i];
-      U.noalias() = IA * joint.S;
-      Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, 0, 6, 6> D(k, k);
-      D.noalias() = joint.S.transpose() * U;
-      Eigen::LLT<Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, 0, 6, 6>> llt(D);
-      if (llt.info() != Eigen::Success)
-        return detail::fail(data, Status::NotPositiveDefinite,
-                            "articulated inertia of body '%s' is singular along its joint '%s'",
-                            model.bodyNames[i].c_str(), model.jointNames[i].c_str());
-      data.Dinv[i].setIdentity(k, k);
-      llt.solveInPlace(data.Dinv[i]);
-      data.u[i] = tau.segment(iv, k);
-      data.u[i].noalias() -= joint.S.transpose() * data.pA[i];
-      if (p >= 0) {
-        Mat6Xs UDinv(6, k);
-        UDinv.noalias() = U * data.Dinv[i];
-        Mat6 Ia = IA;
-        Ia.noalias() -= UDinv * U.transpose();
-        Force pa = data.pA[i];
-        pa.noalias() += Ia * data.c[i];
-        pa.noalias() += UDinv * data.u[i];
-        data.IA[p] += actInertia(data.liMi[i], Ia);
-        data.pA[p] += data.liMi[i].actForce(pa);
-      }
-    }
-  }
+  for (int i = n - 1; i >= 0; --i)
+    CDYN_TRY(
+        detail::articulatedBodyStep(model, data, i, model.parent[i], tau.data() + model.idx_v[i]));
 
   // Pass 3: accelerations, root to leaf.
   const Motion a0 = detail::gravityAcceleration(model);
   for (int i = 0; i < n; ++i) {
-    const Joint& joint = model.joints[i];
-    const int iv = model.idx_v[i];
     const int p = model.parent[i];
-    Motion& a = data.a_gf[i];
-    a = data.liMi[i].actInvMotion(p >= 0 ? data.a_gf[p] : a0) + data.c[i];
-    if (joint.nv == 1) {
-      const double qdd = data.Dinv[i](0, 0) * (data.u[i](0) - data.U[i].col(0).dot(a));
-      data.ddq[iv] = qdd;
-      a += joint.S.col(0) * qdd;
-    } else {
-      auto qdd = data.ddq.segment(iv, joint.nv);
-      Eigen::Matrix<double, Eigen::Dynamic, 1, 0, 6, 1> rhs = data.u[i];
-      rhs.noalias() -= data.U[i].transpose() * a;
-      qdd.noalias() = data.Dinv[i] * rhs;
-      a.noalias() += joint.S * qdd;
-    }
+    detail::accelerationStep(model, data, i, p >= 0 ? data.a_gf[p] : a0,
+                             data.ddq.data() + model.idx_v[i]);
     // Body acceleration without the gravity offset: a_i = a_gf_i - iX0 a0.
-    data.a[i] = a - data.oMi[i].actInvMotion(a0);
+    data.a[i] = data.a_gf[i] - data.oMi[i].actInvMotion(a0);
   }
   return detail::ok(data);
 }

@@ -10,6 +10,7 @@
 //   y_ddot = D^-1 (u - U^T (Xh a_out + c)),  a = Xh a_out + c + S y_ddot   (eq. 60-61)
 // where Xh (6m x 6) is the one non-zero block column of kX_lambda (stacked b_X_output), and
 // IA of a cluster stays block diagonal (children only touch the output body's 6x6 block).
+#include "aba_step.hpp"
 #include "check.hpp"
 #include "cluster_detail.hpp"
 #include "clusterdyn/cluster_algorithms.hpp"
@@ -27,67 +28,6 @@ inline void addTransformedInertia(const Model& tree, const Data& td, int b, cons
     tree.inertias[b].transformedBy(T).addTo(IAo);
   else
     IAo += actInertia(T, td.IA[b]);
-}
-
-/// Pass 2 for a single-body cluster without constraints: the ABA step (Featherstone Table 7.1).
-Status singleBodyArticulated(const ClusterModel& cm, ClusterData& data, const Cluster& c,
-                             const double* tau, bool spanningForces) {
-  const Model& tree = cm.tree;
-  Data& td = data.tree;
-  const int b = c.firstBody, o = c.outputBody;
-  const Joint& joint = tree.joints[b];
-  const int iv = tree.idx_v[b];
-  const double* taub = spanningForces ? tau + iv : tau + c.y0;
-  Mat6& IA = td.IA[b];
-  if (joint.nv == 1) {
-    auto U = td.U[b].col(0);
-    U.noalias() = IA * joint.S.col(0);
-    const double D = joint.S.col(0).dot(U);
-    if (!(D > 0.0))
-      return detail::fail(td, Status::NotPositiveDefinite,
-                          "articulated inertia of body '%s' is singular along joint '%s'",
-                          tree.bodyNames[b].c_str(), tree.jointNames[b].c_str());
-    const double Dinv = 1.0 / D;
-    td.Dinv[b](0, 0) = Dinv;
-    const double u = taub[0] - joint.S.col(0).dot(td.pA[b]);
-    td.u[b](0) = u;
-    if (o >= 0) {
-      Mat6 Ia = IA;
-      Ia.noalias() -= (U * Dinv) * U.transpose();
-      Force pa = td.pA[b];
-      pa.noalias() += Ia * td.c[b];
-      pa += U * (Dinv * u);
-      td.IA[o] += actInertia(td.liMi[b], Ia);
-      td.pA[o] += td.liMi[b].actForce(pa);
-    }
-    return Status::Ok;
-  }
-  auto U = td.U[b].leftCols(joint.nv);
-  U.noalias() = IA * joint.S;
-  Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, 0, 6, 6> D(joint.nv, joint.nv);
-  D.noalias() = joint.S.transpose() * U;
-  Eigen::LLT<Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, 0, 6, 6>> llt(D);
-  if (llt.info() != Eigen::Success)
-    return detail::fail(td, Status::NotPositiveDefinite,
-                        "articulated inertia of body '%s' is singular along joint '%s'",
-                        tree.bodyNames[b].c_str(), tree.jointNames[b].c_str());
-  td.Dinv[b].setIdentity(joint.nv, joint.nv);
-  llt.solveInPlace(td.Dinv[b]);
-  auto& u = td.u[b];
-  u = Eigen::Map<const VecX>(taub, joint.nv);
-  u.noalias() -= joint.S.transpose() * td.pA[b];
-  if (o >= 0) {
-    Mat6Xs UDinv(6, joint.nv);
-    UDinv.noalias() = U * td.Dinv[b];
-    Mat6 Ia = IA;
-    Ia.noalias() -= UDinv * U.transpose();
-    Force pa = td.pA[b];
-    pa.noalias() += Ia * td.c[b];
-    pa.noalias() += UDinv * u;
-    td.IA[o] += actInertia(td.liMi[b], Ia);
-    td.pA[o] += td.liMi[b].actForce(pa);
-  }
-  return Status::Ok;
 }
 
 /// Pass 2 for a constrained cluster with one independent coordinate (rotor-link pairs, belts,
@@ -210,7 +150,9 @@ Status ceAbaCore(const ClusterModel& cm, ClusterData& data, ConstVecRef q, Const
   for (int k = ncl - 1; k >= 0; --k) {
     const Cluster& c = cm.clusters[k];
     if (!c.constrained()) {
-      CDYN_TRY(singleBodyArticulated(cm, data, c, tau, spanningForces));
+      const int b = c.firstBody;  // the ABA step (Featherstone Table 7.1)
+      CDYN_TRY(detail::articulatedBodyStep(tree, td, b, c.outputBody,
+                                           spanningForces ? tau + tree.idx_v[b] : tau + c.y0));
     } else if (c.ny == 1) {
       CDYN_TRY(clusterArticulatedScalar(cm, data, k, tau, spanningForces));
     } else {
@@ -226,23 +168,8 @@ Status ceAbaCore(const ClusterModel& cm, ClusterData& data, ConstVecRef q, Const
     const Motion& ao = o >= 0 ? td.a_gf[o] : a0;
     if (!c.constrained()) {
       const int b = c.firstBody;
-      const Joint& joint = tree.joints[b];
-      const int iv = tree.idx_v[b];
-      Motion& a = td.a_gf[b];
-      a = td.liMi[b].actInvMotion(ao) + td.c[b];
-      if (joint.nv == 1) {
-        const double qdd = td.Dinv[b](0, 0) * (td.u[b](0) - td.U[b].col(0).dot(a));
-        data.qdd[iv] = qdd;
-        data.ydd[c.y0] = qdd;
-        a.noalias() += joint.S.col(0) * qdd;
-        continue;
-      }
-      Eigen::Matrix<double, Eigen::Dynamic, 1, 0, 6, 1> rhs = td.u[b];
-      rhs.noalias() -= td.U[b].leftCols(joint.nv).transpose() * a;
-      auto qdd = data.qdd.segment(iv, joint.nv);
-      qdd.noalias() = td.Dinv[b] * rhs;
-      a.noalias() += joint.S * qdd;
-      data.ydd.segment(c.y0, c.ny) = qdd;
+      detail::accelerationStep(tree, td, b, ao, data.qdd.data() + tree.idx_v[b]);
+      data.ydd.segment(c.y0, c.ny) = data.qdd.segment(tree.idx_v[b], c.nv);
       continue;
     }
     ClusterWorkspace& w = data.clusters[k];

@@ -67,11 +67,18 @@ struct SpatialInertia {
     SpatialInertia out;
     out.mass = mass;
     const Vec3 hA = aMb.R * h;
-    out.h = hA + mass * aMb.p;
-    // Io_A = R Io R^T + translation terms (eq. 2.66 in (m, h, I) form).
-    const Mat3 px = skew(aMb.p);
-    const Mat3 hx = skew(hA);
-    out.Io = aMb.R * Io * aMb.R.transpose() - px * hx - hx * px - mass * px * px;
+    const Vec3& p = aMb.p;
+    out.h = hA + mass * p;
+    // Io_A = R Io R^T - (px hAx + hAx px) - m px px (eq. 2.66 in (m, h, I) form), with
+    // ax bx = b a^T - (a.b) 1:  = R Io R^T - (hA p^T + p hA^T) - m p p^T + (2 p.hA + m p.p) 1.
+    const Mat3 RI = aMb.R * Io;
+    const double d = 2.0 * p.dot(hA) + mass * p.squaredNorm();
+    for (int c = 0; c < 3; ++c)
+      for (int r = c; r < 3; ++r) {
+        double v = RI.row(r).dot(aMb.R.row(c)) - hA[r] * p[c] - p[r] * hA[c] - mass * p[r] * p[c];
+        if (r == c) v += d;
+        out.Io(r, c) = out.Io(c, r) = v;
+      }
     return out;
   }
   SpatialInertia& operator+=(const SpatialInertia& o) {

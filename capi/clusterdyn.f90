@@ -14,7 +14,11 @@
 !                                       Fortran array M(ldm, nv) is passed as M with ldm
 !   optional pointers (NULL in C)       OPTIONAL dummy arguments: omit the argument and pass 0
 !                                       as its length (gravity, err, v/a of forward kinematics,
-!                                       fext, the outputs of cdyn_model_joint_coordinates)
+!                                       fext, the optional qdd / q / v / q_guess / g outputs of
+!                                       the cluster functions, text buffers, and the outputs of
+!                                       cdyn_model_joint_coordinates, cdyn_model_cluster_info,
+!                                       cdyn_model_cluster_coordinates, cdyn_last_loop_closure)
+!   char* text buffer                   character(kind=c_char) :: buf(*) with len = size(buf)
 ! Indices are 0-based as in C. The module holds interfaces and constants only: programs link
 ! with -lclusterdyn and need no object file of this module.
 module clusterdyn
@@ -24,9 +28,9 @@ module clusterdyn
 
   ! Version of the header this module mirrors.
   integer(c_int), parameter, public :: CDYN_VERSION_MAJOR = 0
-  integer(c_int), parameter, public :: CDYN_VERSION_MINOR = 1
+  integer(c_int), parameter, public :: CDYN_VERSION_MINOR = 2
   integer(c_int), parameter, public :: CDYN_VERSION_PATCH = 0
-  integer(c_int), parameter, public :: CDYN_VERSION_NUMBER = 100
+  integer(c_int), parameter, public :: CDYN_VERSION_NUMBER = 200
   integer(c_int), parameter, public :: CDYN_ABI_VERSION = 0
 
   ! cdyn_status
@@ -61,6 +65,19 @@ module clusterdyn
 
   ! load flags
   integer(c_int), parameter, public :: CDYN_LOAD_FLOATING_BASE = 1
+  integer(c_int), parameter, public :: CDYN_LOAD_IGNORE_CONSTRAINTS = 2
+
+  ! cdyn_cluster_kind
+  integer(c_int), parameter, public :: CDYN_CLUSTER_UNCONSTRAINED = 0
+  integer(c_int), parameter, public :: CDYN_CLUSTER_EXPLICIT = 1
+  integer(c_int), parameter, public :: CDYN_CLUSTER_IMPLICIT = 2
+
+  ! cdyn_log_level
+  integer(c_int), parameter, public :: CDYN_LOG_DEBUG = 0
+  integer(c_int), parameter, public :: CDYN_LOG_INFO = 1
+  integer(c_int), parameter, public :: CDYN_LOG_WARN = 2
+  integer(c_int), parameter, public :: CDYN_LOG_ERROR = 3
+  integer(c_int), parameter, public :: CDYN_LOG_OFF = 4
 
   interface
 
@@ -298,6 +315,172 @@ module clusterdyn
       integer(c_int), intent(out) :: body
     end function
 
+    ! ---- logging ------------------------------------------------------------------------------
+
+    integer(c_int) function cdyn_set_log_level(level) bind(C, name="cdyn_set_log_level")
+      import :: c_int
+      integer(c_int), value :: level
+    end function
+
+    integer(c_int) function cdyn_get_log_level(level) bind(C, name="cdyn_get_log_level")
+      import :: c_int
+      integer(c_int), intent(out) :: level
+    end function
+
+    ! ---- model description and cluster tree -----------------------------------------------------
+
+    integer(c_int) function cdyn_model_describe(model, buf, len, needed) &
+        bind(C, name="cdyn_model_describe")
+      import :: c_int, c_ptr, c_char, c_size_t
+      type(c_ptr), value :: model
+      character(kind=c_char), intent(out), optional :: buf(*)
+      integer(c_size_t), value :: len
+      integer(c_size_t), intent(out), optional :: needed
+    end function
+
+    integer(c_int) function cdyn_model_nclusters(model, nclusters) &
+        bind(C, name="cdyn_model_nclusters")
+      import :: c_int, c_ptr
+      type(c_ptr), value :: model
+      integer(c_int), intent(out) :: nclusters
+    end function
+
+    integer(c_int) function cdyn_model_ny(model, ny) bind(C, name="cdyn_model_ny")
+      import :: c_int, c_ptr
+      type(c_ptr), value :: model
+      integer(c_int), intent(out) :: ny
+    end function
+
+    integer(c_int) function cdyn_model_nyq(model, nyq) bind(C, name="cdyn_model_nyq")
+      import :: c_int, c_ptr
+      type(c_ptr), value :: model
+      integer(c_int), intent(out) :: nyq
+    end function
+
+    integer(c_int) function cdyn_model_nloops(model, nloops) bind(C, name="cdyn_model_nloops")
+      import :: c_int, c_ptr
+      type(c_ptr), value :: model
+      integer(c_int), intent(out) :: nloops
+    end function
+
+    integer(c_int) function cdyn_model_nrelations(model, nrelations) &
+        bind(C, name="cdyn_model_nrelations")
+      import :: c_int, c_ptr
+      type(c_ptr), value :: model
+      integer(c_int), intent(out) :: nrelations
+    end function
+
+    integer(c_int) function cdyn_model_independent_position_name(model, i, name) &
+        bind(C, name="cdyn_model_independent_position_name")
+      import :: c_int, c_ptr
+      type(c_ptr), value :: model
+      integer(c_int), value :: i
+      type(c_ptr), intent(out) :: name
+    end function
+
+    integer(c_int) function cdyn_model_independent_velocity_name(model, i, name) &
+        bind(C, name="cdyn_model_independent_velocity_name")
+      import :: c_int, c_ptr
+      type(c_ptr), value :: model
+      integer(c_int), value :: i
+      type(c_ptr), intent(out) :: name
+    end function
+
+    integer(c_int) function cdyn_model_independent_position_index(model, name, i) &
+        bind(C, name="cdyn_model_independent_position_index")
+      import :: c_int, c_ptr, c_char
+      type(c_ptr), value :: model
+      character(kind=c_char), intent(in) :: name(*)
+      integer(c_int), intent(out) :: i
+    end function
+
+    integer(c_int) function cdyn_model_independent_velocity_index(model, name, i) &
+        bind(C, name="cdyn_model_independent_velocity_index")
+      import :: c_int, c_ptr, c_char
+      type(c_ptr), value :: model
+      character(kind=c_char), intent(in) :: name(*)
+      integer(c_int), intent(out) :: i
+    end function
+
+    integer(c_int) function cdyn_model_independent_indices(model, position_index, nyq, &
+                                                           velocity_index, ny) &
+        bind(C, name="cdyn_model_independent_indices")
+      import :: c_int, c_ptr
+      type(c_ptr), value :: model
+      integer(c_int), intent(out), optional :: position_index(*)
+      integer(c_int), value :: nyq
+      integer(c_int), intent(out), optional :: velocity_index(*)
+      integer(c_int), value :: ny
+    end function
+
+    integer(c_int) function cdyn_model_reference_configuration(model, q, n) &
+        bind(C, name="cdyn_model_reference_configuration")
+      import :: c_int, c_ptr, c_double
+      type(c_ptr), value :: model
+      real(c_double), intent(out) :: q(*)
+      integer(c_int), value :: n
+    end function
+
+    integer(c_int) function cdyn_model_cluster_name(model, cluster, name) &
+        bind(C, name="cdyn_model_cluster_name")
+      import :: c_int, c_ptr
+      type(c_ptr), value :: model
+      integer(c_int), value :: cluster
+      type(c_ptr), intent(out) :: name
+    end function
+
+    integer(c_int) function cdyn_model_cluster_index(model, name, cluster) &
+        bind(C, name="cdyn_model_cluster_index")
+      import :: c_int, c_ptr, c_char
+      type(c_ptr), value :: model
+      character(kind=c_char), intent(in) :: name(*)
+      integer(c_int), intent(out) :: cluster
+    end function
+
+    integer(c_int) function cdyn_model_cluster_info(model, cluster, parent, output_body, &
+                                                    first_body, nbodies, kind) &
+        bind(C, name="cdyn_model_cluster_info")
+      import :: c_int, c_ptr
+      type(c_ptr), value :: model
+      integer(c_int), value :: cluster
+      integer(c_int), intent(out), optional :: parent, output_body, first_body, nbodies, kind
+    end function
+
+    integer(c_int) function cdyn_model_cluster_coordinates(model, cluster, idx_q, nq, idx_v, &
+                                                           nv, idx_yq, nyq, idx_y, ny) &
+        bind(C, name="cdyn_model_cluster_coordinates")
+      import :: c_int, c_ptr
+      type(c_ptr), value :: model
+      integer(c_int), value :: cluster
+      integer(c_int), intent(out), optional :: idx_q, nq, idx_v, nv, idx_yq, nyq, idx_y, ny
+    end function
+
+    integer(c_int) function cdyn_model_body_cluster(model, body, cluster) &
+        bind(C, name="cdyn_model_body_cluster")
+      import :: c_int, c_ptr
+      type(c_ptr), value :: model
+      integer(c_int), value :: body
+      integer(c_int), intent(out) :: cluster
+    end function
+
+    integer(c_int) function cdyn_model_describe_clusters(model, buf, len, needed) &
+        bind(C, name="cdyn_model_describe_clusters")
+      import :: c_int, c_ptr, c_char, c_size_t
+      type(c_ptr), value :: model
+      character(kind=c_char), intent(out), optional :: buf(*)
+      integer(c_size_t), value :: len
+      integer(c_size_t), intent(out), optional :: needed
+    end function
+
+    integer(c_int) function cdyn_model_cluster_tree_dot(model, buf, len, needed) &
+        bind(C, name="cdyn_model_cluster_tree_dot")
+      import :: c_int, c_ptr, c_char, c_size_t
+      type(c_ptr), value :: model
+      character(kind=c_char), intent(out), optional :: buf(*)
+      integer(c_size_t), value :: len
+      integer(c_size_t), intent(out), optional :: needed
+    end function
+
     ! ---- workspaces ---------------------------------------------------------------------------
 
     integer(c_int) function cdyn_workspace_create(model, workspace) &
@@ -533,6 +716,208 @@ module clusterdyn
       real(c_double), intent(in) :: q(*)
       integer(c_int), value :: nq
       real(c_double), intent(out) :: energy
+    end function
+
+    ! ---- dynamics in independent coordinates (cluster tree) ------------------------------------
+
+    integer(c_int) function cdyn_ce_aba(model, ws, q, nq, v, nv, tau, ntau, fext, nfext, ydd, &
+                                        nydd, qdd, nqdd) bind(C, name="cdyn_ce_aba")
+      import :: c_int, c_ptr, c_double
+      type(c_ptr), value :: model, ws
+      real(c_double), intent(in) :: q(*)
+      integer(c_int), value :: nq
+      real(c_double), intent(in) :: v(*)
+      integer(c_int), value :: nv
+      real(c_double), intent(in) :: tau(*)
+      integer(c_int), value :: ntau
+      real(c_double), intent(in), optional :: fext(*)
+      integer(c_int), value :: nfext
+      real(c_double), intent(inout) :: ydd(*)
+      integer(c_int), value :: nydd
+      real(c_double), intent(inout), optional :: qdd(*)
+      integer(c_int), value :: nqdd
+    end function
+
+    integer(c_int) function cdyn_ce_aba_spanning_forces(model, ws, q, nq, v, nv, tau, ntau, &
+                                                        fext, nfext, ydd, nydd, qdd, nqdd) &
+        bind(C, name="cdyn_ce_aba_spanning_forces")
+      import :: c_int, c_ptr, c_double
+      type(c_ptr), value :: model, ws
+      real(c_double), intent(in) :: q(*)
+      integer(c_int), value :: nq
+      real(c_double), intent(in) :: v(*)
+      integer(c_int), value :: nv
+      real(c_double), intent(in) :: tau(*)
+      integer(c_int), value :: ntau
+      real(c_double), intent(in), optional :: fext(*)
+      integer(c_int), value :: nfext
+      real(c_double), intent(inout) :: ydd(*)
+      integer(c_int), value :: nydd
+      real(c_double), intent(inout), optional :: qdd(*)
+      integer(c_int), value :: nqdd
+    end function
+
+    integer(c_int) function cdyn_ce_aba_independent(model, ws, y, nyq, ydot, ny, tau, ntau, &
+                                                    fext, nfext, ydd, nydd, q, nq, v, nv, qdd, &
+                                                    nqdd) bind(C, name="cdyn_ce_aba_independent")
+      import :: c_int, c_ptr, c_double
+      type(c_ptr), value :: model, ws
+      real(c_double), intent(in) :: y(*)
+      integer(c_int), value :: nyq
+      real(c_double), intent(in) :: ydot(*)
+      integer(c_int), value :: ny
+      real(c_double), intent(in) :: tau(*)
+      integer(c_int), value :: ntau
+      real(c_double), intent(in), optional :: fext(*)
+      integer(c_int), value :: nfext
+      real(c_double), intent(inout) :: ydd(*)
+      integer(c_int), value :: nydd
+      real(c_double), intent(inout), optional :: q(*)
+      integer(c_int), value :: nq
+      real(c_double), intent(inout), optional :: v(*)
+      integer(c_int), value :: nv
+      real(c_double), intent(inout), optional :: qdd(*)
+      integer(c_int), value :: nqdd
+    end function
+
+    integer(c_int) function cdyn_ce_rnea(model, ws, q, nq, v, nv, ydd, nydd, fext, nfext, tau, &
+                                         ntau, qdd, nqdd) bind(C, name="cdyn_ce_rnea")
+      import :: c_int, c_ptr, c_double
+      type(c_ptr), value :: model, ws
+      real(c_double), intent(in) :: q(*)
+      integer(c_int), value :: nq
+      real(c_double), intent(in) :: v(*)
+      integer(c_int), value :: nv
+      real(c_double), intent(in) :: ydd(*)
+      integer(c_int), value :: nydd
+      real(c_double), intent(in), optional :: fext(*)
+      integer(c_int), value :: nfext
+      real(c_double), intent(inout) :: tau(*)
+      integer(c_int), value :: ntau
+      real(c_double), intent(inout), optional :: qdd(*)
+      integer(c_int), value :: nqdd
+    end function
+
+    integer(c_int) function cdyn_cluster_mass_matrix(model, ws, q, nq, H, ldh) &
+        bind(C, name="cdyn_cluster_mass_matrix")
+      import :: c_int, c_ptr, c_double
+      type(c_ptr), value :: model, ws
+      real(c_double), intent(in) :: q(*)
+      integer(c_int), value :: nq
+      real(c_double), intent(inout) :: H(*)
+      integer(c_int), value :: ldh
+    end function
+
+    integer(c_int) function cdyn_cluster_bias(model, ws, q, nq, v, nv, C, nc) &
+        bind(C, name="cdyn_cluster_bias")
+      import :: c_int, c_ptr, c_double
+      type(c_ptr), value :: model, ws
+      real(c_double), intent(in) :: q(*)
+      integer(c_int), value :: nq
+      real(c_double), intent(in) :: v(*)
+      integer(c_int), value :: nv
+      real(c_double), intent(inout) :: C(*)
+      integer(c_int), value :: nc
+    end function
+
+    ! ---- loop closure, coordinate conversions, constraint matrices ------------------------------
+
+    integer(c_int) function cdyn_solve_loop_closure(model, ws, y, nyq, q_guess, nq_guess, q, nq) &
+        bind(C, name="cdyn_solve_loop_closure")
+      import :: c_int, c_ptr, c_double
+      type(c_ptr), value :: model, ws
+      real(c_double), intent(in) :: y(*)
+      integer(c_int), value :: nyq
+      real(c_double), intent(in), optional :: q_guess(*)
+      integer(c_int), value :: nq_guess
+      real(c_double), intent(inout) :: q(*)
+      integer(c_int), value :: nq
+    end function
+
+    integer(c_int) function cdyn_independent_to_spanning(model, ws, y, nyq, ydot, ny, q_guess, &
+                                                         nq_guess, q, nq, v, nv) &
+        bind(C, name="cdyn_independent_to_spanning")
+      import :: c_int, c_ptr, c_double
+      type(c_ptr), value :: model, ws
+      real(c_double), intent(in) :: y(*)
+      integer(c_int), value :: nyq
+      real(c_double), intent(in) :: ydot(*)
+      integer(c_int), value :: ny
+      real(c_double), intent(in), optional :: q_guess(*)
+      integer(c_int), value :: nq_guess
+      real(c_double), intent(inout) :: q(*)
+      integer(c_int), value :: nq
+      real(c_double), intent(inout) :: v(*)
+      integer(c_int), value :: nv
+    end function
+
+    integer(c_int) function cdyn_spanning_to_independent(model, ws, q, nq, v, nv, y, nyq, ydot, &
+                                                         ny) &
+        bind(C, name="cdyn_spanning_to_independent")
+      import :: c_int, c_ptr, c_double
+      type(c_ptr), value :: model, ws
+      real(c_double), intent(in) :: q(*)
+      integer(c_int), value :: nq
+      real(c_double), intent(in) :: v(*)
+      integer(c_int), value :: nv
+      real(c_double), intent(inout) :: y(*)
+      integer(c_int), value :: nyq
+      real(c_double), intent(inout) :: ydot(*)
+      integer(c_int), value :: ny
+    end function
+
+    integer(c_int) function cdyn_project_to_constraints(model, ws, q, nq, v, nv, qout, nqout, &
+                                                        vout, nvout) &
+        bind(C, name="cdyn_project_to_constraints")
+      import :: c_int, c_ptr, c_double
+      type(c_ptr), value :: model, ws
+      real(c_double), intent(in) :: q(*)
+      integer(c_int), value :: nq
+      real(c_double), intent(in) :: v(*)
+      integer(c_int), value :: nv
+      real(c_double), intent(inout) :: qout(*)
+      integer(c_int), value :: nqout
+      real(c_double), intent(inout) :: vout(*)
+      integer(c_int), value :: nvout
+    end function
+
+    integer(c_int) function cdyn_last_loop_closure(model, ws, iterations, residual) &
+        bind(C, name="cdyn_last_loop_closure")
+      import :: c_int, c_ptr, c_double
+      type(c_ptr), value :: model, ws
+      integer(c_int), intent(out), optional :: iterations
+      real(c_double), intent(out), optional :: residual
+    end function
+
+    ! G (C name) is gmat here and g (C name) gvec: Fortran names are case-insensitive.
+    integer(c_int) function cdyn_constraint_matrices(model, ws, q, nq, v, nv, gmat, ldg, gvec, &
+                                                     ng) bind(C, name="cdyn_constraint_matrices")
+      import :: c_int, c_ptr, c_double
+      type(c_ptr), value :: model, ws
+      real(c_double), intent(in) :: q(*)
+      integer(c_int), value :: nq
+      real(c_double), intent(in) :: v(*)
+      integer(c_int), value :: nv
+      real(c_double), intent(inout) :: gmat(*)
+      integer(c_int), value :: ldg
+      real(c_double), intent(inout), optional :: gvec(*)
+      integer(c_int), value :: ng
+    end function
+
+    integer(c_int) function cdyn_cluster_constraint_matrices(model, ws, cluster, q, nq, v, nv, &
+                                                             gmat, ldg, gvec, ng) &
+        bind(C, name="cdyn_cluster_constraint_matrices")
+      import :: c_int, c_ptr, c_double
+      type(c_ptr), value :: model, ws
+      integer(c_int), value :: cluster
+      real(c_double), intent(in) :: q(*)
+      integer(c_int), value :: nq
+      real(c_double), intent(in) :: v(*)
+      integer(c_int), value :: nv
+      real(c_double), intent(inout) :: gmat(*)
+      integer(c_int), value :: ldg
+      real(c_double), intent(inout), optional :: gvec(*)
+      integer(c_int), value :: ng
     end function
 
   end interface

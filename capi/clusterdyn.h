@@ -32,9 +32,12 @@
  * its workspaces (cdyn_model_free refuses otherwise).
  *
  * Real time. Once a workspace exists, no function taking a workspace (the "compute" functions:
- * kinematics, dynamics, configuration operations, frame queries; failing calls included) and no
- * model query allocates heap memory, takes a lock, or performs I/O. Model loading and
- * cdyn_workspace_create allocate; cdyn_workspace_init_in and cdyn_workspace_free do not.
+ * kinematics, dynamics, cluster-tree dynamics and loop-closure solves, configuration
+ * operations, frame queries; failing calls included) and no model query allocates heap memory,
+ * takes a lock, or performs I/O. Model loading and cdyn_workspace_create allocate;
+ * cdyn_workspace_init_in and cdyn_workspace_free do not. The loop-closure solves run a bounded
+ * Newton iteration (at most 50 steps). cdyn_set_log_level / cdyn_get_log_level are not compute
+ * functions (they may allocate on their first use).
  *
  * Numbers. Units are SI: m, kg, s, rad; N, N m; J. Gravity defaults to (0, 0, -9.81) m/s^2
  * in world coordinates. Counts, indices and array lengths are int; byte sizes are size_t.
@@ -51,7 +54,11 @@
  * library cannot check the buffer capacity, only lda >= r).
  * Fixed-size arrays (double p[3], double m[6]) are written without length arguments.
  *
- * Coordinates. Bodies are numbered 0..nbodies-1 with parent[i] < i (parent -1 is the world).
+ * Coordinates. The model is the SPANNING TREE of the URDF (every URDF joint, fixed joints fused)
+ * plus its loop constraints (see "Cluster tree" below). Bodies are numbered 0..nbodies-1 in the
+ * spanning tree's regular order, parent[i] < i (parent -1 is the world), with the bodies of
+ * each cluster contiguous and clusters in regular order (this numbering may differ from the
+ * order of the links in the URDF file: look bodies, joints and coordinates up by name).
  * Body i is moved by joint i (joint index == body index). Joint i owns q[idx_q .. idx_q+nq_i)
  * and v[idx_v .. idx_v+nv_i) (cdyn_model_joint_coordinates). Per joint type:
  *   revolute (URDF revolute/continuous): q = angle [rad], v = rate [rad/s]           (1 / 1)
@@ -86,10 +93,36 @@
  * SONAME number (libclusterdyn.so.0 -> 0); handle creation (cdyn_model_load*) takes the
  * header's CDYN_ABI_VERSION and fails with CDYN_ERR_VERSION on a mismatch.
  *
- * Extension. Functions are added in minor versions only (never changed). The loop-closure
- * ("cluster") algorithms - independent coordinates y, CE-ABA, CE-RNEA, position solve of
- * implicit loops, cluster-tree queries - will join as cdyn_cluster_* / cdyn_model_cluster_*
- * functions with the same (model, workspace, pointer + length ...) pattern and new load flags.
+ * Cluster tree (kinematic loops). URDF+ <loop> (implicit cut joints), <coupling> and <mimic>
+ * elements are chords of the spanning tree. The bodies they connect form CLUSTERS (constraint
+ * embedding); every other body is a cluster of its own. Two coordinate sets exist:
+ *   spanning     q (nq), v (nv): the coordinates of every spanning-tree joint, layout above. The
+ *                TREE functions (cdyn_rnea, cdyn_aba, cdyn_crba, cdyn_forward_kinematics, ...)
+ *                work on the spanning tree and IGNORE the loop constraints: their q, v, a, tau
+ *                need not satisfy them.
+ *   independent  y (nyq positions), ydot / ydd / tau (ny velocities, accelerations, efforts):
+ *                the floating base, every joint outside loops and the joints marked
+ *                independent="true" inside clusters, in spanning order (their spanning indices:
+ *                cdyn_model_independent_indices; names: cdyn_model_independent_*_name; each
+ *                cluster's range: cdyn_model_cluster_coordinates).
+ * A spanning state is CLOSED when phi(q) = 0 and K(q) v = 0. Closed velocities are v = G y_dot
+ * and accelerations v_dot = G y_ddot + g, with G (nv x ny) block diagonal over the clusters
+ * (cdyn_constraint_matrices). The cluster (cdyn_ce_*, cdyn_cluster_*) functions that take a
+ * spanning (q, v) require it closed (within 1e-6, else CDYN_ERR_CONSTRAINT_FAILURE with the
+ * cluster's name in the message): obtain one with cdyn_solve_loop_closure /
+ * cdyn_independent_to_spanning (from y) or cdyn_project_to_constraints (from any q, v).
+ * Models without chords are trees: then ny = nv, nyq = nq, y = q, G = identity, and the
+ * cluster functions agree with the tree ones.
+ *
+ * Warm start. The loop-closure solves (cdyn_solve_loop_closure, cdyn_independent_to_spanning,
+ * cdyn_ce_aba_independent, cdyn_project_to_constraints) run Newton on the dependent coordinates,
+ * started from the workspace's last solved spanning configuration (initially the model's
+ * reference configuration, cdyn_model_reference_configuration) unless a q_guess is given. After
+ * a failed solve (CDYN_ERR_CONSTRAINT_FAILURE) the warm start is reset to the reference
+ * configuration. Mechanisms with several assembly branches (e.g. the six-bar) stay on the branch
+ * of the warm start: pass a nearby closed q_guess when jumping far in y.
+ *
+ * Extension. Functions are added in minor versions only (never changed).
  * ------------------------------------------------------------------------------------------ */
 #ifndef CLUSTERDYN_H_
 #define CLUSTERDYN_H_
@@ -97,7 +130,7 @@
 #include <stddef.h>
 
 #define CDYN_VERSION_MAJOR 0
-#define CDYN_VERSION_MINOR 1
+#define CDYN_VERSION_MINOR 2
 #define CDYN_VERSION_PATCH 0
 /** MAJOR * 10000 + MINOR * 100 + PATCH, comparable with cdyn_version(). */
 #define CDYN_VERSION_NUMBER \
@@ -155,10 +188,29 @@ typedef enum cdyn_reference_frame {
   CDYN_LOCAL_WORLD_ALIGNED = 2
 } cdyn_reference_frame;
 
+/** Kinds of clusters (cdyn_model_cluster_info). */
+typedef enum cdyn_cluster_kind {
+  CDYN_CLUSTER_UNCONSTRAINED = 0, /**< one body, no chord: G = identity */
+  CDYN_CLUSTER_EXPLICIT = 1,      /**< couplings / mimics only: constant G, g = 0 */
+  CDYN_CLUSTER_IMPLICIT = 2       /**< at least one <loop>: G(q), g(q, v), position solve */
+} cdyn_cluster_kind;
+
+/** Levels of the library's logger (cdyn_set_log_level). */
+typedef enum cdyn_log_level {
+  CDYN_LOG_DEBUG = 0,
+  CDYN_LOG_INFO = 1,
+  CDYN_LOG_WARN = 2, /**< the default */
+  CDYN_LOG_ERROR = 3,
+  CDYN_LOG_OFF = 4
+} cdyn_log_level;
+
 /** Load flags (bitwise or). Unknown bits are rejected with CDYN_ERR_INVALID_ARGUMENT. */
 /** Attach the URDF root link to the world with a floating joint (nq += 7, nv += 6). Rejected
  *  (CDYN_ERR_PARSE) when the URDF already has a type="floating" joint. */
 #define CDYN_LOAD_FLOATING_BASE 1u
+/** Ignore the URDF+ chords (<loop>, <coupling>, <mimic>) and the independent="..." marks: the
+ *  model is the plain spanning tree (every body its own cluster, ny = nv, y = q). */
+#define CDYN_LOAD_IGNORE_CONSTRAINTS 2u
 
 /** Immutable model (mechanism description). */
 typedef struct cdyn_model cdyn_model;
@@ -184,16 +236,20 @@ CDYN_API const char* cdyn_status_string(cdyn_status status);
 /* Model: loading and freeing (allocate; thread-safe)                                        */
 /* ========================================================================================== */
 
-/** Loads the kinematic-tree (spanning-tree) model of a URDF / URDF+ file. URDF+ <loop>,
- *  <coupling> and <mimic> elements are ignored for now (a warning is logged).
+/** Loads a URDF / URDF+ file: its spanning tree and its cluster tree (URDF+ <loop>,
+ *  <coupling> and <mimic> chords; see "Cluster tree" above). Loading finds a closed reference
+ *  configuration of every implicit loop.
  *  abi_version: pass CDYN_ABI_VERSION (CDYN_ERR_VERSION on mismatch).
  *  path:        NUL-terminated file path.
- *  flags:       0 or CDYN_LOAD_FLOATING_BASE.
+ *  flags:       0 or a bitwise or of CDYN_LOAD_FLOATING_BASE, CDYN_LOAD_IGNORE_CONSTRAINTS.
  *  gravity:     NULL for (0, 0, -9.81), else 3 finite doubles [m/s^2], world coordinates.
  *  model:       receives the new model (NULL on failure); free with cdyn_model_free.
  *  err, errlen: optional (NULL / 0) buffer receiving the NUL-terminated error message
  *               (truncated to errlen - 1 characters; "" on success).
- *  Returns CDYN_ERR_PARSE for unreadable files and invalid models. */
+ *  Returns CDYN_ERR_PARSE for unreadable files and invalid models, including chords the cluster
+ *  builder rejects (a loop that cannot be closed, an independent set that does not parametrize
+ *  its loop, a multi-dof joint inside a loop, ...; the message names the element).
+ *  CDYN_LOAD_IGNORE_CONSTRAINTS loads such files as plain spanning trees. */
 CDYN_API cdyn_status cdyn_model_load(int abi_version, const char* path, unsigned int flags,
                                      const double* gravity, cdyn_model** model, char* err,
                                      size_t errlen);
@@ -214,11 +270,12 @@ CDYN_API cdyn_status cdyn_model_free(cdyn_model* model);
 
 /** Robot name (the URDF <robot name>). */
 CDYN_API cdyn_status cdyn_model_name(const cdyn_model* model, const char** name);
-/** Number of moving bodies (== number of joints; fused fixed links not counted). */
+/** Number of moving bodies of the spanning tree (== number of joints; fused fixed links not
+ *  counted). */
 CDYN_API cdyn_status cdyn_model_nbodies(const cdyn_model* model, int* nbodies);
-/** Size of the configuration vector q. */
+/** Size of the (spanning) configuration vector q. */
 CDYN_API cdyn_status cdyn_model_nq(const cdyn_model* model, int* nq);
-/** Size of the velocity / acceleration / generalized force vectors. */
+/** Size of the (spanning) velocity / acceleration / generalized force vectors. */
 CDYN_API cdyn_status cdyn_model_nv(const cdyn_model* model, int* nv);
 /** Number of frames (one per URDF link, including the root link and fused links). */
 CDYN_API cdyn_status cdyn_model_nframes(const cdyn_model* model, int* nframes);
@@ -274,6 +331,90 @@ CDYN_API cdyn_status cdyn_model_frame_index(const cdyn_model* model, const char*
 /** Body a frame is attached to (-1: the world, e.g. the root link of a fixed-base robot). */
 CDYN_API cdyn_status cdyn_model_frame_body(const cdyn_model* model, int frame, int* body);
 
+/** Readable multi-line description of the spanning tree (one line per body: index, link,
+ *  joint type and name, parent, nq/nv, mass; fused frames), as the C++ describeModel.
+ *  Text functions: buf receives at most len - 1 characters and a NUL (nothing when len == 0;
+ *  buf may then be NULL); *needed (optional) receives the full size including the NUL, so a
+ *  first call with (NULL, 0, &needed) sizes the buffer. The text is truncated when
+ *  len < *needed (not an error). The text is made at load time: no allocation here. */
+CDYN_API cdyn_status cdyn_model_describe(const cdyn_model* model, char* buf, size_t len,
+                                         size_t* needed);
+
+/* ========================================================================================== */
+/* Cluster tree and independent coordinates: queries (no allocation; thread-safe)            */
+/* ========================================================================================== */
+
+/** Number of clusters (each unconstrained body is a cluster of its own). */
+CDYN_API cdyn_status cdyn_model_nclusters(const cdyn_model* model, int* nclusters);
+/** Number of independent velocities ny (size of ydot, ydd and independent efforts tau). */
+CDYN_API cdyn_status cdyn_model_ny(const cdyn_model* model, int* ny);
+/** Number of independent positions nyq (size of y; a floating base counts 7, a spherical
+ *  joint 4). */
+CDYN_API cdyn_status cdyn_model_nyq(const cdyn_model* model, int* nyq);
+/** Number of implicit loop joints (URDF+ <loop>). */
+CDYN_API cdyn_status cdyn_model_nloops(const cdyn_model* model, int* nloops);
+/** Number of explicit relations (URDF+ <coupling>, URDF <mimic>). */
+CDYN_API cdyn_status cdyn_model_nrelations(const cdyn_model* model, int* nrelations);
+
+/** Name of independent position coordinate i (0 <= i < nyq): the spanning position name
+ *  (cdyn_model_position_name) of that coordinate. */
+CDYN_API cdyn_status cdyn_model_independent_position_name(const cdyn_model* model, int i,
+                                                          const char** name);
+/** Name of independent velocity coordinate i (0 <= i < ny): its spanning velocity name. */
+CDYN_API cdyn_status cdyn_model_independent_velocity_name(const cdyn_model* model, int i,
+                                                          const char** name);
+/** Index in y of an independent position name (CDYN_ERR_NOT_FOUND when absent or dependent). */
+CDYN_API cdyn_status cdyn_model_independent_position_index(const cdyn_model* model,
+                                                           const char* name, int* i);
+/** Index in ydot of an independent velocity name (CDYN_ERR_NOT_FOUND when absent or
+ *  dependent). */
+CDYN_API cdyn_status cdyn_model_independent_velocity_index(const cdyn_model* model,
+                                                           const char* name, int* i);
+/** Spanning indices of the independent coordinates: y[k] = q[position_index[k]] (nyq values)
+ *  and ydot[k] = v[velocity_index[k]] (ny values), both increasing. Either output is optional
+ *  (NULL, 0); a given one must have exactly nyq / ny elements. */
+CDYN_API cdyn_status cdyn_model_independent_indices(const cdyn_model* model, int* position_index,
+                                                    int nyq, int* velocity_index, int ny);
+/** The closed spanning configuration found at load time (n = nq): the neutral configuration
+ *  with the dependent coordinates solved (when the loops do not close there, the loader tries
+ *  other values of their independent coordinates). The initial warm start of the position
+ *  solves. */
+CDYN_API cdyn_status cdyn_model_reference_configuration(const cdyn_model* model, double* q, int n);
+
+/** Name of cluster `cluster` (0 <= cluster < nclusters): the link name of its body for
+ *  single-body clusters, else the names of its chords (couplings, mimics, loops) joined by
+ *  "+". */
+CDYN_API cdyn_status cdyn_model_cluster_name(const cdyn_model* model, int cluster,
+                                             const char** name);
+/** Index of the first cluster with that name (CDYN_ERR_NOT_FOUND if absent). */
+CDYN_API cdyn_status cdyn_model_cluster_index(const cdyn_model* model, const char* name,
+                                              int* cluster);
+/** Structure of cluster `cluster` (any output may be NULL):
+ *  parent       parent cluster (-1: attached to the world); parent < cluster;
+ *  output_body  the body all the cluster's base bodies hang from (-1: the world);
+ *  first_body, nbodies  the cluster's bodies are first_body .. first_body + nbodies - 1;
+ *  kind         a cdyn_cluster_kind (unconstrained, explicit or implicit). */
+CDYN_API cdyn_status cdyn_model_cluster_info(const cdyn_model* model, int cluster, int* parent,
+                                             int* output_body, int* first_body, int* nbodies,
+                                             int* kind);
+/** Coordinate ranges of cluster `cluster` (any output may be NULL): spanning
+ *  q[idx_q .. idx_q + nq), v[idx_v .. idx_v + nv); independent y[idx_yq .. idx_yq + nyq),
+ *  ydot[idx_y .. idx_y + ny). Its block of G is rows idx_v.., columns idx_y... */
+CDYN_API cdyn_status cdyn_model_cluster_coordinates(const cdyn_model* model, int cluster,
+                                                    int* idx_q, int* nq, int* idx_v, int* nv,
+                                                    int* idx_yq, int* nyq, int* idx_y, int* ny);
+/** Cluster of body `body`. */
+CDYN_API cdyn_status cdyn_model_body_cluster(const cdyn_model* model, int body, int* cluster);
+/** Readable dump of the cluster tree (clusters with parent, output body, bodies and their
+ *  joints marked independent / dependent, dof counts, relations and loops), as the C++
+ *  describeClusterTree. Buffer rules: see cdyn_model_describe. */
+CDYN_API cdyn_status cdyn_model_describe_clusters(const cdyn_model* model, char* buf, size_t len,
+                                                  size_t* needed);
+/** Graphviz (dot) picture of the cluster tree, chords as dashed edges (C++ clusterTreeDot).
+ *  Buffer rules: see cdyn_model_describe. */
+CDYN_API cdyn_status cdyn_model_cluster_tree_dot(const cdyn_model* model, char* buf, size_t len,
+                                                 size_t* needed);
+
 /* ========================================================================================== */
 /* Workspaces                                                                                 */
 /* ========================================================================================== */
@@ -298,6 +439,16 @@ CDYN_API cdyn_status cdyn_workspace_free(cdyn_workspace* workspace);
 /** Detailed message of the last failed call on this workspace ("" after a success; a static
  *  message when workspace is NULL or invalid). Valid until the next call on the workspace. */
 CDYN_API const char* cdyn_workspace_last_error(const cdyn_workspace* workspace);
+
+/* ========================================================================================== */
+/* Logging (thread-safe; not real-time)                                                       */
+/* ========================================================================================== */
+
+/** Sets the level of the library's logger (spdlog logger "clusterdyn", to stderr; it only logs
+ *  while models load). level: a cdyn_log_level (else CDYN_ERR_INVALID_ARGUMENT). */
+CDYN_API cdyn_status cdyn_set_log_level(int level);
+/** Current level of the library's logger as a cdyn_log_level. */
+CDYN_API cdyn_status cdyn_get_log_level(int* level);
 
 /* ========================================================================================== */
 /* Configuration space (compute functions: no allocation, no locks, no I/O)                   */
@@ -399,6 +550,105 @@ CDYN_API cdyn_status cdyn_kinetic_energy(const cdyn_model* model, cdyn_workspace
  *  coordinates (0 when every c_i is at height 0 for gravity along -z). */
 CDYN_API cdyn_status cdyn_potential_energy(const cdyn_model* model, cdyn_workspace* ws,
                                            const double* q, int nq, double* energy);
+
+/* ========================================================================================== */
+/* Dynamics in independent coordinates: cluster tree, constraint embedding (compute functions) */
+/* ========================================================================================== */
+/* Spanning inputs (q, v) must be CLOSED (see "Cluster tree"); else CDYN_ERR_CONSTRAINT_FAILURE.
+ * tau, ydot, ydd are independent-coordinate vectors (ny) unless said otherwise; fext as for
+ * the tree functions (6 * nbodies, spanning-tree bodies, optional). The optional spanning
+ * outputs (NULL, 0 when not wanted) receive v_dot = G y_ddot + g (qdd, nv). */
+
+/** Forward dynamics (constraint-embedding ABA): independent accelerations ydd (ny) from a closed
+ *  spanning state q (nq), v (nv) and independent efforts tau (ny); optional qdd (nv): the
+ *  spanning accelerations. CDYN_ERR_NOT_POSITIVE_DEFINITE if an articulated inertia is
+ *  singular. */
+CDYN_API cdyn_status cdyn_ce_aba(const cdyn_model* model, cdyn_workspace* ws, const double* q,
+                                 int nq, const double* v, int nv, const double* tau, int ntau,
+                                 const double* fext, int nfext, double* ydd, int nydd, double* qdd,
+                                 int nqdd);
+/** Same with efforts on the spanning-tree joints: tau has nv elements (layout of v; actuators
+ *  on dependent joints included) and acts through G^T tau. */
+CDYN_API cdyn_status cdyn_ce_aba_spanning_forces(const cdyn_model* model, cdyn_workspace* ws,
+                                                 const double* q, int nq, const double* v, int nv,
+                                                 const double* tau, int ntau, const double* fext,
+                                                 int nfext, double* ydd, int nydd, double* qdd,
+                                                 int nqdd);
+/** Forward dynamics from independent coordinates: solves the loop closure for y (nyq,
+ *  warm-started, see "Warm start"), v = G ydot (ydot: ny), then CE-ABA with tau (ny). Outputs:
+ *  ydd (ny); optional q (nq) and v (nv): the closed spanning state; optional qdd (nv). */
+CDYN_API cdyn_status cdyn_ce_aba_independent(const cdyn_model* model, cdyn_workspace* ws,
+                                             const double* y, int nyq, const double* ydot, int ny,
+                                             const double* tau, int ntau, const double* fext,
+                                             int nfext, double* ydd, int nydd, double* q, int nq,
+                                             double* v, int nv, double* qdd, int nqdd);
+/** Inverse dynamics (constraint-embedding RNEA): the independent efforts tau (ny) that produce
+ *  the independent accelerations ydd (ny) at the closed state q (nq), v (nv), with external
+ *  forces fext; tau = G^T tau_spanning. Optional qdd (nv): the spanning accelerations. */
+CDYN_API cdyn_status cdyn_ce_rnea(const cdyn_model* model, cdyn_workspace* ws, const double* q,
+                                  int nq, const double* v, int nv, const double* ydd, int nydd,
+                                  const double* fext, int nfext, double* tau, int ntau, double* qdd,
+                                  int nqdd);
+/** Independent-coordinate mass matrix H(q) = G^T M G (ny x ny, column-major, ldh >= ny, both
+ *  triangles written) at the closed configuration q (nq). */
+CDYN_API cdyn_status cdyn_cluster_mass_matrix(const cdyn_model* model, cdyn_workspace* ws,
+                                              const double* q, int nq, double* H, int ldh);
+/** Independent bias C(q, v) (ny) at the closed state q (nq), v (nv): H ydd + C = tau
+ *  (Coriolis, centrifugal, gravity and constraint-bias terms, = cdyn_ce_rnea with ydd = 0 and
+ *  no external force). */
+CDYN_API cdyn_status cdyn_cluster_bias(const cdyn_model* model, cdyn_workspace* ws, const double* q,
+                                       int nq, const double* v, int nv, double* C, int nc);
+
+/* ========================================================================================== */
+/* Loop closure, coordinate conversions, constraint matrices (compute functions)              */
+/* ========================================================================================== */
+
+/** Position solve: the closed spanning configuration q (nq) whose independent coordinates are
+ *  y (nyq). Implicit loops: Newton (at most 50 steps, residual <= 1e-12 m / rad) from q_guess
+ *  (optional, nq: any valid configuration near the wanted branch) or else from the workspace's
+ *  warm start (see "Warm start"). CDYN_ERR_CONSTRAINT_FAILURE (naming the cluster) when the
+ *  loop cannot be closed for y (out of the mechanism's range, singular) or Newton does not
+ *  converge. cdyn_last_loop_closure reports the iterations and the residual. */
+CDYN_API cdyn_status cdyn_solve_loop_closure(const cdyn_model* model, cdyn_workspace* ws,
+                                             const double* y, int nyq, const double* q_guess,
+                                             int nq_guess, double* q, int nq);
+/** Closed spanning state from independent coordinates: q (nq) as cdyn_solve_loop_closure(y,
+ *  q_guess) and v = G(q) ydot (nv; ydot: ny). */
+CDYN_API cdyn_status cdyn_independent_to_spanning(const cdyn_model* model, cdyn_workspace* ws,
+                                                  const double* y, int nyq, const double* ydot,
+                                                  int ny, const double* q_guess, int nq_guess,
+                                                  double* q, int nq, double* v, int nv);
+/** Independent coordinates of a spanning state (a selection; no closure check): y (nyq) from
+ *  q (nq), ydot (ny) from v (nv). */
+CDYN_API cdyn_status cdyn_spanning_to_independent(const cdyn_model* model, cdyn_workspace* ws,
+                                                  const double* q, int nq, const double* v, int nv,
+                                                  double* y, int nyq, double* ydot, int ny);
+/** Projects an arbitrary spanning state onto the constraint manifold: qout (nq) keeps the
+ *  independent coordinates of q and solves the dependent ones (Newton from q itself); vout (nv)
+ *  = G(qout) ydot with ydot the independent part of v. q: nq (valid configuration), v: nv.
+ *  CDYN_ERR_CONSTRAINT_FAILURE when a loop cannot be closed. */
+CDYN_API cdyn_status cdyn_project_to_constraints(const cdyn_model* model, cdyn_workspace* ws,
+                                                 const double* q, int nq, const double* v, int nv,
+                                                 double* qout, int nqout, double* vout, int nvout);
+/** Newton iterations and final residual (max |phi|, m or rad) of the last position solve on the
+ *  workspace (any output may be NULL). Does not change the workspace's last error message, so
+ *  it can follow a failed solve. */
+CDYN_API cdyn_status cdyn_last_loop_closure(const cdyn_model* model, cdyn_workspace* ws,
+                                            int* iterations, double* residual);
+/** Explicit constraint of the whole model at (q, v): v = G y_dot and v_dot = G y_ddot + g.
+ *  G: nv x ny, column-major, ldg >= nv, block diagonal over the clusters (every entry
+ *  written); g: optional (NULL, 0) or nv. q: nq, v: nv (G depends on q, g on q and v; the state
+ *  need not be closed, but G is only meaningful on the constraint manifold).
+ *  CDYN_ERR_CONSTRAINT_FAILURE if a loop's dependent block is singular at q. */
+CDYN_API cdyn_status cdyn_constraint_matrices(const cdyn_model* model, cdyn_workspace* ws,
+                                              const double* q, int nq, const double* v, int nv,
+                                              double* G, int ldg, double* g, int ng);
+/** Same for one cluster: its block G_k (nv_k x ny_k, ldg >= nv_k) and g_k (optional, nv_k),
+ *  sizes from cdyn_model_cluster_coordinates. */
+CDYN_API cdyn_status cdyn_cluster_constraint_matrices(const cdyn_model* model, cdyn_workspace* ws,
+                                                      int cluster, const double* q, int nq,
+                                                      const double* v, int nv, double* G, int ldg,
+                                                      double* g, int ng);
 
 #ifdef __cplusplus
 } /* extern "C" */

@@ -52,9 +52,14 @@ std::size_t roundUp(std::size_t n, std::size_t a) { return (n + a - 1) / a * a; 
 
 /// Everything a workspace owns besides its handle; constructed inside the workspace's arena.
 struct WorkspaceBody {
-  explicit WorkspaceBody(const cd::Model& m) : data(m), fext(m.nbodies, cd::Force::Zero()) {}
-  cd::Data data;
+  explicit WorkspaceBody(const cd::ClusterModel& m)
+      : data(m),
+        fext(m.tree.nbodies, cd::Force::Zero()),
+        y(cd::VecX::Zero(m.nyq)),
+        ydot(cd::VecX::Zero(m.ny)) {}
+  cd::ClusterData data;         ///< cluster workspace; data.tree is the spanning-tree one
   std::vector<cd::Force> fext;  ///< aligned copy of the caller's external forces
+  cd::VecX y, ydot;             ///< independent-coordinate results before they are copied out
 };
 static_assert(alignof(WorkspaceBody) <= kBlockAlign, "");
 
@@ -71,7 +76,8 @@ enum KinLevel : int { kNone = 0, kPlacements = 1, kVelocities = 2, kAcceleration
 
 struct cdyn_model {
   std::uint32_t tag = kModelTag;
-  cd::Model model;
+  cd::ClusterModel cm;  ///< cm.tree: the spanning tree every tree function works on
+  std::string treeDescription, clusterDescription, clusterDot;  ///< made at load time
   Layout layout;
   mutable std::atomic<int> workspaces{0};
 };
@@ -96,7 +102,7 @@ bool validWorkspace(const cdyn_workspace* ws) { return ws != nullptr && ws->tag 
 __attribute__((format(printf, 3, 4))) cdyn_status fail(cdyn_workspace* ws, cdyn_status s,
                                                        const char* fmt, ...) {
   if (validWorkspace(ws)) {
-    auto& buf = ws->body->data.lastError;
+    auto& buf = ws->body->data.tree.lastError;
     va_list args;
     va_start(args, fmt);
     std::vsnprintf(buf.data(), buf.size(), fmt, args);
@@ -106,7 +112,7 @@ __attribute__((format(printf, 3, 4))) cdyn_status fail(cdyn_workspace* ws, cdyn_
 }
 
 cdyn_status ok(cdyn_workspace* ws) {
-  ws->body->data.lastError[0] = '\0';
+  ws->body->data.tree.lastError[0] = '\0';
   return CDYN_OK;
 }
 
@@ -212,6 +218,59 @@ cdyn_status readForces(cdyn_workspace* ws, const cd::Model& model, const double*
 
 void copyOut(const cd::VecX& x, double* out) { std::copy_n(x.data(), x.size(), out); }
 
+/// An optional array argument: absent when (NULL, 0), else checked like checkArray.
+cdyn_status checkOptionalArray(cdyn_workspace* ws, const double* p, int n, int expected,
+                               const char* name, bool* present) {
+  *present = !(p == nullptr && n == 0);
+  return *present ? checkArray(ws, p, n, expected, name) : CDYN_OK;
+}
+
+/// A column-major rows x cols output matrix with leading dimension ld.
+cdyn_status checkMatrix(cdyn_workspace* ws, const double* p, int ld, int rows, int cols,
+                        const char* name, const char* ldName) {
+  const int need = std::max(1, rows);
+  if (ld < need)
+    return fail(ws, CDYN_ERR_INVALID_SIZE, "%s is %d, expected >= %d", ldName, ld, need);
+  if (rows > 0 && cols > 0) return checkPointer(ws, p, name);
+  return CDYN_OK;
+}
+
+/// Writes the rows x cols block of A starting at (r0, c0) of out (leading dimension ld).
+template <typename Matrix>
+void copyBlock(const Matrix& A, double* out, int ld, int r0, int c0) {
+  for (Eigen::Index j = 0; j < A.cols(); ++j)
+    for (Eigen::Index i = 0; i < A.rows(); ++i) out[(r0 + i) + (c0 + j) * ld] = A(i, j);
+}
+
+/// Text into a caller buffer (truncated, NUL-terminated when len > 0); *needed = size + 1.
+cdyn_status textOut(const std::string& text, char* buf, std::size_t len, std::size_t* needed) {
+  if (buf == nullptr && len > 0) return CDYN_ERR_NULL_POINTER;
+  if (needed) *needed = text.size() + 1;
+  if (len > 0) {
+    const std::size_t n = std::min(len - 1, text.size());
+    std::memcpy(buf, text.data(), n);
+    buf[n] = '\0';
+  }
+  return CDYN_OK;
+}
+
+cdyn_status checkCluster(cdyn_workspace* ws, const cd::ClusterModel& cm, int k) {
+  const int n = static_cast<int>(cm.clusters.size());
+  if (k < 0 || k >= n)
+    return fail(ws, CDYN_ERR_INVALID_INDEX, "cluster index %d out of range [0, %d)", k, n);
+  return CDYN_OK;
+}
+
+/// Status of a call that may have moved the workspace's warm start (ClusterData::q): after a
+/// failed loop closure (or a non-finite result) it goes back to the reference configuration,
+/// so that the next solve starts from a closed configuration again.
+cdyn_status positionSolveStatus(cdyn_workspace* ws, const cdyn_model* m, cd::Status s) {
+  cd::ClusterData& data = ws->body->data;
+  if (s == cd::Status::ConstraintFailure || !data.q.allFinite())
+    data.q = m->cm.qReference;  // same size: no allocation
+  return s == cd::Status::Ok ? ok(ws) : fromStatus(s);
+}
+
 /// Checks and looks up the model of a model-only query.
 #define CDYN_CHECK_MODEL(m)                        \
   do {                                             \
@@ -233,12 +292,13 @@ using Map = Eigen::Map<cd::VecX>;
 // ---- model loading -------------------------------------------------------------------------
 
 /// Sizes the workspace of a model by constructing its parts once with a measuring arena.
-Layout measureLayout(const cd::Model& model) {
+Layout measureLayout(const cd::ClusterModel& cm) {
+  const cd::Model& model = cm.tree;
   Layout l;
   {
     Arena a = Arena::measure();
     ArenaScope scope(&a);
-    WorkspaceBody body(model);
+    WorkspaceBody body(cm);
     (void)body;
     l.arenaBytes = a.measured;
   }
@@ -267,6 +327,19 @@ Layout measureLayout(const cd::Model& model) {
   return l;
 }
 
+/// CDYN_LOAD_IGNORE_CONSTRAINTS: the URDF+ chords (<loop>, <coupling>, <mimic>) and the
+/// independent="..." marks are dropped, leaving the plain spanning tree.
+void dropChords(cd::UrdfDescription& urdf) {
+  urdf.loops.clear();
+  urdf.couplings.clear();
+  for (cd::UrdfJoint& j : urdf.joints) {
+    j.mimic.present = false;
+    j.independent = true;
+    j.independentGiven = false;
+  }
+}
+
+/// Parses (build() returns a UrdfDescription) and builds the cluster model.
 template <typename Build>
 cdyn_status loadModel(int abi, unsigned int flags, const double* gravity, cdyn_model** out,
                       char* err, std::size_t errlen, Build&& build) noexcept {
@@ -285,8 +358,9 @@ cdyn_status loadModel(int abi, unsigned int flags, const double* gravity, cdyn_m
     writeMessage(err, errlen, msg);
     return CDYN_ERR_VERSION;
   }
-  if (flags & ~CDYN_LOAD_FLOATING_BASE) {
-    std::snprintf(msg, sizeof msg, "unknown load flags 0x%x", flags & ~CDYN_LOAD_FLOATING_BASE);
+  constexpr unsigned int kKnownFlags = CDYN_LOAD_FLOATING_BASE | CDYN_LOAD_IGNORE_CONSTRAINTS;
+  if (flags & ~kKnownFlags) {
+    std::snprintf(msg, sizeof msg, "unknown load flags 0x%x", flags & ~kKnownFlags);
     writeMessage(err, errlen, msg);
     return CDYN_ERR_INVALID_ARGUMENT;
   }
@@ -300,8 +374,13 @@ cdyn_status loadModel(int abi, unsigned int flags, const double* gravity, cdyn_m
     options.floatingBase = (flags & CDYN_LOAD_FLOATING_BASE) != 0;
     if (gravity) options.gravity = cd::Vec3(gravity[0], gravity[1], gravity[2]);
     auto m = std::make_unique<cdyn_model>();
-    m->model = build(options);
-    m->layout = measureLayout(m->model);
+    cd::UrdfDescription urdf = build();
+    if (flags & CDYN_LOAD_IGNORE_CONSTRAINTS) dropChords(urdf);
+    m->cm = cd::buildClusterModel(urdf, options);
+    m->treeDescription = cd::describeModel(m->cm.tree);
+    m->clusterDescription = cd::describeClusterTree(m->cm);
+    m->clusterDot = cd::clusterTreeDot(m->cm);
+    m->layout = measureLayout(m->cm);
     *out = m.release();
     return CDYN_OK;
   } catch (const cd::ModelError& e) {
@@ -367,7 +446,7 @@ cdyn_status workspaceInit(const cdyn_model* m, void* mem, std::size_t size, void
   ws->kinLevel = kNone;
   {
     ArenaScope scope(&ws->arena);
-    ws->body = new (p + l.bodyOffset) WorkspaceBody(m->model);
+    ws->body = new (p + l.bodyOffset) WorkspaceBody(m->cm);
   }
   m->workspaces.fetch_add(1);
   ws->tag = kWorkspaceTag;
@@ -433,7 +512,7 @@ cdyn_status cdyn_model_load(int abi_version, const char* path, unsigned int flag
     return CDYN_ERR_NULL_POINTER;
   }
   return loadModel(abi_version, flags, gravity, model, err, errlen,
-                   [&](const cd::ModelOptions& o) { return cd::loadTreeModel(path, o); });
+                   [&] { return cd::parseUrdfFile(path); });
 }
 
 cdyn_status cdyn_model_load_string(int abi_version, const char* xml, size_t xml_len,
@@ -444,9 +523,8 @@ cdyn_status cdyn_model_load_string(int abi_version, const char* xml, size_t xml_
     writeMessage(err, errlen, "xml is NULL");
     return CDYN_ERR_NULL_POINTER;
   }
-  return loadModel(abi_version, flags, gravity, model, err, errlen, [&](const cd::ModelOptions& o) {
-    return cd::buildTreeModel(cd::parseUrdfString(std::string(xml ? xml : "", xml_len), "<string>"),
-                              o);
+  return loadModel(abi_version, flags, gravity, model, err, errlen, [&] {
+    return cd::parseUrdfString(std::string(xml ? xml : "", xml_len), "<string>");
   });
 }
 
@@ -466,7 +544,7 @@ cdyn_status cdyn_model_free(cdyn_model* model) {
 cdyn_status cdyn_model_name(const cdyn_model* model, const char** name) {
   CDYN_CHECK_MODEL(model);
   if (name == nullptr) return CDYN_ERR_NULL_POINTER;
-  *name = model->model.name.c_str();
+  *name = model->cm.tree.name.c_str();
   return CDYN_OK;
 }
 
@@ -477,66 +555,66 @@ cdyn_status cdyn_model_name(const cdyn_model* model, const char** name) {
     *out = (expr);                                    \
     return CDYN_OK;                                   \
   }
-CDYN_INT_QUERY(cdyn_model_nbodies, model->model.nbodies)
-CDYN_INT_QUERY(cdyn_model_nq, model->model.nq)
-CDYN_INT_QUERY(cdyn_model_nv, model->model.nv)
-CDYN_INT_QUERY(cdyn_model_nframes, static_cast<int>(model->model.frames.size()))
+CDYN_INT_QUERY(cdyn_model_nbodies, model->cm.tree.nbodies)
+CDYN_INT_QUERY(cdyn_model_nq, model->cm.tree.nq)
+CDYN_INT_QUERY(cdyn_model_nv, model->cm.tree.nv)
+CDYN_INT_QUERY(cdyn_model_nframes, static_cast<int>(model->cm.tree.frames.size()))
 #undef CDYN_INT_QUERY
 
 cdyn_status cdyn_model_total_mass(const cdyn_model* model, double* mass) {
   CDYN_CHECK_MODEL(model);
   if (mass == nullptr) return CDYN_ERR_NULL_POINTER;
-  *mass = model->model.totalMass();
+  *mass = model->cm.tree.totalMass();
   return CDYN_OK;
 }
 
 cdyn_status cdyn_model_gravity(const cdyn_model* model, double gravity[3]) {
   CDYN_CHECK_MODEL(model);
   if (gravity == nullptr) return CDYN_ERR_NULL_POINTER;
-  for (int k = 0; k < 3; ++k) gravity[k] = model->model.gravity[k];
+  for (int k = 0; k < 3; ++k) gravity[k] = model->cm.tree.gravity[k];
   return CDYN_OK;
 }
 
 cdyn_status cdyn_model_body_name(const cdyn_model* model, int body, const char** name) {
   CDYN_CHECK_MODEL(model);
-  return nameAt(model, model->model.bodyNames, body, name);
+  return nameAt(model, model->cm.tree.bodyNames, body, name);
 }
 
 cdyn_status cdyn_model_body_index(const cdyn_model* model, const char* name, int* body) {
   CDYN_CHECK_MODEL(model);
-  return findIndex(name, body, model->model.bodyNames);
+  return findIndex(name, body, model->cm.tree.bodyNames);
 }
 
 cdyn_status cdyn_model_body_parent(const cdyn_model* model, int body, int* parent) {
   CDYN_CHECK_MODEL(model);
   if (parent == nullptr) return CDYN_ERR_NULL_POINTER;
-  if (body < 0 || body >= model->model.nbodies) return CDYN_ERR_INVALID_INDEX;
-  *parent = model->model.parent[body];
+  if (body < 0 || body >= model->cm.tree.nbodies) return CDYN_ERR_INVALID_INDEX;
+  *parent = model->cm.tree.parent[body];
   return CDYN_OK;
 }
 
 cdyn_status cdyn_model_joint_name(const cdyn_model* model, int joint, const char** name) {
   CDYN_CHECK_MODEL(model);
-  return nameAt(model, model->model.jointNames, joint, name);
+  return nameAt(model, model->cm.tree.jointNames, joint, name);
 }
 
 cdyn_status cdyn_model_joint_index(const cdyn_model* model, const char* name, int* joint) {
   CDYN_CHECK_MODEL(model);
-  return findIndex(name, joint, model->model.jointNames);
+  return findIndex(name, joint, model->cm.tree.jointNames);
 }
 
 cdyn_status cdyn_model_joint_type(const cdyn_model* model, int joint, int* type) {
   CDYN_CHECK_MODEL(model);
   if (type == nullptr) return CDYN_ERR_NULL_POINTER;
-  if (joint < 0 || joint >= model->model.nbodies) return CDYN_ERR_INVALID_INDEX;
-  *type = static_cast<int>(model->model.joints[joint].type);
+  if (joint < 0 || joint >= model->cm.tree.nbodies) return CDYN_ERR_INVALID_INDEX;
+  *type = static_cast<int>(model->cm.tree.joints[joint].type);
   return CDYN_OK;
 }
 
 cdyn_status cdyn_model_joint_coordinates(const cdyn_model* model, int joint, int* idx_q, int* nq,
                                          int* idx_v, int* nv) {
   CDYN_CHECK_MODEL(model);
-  const cd::Model& m = model->model;
+  const cd::Model& m = model->cm.tree;
   if (joint < 0 || joint >= m.nbodies) return CDYN_ERR_INVALID_INDEX;
   if (idx_q) *idx_q = m.idx_q[joint];
   if (nq) *nq = m.nqs[joint];
@@ -547,28 +625,28 @@ cdyn_status cdyn_model_joint_coordinates(const cdyn_model* model, int joint, int
 
 cdyn_status cdyn_model_position_name(const cdyn_model* model, int i, const char** name) {
   CDYN_CHECK_MODEL(model);
-  return nameAt(model, model->model.positionNames, i, name);
+  return nameAt(model, model->cm.tree.positionNames, i, name);
 }
 
 cdyn_status cdyn_model_velocity_name(const cdyn_model* model, int i, const char** name) {
   CDYN_CHECK_MODEL(model);
-  return nameAt(model, model->model.velocityNames, i, name);
+  return nameAt(model, model->cm.tree.velocityNames, i, name);
 }
 
 cdyn_status cdyn_model_position_index(const cdyn_model* model, const char* name, int* i) {
   CDYN_CHECK_MODEL(model);
-  return findIndex(name, i, model->model.positionNames);
+  return findIndex(name, i, model->cm.tree.positionNames);
 }
 
 cdyn_status cdyn_model_velocity_index(const cdyn_model* model, const char* name, int* i) {
   CDYN_CHECK_MODEL(model);
-  return findIndex(name, i, model->model.velocityNames);
+  return findIndex(name, i, model->cm.tree.velocityNames);
 }
 
 cdyn_status cdyn_model_position_limits(const cdyn_model* model, double* lower, double* upper,
                                        int n) {
   CDYN_CHECK_MODEL(model);
-  const cd::Model& m = model->model;
+  const cd::Model& m = model->cm.tree;
   if (n != m.nq) return CDYN_ERR_INVALID_SIZE;
   if (n > 0 && (lower == nullptr || upper == nullptr)) return CDYN_ERR_NULL_POINTER;
   copyOut(m.lowerPositionLimit, lower);
@@ -578,24 +656,24 @@ cdyn_status cdyn_model_position_limits(const cdyn_model* model, double* lower, d
 
 cdyn_status cdyn_model_velocity_limits(const cdyn_model* model, double* limit, int n) {
   CDYN_CHECK_MODEL(model);
-  if (n != model->model.nv) return CDYN_ERR_INVALID_SIZE;
+  if (n != model->cm.tree.nv) return CDYN_ERR_INVALID_SIZE;
   if (n > 0 && limit == nullptr) return CDYN_ERR_NULL_POINTER;
-  copyOut(model->model.velocityLimit, limit);
+  copyOut(model->cm.tree.velocityLimit, limit);
   return CDYN_OK;
 }
 
 cdyn_status cdyn_model_effort_limits(const cdyn_model* model, double* limit, int n) {
   CDYN_CHECK_MODEL(model);
-  if (n != model->model.nv) return CDYN_ERR_INVALID_SIZE;
+  if (n != model->cm.tree.nv) return CDYN_ERR_INVALID_SIZE;
   if (n > 0 && limit == nullptr) return CDYN_ERR_NULL_POINTER;
-  copyOut(model->model.effortLimit, limit);
+  copyOut(model->cm.tree.effortLimit, limit);
   return CDYN_OK;
 }
 
 cdyn_status cdyn_model_frame_name(const cdyn_model* model, int frame, const char** name) {
   CDYN_CHECK_MODEL(model);
   if (name == nullptr) return CDYN_ERR_NULL_POINTER;
-  const auto& frames = model->model.frames;
+  const auto& frames = model->cm.tree.frames;
   if (frame < 0 || frame >= static_cast<int>(frames.size())) return CDYN_ERR_INVALID_INDEX;
   *name = frames[frame].name.c_str();
   return CDYN_OK;
@@ -603,13 +681,13 @@ cdyn_status cdyn_model_frame_name(const cdyn_model* model, int frame, const char
 
 cdyn_status cdyn_model_frame_index(const cdyn_model* model, const char* name, int* frame) {
   CDYN_CHECK_MODEL(model);
-  return findIndex(name, frame, FrameNames{model->model.frames});
+  return findIndex(name, frame, FrameNames{model->cm.tree.frames});
 }
 
 cdyn_status cdyn_model_frame_body(const cdyn_model* model, int frame, int* body) {
   CDYN_CHECK_MODEL(model);
   if (body == nullptr) return CDYN_ERR_NULL_POINTER;
-  const auto& frames = model->model.frames;
+  const auto& frames = model->cm.tree.frames;
   if (frame < 0 || frame >= static_cast<int>(frames.size())) return CDYN_ERR_INVALID_INDEX;
   *body = frames[frame].body;
   return CDYN_OK;
@@ -678,7 +756,7 @@ cdyn_status cdyn_workspace_free(cdyn_workspace* workspace) {
 const char* cdyn_workspace_last_error(const cdyn_workspace* workspace) {
   if (workspace == nullptr) return "workspace is NULL";
   if (workspace->tag != kWorkspaceTag) return "not a valid cdyn_workspace handle";
-  return workspace->body->data.lastError.data();
+  return workspace->body->data.tree.lastError.data();
 }
 
 // =============================================================================================
@@ -690,10 +768,10 @@ cdyn_status cdyn_neutral_configuration(const cdyn_model* model, cdyn_workspace* 
   CDYN_CHECK(enter(model, ws));
   ws->kinLevel = kNone;
   return guarded(ws, [&] {
-    CDYN_CHECK(checkArray(ws, q, n, model->model.nq, "q"));
+    CDYN_CHECK(checkArray(ws, q, n, model->cm.tree.nq, "q"));
     ws->scratch.reset();
     ArenaScope scope(&ws->scratch);
-    const cd::VecX q0 = cd::neutralConfiguration(model->model);
+    const cd::VecX q0 = cd::neutralConfiguration(model->cm.tree);
     copyOut(q0, q);
     return ok(ws);
   });
@@ -704,8 +782,8 @@ cdyn_status cdyn_integrate(const cdyn_model* model, cdyn_workspace* ws, const do
   CDYN_CHECK(enter(model, ws));
   ws->kinLevel = kNone;
   return guarded(ws, [&] {
-    const cd::Model& m = model->model;
-    cd::Data& data = ws->body->data;
+    const cd::Model& m = model->cm.tree;
+    cd::Data& data = ws->body->data.tree;
     CDYN_CHECK(checkArray(ws, q, nq, m.nq, "q"));
     CDYN_CHECK(checkArray(ws, v, nv, m.nv, "v"));
     CDYN_CHECK(checkArray(ws, qout, nqout, m.nq, "qout"));
@@ -728,10 +806,10 @@ cdyn_status cdyn_normalize_configuration(const cdyn_model* model, cdyn_workspace
   CDYN_CHECK(enter(model, ws));
   ws->kinLevel = kNone;
   return guarded(ws, [&] {
-    const cd::Model& m = model->model;
+    const cd::Model& m = model->cm.tree;
     CDYN_CHECK(checkArray(ws, q, n, m.nq, "q"));
     Map qm(q, n);
-    CDYN_CHECK_CXX(cd::detail::checkVector(ws->body->data, qm, m.nq, "q"));
+    CDYN_CHECK_CXX(cd::detail::checkVector(ws->body->data.tree, qm, m.nq, "q"));
     cd::normalizeConfiguration(m, qm);
     return ok(ws);
   });
@@ -746,8 +824,8 @@ cdyn_status cdyn_forward_kinematics(const cdyn_model* model, cdyn_workspace* ws,
   CDYN_CHECK(enter(model, ws));
   ws->kinLevel = kNone;
   return guarded(ws, [&] {
-    const cd::Model& m = model->model;
-    cd::Data& data = ws->body->data;
+    const cd::Model& m = model->cm.tree;
+    cd::Data& data = ws->body->data.tree;
     const bool hasV = !(v == nullptr && nv == 0) || m.nv == 0;
     const bool hasA = !(a == nullptr && na == 0) || (m.nv == 0 && hasV);
     CDYN_CHECK(checkArray(ws, q, nq, m.nq, "q"));
@@ -774,12 +852,12 @@ cdyn_status cdyn_frame_placement(const cdyn_model* model, cdyn_workspace* ws, in
                                  int ldr, double p[3]) {
   CDYN_CHECK(enter(model, ws));
   return guarded(ws, [&] {
-    CDYN_CHECK(checkFrame(ws, model->model, frame));
+    CDYN_CHECK(checkFrame(ws, model->cm.tree, frame));
     CDYN_CHECK(checkPointer(ws, R, "R"));
     CDYN_CHECK(checkPointer(ws, p, "p"));
     if (ldr < 3) return fail(ws, CDYN_ERR_INVALID_SIZE, "ldr is %d, expected >= 3", ldr);
     CDYN_CHECK(needKinematics(ws, kPlacements));
-    const cd::Transform T = cd::framePlacement(model->model, ws->body->data, frame);
+    const cd::Transform T = cd::framePlacement(model->cm.tree, ws->body->data.tree, frame);
     for (int j = 0; j < 3; ++j) {
       for (int i = 0; i < 3; ++i) R[i + j * ldr] = T.R(i, j);
       p[j] = T.p[j];
@@ -792,11 +870,11 @@ cdyn_status cdyn_frame_placement_matrix(const cdyn_model* model, cdyn_workspace*
                                         double* T, int ldt) {
   CDYN_CHECK(enter(model, ws));
   return guarded(ws, [&] {
-    CDYN_CHECK(checkFrame(ws, model->model, frame));
+    CDYN_CHECK(checkFrame(ws, model->cm.tree, frame));
     CDYN_CHECK(checkPointer(ws, T, "T"));
     if (ldt < 4) return fail(ws, CDYN_ERR_INVALID_SIZE, "ldt is %d, expected >= 4", ldt);
     CDYN_CHECK(needKinematics(ws, kPlacements));
-    const cd::Transform X = cd::framePlacement(model->model, ws->body->data, frame);
+    const cd::Transform X = cd::framePlacement(model->cm.tree, ws->body->data.tree, frame);
     for (int j = 0; j < 4; ++j)
       for (int i = 0; i < 4; ++i)
         T[i + j * ldt] = i < 3 ? (j < 3 ? X.R(i, j) : X.p[i]) : (j < 3 ? 0.0 : 1.0);
@@ -809,11 +887,11 @@ cdyn_status cdyn_frame_velocity(const cdyn_model* model, cdyn_workspace* ws, int
   CDYN_CHECK(enter(model, ws));
   return guarded(ws, [&] {
     cd::ReferenceFrame r = cd::ReferenceFrame::Local;
-    CDYN_CHECK(checkFrame(ws, model->model, frame));
+    CDYN_CHECK(checkFrame(ws, model->cm.tree, frame));
     CDYN_CHECK(toReferenceFrame(ws, rf, &r));
     CDYN_CHECK(checkPointer(ws, velocity, "velocity"));
     CDYN_CHECK(needKinematics(ws, kVelocities));
-    const cd::Motion m = cd::frameVelocity(model->model, ws->body->data, frame, r);
+    const cd::Motion m = cd::frameVelocity(model->cm.tree, ws->body->data.tree, frame, r);
     std::copy_n(m.data(), 6, velocity);
     return ok(ws);
   });
@@ -824,11 +902,11 @@ cdyn_status cdyn_frame_acceleration(const cdyn_model* model, cdyn_workspace* ws,
   CDYN_CHECK(enter(model, ws));
   return guarded(ws, [&] {
     cd::ReferenceFrame r = cd::ReferenceFrame::Local;
-    CDYN_CHECK(checkFrame(ws, model->model, frame));
+    CDYN_CHECK(checkFrame(ws, model->cm.tree, frame));
     CDYN_CHECK(toReferenceFrame(ws, rf, &r));
     CDYN_CHECK(checkPointer(ws, acceleration, "acceleration"));
     CDYN_CHECK(needKinematics(ws, kAccelerations));
-    const cd::Motion m = cd::frameAcceleration(model->model, ws->body->data, frame, r);
+    const cd::Motion m = cd::frameAcceleration(model->cm.tree, ws->body->data.tree, frame, r);
     std::copy_n(m.data(), 6, acceleration);
     return ok(ws);
   });
@@ -839,11 +917,12 @@ cdyn_status cdyn_frame_classical_acceleration(const cdyn_model* model, cdyn_work
   CDYN_CHECK(enter(model, ws));
   return guarded(ws, [&] {
     cd::ReferenceFrame r = cd::ReferenceFrame::Local;
-    CDYN_CHECK(checkFrame(ws, model->model, frame));
+    CDYN_CHECK(checkFrame(ws, model->cm.tree, frame));
     CDYN_CHECK(toReferenceFrame(ws, rf, &r));
     CDYN_CHECK(checkPointer(ws, acceleration, "acceleration"));
     CDYN_CHECK(needKinematics(ws, kAccelerations));
-    const cd::Vec3 acc = cd::frameClassicalAcceleration(model->model, ws->body->data, frame, r);
+    const cd::Vec3 acc =
+        cd::frameClassicalAcceleration(model->cm.tree, ws->body->data.tree, frame, r);
     std::copy_n(acc.data(), 3, acceleration);
     return ok(ws);
   });
@@ -853,8 +932,8 @@ namespace {
 /// Frame Jacobian from the workspace placements into J (6 x nv, leading dimension ldj).
 cdyn_status jacobianOut(const cdyn_model* model, cdyn_workspace* ws, int frame,
                         cd::ReferenceFrame r, double* J, int ldj) {
-  const cd::Model& m = model->model;
-  cd::Data& data = ws->body->data;
+  const cd::Model& m = model->cm.tree;
+  cd::Data& data = ws->body->data.tree;
   CDYN_CHECK_CXX(cd::frameJacobian(m, data, frame, r, data.J));
   for (int j = 0; j < m.nv; ++j) std::copy_n(data.J.col(j).data(), 6, J + j * ldj);
   return ok(ws);
@@ -875,7 +954,7 @@ cdyn_status cdyn_frame_jacobian(const cdyn_model* model, cdyn_workspace* ws, int
   CDYN_CHECK(enter(model, ws));
   return guarded(ws, [&] {
     cd::ReferenceFrame r = cd::ReferenceFrame::Local;
-    CDYN_CHECK(checkJacobianArgs(ws, model->model, frame, rf, &r, J, ldj));
+    CDYN_CHECK(checkJacobianArgs(ws, model->cm.tree, frame, rf, &r, J, ldj));
     CDYN_CHECK(needKinematics(ws, kPlacements));
     return jacobianOut(model, ws, frame, r, J, ldj);
   });
@@ -887,11 +966,11 @@ cdyn_status cdyn_compute_frame_jacobian(const cdyn_model* model, cdyn_workspace*
   CDYN_CHECK(enter(model, ws));
   ws->kinLevel = kNone;
   return guarded(ws, [&] {
-    const cd::Model& m = model->model;
+    const cd::Model& m = model->cm.tree;
     cd::ReferenceFrame r = cd::ReferenceFrame::Local;
     CDYN_CHECK(checkArray(ws, q, nq, m.nq, "q"));
     CDYN_CHECK(checkJacobianArgs(ws, m, frame, rf, &r, J, ldj));
-    CDYN_CHECK_CXX(cd::forwardKinematics(m, ws->body->data, ConstMap(q, nq)));
+    CDYN_CHECK_CXX(cd::forwardKinematics(m, ws->body->data.tree, ConstMap(q, nq)));
     ws->kinLevel = kPlacements;
     return jacobianOut(model, ws, frame, r, J, ldj);
   });
@@ -902,11 +981,11 @@ cdyn_status cdyn_center_of_mass(const cdyn_model* model, cdyn_workspace* ws, con
   CDYN_CHECK(enter(model, ws));
   ws->kinLevel = kNone;
   return guarded(ws, [&] {
-    const cd::Model& m = model->model;
+    const cd::Model& m = model->cm.tree;
     CDYN_CHECK(checkArray(ws, q, nq, m.nq, "q"));
     CDYN_CHECK(checkPointer(ws, com, "com"));
-    CDYN_CHECK_CXX(cd::forwardKinematics(m, ws->body->data, ConstMap(q, nq)));
-    const cd::Vec3 c = cd::centerOfMass(m, ws->body->data);
+    CDYN_CHECK_CXX(cd::forwardKinematics(m, ws->body->data.tree, ConstMap(q, nq)));
+    const cd::Vec3 c = cd::centerOfMass(m, ws->body->data.tree);
     std::copy_n(c.data(), 3, com);
     return ok(ws);
   });
@@ -922,8 +1001,8 @@ cdyn_status cdyn_rnea(const cdyn_model* model, cdyn_workspace* ws, const double*
   CDYN_CHECK(enter(model, ws));
   ws->kinLevel = kNone;
   return guarded(ws, [&] {
-    const cd::Model& m = model->model;
-    cd::Data& data = ws->body->data;
+    const cd::Model& m = model->cm.tree;
+    cd::Data& data = ws->body->data.tree;
     CDYN_CHECK(checkArray(ws, q, nq, m.nq, "q"));
     CDYN_CHECK(checkArray(ws, v, nv, m.nv, "v"));
     CDYN_CHECK(checkArray(ws, a, na, m.nv, "a"));
@@ -942,8 +1021,8 @@ cdyn_status cdyn_aba(const cdyn_model* model, cdyn_workspace* ws, const double* 
   CDYN_CHECK(enter(model, ws));
   ws->kinLevel = kNone;
   return guarded(ws, [&] {
-    const cd::Model& m = model->model;
-    cd::Data& data = ws->body->data;
+    const cd::Model& m = model->cm.tree;
+    cd::Data& data = ws->body->data.tree;
     CDYN_CHECK(checkArray(ws, q, nq, m.nq, "q"));
     CDYN_CHECK(checkArray(ws, v, nv, m.nv, "v"));
     CDYN_CHECK(checkArray(ws, tau, ntau, m.nv, "tau"));
@@ -961,8 +1040,8 @@ cdyn_status cdyn_crba(const cdyn_model* model, cdyn_workspace* ws, const double*
   CDYN_CHECK(enter(model, ws));
   ws->kinLevel = kNone;
   return guarded(ws, [&] {
-    const cd::Model& m = model->model;
-    cd::Data& data = ws->body->data;
+    const cd::Model& m = model->cm.tree;
+    cd::Data& data = ws->body->data.tree;
     CDYN_CHECK(checkArray(ws, q, nq, m.nq, "q"));
     if (ldm < std::max(1, m.nv))
       return fail(ws, CDYN_ERR_INVALID_SIZE, "ldm is %d, expected >= %d", ldm, std::max(1, m.nv));
@@ -978,8 +1057,8 @@ cdyn_status cdyn_nonlinear_effects(const cdyn_model* model, cdyn_workspace* ws, 
   CDYN_CHECK(enter(model, ws));
   ws->kinLevel = kNone;
   return guarded(ws, [&] {
-    const cd::Model& m = model->model;
-    cd::Data& data = ws->body->data;
+    const cd::Model& m = model->cm.tree;
+    cd::Data& data = ws->body->data.tree;
     CDYN_CHECK(checkArray(ws, q, nq, m.nq, "q"));
     CDYN_CHECK(checkArray(ws, v, nv, m.nv, "v"));
     CDYN_CHECK(checkArray(ws, nle, nnle, m.nv, "nle"));
@@ -994,8 +1073,8 @@ cdyn_status cdyn_generalized_gravity(const cdyn_model* model, cdyn_workspace* ws
   CDYN_CHECK(enter(model, ws));
   ws->kinLevel = kNone;
   return guarded(ws, [&] {
-    const cd::Model& m = model->model;
-    cd::Data& data = ws->body->data;
+    const cd::Model& m = model->cm.tree;
+    cd::Data& data = ws->body->data.tree;
     CDYN_CHECK(checkArray(ws, q, nq, m.nq, "q"));
     CDYN_CHECK(checkArray(ws, g, ng, m.nv, "g"));
     CDYN_CHECK_CXX(cd::generalizedGravity(m, data, ConstMap(q, nq)));
@@ -1009,8 +1088,8 @@ cdyn_status cdyn_kinetic_energy(const cdyn_model* model, cdyn_workspace* ws, con
   CDYN_CHECK(enter(model, ws));
   ws->kinLevel = kNone;
   return guarded(ws, [&] {
-    const cd::Model& m = model->model;
-    cd::Data& data = ws->body->data;
+    const cd::Model& m = model->cm.tree;
+    cd::Data& data = ws->body->data.tree;
     CDYN_CHECK(checkArray(ws, q, nq, m.nq, "q"));
     CDYN_CHECK(checkArray(ws, v, nv, m.nv, "v"));
     CDYN_CHECK(checkPointer(ws, energy, "energy"));
@@ -1030,8 +1109,8 @@ cdyn_status cdyn_potential_energy(const cdyn_model* model, cdyn_workspace* ws, c
   CDYN_CHECK(enter(model, ws));
   ws->kinLevel = kNone;
   return guarded(ws, [&] {
-    const cd::Model& m = model->model;
-    cd::Data& data = ws->body->data;
+    const cd::Model& m = model->cm.tree;
+    cd::Data& data = ws->body->data.tree;
     CDYN_CHECK(checkArray(ws, q, nq, m.nq, "q"));
     CDYN_CHECK(checkPointer(ws, energy, "energy"));
     const ConstMap qm(q, nq);
@@ -1041,6 +1120,480 @@ cdyn_status cdyn_potential_energy(const cdyn_model* model, cdyn_workspace* ws, c
       return fail(ws, CDYN_ERR_NON_FINITE, "the potential energy is not finite");
     }
     *energy = V;
+    return ok(ws);
+  });
+}
+
+// =============================================================================================
+// Cluster tree and independent coordinates: queries
+// =============================================================================================
+
+#define CDYN_INT_QUERY(fn, expr)                      \
+  cdyn_status fn(const cdyn_model* model, int* out) { \
+    CDYN_CHECK_MODEL(model);                          \
+    if (out == nullptr) return CDYN_ERR_NULL_POINTER; \
+    *out = (expr);                                    \
+    return CDYN_OK;                                   \
+  }
+CDYN_INT_QUERY(cdyn_model_nclusters, static_cast<int>(model->cm.clusters.size()))
+CDYN_INT_QUERY(cdyn_model_ny, model->cm.ny)
+CDYN_INT_QUERY(cdyn_model_nyq, model->cm.nyq)
+CDYN_INT_QUERY(cdyn_model_nloops, static_cast<int>(model->cm.loops.size()))
+CDYN_INT_QUERY(cdyn_model_nrelations, static_cast<int>(model->cm.relations.size()))
+#undef CDYN_INT_QUERY
+
+cdyn_status cdyn_model_independent_position_name(const cdyn_model* model, int i,
+                                                 const char** name) {
+  CDYN_CHECK_MODEL(model);
+  return nameAt(model, model->cm.independentPositionNames, i, name);
+}
+
+cdyn_status cdyn_model_independent_velocity_name(const cdyn_model* model, int i,
+                                                 const char** name) {
+  CDYN_CHECK_MODEL(model);
+  return nameAt(model, model->cm.independentVelocityNames, i, name);
+}
+
+cdyn_status cdyn_model_independent_position_index(const cdyn_model* model, const char* name,
+                                                  int* i) {
+  CDYN_CHECK_MODEL(model);
+  return findIndex(name, i, model->cm.independentPositionNames);
+}
+
+cdyn_status cdyn_model_independent_velocity_index(const cdyn_model* model, const char* name,
+                                                  int* i) {
+  CDYN_CHECK_MODEL(model);
+  return findIndex(name, i, model->cm.independentVelocityNames);
+}
+
+cdyn_status cdyn_model_independent_indices(const cdyn_model* model, int* position_index, int nyq,
+                                           int* velocity_index, int ny) {
+  CDYN_CHECK_MODEL(model);
+  const cd::ClusterModel& cm = model->cm;
+  const bool hasPosition = !(position_index == nullptr && nyq == 0);
+  const bool hasVelocity = !(velocity_index == nullptr && ny == 0);
+  if ((hasPosition && nyq != cm.nyq) || (hasVelocity && ny != cm.ny)) return CDYN_ERR_INVALID_SIZE;
+  if ((hasPosition && nyq > 0 && position_index == nullptr) ||
+      (hasVelocity && ny > 0 && velocity_index == nullptr))
+    return CDYN_ERR_NULL_POINTER;
+  if (hasPosition) std::copy_n(cm.independentPosition.data(), cm.nyq, position_index);
+  if (hasVelocity) std::copy_n(cm.independentVelocity.data(), cm.ny, velocity_index);
+  return CDYN_OK;
+}
+
+cdyn_status cdyn_model_reference_configuration(const cdyn_model* model, double* q, int n) {
+  CDYN_CHECK_MODEL(model);
+  const cd::ClusterModel& cm = model->cm;
+  if (n != cm.tree.nq) return CDYN_ERR_INVALID_SIZE;
+  if (n > 0 && q == nullptr) return CDYN_ERR_NULL_POINTER;
+  copyOut(cm.qReference, q);
+  return CDYN_OK;
+}
+
+cdyn_status cdyn_model_cluster_name(const cdyn_model* model, int cluster, const char** name) {
+  CDYN_CHECK_MODEL(model);
+  if (name == nullptr) return CDYN_ERR_NULL_POINTER;
+  const auto& clusters = model->cm.clusters;
+  if (cluster < 0 || cluster >= static_cast<int>(clusters.size())) return CDYN_ERR_INVALID_INDEX;
+  *name = clusters[cluster].name.c_str();
+  return CDYN_OK;
+}
+
+namespace {
+/// The cluster names of a model, indexable like a vector of strings.
+struct ClusterNames {
+  const std::vector<cd::Cluster>& clusters;
+  std::size_t size() const { return clusters.size(); }
+  const std::string& operator[](std::size_t i) const { return clusters[i].name; }
+};
+}  // namespace
+
+cdyn_status cdyn_model_cluster_index(const cdyn_model* model, const char* name, int* cluster) {
+  CDYN_CHECK_MODEL(model);
+  return findIndex(name, cluster, ClusterNames{model->cm.clusters});
+}
+
+cdyn_status cdyn_model_cluster_info(const cdyn_model* model, int cluster, int* parent,
+                                    int* output_body, int* first_body, int* nbodies, int* kind) {
+  CDYN_CHECK_MODEL(model);
+  const auto& clusters = model->cm.clusters;
+  if (cluster < 0 || cluster >= static_cast<int>(clusters.size())) return CDYN_ERR_INVALID_INDEX;
+  const cd::Cluster& c = clusters[cluster];
+  if (parent) *parent = c.parent;
+  if (output_body) *output_body = c.outputBody;
+  if (first_body) *first_body = c.firstBody;
+  if (nbodies) *nbodies = c.nbodies;
+  if (kind)
+    *kind = c.implicit()      ? CDYN_CLUSTER_IMPLICIT
+            : c.constrained() ? CDYN_CLUSTER_EXPLICIT
+                              : CDYN_CLUSTER_UNCONSTRAINED;
+  return CDYN_OK;
+}
+
+cdyn_status cdyn_model_cluster_coordinates(const cdyn_model* model, int cluster, int* idx_q,
+                                           int* nq, int* idx_v, int* nv, int* idx_yq, int* nyq,
+                                           int* idx_y, int* ny) {
+  CDYN_CHECK_MODEL(model);
+  const auto& clusters = model->cm.clusters;
+  if (cluster < 0 || cluster >= static_cast<int>(clusters.size())) return CDYN_ERR_INVALID_INDEX;
+  const cd::Cluster& c = clusters[cluster];
+  if (idx_q) *idx_q = c.q0;
+  if (nq) *nq = c.nq;
+  if (idx_v) *idx_v = c.v0;
+  if (nv) *nv = c.nv;
+  if (idx_yq) *idx_yq = c.yq0;
+  if (nyq) *nyq = c.nyq;
+  if (idx_y) *idx_y = c.y0;
+  if (ny) *ny = c.ny;
+  return CDYN_OK;
+}
+
+cdyn_status cdyn_model_body_cluster(const cdyn_model* model, int body, int* cluster) {
+  CDYN_CHECK_MODEL(model);
+  if (cluster == nullptr) return CDYN_ERR_NULL_POINTER;
+  if (body < 0 || body >= model->cm.tree.nbodies) return CDYN_ERR_INVALID_INDEX;
+  *cluster = model->cm.bodyCluster[body];
+  return CDYN_OK;
+}
+
+cdyn_status cdyn_model_describe(const cdyn_model* model, char* buf, size_t len, size_t* needed) {
+  CDYN_CHECK_MODEL(model);
+  return textOut(model->treeDescription, buf, len, needed);
+}
+
+cdyn_status cdyn_model_describe_clusters(const cdyn_model* model, char* buf, size_t len,
+                                         size_t* needed) {
+  CDYN_CHECK_MODEL(model);
+  return textOut(model->clusterDescription, buf, len, needed);
+}
+
+cdyn_status cdyn_model_cluster_tree_dot(const cdyn_model* model, char* buf, size_t len,
+                                        size_t* needed) {
+  CDYN_CHECK_MODEL(model);
+  return textOut(model->clusterDot, buf, len, needed);
+}
+
+// =============================================================================================
+// Logging
+// =============================================================================================
+
+static_assert(CDYN_LOG_DEBUG == static_cast<int>(cd::LogLevel::Debug) &&
+                  CDYN_LOG_INFO == static_cast<int>(cd::LogLevel::Info) &&
+                  CDYN_LOG_WARN == static_cast<int>(cd::LogLevel::Warn) &&
+                  CDYN_LOG_ERROR == static_cast<int>(cd::LogLevel::Error) &&
+                  CDYN_LOG_OFF == static_cast<int>(cd::LogLevel::Off),
+              "cdyn_log_level mirrors clusterdyn::LogLevel");
+
+cdyn_status cdyn_set_log_level(int level) {
+  if (level < CDYN_LOG_DEBUG || level > CDYN_LOG_OFF) return CDYN_ERR_INVALID_ARGUMENT;
+  return guarded(nullptr, [&] {
+    cd::setLogLevel(static_cast<cd::LogLevel>(level));
+    return CDYN_OK;
+  });
+}
+
+cdyn_status cdyn_get_log_level(int* level) {
+  if (level == nullptr) return CDYN_ERR_NULL_POINTER;
+  return guarded(nullptr, [&] {
+    *level = static_cast<int>(cd::logLevel());
+    return CDYN_OK;
+  });
+}
+
+// =============================================================================================
+// Dynamics in independent coordinates (cluster tree)
+// =============================================================================================
+
+cdyn_status cdyn_ce_aba(const cdyn_model* model, cdyn_workspace* ws, const double* q, int nq,
+                        const double* v, int nv, const double* tau, int ntau, const double* fext,
+                        int nfext, double* ydd, int nydd, double* qdd, int nqdd) {
+  CDYN_CHECK(enter(model, ws));
+  ws->kinLevel = kNone;
+  return guarded(ws, [&] {
+    const cd::ClusterModel& cm = model->cm;
+    cd::ClusterData& data = ws->body->data;
+    bool hasQdd = false;
+    CDYN_CHECK(checkArray(ws, q, nq, cm.tree.nq, "q"));
+    CDYN_CHECK(checkArray(ws, v, nv, cm.tree.nv, "v"));
+    CDYN_CHECK(checkArray(ws, tau, ntau, cm.ny, "tau"));
+    CDYN_CHECK(checkArray(ws, ydd, nydd, cm.ny, "ydd"));
+    CDYN_CHECK(checkOptionalArray(ws, qdd, nqdd, cm.tree.nv, "qdd", &hasQdd));
+    const cd::Force* f = nullptr;
+    CDYN_CHECK(readForces(ws, cm.tree, fext, nfext, &f));
+    CDYN_CHECK_CXX(cd::ceAba(cm, data, ConstMap(q, nq), ConstMap(v, nv), ConstMap(tau, ntau), f));
+    copyOut(data.ydd, ydd);
+    if (hasQdd) copyOut(data.qdd, qdd);
+    return ok(ws);
+  });
+}
+
+cdyn_status cdyn_ce_aba_spanning_forces(const cdyn_model* model, cdyn_workspace* ws,
+                                        const double* q, int nq, const double* v, int nv,
+                                        const double* tau, int ntau, const double* fext, int nfext,
+                                        double* ydd, int nydd, double* qdd, int nqdd) {
+  CDYN_CHECK(enter(model, ws));
+  ws->kinLevel = kNone;
+  return guarded(ws, [&] {
+    const cd::ClusterModel& cm = model->cm;
+    cd::ClusterData& data = ws->body->data;
+    bool hasQdd = false;
+    CDYN_CHECK(checkArray(ws, q, nq, cm.tree.nq, "q"));
+    CDYN_CHECK(checkArray(ws, v, nv, cm.tree.nv, "v"));
+    CDYN_CHECK(checkArray(ws, tau, ntau, cm.tree.nv, "tau"));
+    CDYN_CHECK(checkArray(ws, ydd, nydd, cm.ny, "ydd"));
+    CDYN_CHECK(checkOptionalArray(ws, qdd, nqdd, cm.tree.nv, "qdd", &hasQdd));
+    const cd::Force* f = nullptr;
+    CDYN_CHECK(readForces(ws, cm.tree, fext, nfext, &f));
+    CDYN_CHECK_CXX(cd::ceAbaSpanningForces(cm, data, ConstMap(q, nq), ConstMap(v, nv),
+                                           ConstMap(tau, ntau), f));
+    copyOut(data.ydd, ydd);
+    if (hasQdd) copyOut(data.qdd, qdd);
+    return ok(ws);
+  });
+}
+
+cdyn_status cdyn_ce_aba_independent(const cdyn_model* model, cdyn_workspace* ws, const double* y,
+                                    int nyq, const double* ydot, int ny, const double* tau,
+                                    int ntau, const double* fext, int nfext, double* ydd, int nydd,
+                                    double* q, int nq, double* v, int nv, double* qdd, int nqdd) {
+  CDYN_CHECK(enter(model, ws));
+  ws->kinLevel = kNone;
+  return guarded(ws, [&] {
+    const cd::ClusterModel& cm = model->cm;
+    cd::ClusterData& data = ws->body->data;
+    bool hasQ = false, hasV = false, hasQdd = false;
+    CDYN_CHECK(checkArray(ws, y, nyq, cm.nyq, "y"));
+    CDYN_CHECK(checkArray(ws, ydot, ny, cm.ny, "ydot"));
+    CDYN_CHECK(checkArray(ws, tau, ntau, cm.ny, "tau"));
+    CDYN_CHECK(checkArray(ws, ydd, nydd, cm.ny, "ydd"));
+    CDYN_CHECK(checkOptionalArray(ws, q, nq, cm.tree.nq, "q", &hasQ));
+    CDYN_CHECK(checkOptionalArray(ws, v, nv, cm.tree.nv, "v", &hasV));
+    CDYN_CHECK(checkOptionalArray(ws, qdd, nqdd, cm.tree.nv, "qdd", &hasQdd));
+    const cd::Force* f = nullptr;
+    CDYN_CHECK(readForces(ws, cm.tree, fext, nfext, &f));
+    const cd::Status s = cd::ceAbaIndependent(cm, data, ConstMap(y, nyq), ConstMap(ydot, ny),
+                                              ConstMap(tau, ntau), f);
+    if (s != cd::Status::Ok) return positionSolveStatus(ws, model, s);
+    copyOut(data.ydd, ydd);
+    if (hasQ) copyOut(data.q, q);
+    if (hasV) copyOut(data.v, v);
+    if (hasQdd) copyOut(data.qdd, qdd);
+    return ok(ws);
+  });
+}
+
+cdyn_status cdyn_ce_rnea(const cdyn_model* model, cdyn_workspace* ws, const double* q, int nq,
+                         const double* v, int nv, const double* ydd, int nydd, const double* fext,
+                         int nfext, double* tau, int ntau, double* qdd, int nqdd) {
+  CDYN_CHECK(enter(model, ws));
+  ws->kinLevel = kNone;
+  return guarded(ws, [&] {
+    const cd::ClusterModel& cm = model->cm;
+    cd::ClusterData& data = ws->body->data;
+    bool hasQdd = false;
+    CDYN_CHECK(checkArray(ws, q, nq, cm.tree.nq, "q"));
+    CDYN_CHECK(checkArray(ws, v, nv, cm.tree.nv, "v"));
+    CDYN_CHECK(checkArray(ws, ydd, nydd, cm.ny, "ydd"));
+    CDYN_CHECK(checkArray(ws, tau, ntau, cm.ny, "tau"));
+    CDYN_CHECK(checkOptionalArray(ws, qdd, nqdd, cm.tree.nv, "qdd", &hasQdd));
+    const cd::Force* f = nullptr;
+    CDYN_CHECK(readForces(ws, cm.tree, fext, nfext, &f));
+    CDYN_CHECK_CXX(cd::ceRnea(cm, data, ConstMap(q, nq), ConstMap(v, nv), ConstMap(ydd, nydd), f));
+    copyOut(data.tauY, tau);
+    if (hasQdd) copyOut(data.qdd, qdd);
+    return ok(ws);
+  });
+}
+
+cdyn_status cdyn_cluster_mass_matrix(const cdyn_model* model, cdyn_workspace* ws, const double* q,
+                                     int nq, double* H, int ldh) {
+  CDYN_CHECK(enter(model, ws));
+  ws->kinLevel = kNone;
+  return guarded(ws, [&] {
+    const cd::ClusterModel& cm = model->cm;
+    cd::ClusterData& data = ws->body->data;
+    CDYN_CHECK(checkArray(ws, q, nq, cm.tree.nq, "q"));
+    CDYN_CHECK(checkMatrix(ws, H, ldh, cm.ny, cm.ny, "H", "ldh"));
+    CDYN_CHECK_CXX(cd::clusterMassMatrix(cm, data, ConstMap(q, nq)));
+    for (int j = 0; j < cm.ny; ++j) std::copy_n(data.H.col(j).data(), cm.ny, H + j * ldh);
+    return ok(ws);
+  });
+}
+
+cdyn_status cdyn_cluster_bias(const cdyn_model* model, cdyn_workspace* ws, const double* q, int nq,
+                              const double* v, int nv, double* C, int nc) {
+  CDYN_CHECK(enter(model, ws));
+  ws->kinLevel = kNone;
+  return guarded(ws, [&] {
+    const cd::ClusterModel& cm = model->cm;
+    cd::ClusterData& data = ws->body->data;
+    CDYN_CHECK(checkArray(ws, q, nq, cm.tree.nq, "q"));
+    CDYN_CHECK(checkArray(ws, v, nv, cm.tree.nv, "v"));
+    CDYN_CHECK(checkArray(ws, C, nc, cm.ny, "C"));
+    CDYN_CHECK_CXX(cd::clusterBias(cm, data, ConstMap(q, nq), ConstMap(v, nv)));
+    copyOut(data.C, C);
+    return ok(ws);
+  });
+}
+
+// =============================================================================================
+// Position and velocity level (cluster tree)
+// =============================================================================================
+
+namespace {
+/// Optional warm start of the position solve: copied into ClusterData::q (checked first).
+cdyn_status readGuess(cdyn_workspace* ws, const cd::ClusterModel& cm, const double* guess, int n) {
+  bool present = false;
+  CDYN_CHECK(checkOptionalArray(ws, guess, n, cm.tree.nq, "q_guess", &present));
+  if (!present) return CDYN_OK;
+  cd::ClusterData& data = ws->body->data;
+  const ConstMap g(guess, n);
+  CDYN_CHECK_CXX(cd::detail::checkVector(data.tree, g, cm.tree.nq, "q_guess"));
+  CDYN_CHECK_CXX(cd::detail::checkConfiguration(cm.tree, data.tree, g));
+  data.q = g;
+  return CDYN_OK;
+}
+}  // namespace
+
+cdyn_status cdyn_solve_loop_closure(const cdyn_model* model, cdyn_workspace* ws, const double* y,
+                                    int nyq, const double* q_guess, int nq_guess, double* q,
+                                    int nq) {
+  CDYN_CHECK(enter(model, ws));
+  ws->kinLevel = kNone;
+  return guarded(ws, [&] {
+    const cd::ClusterModel& cm = model->cm;
+    cd::ClusterData& data = ws->body->data;
+    CDYN_CHECK(checkArray(ws, y, nyq, cm.nyq, "y"));
+    CDYN_CHECK(checkArray(ws, q, nq, cm.tree.nq, "q"));
+    CDYN_CHECK_CXX(cd::detail::checkVector(data.tree, ConstMap(y, nyq), cm.nyq, "y"));
+    CDYN_CHECK(readGuess(ws, cm, q_guess, nq_guess));
+    const cd::Status s = cd::solveLoopClosure(cm, data, ConstMap(y, nyq));
+    if (s != cd::Status::Ok) return positionSolveStatus(ws, model, s);
+    copyOut(data.q, q);
+    return ok(ws);
+  });
+}
+
+cdyn_status cdyn_independent_to_spanning(const cdyn_model* model, cdyn_workspace* ws,
+                                         const double* y, int nyq, const double* ydot, int ny,
+                                         const double* q_guess, int nq_guess, double* q, int nq,
+                                         double* v, int nv) {
+  CDYN_CHECK(enter(model, ws));
+  ws->kinLevel = kNone;
+  return guarded(ws, [&] {
+    const cd::ClusterModel& cm = model->cm;
+    cd::ClusterData& data = ws->body->data;
+    CDYN_CHECK(checkArray(ws, y, nyq, cm.nyq, "y"));
+    CDYN_CHECK(checkArray(ws, ydot, ny, cm.ny, "ydot"));
+    CDYN_CHECK(checkArray(ws, q, nq, cm.tree.nq, "q"));
+    CDYN_CHECK(checkArray(ws, v, nv, cm.tree.nv, "v"));
+    // Inputs are checked before the warm start is replaced.
+    CDYN_CHECK_CXX(cd::detail::checkVector(data.tree, ConstMap(y, nyq), cm.nyq, "y"));
+    CDYN_CHECK_CXX(cd::detail::checkVector(data.tree, ConstMap(ydot, ny), cm.ny, "ydot"));
+    CDYN_CHECK(readGuess(ws, cm, q_guess, nq_guess));
+    const cd::Status s = cd::independentToSpanning(cm, data, ConstMap(y, nyq), ConstMap(ydot, ny));
+    if (s != cd::Status::Ok) return positionSolveStatus(ws, model, s);
+    copyOut(data.q, q);
+    copyOut(data.v, v);
+    return ok(ws);
+  });
+}
+
+cdyn_status cdyn_spanning_to_independent(const cdyn_model* model, cdyn_workspace* ws,
+                                         const double* q, int nq, const double* v, int nv,
+                                         double* y, int nyq, double* ydot, int ny) {
+  CDYN_CHECK(enter(model, ws));
+  ws->kinLevel = kNone;
+  return guarded(ws, [&] {
+    const cd::ClusterModel& cm = model->cm;
+    WorkspaceBody& body = *ws->body;
+    CDYN_CHECK(checkArray(ws, q, nq, cm.tree.nq, "q"));
+    CDYN_CHECK(checkArray(ws, v, nv, cm.tree.nv, "v"));
+    CDYN_CHECK(checkArray(ws, y, nyq, cm.nyq, "y"));
+    CDYN_CHECK(checkArray(ws, ydot, ny, cm.ny, "ydot"));
+    CDYN_CHECK_CXX(cd::spanningToIndependent(cm, body.data, ConstMap(q, nq), ConstMap(v, nv),
+                                             body.y, body.ydot));
+    copyOut(body.y, y);
+    copyOut(body.ydot, ydot);
+    return ok(ws);
+  });
+}
+
+cdyn_status cdyn_project_to_constraints(const cdyn_model* model, cdyn_workspace* ws,
+                                        const double* q, int nq, const double* v, int nv,
+                                        double* qout, int nqout, double* vout, int nvout) {
+  CDYN_CHECK(enter(model, ws));
+  ws->kinLevel = kNone;
+  return guarded(ws, [&] {
+    const cd::ClusterModel& cm = model->cm;
+    cd::ClusterData& data = ws->body->data;
+    CDYN_CHECK(checkArray(ws, q, nq, cm.tree.nq, "q"));
+    CDYN_CHECK(checkArray(ws, v, nv, cm.tree.nv, "v"));
+    CDYN_CHECK(checkArray(ws, qout, nqout, cm.tree.nq, "qout"));
+    CDYN_CHECK(checkArray(ws, vout, nvout, cm.tree.nv, "vout"));
+    const cd::Status s = cd::projectToConstraints(cm, data, ConstMap(q, nq), ConstMap(v, nv));
+    if (s != cd::Status::Ok) return positionSolveStatus(ws, model, s);
+    copyOut(data.q, qout);
+    copyOut(data.v, vout);
+    return ok(ws);
+  });
+}
+
+cdyn_status cdyn_last_loop_closure(const cdyn_model* model, cdyn_workspace* ws, int* iterations,
+                                   double* residual) {
+  CDYN_CHECK(enter(model, ws));
+  // A query: leaves the message of a failed solve in place.
+  const cd::ClusterData& data = ws->body->data;
+  if (iterations) *iterations = data.lastIterations;
+  if (residual) *residual = data.lastResidual;
+  return CDYN_OK;
+}
+
+cdyn_status cdyn_constraint_matrices(const cdyn_model* model, cdyn_workspace* ws, const double* q,
+                                     int nq, const double* v, int nv, double* G, int ldg, double* g,
+                                     int ng) {
+  CDYN_CHECK(enter(model, ws));
+  ws->kinLevel = kNone;
+  return guarded(ws, [&] {
+    const cd::ClusterModel& cm = model->cm;
+    cd::ClusterData& data = ws->body->data;
+    const int n = cm.tree.nv;
+    bool hasG = false;
+    CDYN_CHECK(checkArray(ws, q, nq, cm.tree.nq, "q"));
+    CDYN_CHECK(checkArray(ws, v, nv, n, "v"));
+    CDYN_CHECK(checkMatrix(ws, G, ldg, n, cm.ny, "G", "ldg"));
+    CDYN_CHECK(checkOptionalArray(ws, g, ng, n, "g", &hasG));
+    CDYN_CHECK_CXX(cd::clusterConstraintMatrices(cm, data, ConstMap(q, nq), ConstMap(v, nv)));
+    for (int j = 0; j < cm.ny; ++j) std::fill_n(G + j * ldg, n, 0.0);
+    for (std::size_t k = 0; k < cm.clusters.size(); ++k) {
+      const cd::Cluster& c = cm.clusters[k];
+      const cd::ClusterWorkspace& w = data.clusters[k];
+      copyBlock(w.G, G, ldg, c.v0, c.y0);
+      if (hasG) std::copy_n(w.g.data(), c.nv, g + c.v0);
+    }
+    return ok(ws);
+  });
+}
+
+cdyn_status cdyn_cluster_constraint_matrices(const cdyn_model* model, cdyn_workspace* ws,
+                                             int cluster, const double* q, int nq, const double* v,
+                                             int nv, double* G, int ldg, double* g, int ng) {
+  CDYN_CHECK(enter(model, ws));
+  ws->kinLevel = kNone;
+  return guarded(ws, [&] {
+    const cd::ClusterModel& cm = model->cm;
+    cd::ClusterData& data = ws->body->data;
+    CDYN_CHECK(checkCluster(ws, cm, cluster));
+    const cd::Cluster& c = cm.clusters[cluster];
+    bool hasG = false;
+    CDYN_CHECK(checkArray(ws, q, nq, cm.tree.nq, "q"));
+    CDYN_CHECK(checkArray(ws, v, nv, cm.tree.nv, "v"));
+    CDYN_CHECK(checkMatrix(ws, G, ldg, c.nv, c.ny, "G", "ldg"));
+    CDYN_CHECK(checkOptionalArray(ws, g, ng, c.nv, "g", &hasG));
+    CDYN_CHECK_CXX(cd::clusterConstraintMatrices(cm, data, ConstMap(q, nq), ConstMap(v, nv)));
+    const cd::ClusterWorkspace& w = data.clusters[cluster];
+    copyBlock(w.G, G, ldg, 0, 0);
+    if (hasG) copyOut(w.g, g);
     return ok(ws);
   });
 }

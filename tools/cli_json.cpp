@@ -98,4 +98,97 @@ json modelInfoJson(const Model& model) {
   return out;
 }
 
+json clusterTreeJson(const ClusterModel& cm) {
+  const Model& t = cm.tree;
+  json loops = json::array(), relations = json::array();
+  for (const LoopJoint& l : cm.loops)
+    loops.push_back({{"name", l.name},
+                     {"type", l.type},
+                     {"predecessor", bodyLink(t, l.predecessorBody)},
+                     {"successor", bodyLink(t, l.successorBody)},
+                     {"rows", l.rows()},
+                     {"cluster", l.cluster},
+                     {"location", l.location}});
+  for (const ExplicitRelation& r : cm.relations) {
+    json terms = json::array();
+    for (const auto& [iv, coeff] : r.terms)
+      terms.push_back({{"coordinate", t.velocityNames[iv]}, {"coefficient", coeff}});
+    relations.push_back({{"name", r.name},
+                         {"terms", terms},
+                         {"offset", r.offset},
+                         {"cluster", r.cluster},
+                         {"location", r.location}});
+  }
+  int constrained = 0;
+  for (const Cluster& c : cm.clusters) constrained += c.constrained() ? 1 : 0;
+  json out;
+  out["nclusters"] = cm.clusters.size();
+  out["nconstrained_clusters"] = constrained;
+  out["max_cluster_bodies"] = cm.maxClusterBodies;
+  out["nq_spanning"] = t.nq;
+  out["nv_spanning"] = t.nv;
+  out["nq_independent"] = cm.nyq;
+  out["nv_independent"] = cm.ny;
+  out["independent_position_names"] = cm.independentPositionNames;
+  out["independent_velocity_names"] = cm.independentVelocityNames;
+  out["loops"] = loops;
+  out["relations"] = relations;
+  return out;
+}
+
+json clustersJson(const ClusterModel& cm) {
+  const Model& t = cm.tree;
+  json out = json::array();
+  for (size_t k = 0; k < cm.clusters.size(); ++k) {
+    const Cluster& c = cm.clusters[k];
+    json bodies = json::array(), joints = json::array(), indep = json::array(), dep = json::array(),
+         loops = json::array(), relations = json::array();
+    for (int b = c.firstBody; b < c.firstBody + c.nbodies; ++b) {
+      bodies.push_back(t.bodyNames[b]);
+      joints.push_back(t.jointNames[b]);
+    }
+    for (int iv : c.independent) indep.push_back(t.velocityNames[c.v0 + iv]);
+    for (int iv : c.dependent) dep.push_back(t.velocityNames[c.v0 + iv]);
+    for (int l : c.loops) loops.push_back(cm.loops[l].name);
+    for (int r : c.relations) relations.push_back(cm.relations[r].name);
+    json e;
+    e["index"] = k;
+    e["name"] = c.name;
+    e["parent"] = c.parent;
+    e["parent_name"] = c.parent >= 0 ? cm.clusters[c.parent].name : std::string("world");
+    e["children"] = c.children;
+    e["output_body"] = bodyLink(t, c.outputBody);
+    e["constraint"] = c.implicit() ? "implicit" : c.constrained() ? "explicit" : "none";
+    e["nbodies"] = c.nbodies;
+    e["first_body"] = c.firstBody;
+    e["bodies"] = bodies;
+    e["joints"] = joints;
+    e["nq"] = c.nq;
+    e["nv"] = c.nv;
+    e["nq_independent"] = c.nyq;
+    e["nv_independent"] = c.ny;
+    e["q0"] = c.q0;
+    e["v0"] = c.v0;
+    e["y0"] = c.y0;
+    e["yq0"] = c.yq0;
+    e["independent"] = indep;
+    e["dependent"] = dep;
+    e["constraint_rows"] = c.constraintRows;
+    e["selected_rows"] = c.selectedRows.size();
+    e["loops"] = loops;
+    e["relations"] = relations;
+    if (c.constrained() && !c.implicit() && c.G.rows() == c.nv && c.G.cols() == c.ny) {
+      json G = json::array();
+      for (int r = 0; r < c.nv; ++r) {
+        json row = json::array();
+        for (int j = 0; j < c.ny; ++j) row.push_back(c.G(r, j));
+        G.push_back(row);
+      }
+      e["G_constant"] = G;  // rows: the cluster's velocity coordinates, columns: independent
+    }
+    out.push_back(e);
+  }
+  return out;
+}
+
 }  // namespace clusterdyn::cli

@@ -7,13 +7,16 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <fstream>
 #include <functional>
 #include <iostream>
+#include <memory>
 #include <random>
 #include <string>
 #include <vector>
 
 #include "cli_json.hpp"
+#include "closed_states.hpp"
 #include "clusterdyn/clusterdyn.hpp"
 #include "reference_verify.hpp"
 
@@ -28,14 +31,20 @@ const char* kUsage =
     "\n"
     "commands:\n"
     "  info MODEL.urdf [--floating-base] [--json]\n"
-    "      bodies, joints (type, parent, q/v index, limits), frames, dof counts, total mass\n"
+    "      bodies, joints (type, parent, q/v index, limits), frames, dof counts, total mass, and\n"
+    "      the cluster tree (clusters, bodies, output body, spanning/independent dofs, loops,\n"
+    "      couplings)\n"
+    "  dot MODEL.urdf [-o|--output FILE] [--floating-base]\n"
+    "      Graphviz picture of the cluster tree (chords dashed) to stdout or FILE\n"
     "  verify REFERENCE.json... [--models DIR] [--tol 1e-9]\n"
-    "      recompute every sample of reference files (shared/reference/README.md format) and\n"
-    "      print per quantity the max relative error |a - b| / max(1, |b|); exit 0 only if\n"
-    "      every computed quantity is within the tolerance. --models: folder the file's\n"
-    "      model.urdf is relative to (default: parent of the folder holding the JSON file)\n"
+    "      recompute every sample of reference files (shared/reference/README.md format:\n"
+    "      Pinocchio tree files and grbda cluster-tree files) and print per quantity the max\n"
+    "      relative error |a - b| / max(1, |b|); exit 0 only if every computed quantity is\n"
+    "      within the tolerance. --models: folder the file's model.urdf is relative to\n"
+    "      (default: parent of the folder holding the JSON file)\n"
     "  bench MODEL.urdf [--calls N] [--json] [--floating-base]\n"
-    "      median ns per call of forward kinematics (q, v), RNEA, ABA, CRBA at random states\n"
+    "      median ns per call of forward kinematics (q, v), RNEA, ABA, CRBA at random states and\n"
+    "      of CE-ABA, CE-RNEA, cluster mass matrix H and bias C at random closed states\n"
     "  help\n"
     "\n"
     "exit status: 0 success, 1 failure (bad model, verification failed), 2 usage error\n";
@@ -53,15 +62,15 @@ struct Args {
        const std::vector<std::string>& valued) {
     for (int i = first; i < argc; ++i) {
       const std::string a = argv[i];
-      if (a.rfind("--", 0) != 0) {
-        positional.push_back(a);
-      } else if (std::find(flags.begin(), flags.end(), a) != flags.end()) {
+      if (std::find(flags.begin(), flags.end(), a) != flags.end()) {
         options.emplace_back(a, "");
       } else if (std::find(valued.begin(), valued.end(), a) != valued.end()) {
         if (i + 1 >= argc) throw UsageError(a + " needs a value");
         options.emplace_back(a, argv[++i]);
-      } else {
+      } else if (a.size() > 1 && a[0] == '-') {
         throw UsageError("unknown option " + a);
+      } else {
+        positional.push_back(a);
       }
     }
   }
@@ -98,10 +107,37 @@ long parsePositive(const std::string& s, const std::string& what) {
   throw UsageError(what + ": not a positive integer: '" + s + "'");
 }
 
-Model loadForCli(const std::string& path, bool floatingBase) {
+/// A model as the CLI uses it: the cluster model when the URDF(+) builds one (every valid model
+/// does; plain trees give one cluster per body), else the spanning tree alone.
+struct CliModel {
+  std::unique_ptr<ClusterModel> cluster;
+  std::string clusterError;  ///< why the cluster model could not be built
+  Model tree;                ///< cluster->tree (bodies numbered cluster by cluster), or the tree
+};
+
+CliModel loadForCli(const std::string& path, bool floatingBase) {
   ModelOptions options;
   options.floatingBase = floatingBase;
-  return loadTreeModel(path, options);
+  const UrdfDescription urdf = parseUrdfFile(path);
+  CliModel m;
+  try {
+    m.cluster = std::make_unique<ClusterModel>(buildClusterModel(urdf, options));
+    m.tree = m.cluster->tree;
+  } catch (const ModelError& e) {
+    m.clusterError = e.what();
+    // The spanning tree alone (throws again if the tree itself is invalid). Its warnings were
+    // already logged by the cluster builder.
+    const LogLevel level = logLevel();
+    setLogLevel(LogLevel::Error);
+    try {
+      m.tree = buildTreeModel(urdf, options);
+    } catch (...) {
+      setLogLevel(level);
+      throw;
+    }
+    setLogLevel(level);
+  }
+  return m;
 }
 
 int floatingBody(const Model& model) {
@@ -121,11 +157,19 @@ std::string limitText(double x) {
 
 int cmdInfo(const Args& args) {
   if (args.positional.size() != 1) throw UsageError("info needs exactly one MODEL.urdf");
-  const Model model = loadForCli(args.positional[0], args.has("--floating-base"));
+  const CliModel m = loadForCli(args.positional[0], args.has("--floating-base"));
+  const Model& model = m.tree;
   if (args.has("--json")) {
     auto j = cli::modelInfoJson(model);
+    if (m.cluster) {
+      j["cluster_tree"] = cli::clusterTreeJson(*m.cluster);
+      j["clusters"] = cli::clustersJson(*m.cluster);
+    } else {
+      j["cluster_tree_error"] = m.clusterError;
+    }
     std::cout << j.dump(2) << "\n";
-    return kExitOk;
+    if (!m.cluster) std::cerr << "error: cluster tree: " << m.clusterError << "\n";
+    return m.cluster ? kExitOk : kExitFailure;
   }
   std::cout << describeModel(model);
   std::cout << "  joints (q/v: first index; limits: lower upper velocity effort, '-' = none):\n";
@@ -154,6 +198,55 @@ int cmdInfo(const Args& args) {
             << (fb >= 0 ? "yes (joint '" + model.jointNames[fb] + "')" : std::string("no")) << "\n";
   std::snprintf(line, sizeof line, "  total mass: %.9g kg\n", model.totalMass());
   std::cout << line;
+  if (!m.cluster) {
+    std::cout << std::flush;
+    std::cerr << "error: cluster tree: " << m.clusterError << "\n";
+    return kExitFailure;
+  }
+  const ClusterModel& cm = *m.cluster;
+  std::cout << "\n" << describeClusterTree(cm);
+  auto list = [](const std::vector<std::string>& names) {
+    std::string out;
+    for (const auto& n : names) out += (out.empty() ? "" : ", ") + n;
+    return out;
+  };
+  std::cout << "  independent positions y (" << cm.nyq << "): " << list(cm.independentPositionNames)
+            << "\n  independent velocities y_dot (" << cm.ny
+            << "): " << list(cm.independentVelocityNames) << "\n";
+  for (const ExplicitRelation& r : cm.relations) {
+    std::cout << "  relation " << r.name << " (cluster " << r.cluster << "): ";
+    for (size_t k = 0; k < r.terms.size(); ++k) {
+      const double c = r.terms[k].second;
+      std::snprintf(line, sizeof line, "%s%.6g %s",
+                    k == 0 ? (c < 0 ? "-" : "") : (c < 0 ? " - " : " + "), std::fabs(c),
+                    model.velocityNames[r.terms[k].first].c_str());
+      std::cout << line;
+    }
+    std::snprintf(line, sizeof line, " = %.6g\n", r.offset);
+    std::cout << line;
+  }
+  return kExitOk;
+}
+
+// ---------------------------------------------------------------------------------------------
+
+int cmdDot(const Args& args) {
+  if (args.positional.size() != 1) throw UsageError("dot needs exactly one MODEL.urdf");
+  ModelOptions options;
+  options.floatingBase = args.has("--floating-base");
+  const std::string dot = clusterTreeDot(loadModel(args.positional[0], options));
+  const std::string path = args.value("-o", args.value("--output", ""));
+  if (path.empty()) {
+    std::cout << dot;
+    return kExitOk;
+  }
+  std::ofstream out(path);
+  out << dot;
+  out.close();
+  if (!out) {
+    std::cerr << "error: cannot write " << path << "\n";
+    return kExitFailure;
+  }
   return kExitOk;
 }
 
@@ -200,7 +293,8 @@ double medianNsPerCall(const std::function<void(long)>& fn, long calls) {
 int cmdBench(const Args& args) {
   if (args.positional.size() != 1) throw UsageError("bench needs exactly one MODEL.urdf");
   const long calls = parsePositive(args.value("--calls", "20000"), "--calls");
-  const Model model = loadForCli(args.positional[0], args.has("--floating-base"));
+  const CliModel m = loadForCli(args.positional[0], args.has("--floating-base"));
+  const Model& model = m.tree;
   Data data(model);
 
   // A pool of random states (fixed seed), cycled through by the timed calls.
@@ -227,34 +321,100 @@ int cmdBench(const Args& args) {
   volatile double sink = 0.0;
   struct Entry {
     const char* name;
+    const char* label;
     double ns;
   };
   std::vector<Entry> results = {
-      {"fk", medianNsPerCall(
-                 [&](long k) {
-                   forwardKinematics(model, data, qs[k % kPool], vs[k % kPool]);
-                   sink = sink + data.v.back()[0];
-                 },
-                 calls)},
-      {"rnea", medianNsPerCall(
-                   [&](long k) {
-                     rnea(model, data, qs[k % kPool], vs[k % kPool], as[k % kPool]);
-                     sink = sink + data.tau[0];
-                   },
-                   calls)},
-      {"aba", medianNsPerCall(
-                  [&](long k) {
-                    aba(model, data, qs[k % kPool], vs[k % kPool], taus[k % kPool]);
-                    sink = sink + data.ddq[0];
-                  },
-                  calls)},
-      {"crba", medianNsPerCall(
-                   [&](long k) {
-                     crba(model, data, qs[k % kPool]);
-                     sink = sink + data.M(0, 0);
-                   },
-                   calls)},
+      {"fk", "forward kinematics (q, v)",
+       medianNsPerCall(
+           [&](long k) {
+             forwardKinematics(model, data, qs[k % kPool], vs[k % kPool]);
+             sink = sink + data.v.back()[0];
+           },
+           calls)},
+      {"rnea", "rnea",
+       medianNsPerCall(
+           [&](long k) {
+             rnea(model, data, qs[k % kPool], vs[k % kPool], as[k % kPool]);
+             sink = sink + data.tau[0];
+           },
+           calls)},
+      {"aba", "aba",
+       medianNsPerCall(
+           [&](long k) {
+             aba(model, data, qs[k % kPool], vs[k % kPool], taus[k % kPool]);
+             sink = sink + data.ddq[0];
+           },
+           calls)},
+      {"crba", "crba",
+       medianNsPerCall(
+           [&](long k) {
+             crba(model, data, qs[k % kPool]);
+             sink = sink + data.M(0, 0);
+           },
+           calls)},
   };
+
+  // Cluster algorithms at random closed states: y, y_dot -> (q, v) by independentToSpanning;
+  // tau_y and y_ddot uniform in [-1, 1].
+  std::string clusterNote = m.clusterError;
+  std::unique_ptr<ClusterData> cdata;
+  if (m.cluster) {
+    const ClusterModel& cm = *m.cluster;
+    cdata = std::make_unique<ClusterData>(cm);
+    ClusterData& cd = *cdata;
+    std::vector<tools::ClosedState> states(kPool);
+    std::vector<VecX> tauYs, ydds;
+    for (int k = 0; k < kPool && clusterNote.empty(); ++k) {
+      if (!tools::randomClosedState(cm, cd, rng, states[k]))
+        clusterNote = std::string("no closed state found: ") + cd.errorMessage();
+      VecX tauY(cm.ny), ydd(cm.ny);
+      for (int i = 0; i < cm.ny; ++i) tauY[i] = u(rng), ydd[i] = u(rng);
+      tauYs.push_back(tauY), ydds.push_back(ydd);
+    }
+    if (clusterNote.empty()) {
+      const Status cchecks[] = {ceAba(cm, cd, states[0].q, states[0].v, tauYs[0]),
+                                ceRnea(cm, cd, states[0].q, states[0].v, ydds[0]),
+                                clusterMassMatrix(cm, cd, states[0].q),
+                                clusterBias(cm, cd, states[0].q, states[0].v)};
+      for (Status s : cchecks)
+        if (s != Status::Ok) {
+          std::cerr << "error: " << statusName(s) << ": " << cd.errorMessage() << "\n";
+          return kExitFailure;
+        }
+      const auto& st = states;
+      results.push_back({"ce_aba", "ce-aba",
+                         medianNsPerCall(
+                             [&](long k) {
+                               ceAba(cm, cd, st[k % kPool].q, st[k % kPool].v, tauYs[k % kPool]);
+                               sink = sink + cd.ydd[0];
+                             },
+                             calls)});
+      results.push_back({"ce_rnea", "ce-rnea",
+                         medianNsPerCall(
+                             [&](long k) {
+                               ceRnea(cm, cd, st[k % kPool].q, st[k % kPool].v, ydds[k % kPool]);
+                               sink = sink + cd.tauY[0];
+                             },
+                             calls)});
+      results.push_back({"cluster_h", "cluster mass matrix H",
+                         medianNsPerCall(
+                             [&](long k) {
+                               clusterMassMatrix(cm, cd, st[k % kPool].q);
+                               sink = sink + cd.H(0, 0);
+                             },
+                             calls)});
+      results.push_back({"cluster_c", "cluster bias C",
+                         medianNsPerCall(
+                             [&](long k) {
+                               clusterBias(cm, cd, st[k % kPool].q, st[k % kPool].v);
+                               sink = sink + cd.C[0];
+                             },
+                             calls)});
+    }
+  }
+  if (!clusterNote.empty())
+    std::cerr << "clusterdyn: warning: cluster algorithms not timed: " << clusterNote << "\n";
 
   if (args.has("--json")) {
     nlohmann::ordered_json j;
@@ -262,19 +422,28 @@ int cmdBench(const Args& args) {
     j["name"] = model.name;
     j["nq"] = model.nq;
     j["nv"] = model.nv;
+    if (m.cluster) {
+      j["nclusters"] = m.cluster->clusters.size();
+      j["max_cluster_bodies"] = m.cluster->maxClusterBodies;
+      j["ny"] = m.cluster->ny;
+      j["nloops"] = m.cluster->loops.size();
+      j["nrelations"] = m.cluster->relations.size();
+    }
+    if (!clusterNote.empty()) j["cluster_note"] = clusterNote;
     j["calls"] = calls;
     j["state_pool"] = kPool;
     j["unit"] = "ns";
     for (const auto& e : results) j["median_ns"][e.name] = e.ns;
     std::cout << j.dump(2) << "\n";
   } else {
-    std::cout << "model '" << model.name << "' (nq = " << model.nq << ", nv = " << model.nv << "), "
-              << calls << " calls per algorithm, " << kPool
-              << " random states, median ns per call:\n";
-    const char* labels[] = {"forward kinematics (q, v)", "rnea", "aba", "crba"};
+    std::cout << "model '" << model.name << "' (nq = " << model.nq << ", nv = " << model.nv;
+    if (m.cluster)
+      std::cout << "; " << m.cluster->clusters.size() << " clusters, ny = " << m.cluster->ny;
+    std::cout << "), " << calls << " calls per algorithm, " << kPool
+              << " random states (closed for the cluster algorithms), median ns per call:\n";
     char line[128];
-    for (size_t i = 0; i < results.size(); ++i) {
-      std::snprintf(line, sizeof line, "  %-26s %10.1f ns\n", labels[i], results[i].ns);
+    for (const auto& e : results) {
+      std::snprintf(line, sizeof line, "  %-26s %10.1f ns\n", e.label, e.ns);
       std::cout << line;
     }
   }
@@ -300,6 +469,7 @@ int main(int argc, char** argv) {
       return kExitOk;
     }
     if (cmd == "info") return cmdInfo(Args(argc, argv, 2, {"--floating-base", "--json"}, {}));
+    if (cmd == "dot") return cmdDot(Args(argc, argv, 2, {"--floating-base"}, {"-o", "--output"}));
     if (cmd == "verify") return cmdVerify(Args(argc, argv, 2, {}, {"--models", "--tol"}));
     if (cmd == "bench")
       return cmdBench(Args(argc, argv, 2, {"--floating-base", "--json"}, {"--calls"}));

@@ -130,8 +130,9 @@ class Accumulator {
     if (!failed_) r_.note = "sample " + std::to_string(sample) + ": " + why;
     failed_ = true;
   }
+  /// Reason shown for a quantity that ends up with nothing compared (ignored otherwise).
   void skip(const std::string& why) {
-    if (r_.note.empty()) r_.note = why;
+    if (r_.note.empty() && r_.entries == 0 && !failed_) r_.note = why;
   }
   QuantityResult result(double tol) const {
     QuantityResult q = r_;
@@ -660,8 +661,11 @@ void compareClusters(Accumulator& acc, const std::vector<GrbdaCluster>& ours,
   if (ours.size() != ref.size())
     acc.fail(0, std::to_string(ours.size()) + " clusters computed, " + std::to_string(ref.size()) +
                     " in the reference");
-  acc.add(mismatches, 0.0, 0, "mismatching clusters");
+  acc.add(mismatches, 0.0, 0, "clusters not matching (of " + std::to_string(ref.size()) + ")");
 }
+
+void runGrbda(GrbdaContext& ctx, const json& samples, const std::vector<std::string>& names,
+              bool hasG, bool hasImplicit, Results& results);
 
 void verifyGrbda(const json& doc, const std::string& urdfPath, Results& results, int& nsamples) {
   GrbdaContext ctx;
@@ -678,9 +682,20 @@ void verifyGrbda(const json& doc, const std::string& urdfPath, Results& results,
   if (hasImplicit) names.push_back("implicit_G_g");
   for (const auto& n : names) results[n];
 
+  nsamples = static_cast<int>(samples.size());
+  try {
+    runGrbda(ctx, samples, names, hasG, hasImplicit, results);
+  } catch (...) {
+    for (const auto& n : names) results[n].skip("not computed: see the error below");
+    throw;
+  }
+}
+
+void runGrbda(GrbdaContext& ctx, const json& samples, const std::vector<std::string>& names,
+              bool hasG, bool hasImplicit, Results& results) {
+  const int nsamples = static_cast<int>(samples.size());
   std::string why;
   const bool ready = prepareGrbda(ctx, why);
-  nsamples = static_cast<int>(samples.size());
   for (int k = 0; k < nsamples; ++k) {
     const json& s = samples[k];
     const GrbdaSample in = grbdaSample(s, k, ctx.info);  // parsed even when not computed
@@ -692,6 +707,9 @@ void verifyGrbda(const json& doc, const std::string& urdfPath, Results& results,
         if (n != std::string("implicit_G_g") || hasImplicit) results[n].fail(k, whyS);
       continue;
     }
+    for (const auto& f : out.failures)
+      if (std::find(names.begin(), names.end(), f.first) != names.end())
+        results[f.first].fail(k, f.second);
     const std::string where = "samples[" + std::to_string(k) + "]";
     auto vec = [&](const char* key, const std::optional<NamedVector>& ours) {
       if (ours && s.contains(key))
@@ -706,7 +724,7 @@ void verifyGrbda(const json& doc, const std::string& urdfPath, Results& results,
       const NamedMatrix ref{ic, ic, matrix(s["H"], ic.size(), ic.size(), where + ".H")};
       compareNamed(results["H"], *out.H, ref, k);
     }
-    if (s.contains("implicit_cluster_G_g") && !out.implicitGg.empty()) {
+    if (s.contains("implicit_cluster_G_g")) {
       Accumulator& acc = results["implicit_G_g"];
       for (auto it = s["implicit_cluster_G_g"].begin(); it != s["implicit_cluster_G_g"].end();
            ++it) {
@@ -744,7 +762,8 @@ void verifyGrbda(const json& doc, const std::string& urdfPath, Results& results,
       }
     }
   }
-  const std::string note = "not computed yet" + (why.empty() ? "" : ": " + why);
+  const std::string note =
+      ready ? "no reference values" : "not computed" + (why.empty() ? "" : ": " + why);
   for (const auto& n : names) results[n].skip(note);
 }
 
@@ -773,34 +792,219 @@ std::string fmtErr(double x) {
 }  // namespace
 
 // ---------------------------------------------------------------------------------------------
-// grbda seam (to be filled in with the cluster-tree algorithms).
+// grbda files: the cluster-tree algorithms.
+
+namespace {
+
+std::string statusText(Status s, const ClusterData& data) {
+  return std::string(statusName(s)) + ": " + data.errorMessage();
+}
+
+/// Reference name of spanning velocity coordinate i: the floating joint's coordinates become the
+/// base tokens "base:wx" ... "base:vz" (same meaning: body-frame [w; v]), 1-dof joints keep
+/// their joint name.
+std::string referenceVelocityName(const Model& t, int i, int floatingBody) {
+  const std::string& name = t.velocityNames[i];  // "<joint>:wx" ... for the floating joint
+  if (t.velocityOwner[i] != floatingBody) return name;
+  const size_t colon = name.rfind(':');
+  return "base:" + (colon == std::string::npos ? name : name.substr(colon + 1));
+}
+
+std::map<std::string, int> indexByName(const std::vector<std::string>& names) {
+  std::map<std::string, int> out;
+  for (size_t k = 0; k < names.size(); ++k) out[names[k]] = static_cast<int>(k);
+  return out;
+}
+
+/// Fills x (size names.size()) from a named vector; every name must be present.
+bool fromNamed(const NamedVector& in, const std::vector<std::string>& names, VecX& x,
+               const char* what, std::string& why) {
+  const std::map<std::string, int> index = indexByName(in.names);
+  x.resize(names.size());
+  for (size_t k = 0; k < names.size(); ++k) {
+    const auto it = index.find(names[k]);
+    if (it == index.end()) {
+      why = std::string("the sample's ") + what + " has no value for '" + names[k] + "'";
+      return false;
+    }
+    x[k] = in.values[it->second];
+  }
+  if (in.names.size() != names.size()) {
+    why = std::string("the sample's ") + what + " has " + std::to_string(in.names.size()) +
+          " entries, the model " + std::to_string(names.size());
+    return false;
+  }
+  return true;
+}
+
+}  // namespace
 
 bool prepareGrbda(GrbdaContext& ctx, std::string& why) {
-  // To do (lead): load the cluster model of ctx.info.urdfPath (loadModel() of
-  // cluster_model.hpp, gravity ctx.info.gravity), size its ClusterData, map the reference
-  // names (spanning joints, base tokens, independent coordinates) to the model's indices, and
-  // describe the clustering in ctx.clusters (links, joints, parent index, constant G of
-  // explicit clusters). Then set ctx.ready = true and return true.
-  ctx.ready = false;
-  why = "cluster-tree algorithms not in the library";
-  return false;
+  (void)why;  // every problem below is a model error or a mismatch with the file (throws)
+  const GrbdaFileInfo& info = ctx.info;
+  ModelOptions options;
+  options.gravity = info.gravity;  // floating models carry their own type="floating" joint
+  ctx.model = std::make_unique<ClusterModel>(loadModel(info.urdfPath, options));
+  const ClusterModel& cm = *ctx.model;
+  const Model& t = cm.tree;
+  ctx.data = std::make_unique<ClusterData>(cm);
+
+  ctx.floatingBody = -1;
+  for (int i = 0; i < t.nbodies; ++i)
+    if (t.joints[i].type == JointType::Floating) ctx.floatingBody = i;
+  if (info.floatingBase != (ctx.floatingBody >= 0))
+    throw VerifyError(std::string("the file's model is ") +
+                      (info.floatingBase ? "floating-base" : "fixed-base") + ", " + info.urdfPath +
+                      " is not");
+  if (ctx.floatingBody >= 0 && !info.baseJoint.empty() &&
+      t.jointNames[ctx.floatingBody] != info.baseJoint)
+    throw VerifyError("the file's base joint '" + info.baseJoint + "' is not the model's '" +
+                      t.jointNames[ctx.floatingBody] + "'");
+  for (int i = 0; i < t.nbodies; ++i)
+    if (i != ctx.floatingBody && t.nvs[i] != 1)
+      throw VerifyError("joint '" + t.jointNames[i] + "' is not a 1-dof joint");
+
+  ctx.spanningVelocityNames.resize(t.nv);
+  for (int i = 0; i < t.nv; ++i)
+    ctx.spanningVelocityNames[i] = referenceVelocityName(t, i, ctx.floatingBody);
+  ctx.independentNames.resize(cm.ny);
+  for (int k = 0; k < cm.ny; ++k)
+    ctx.independentNames[k] = ctx.spanningVelocityNames[cm.independentVelocity[k]];
+
+  // Both coordinate sets must be the file's (as sets: the orders differ).
+  auto sameSet = [](std::vector<std::string> a, std::vector<std::string> b, const char* what) {
+    std::sort(a.begin(), a.end());
+    std::sort(b.begin(), b.end());
+    if (a == b) return;
+    std::vector<std::string> onlyModel, onlyFile;
+    std::set_difference(a.begin(), a.end(), b.begin(), b.end(), std::back_inserter(onlyModel));
+    std::set_difference(b.begin(), b.end(), a.begin(), a.end(), std::back_inserter(onlyFile));
+    throw VerifyError(std::string(what) + " differ: " + std::to_string(a.size()) +
+                      " in the model, " + std::to_string(b.size()) + " in the file" +
+                      (onlyModel.empty() ? "" : "; model only: '" + onlyModel[0] + "'") +
+                      (onlyFile.empty() ? "" : "; file only: '" + onlyFile[0] + "'"));
+  };
+  sameSet(ctx.spanningVelocityNames, info.spanningVelocityCoordinates,
+          "spanning velocity coordinates");
+  sameSet(ctx.independentNames, info.independentCoordinates, "independent coordinates");
+
+  // The clustering in the reference's terms; clusters are named after the reference cluster
+  // with the same link set (explicit_G and implicit_G_g are matched by that name).
+  using Set = std::set<std::string>;
+  std::vector<GrbdaCluster> ours;
+  ctx.clusterIndex.clear();
+  for (int k = 0; k < static_cast<int>(cm.clusters.size()); ++k) {
+    const Cluster& c = cm.clusters[k];
+    GrbdaCluster g;
+    g.name = c.name;
+    g.parent = c.parent;
+    for (int b = c.firstBody; b < c.firstBody + c.nbodies; ++b) g.links.push_back(t.bodyNames[b]);
+    for (int i = c.v0; i < c.v0 + c.nv; ++i)
+      g.spanningJoints.push_back(ctx.spanningVelocityNames[i]);
+    for (int j = c.y0; j < c.y0 + c.ny; ++j) g.independentJoints.push_back(ctx.independentNames[j]);
+    g.jointType = c.constrained()                   ? "Generic"
+                  : c.firstBody == ctx.floatingBody ? "Free"
+                                                    : "Revolute";
+    if (c.constrained() && !c.implicit())
+      g.Gconstant = NamedMatrix{g.spanningJoints, g.independentJoints, c.G};
+    const Set links(g.links.begin(), g.links.end());
+    for (const GrbdaCluster& r : info.clusters)
+      if (Set(r.links.begin(), r.links.end()) == links) {
+        g.name = r.name;
+        ctx.clusterIndex[r.name] = k;
+      }
+    ours.push_back(std::move(g));
+  }
+  ctx.clusters = std::move(ours);
+  ctx.ready = true;
+  return true;
 }
 
 bool computeGrbdaSample(GrbdaContext& ctx, const GrbdaSample& sample, GrbdaSampleResult& out,
                         std::string& why) {
-  // To do (lead): set the spanning state from sample.q / sample.qd (base pose from
-  // sample.basePosition / baseOrientation, base tokens = floating joint [w; v]), then fill
-  //   out.ydd   = forward dynamics of sample.tau (by independent coordinate name),
-  //   out.qdd   = G ydd + g (by spanning velocity coordinate name),
-  //   out.tauId = inverse dynamics of sample.ydd,
-  //   out.H, out.C (rows/cols by independent coordinate name),
-  //   out.implicitGg[cluster name] for implicit-loop clusters.
-  // Quantities left empty are reported as skipped.
-  (void)ctx;
-  (void)sample;
-  (void)out;
-  why = "cluster-tree algorithms not in the library";
-  return false;
+  if (!ctx.ready) {
+    why = "the cluster model is not loaded";
+    return false;
+  }
+  const ClusterModel& cm = *ctx.model;
+  const Model& t = cm.tree;
+  ClusterData& data = *ctx.data;
+
+  // Spanning state: joint angles by name, the base pose from the sample's base object.
+  VecX q = neutralConfiguration(t);
+  std::vector<bool> set(t.nq, false);
+  for (size_t k = 0; k < sample.q.names.size(); ++k) {
+    const int b = t.jointId(sample.q.names[k]);
+    if (b < 0 || b == ctx.floatingBody) {
+      why = "the sample's q names an unknown joint '" + sample.q.names[k] + "'";
+      return false;
+    }
+    q[t.idx_q[b]] = sample.q.values[k];
+    set[t.idx_q[b]] = true;
+  }
+  if (ctx.floatingBody >= 0) {
+    if (!sample.hasBase) {
+      why = "the sample has no base pose";
+      return false;
+    }
+    const int iq = t.idx_q[ctx.floatingBody];
+    q.segment<3>(iq) = sample.basePosition;
+    q.segment<4>(iq + 3) = sample.baseOrientation.coeffs();  // x, y, z, w: clusterdyn's layout
+    for (int k = 0; k < 7; ++k) set[iq + k] = true;
+  }
+  for (int i = 0; i < t.nq; ++i)
+    if (!set[i]) {
+      why = "the sample's q has no value for '" + t.positionNames[i] + "'";
+      return false;
+    }
+  VecX v, tauY, yddIn;
+  if (!fromNamed(sample.qd, ctx.spanningVelocityNames, v, "qd", why) ||
+      !fromNamed(sample.tau, ctx.independentNames, tauY, "tau", why) ||
+      !fromNamed(sample.ydd, ctx.independentNames, yddIn, "ydd", why))
+    return false;
+
+  const std::vector<std::string>& yn = ctx.independentNames;
+  Status st = ceAba(cm, data, q, v, tauY);
+  if (st == Status::Ok) {
+    out.ydd = NamedVector{yn, data.ydd};
+    out.qdd = NamedVector{ctx.spanningVelocityNames, data.qdd};
+  } else {
+    out.failures["ydd"] = out.failures["qdd"] = "ceAba: " + statusText(st, data);
+  }
+  st = ceRnea(cm, data, q, v, yddIn);
+  if (st == Status::Ok)
+    out.tauId = NamedVector{yn, data.tauY};
+  else
+    out.failures["tau_id"] = "ceRnea: " + statusText(st, data);
+  st = clusterMassMatrix(cm, data, q);
+  if (st == Status::Ok)
+    out.H = NamedMatrix{yn, yn, data.H};
+  else
+    out.failures["H"] = "clusterMassMatrix: " + statusText(st, data);
+  st = clusterBias(cm, data, q, v);
+  if (st == Status::Ok)
+    out.C = NamedVector{yn, data.C};
+  else
+    out.failures["C"] = "clusterBias: " + statusText(st, data);
+
+  bool anyImplicit = false;
+  for (const Cluster& c : cm.clusters) anyImplicit = anyImplicit || c.implicit();
+  if (anyImplicit) {
+    st = clusterConstraintMatrices(cm, data, q, v);
+    if (st != Status::Ok) {
+      out.failures["implicit_G_g"] = "clusterConstraintMatrices: " + statusText(st, data);
+    } else {
+      for (int k = 0; k < static_cast<int>(cm.clusters.size()); ++k) {
+        const Cluster& c = cm.clusters[k];
+        if (!c.implicit()) continue;
+        const GrbdaCluster& g = (*ctx.clusters)[k];
+        out.implicitGg[g.name] = {
+            NamedMatrix{g.spanningJoints, g.independentJoints, data.clusters[k].G},
+            NamedVector{g.spanningJoints, data.clusters[k].g}};
+      }
+    }
+  }
+  return true;
 }
 
 // ---------------------------------------------------------------------------------------------

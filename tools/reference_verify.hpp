@@ -6,9 +6,9 @@
 //    contacts, recomputed here with the tree algorithms (aba, rnea, crba, nonLinearEffects,
 //    frameJacobian, frame accelerations, dense Delassus / KKT solves).
 //  * grbda files (top-level "independent_coordinates", samples with "ydd"): cluster-tree dynamics
-//    with loop constraints. Their computation goes through computeGrbdaSample() below, the seam
-//    for the cluster algorithms: until it is filled in, every grbda quantity is reported as
-//    skipped, never as passed.
+//    with loop constraints, recomputed with the cluster algorithms (ceAba, ceRnea,
+//    clusterMassMatrix, clusterBias, clusterConstraintMatrices) through prepareGrbda() /
+//    computeGrbdaSample() below.
 //
 // Every vector and matrix is compared BY NAME (coordinate, row, column), never by position.
 // Error measure, per entry: |computed - reference| / max(1, |reference|); a quantity's error is
@@ -17,10 +17,12 @@
 #pragma once
 
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "clusterdyn/cluster_data.hpp"
 #include "clusterdyn/spatial.hpp"
 
 namespace clusterdyn::verify {
@@ -84,7 +86,7 @@ struct NamedMatrix {
 };
 
 // ---------------------------------------------------------------------------------------------
-// grbda seam: computeGrbdaSample() is where the cluster-tree algorithms plug in.
+// grbda files: computeGrbdaSample() runs the cluster-tree algorithms on one sample.
 
 /// One cluster as grbda groups the bodies (file-level "clusters" entry).
 struct GrbdaCluster {
@@ -120,7 +122,8 @@ struct GrbdaSample {
   NamedVector ydd;  ///< independent accelerations: input of inverse dynamics (gives tau_id)
 };
 
-/// Outputs of one grbda sample; a quantity left empty is reported as skipped.
+/// Outputs of one grbda sample; a quantity left empty (and not in `failures`) is reported as
+/// skipped.
 struct GrbdaSampleResult {
   std::optional<NamedVector> ydd;    ///< forward dynamics of tau (independent coordinates)
   std::optional<NamedVector> qdd;    ///< spanning accelerations G ydd + g
@@ -130,25 +133,37 @@ struct GrbdaSampleResult {
   /// Per implicit cluster (by the reference cluster name): G (rows spanning joints, cols
   /// independent joints) and g (by spanning joint) at this state.
   std::map<std::string, std::pair<NamedMatrix, NamedVector>> implicitGg;
+  /// Quantities whose computation failed in this sample (quantity name -> library status
+  /// message); they are reported as failed.
+  std::map<std::string, std::string> failures;
 };
 
-/// Per-file state of the grbda computation. The cluster model and its workspace belong here
-/// (e.g. ClusterModel model; std::unique_ptr<ClusterData> data;) once the cluster algorithms
-/// exist; prepareGrbda() fills them.
+/// Per-file state of the grbda computation: the cluster model, its workspace and the mapping
+/// between the reference's names and the model's coordinates (filled by prepareGrbda()).
 struct GrbdaContext {
   GrbdaFileInfo info;
   bool ready = false;
-  /// The clustering the library built, in the reference's terms (links, joint names); left
-  /// empty until the cluster model exists, which reports "clusters" as skipped.
+  /// The clustering the library built, in the reference's terms (links, joint names, reference
+  /// cluster names where the link sets agree).
   std::optional<std::vector<GrbdaCluster>> clusters;
+
+  std::unique_ptr<ClusterModel> model;  ///< heap: `data` keeps a pointer to it
+  std::unique_ptr<ClusterData> data;
+  int floatingBody = -1;                           ///< body of the floating joint, -1: fixed base
+  std::vector<std::string> spanningVelocityNames;  ///< per spanning v index, reference name
+  std::vector<std::string> independentNames;       ///< per y index, reference name
+  /// Reference cluster name -> index in model->clusters (clusters with the same link set).
+  std::map<std::string, int> clusterIndex;
 };
 
-/// Loads the cluster model of ctx.info.urdfPath. Returns false with a reason in `why` when the
-/// grbda quantities cannot be computed (currently always: "not computed yet").
+/// Loads the cluster model of ctx.info.urdfPath (gravity of the file) and maps the reference's
+/// names to it. Returns false with a reason in `why` when the grbda quantities cannot be
+/// computed; throws ModelError for an invalid model and std::runtime_error when the model does
+/// not match the file (coordinate names or counts).
 bool prepareGrbda(GrbdaContext& ctx, std::string& why);
 
 /// Computes the grbda quantities of one sample into `out`. Returns false with a reason in `why`
-/// if nothing could be computed. Currently a stub that computes nothing.
+/// if nothing could be computed (e.g. the sample names a coordinate the model lacks).
 bool computeGrbdaSample(GrbdaContext& ctx, const GrbdaSample& sample, GrbdaSampleResult& out,
                         std::string& why);
 

@@ -1,5 +1,7 @@
-// C API vs C++ API: every C function on every shared tree model and on random models must give
-// the C++ result bit for bit; every misuse must give the documented status and a message.
+// C API vs C++ API: every C function on every shared tree model, every bundled (loop) model and
+// random models (trees and generated loop mechanisms) must give the C++ result bit for bit;
+// every misuse must give the documented status and a message. The C model is the cluster
+// model of the URDF (clusterdyn::loadModel); its tree functions run on ClusterModel::tree.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -10,6 +12,7 @@
 #include <vector>
 
 #include "clusterdyn.h"
+#include "loop_model_generator.hpp"
 #include "test_util.hpp"
 
 namespace {
@@ -253,7 +256,7 @@ TEST(CApi, SharedTreeModelsMatchCxx) {
   std::mt19937_64 rng(42);
   for (const std::string& path : files) {
     SCOPED_TRACE(path);
-    const cd::Model model = cd::loadTreeModel(path);
+    const cd::Model model = cd::loadModel(path).tree;
     CModel c;
     loadC(c, path, false);
     compareQueries(model, c.m);
@@ -274,7 +277,7 @@ TEST(CApi, RandomModelsWithAllJointTypesMatchCxx) {
     o.fixedLinkProbability = 0.2;
     const std::string urdf = cd::test::randomUrdfString(rng, o);
     SCOPED_TRACE(urdf);
-    const cd::Model model = cd::buildTreeModel(cd::parseUrdfString(urdf));
+    const cd::Model model = cd::buildClusterModel(cd::parseUrdfString(urdf)).tree;
     CModel c;
     loadC(c, urdf, true);
     compareQueries(model, c.m);
@@ -297,7 +300,7 @@ TEST(CApi, LoadOptions) {
   cd::ModelOptions o;
   o.floatingBase = true;
   o.gravity = cd::Vec3(g[0], g[1], g[2]);
-  const cd::Model model = cd::buildTreeModel(cd::parseUrdfString(urdf), o);
+  const cd::Model model = cd::buildClusterModel(cd::parseUrdfString(urdf), o).tree;
   EXPECT_EQ(model.nq, 9);
   compareQueries(model, c.m);
   int type = -1;
@@ -554,7 +557,7 @@ TEST(CApi, WorkspaceInCallerMemory) {
     ASSERT_EQ(cdyn_workspace_init_in(c.m, mem.data() + offset, size, &ws), CDYN_OK);
     ASSERT_GE(reinterpret_cast<unsigned char*>(ws), mem.data());
     ASSERT_LT(reinterpret_cast<unsigned char*>(ws), mem.data() + mem.size());
-    const cd::Model model = cd::loadTreeModel(cheetahPath());
+    const cd::Model model = cd::loadModel(cheetahPath()).tree;
     std::mt19937_64 rng(11);
     CModel view;  // borrow the caller-memory workspace for the comparison
     view.m = c.m;
@@ -579,7 +582,7 @@ TEST(CApi, WorkspaceInCallerMemory) {
 
 TEST(CApi, VersionAndStatusStrings) {
   EXPECT_EQ(cdyn_version(), CDYN_VERSION_NUMBER);
-  EXPECT_STREQ(cdyn_version_string(), "0.1.0");
+  EXPECT_STREQ(cdyn_version_string(), "0.2.0");
   const cdyn_status all[] = {CDYN_OK,
                              CDYN_ERR_INVALID_SIZE,
                              CDYN_ERR_NON_FINITE,
@@ -602,6 +605,713 @@ TEST(CApi, VersionAndStatusStrings) {
   }
   EXPECT_STREQ(cdyn_status_string(static_cast<cdyn_status>(77)), "unknown status");
   EXPECT_STREQ(cdyn_status_string(static_cast<cdyn_status>(-1)), "unknown status");
+}
+
+// =============================================================================================
+// Cluster tree (loops): queries, independent-coordinate dynamics, loop closure, errors.
+// =============================================================================================
+
+/// The bundled models (models/*.urdf) and the shared URDF+ models with chords.
+std::vector<std::string> loopModelFiles() {
+  std::vector<std::string> files;
+  for (const char* name :
+       {"cd_belt_leg", "cd_differential", "cd_four_bar", "cd_geared_chain", "cd_mimic_gripper",
+        "cd_quadruped", "cd_quadruped_approximate", "cd_six_bar"})
+    files.push_back(cd::test::modelsPath(std::string(name) + ".urdf"));
+  for (const char* name :
+       {"four_bar", "mini_cheetah", "mit_humanoid", "mit_humanoid_leg", "revolute_rotor_chain"})
+    files.push_back(sharedPath(std::string("urdfplus/") + name + ".urdf"));
+  return files;
+}
+
+/// Generated URDF+ mechanisms: one per mechanism kind, fixed and floating base.
+std::vector<std::string> generatedLoopUrdfs() {
+  std::vector<std::string> out;
+  int seed = 0;
+  for (auto kind : cd::testgen::allMechanismKinds()) {
+    for (int fl = 0; fl < 2; ++fl) {
+      std::mt19937_64 rng(5100 + seed++);
+      cd::testgen::GeneratorOptions o;
+      o.floatingBase = fl;
+      o.treeLinks = 2;
+      o.mechanisms = 1;
+      o.kinds = {kind};
+      o.robotName = std::string("capi_") + cd::testgen::mechanismName(kind);
+      out.push_back(cd::testgen::generateLoopModel(rng, o).urdf);
+    }
+  }
+  return out;
+}
+
+std::string fourBarPath() { return cd::test::modelsPath("cd_four_bar.urdf"); }
+
+/// A random closed spanning state, made with the C++ API on its own workspace `gen`: the
+/// independent coordinates of loop clusters move at most 0.3 from the reference configuration.
+struct ClosedState {
+  cd::VecX q, v, y, ydot;
+};
+bool randomClosedState(const cd::ClusterModel& cm, cd::ClusterData& gen, std::mt19937_64& rng,
+                       ClosedState& s) {
+  cd::VecX yRef(cm.nyq), ydRef(cm.ny);
+  if (cd::spanningToIndependent(cm, gen, cm.qReference, cd::VecX::Zero(cm.tree.nv), yRef, ydRef) !=
+      cd::Status::Ok)
+    return false;
+  for (int attempt = 0; attempt < 40; ++attempt) {
+    s.y = yRef;
+    const cd::VecX qr = cd::randomConfiguration(cm.tree, rng, 1.0);
+    for (const cd::Cluster& c : cm.clusters) {
+      if (!c.constrained())
+        s.y.segment(c.yq0, c.nyq) = qr.segment(c.q0, c.nq);
+      else
+        s.y.segment(c.yq0, c.nyq) += cd::test::randomVector(c.nyq, rng, -0.3, 0.3);
+    }
+    s.ydot = cd::test::randomVector(cm.ny, rng);
+    gen.q = cm.qReference;
+    if (cd::independentToSpanning(cm, gen, s.y, s.ydot) != cd::Status::Ok) continue;
+    s.q = gen.q;
+    s.v = gen.v;
+    return true;
+  }
+  return false;
+}
+
+/// The whole-model G (nv x ny, block diagonal) and g after clusterConstraintMatrices.
+void assembleConstraint(const cd::ClusterModel& cm, const cd::ClusterData& data, cd::MatX& G,
+                        cd::VecX& g) {
+  G.setZero(cm.tree.nv, cm.ny);
+  g.setZero(cm.tree.nv);
+  for (std::size_t k = 0; k < cm.clusters.size(); ++k) {
+    const cd::Cluster& c = cm.clusters[k];
+    G.block(c.v0, c.y0, c.nv, c.ny) = data.clusters[k].G;
+    g.segment(c.v0, c.nv) = data.clusters[k].g;
+  }
+}
+
+/// Text query: whole, sized by a first call, and truncated.
+template <typename F>
+void compareText(F&& query, const cdyn_model* m, const std::string& expected) {
+  size_t needed = 0;
+  ASSERT_EQ(query(m, nullptr, 0, &needed), CDYN_OK);
+  EXPECT_EQ(needed, expected.size() + 1);
+  std::vector<char> buf(needed, 'x');
+  ASSERT_EQ(query(m, buf.data(), buf.size(), nullptr), CDYN_OK);
+  EXPECT_EQ(std::string(buf.data()), expected);
+  char small[6];
+  ASSERT_EQ(query(m, small, sizeof small, &needed), CDYN_OK);
+  EXPECT_EQ(std::string(small), expected.substr(0, 5));
+  EXPECT_EQ(query(m, nullptr, 3, &needed), CDYN_ERR_NULL_POINTER);
+  EXPECT_EQ(query(nullptr, buf.data(), buf.size(), &needed), CDYN_ERR_NULL_POINTER);
+}
+
+/// Cluster-tree queries agree with the C++ cluster model.
+void compareClusterQueries(const cd::ClusterModel& cm, const cdyn_model* m) {
+  int n = -1;
+  ASSERT_EQ(cdyn_model_nclusters(m, &n), CDYN_OK);
+  EXPECT_EQ(n, static_cast<int>(cm.clusters.size()));
+  ASSERT_EQ(cdyn_model_ny(m, &n), CDYN_OK);
+  EXPECT_EQ(n, cm.ny);
+  ASSERT_EQ(cdyn_model_nyq(m, &n), CDYN_OK);
+  EXPECT_EQ(n, cm.nyq);
+  ASSERT_EQ(cdyn_model_nloops(m, &n), CDYN_OK);
+  EXPECT_EQ(n, static_cast<int>(cm.loops.size()));
+  ASSERT_EQ(cdyn_model_nrelations(m, &n), CDYN_OK);
+  EXPECT_EQ(n, static_cast<int>(cm.relations.size()));
+  const char* s = nullptr;
+  for (int i = 0; i < cm.nyq; ++i) {
+    int k = -1;
+    ASSERT_EQ(cdyn_model_independent_position_name(m, i, &s), CDYN_OK);
+    EXPECT_EQ(std::string(s), cm.independentPositionNames[i]);
+    ASSERT_EQ(cdyn_model_independent_position_index(m, s, &k), CDYN_OK);
+    EXPECT_EQ(k, i);
+  }
+  for (int i = 0; i < cm.ny; ++i) {
+    int k = -1;
+    ASSERT_EQ(cdyn_model_independent_velocity_name(m, i, &s), CDYN_OK);
+    EXPECT_EQ(std::string(s), cm.independentVelocityNames[i]);
+    ASSERT_EQ(cdyn_model_independent_velocity_index(m, s, &k), CDYN_OK);
+    EXPECT_EQ(k, i);
+  }
+  EXPECT_EQ(cdyn_model_independent_position_name(m, cm.nyq, &s), CDYN_ERR_INVALID_INDEX);
+  EXPECT_EQ(cdyn_model_independent_velocity_name(m, -1, &s), CDYN_ERR_INVALID_INDEX);
+  std::vector<int> iq(cm.nyq + 1, -9), iv(cm.ny + 1, -9);
+  ASSERT_EQ(cdyn_model_independent_indices(m, iq.data(), cm.nyq, iv.data(), cm.ny), CDYN_OK);
+  for (int i = 0; i < cm.nyq; ++i) EXPECT_EQ(iq[i], cm.independentPosition[i]);
+  for (int i = 0; i < cm.ny; ++i) EXPECT_EQ(iv[i], cm.independentVelocity[i]);
+  EXPECT_EQ(iq[cm.nyq], -9);
+  EXPECT_EQ(cdyn_model_independent_indices(m, nullptr, 0, iv.data(), cm.ny), CDYN_OK);
+  EXPECT_EQ(cdyn_model_independent_indices(m, iq.data(), cm.nyq + 1, nullptr, 0),
+            CDYN_ERR_INVALID_SIZE);
+  std::vector<double> qref(cm.tree.nq);
+  ASSERT_EQ(cdyn_model_reference_configuration(m, qref.data(), cm.tree.nq), CDYN_OK);
+  EXPECT_SAME(qref.data(), cm.qReference.data(), cm.tree.nq);
+  EXPECT_EQ(cdyn_model_reference_configuration(m, qref.data(), cm.tree.nq - 1),
+            CDYN_ERR_INVALID_SIZE);
+  for (int k = 0; k < static_cast<int>(cm.clusters.size()); ++k) {
+    const cd::Cluster& c = cm.clusters[k];
+    ASSERT_EQ(cdyn_model_cluster_name(m, k, &s), CDYN_OK);
+    EXPECT_EQ(std::string(s), c.name);
+    int idx = -1;
+    ASSERT_EQ(cdyn_model_cluster_index(m, s, &idx), CDYN_OK);
+    EXPECT_EQ(cm.clusters[idx].name, c.name);  // the first cluster of that name
+    int parent, output, first, nb, kind;
+    ASSERT_EQ(cdyn_model_cluster_info(m, k, &parent, &output, &first, &nb, &kind), CDYN_OK);
+    EXPECT_EQ(parent, c.parent);
+    EXPECT_EQ(output, c.outputBody);
+    EXPECT_EQ(first, c.firstBody);
+    EXPECT_EQ(nb, c.nbodies);
+    EXPECT_EQ(kind, c.implicit()      ? CDYN_CLUSTER_IMPLICIT
+                    : c.constrained() ? CDYN_CLUSTER_EXPLICIT
+                                      : CDYN_CLUSTER_UNCONSTRAINED);
+    EXPECT_EQ(cdyn_model_cluster_info(m, k, nullptr, nullptr, nullptr, nullptr, nullptr), CDYN_OK);
+    int q0, nq, v0, nv, yq0, nyq, y0, ny;
+    ASSERT_EQ(cdyn_model_cluster_coordinates(m, k, &q0, &nq, &v0, &nv, &yq0, &nyq, &y0, &ny),
+              CDYN_OK);
+    EXPECT_EQ(q0, c.q0);
+    EXPECT_EQ(nq, c.nq);
+    EXPECT_EQ(v0, c.v0);
+    EXPECT_EQ(nv, c.nv);
+    EXPECT_EQ(yq0, c.yq0);
+    EXPECT_EQ(nyq, c.nyq);
+    EXPECT_EQ(y0, c.y0);
+    EXPECT_EQ(ny, c.ny);
+  }
+  const int ncl = static_cast<int>(cm.clusters.size());
+  EXPECT_EQ(cdyn_model_cluster_name(m, ncl, &s), CDYN_ERR_INVALID_INDEX);
+  EXPECT_EQ(cdyn_model_cluster_info(m, -1, nullptr, nullptr, nullptr, nullptr, nullptr),
+            CDYN_ERR_INVALID_INDEX);
+  EXPECT_EQ(cdyn_model_cluster_coordinates(m, ncl, nullptr, nullptr, nullptr, nullptr, nullptr,
+                                           nullptr, nullptr, nullptr),
+            CDYN_ERR_INVALID_INDEX);
+  for (int b = 0; b < cm.tree.nbodies; ++b) {
+    int k = -2;
+    ASSERT_EQ(cdyn_model_body_cluster(m, b, &k), CDYN_OK);
+    EXPECT_EQ(k, cm.bodyCluster[b]);
+  }
+  EXPECT_EQ(cdyn_model_body_cluster(m, cm.tree.nbodies, &n), CDYN_ERR_INVALID_INDEX);
+  compareText(cdyn_model_describe, m, cd::describeModel(cm.tree));
+  compareText(cdyn_model_describe_clusters, m, cd::describeClusterTree(cm));
+  compareText(cdyn_model_cluster_tree_dot, m, cd::clusterTreeDot(cm));
+}
+
+/// Every cluster compute function against C++ on random closed states (C and C++ warm starts
+/// go through the same sequence of solves).
+void compareClusterCompute(const cd::ClusterModel& cm, const cdyn_model* m, cdyn_workspace* ws,
+                           std::mt19937_64& rng, int samples) {
+  const int nq = cm.tree.nq, nv = cm.tree.nv, ny = cm.ny, nyq = cm.nyq, nb = cm.tree.nbodies;
+  cd::ClusterData data(cm), gen(cm);
+  auto err = [&] { return std::string(cdyn_workspace_last_error(ws)); };
+  for (int sample = 0; sample < samples; ++sample) {
+    SCOPED_TRACE("sample " + std::to_string(sample));
+    ClosedState st;
+    ASSERT_TRUE(randomClosedState(cm, gen, rng, st));
+    const cd::VecX tauY = cd::test::randomVector(ny, rng);
+    const cd::VecX tauS = cd::test::randomVector(nv, rng);
+    const cd::VecX ydd = cd::test::randomVector(ny, rng);
+    const std::vector<cd::Force> fx = cd::test::randomForces(cm.tree, rng);
+    std::vector<double> fext(6 * nb);
+    for (int i = 0; i < nb; ++i)
+      for (int r = 0; r < 6; ++r) fext[6 * i + r] = fx[i][r];
+    const double *q = st.q.data(), *v = st.v.data();
+    std::vector<double> oy(ny + 1, -5.0), ov(nv + 1, -5.0), oq(nq + 1, -5.0), oyq(nyq + 1, -5.0);
+
+    // Forward dynamics: independent efforts, with and without fext and the qdd output.
+    ASSERT_EQ(
+        cdyn_ce_aba(m, ws, q, nq, v, nv, tauY.data(), ny, nullptr, 0, oy.data(), ny, ov.data(), nv),
+        CDYN_OK)
+        << err();
+    ASSERT_EQ(cd::ceAba(cm, data, st.q, st.v, tauY), cd::Status::Ok);
+    EXPECT_SAME(oy.data(), data.ydd.data(), ny);
+    EXPECT_SAME(ov.data(), data.qdd.data(), nv);
+    EXPECT_EQ(oy[ny], -5.0);
+    EXPECT_EQ(ov[nv], -5.0);
+    ASSERT_EQ(cdyn_ce_aba(m, ws, q, nq, v, nv, tauY.data(), ny, fext.data(), 6 * nb, oy.data(), ny,
+                          nullptr, 0),
+              CDYN_OK);
+    ASSERT_EQ(cd::ceAba(cm, data, st.q, st.v, tauY, fx.data()), cd::Status::Ok);
+    EXPECT_SAME(oy.data(), data.ydd.data(), ny);
+    // ... spanning efforts.
+    ASSERT_EQ(cdyn_ce_aba_spanning_forces(m, ws, q, nq, v, nv, tauS.data(), nv, fext.data(), 6 * nb,
+                                          oy.data(), ny, ov.data(), nv),
+              CDYN_OK);
+    ASSERT_EQ(cd::ceAbaSpanningForces(cm, data, st.q, st.v, tauS, fx.data()), cd::Status::Ok);
+    EXPECT_SAME(oy.data(), data.ydd.data(), ny);
+    EXPECT_SAME(ov.data(), data.qdd.data(), nv);
+    // Inverse dynamics.
+    ASSERT_EQ(cdyn_ce_rnea(m, ws, q, nq, v, nv, ydd.data(), ny, fext.data(), 6 * nb, oy.data(), ny,
+                           ov.data(), nv),
+              CDYN_OK);
+    ASSERT_EQ(cd::ceRnea(cm, data, st.q, st.v, ydd, fx.data()), cd::Status::Ok);
+    EXPECT_SAME(oy.data(), data.tauY.data(), ny);
+    EXPECT_SAME(ov.data(), data.qdd.data(), nv);
+    ASSERT_EQ(
+        cdyn_ce_rnea(m, ws, q, nq, v, nv, ydd.data(), ny, nullptr, 0, oy.data(), ny, nullptr, 0),
+        CDYN_OK);
+    ASSERT_EQ(cd::ceRnea(cm, data, st.q, st.v, ydd), cd::Status::Ok);
+    EXPECT_SAME(oy.data(), data.tauY.data(), ny);
+    // H and C (leading dimension larger than ny: the padding stays untouched).
+    const int ldh = ny + 2;
+    std::vector<double> H(ldh * std::max(ny, 1), -7.0);
+    ASSERT_EQ(cdyn_cluster_mass_matrix(m, ws, q, nq, H.data(), ldh), CDYN_OK);
+    ASSERT_EQ(cd::clusterMassMatrix(cm, data, st.q), cd::Status::Ok);
+    for (int j = 0; j < ny; ++j) {
+      EXPECT_SAME(H.data() + j * ldh, data.H.col(j).data(), ny);
+      for (int i = ny; i < ldh; ++i) EXPECT_EQ(H[i + j * ldh], -7.0) << "padding overwritten";
+    }
+    ASSERT_EQ(cdyn_cluster_bias(m, ws, q, nq, v, nv, oy.data(), ny), CDYN_OK);
+    ASSERT_EQ(cd::clusterBias(cm, data, st.q, st.v), cd::Status::Ok);
+    EXPECT_SAME(oy.data(), data.C.data(), ny);
+    // G, g of the model and of each cluster.
+    const int ldg = nv + 1;
+    std::vector<double> G(ldg * std::max(ny, 1), -7.0), g(nv);
+    ASSERT_EQ(cdyn_constraint_matrices(m, ws, q, nq, v, nv, G.data(), ldg, g.data(), nv), CDYN_OK);
+    ASSERT_EQ(cd::clusterConstraintMatrices(cm, data, st.q, st.v), cd::Status::Ok);
+    cd::MatX Gc;
+    cd::VecX gc;
+    assembleConstraint(cm, data, Gc, gc);
+    for (int j = 0; j < ny; ++j) {
+      EXPECT_SAME(G.data() + j * ldg, Gc.col(j).data(), nv);
+      EXPECT_EQ(G[nv + j * ldg], -7.0) << "padding overwritten";
+    }
+    EXPECT_SAME(g.data(), gc.data(), nv);
+    ASSERT_EQ(cdyn_constraint_matrices(m, ws, q, nq, v, nv, G.data(), ldg, nullptr, 0), CDYN_OK);
+    for (int k = 0; k < static_cast<int>(cm.clusters.size()); ++k) {
+      const cd::Cluster& c = cm.clusters[k];
+      std::vector<double> Gk(std::max(1, c.nv) * std::max(c.ny, 1)), gk(c.nv);
+      ASSERT_EQ(cdyn_cluster_constraint_matrices(m, ws, k, q, nq, v, nv, Gk.data(),
+                                                 std::max(1, c.nv), gk.data(), c.nv),
+                CDYN_OK);
+      for (int j = 0; j < c.ny; ++j)
+        EXPECT_SAME(Gk.data() + j * std::max(1, c.nv), data.clusters[k].G.col(j).data(), c.nv);
+      EXPECT_SAME(gk.data(), data.clusters[k].g.data(), c.nv);
+    }
+    // Coordinates.
+    ASSERT_EQ(cdyn_spanning_to_independent(m, ws, q, nq, v, nv, oyq.data(), nyq, oy.data(), ny),
+              CDYN_OK);
+    cd::VecX yc(nyq), ydc(ny);
+    ASSERT_EQ(cd::spanningToIndependent(cm, data, st.q, st.v, yc, ydc), cd::Status::Ok);
+    EXPECT_SAME(oyq.data(), yc.data(), nyq);
+    EXPECT_SAME(oy.data(), ydc.data(), ny);
+    // Position solves: with a guess, then warm-started from the previous solution.
+    const cd::VecX& qref = cm.qReference;
+    ASSERT_EQ(cdyn_solve_loop_closure(m, ws, st.y.data(), nyq, qref.data(), nq, oq.data(), nq),
+              CDYN_OK)
+        << err();
+    data.q = qref;
+    ASSERT_EQ(cd::solveLoopClosure(cm, data, st.y), cd::Status::Ok);
+    EXPECT_SAME(oq.data(), data.q.data(), nq);
+    EXPECT_EQ(oq[nq], -5.0);
+    int iterations = -1;
+    double residual = -1.0;
+    ASSERT_EQ(cdyn_last_loop_closure(m, ws, &iterations, &residual), CDYN_OK);
+    EXPECT_EQ(iterations, data.lastIterations);
+    EXPECT_EQ(residual, data.lastResidual);
+    EXPECT_EQ(cdyn_last_loop_closure(m, ws, nullptr, nullptr), CDYN_OK);
+    ASSERT_EQ(cdyn_solve_loop_closure(m, ws, st.y.data(), nyq, nullptr, 0, oq.data(), nq), CDYN_OK);
+    ASSERT_EQ(cd::solveLoopClosure(cm, data, st.y), cd::Status::Ok);
+    EXPECT_SAME(oq.data(), data.q.data(), nq);
+    ASSERT_EQ(cdyn_independent_to_spanning(m, ws, st.y.data(), nyq, st.ydot.data(), ny, nullptr, 0,
+                                           oq.data(), nq, ov.data(), nv),
+              CDYN_OK);
+    ASSERT_EQ(cd::independentToSpanning(cm, data, st.y, st.ydot), cd::Status::Ok);
+    EXPECT_SAME(oq.data(), data.q.data(), nq);
+    EXPECT_SAME(ov.data(), data.v.data(), nv);
+    ASSERT_EQ(cdyn_independent_to_spanning(m, ws, st.y.data(), nyq, st.ydot.data(), ny, qref.data(),
+                                           nq, oq.data(), nq, ov.data(), nv),
+              CDYN_OK);
+    data.q = qref;
+    ASSERT_EQ(cd::independentToSpanning(cm, data, st.y, st.ydot), cd::Status::Ok);
+    EXPECT_SAME(oq.data(), data.q.data(), nq);
+    EXPECT_SAME(ov.data(), data.v.data(), nv);
+    // Forward dynamics from (y, ydot), with every optional output and with none.
+    std::vector<double> oq2(nq), ov2(nv), oa2(nv);
+    ASSERT_EQ(cdyn_ce_aba_independent(m, ws, st.y.data(), nyq, st.ydot.data(), ny, tauY.data(), ny,
+                                      fext.data(), 6 * nb, oy.data(), ny, oq2.data(), nq,
+                                      ov2.data(), nv, oa2.data(), nv),
+              CDYN_OK)
+        << err();
+    ASSERT_EQ(cd::ceAbaIndependent(cm, data, st.y, st.ydot, tauY, fx.data()), cd::Status::Ok);
+    EXPECT_SAME(oy.data(), data.ydd.data(), ny);
+    EXPECT_SAME(oq2.data(), data.q.data(), nq);
+    EXPECT_SAME(ov2.data(), data.v.data(), nv);
+    EXPECT_SAME(oa2.data(), data.qdd.data(), nv);
+    ASSERT_EQ(
+        cdyn_ce_aba_independent(m, ws, st.y.data(), nyq, st.ydot.data(), ny, tauY.data(), ny,
+                                nullptr, 0, oy.data(), ny, nullptr, 0, nullptr, 0, nullptr, 0),
+        CDYN_OK);
+    ASSERT_EQ(cd::ceAbaIndependent(cm, data, st.y, st.ydot, tauY), cd::Status::Ok);
+    EXPECT_SAME(oy.data(), data.ydd.data(), ny);
+    // Projection of a perturbed state (outputs aliasing the inputs).
+    cd::VecX qp = cd::integrate(cm.tree, st.q, cd::test::randomVector(nv, rng), 0.01);
+    const cd::VecX vp = st.v + 0.1 * cd::test::randomVector(nv, rng);
+    std::vector<double> qa(qp.data(), qp.data() + nq), va(vp.data(), vp.data() + nv);
+    ASSERT_EQ(cdyn_project_to_constraints(m, ws, qa.data(), nq, va.data(), nv, qa.data(), nq,
+                                          va.data(), nv),
+              CDYN_OK)
+        << err();
+    ASSERT_EQ(cd::projectToConstraints(cm, data, qp, vp), cd::Status::Ok);
+    EXPECT_SAME(qa.data(), data.q.data(), nq);
+    EXPECT_SAME(va.data(), data.v.data(), nv);
+    EXPECT_EQ(err(), "");
+  }
+}
+
+TEST(CApiClusters, ModelsMatchCxx) {
+  std::mt19937_64 rng(99);
+  std::vector<std::string> files = loopModelFiles();
+  for (const std::string& f : sharedTreeModelFiles()) files.push_back(f);
+  for (const std::string& path : files) {
+    SCOPED_TRACE(path);
+    const cd::ClusterModel cm = cd::loadModel(path);
+    CModel c;
+    loadC(c, path, false);
+    compareQueries(cm.tree, c.m);
+    compareClusterQueries(cm, c.m);
+    compareClusterCompute(cm, c.m, c.ws, rng, 3);
+    compareWithCxx(cm.tree, c, rng, 1);  // tree functions on the spanning tree
+  }
+}
+
+TEST(CApiClusters, GeneratedLoopModelsMatchCxx) {
+  std::mt19937_64 rng(5);
+  for (const std::string& urdf : generatedLoopUrdfs()) {
+    SCOPED_TRACE(urdf);
+    const cd::ClusterModel cm = cd::buildClusterModel(cd::parseUrdfString(urdf));
+    CModel c;
+    loadC(c, urdf, true);
+    compareClusterQueries(cm, c.m);
+    compareClusterCompute(cm, c.m, c.ws, rng, 2);
+  }
+}
+
+TEST(CApiClusters, CallerMemoryWorkspace) {
+  const std::string path = cd::test::modelsPath("cd_six_bar.urdf");
+  const cd::ClusterModel cm = cd::loadModel(path);
+  CModel c;
+  loadC(c, path, false);
+  size_t size = 0;
+  ASSERT_EQ(cdyn_workspace_size(c.m, &size), CDYN_OK);
+  std::vector<unsigned char> mem(size + 3);
+  cdyn_workspace* ws = nullptr;
+  ASSERT_EQ(cdyn_workspace_init_in(c.m, mem.data() + 3, size, &ws), CDYN_OK);
+  std::mt19937_64 rng(8);
+  compareClusterCompute(cm, c.m, ws, rng, 3);
+  ASSERT_EQ(cdyn_workspace_free(ws), CDYN_OK);
+}
+
+TEST(CApiClusters, TreeModelsReduceToTreeAlgorithms) {
+  // No chords: ny = nv, y = q, G = identity, and CE-ABA = ABA.
+  const std::string path = cheetahPath();
+  CModel c;
+  loadC(c, path, false);
+  int nq, nv, ny, nyq;
+  ASSERT_EQ(cdyn_model_nq(c.m, &nq), CDYN_OK);
+  ASSERT_EQ(cdyn_model_nv(c.m, &nv), CDYN_OK);
+  ASSERT_EQ(cdyn_model_ny(c.m, &ny), CDYN_OK);
+  ASSERT_EQ(cdyn_model_nyq(c.m, &nyq), CDYN_OK);
+  ASSERT_EQ(ny, nv);
+  ASSERT_EQ(nyq, nq);
+  std::vector<double> q(nq), v(nv, 0.2), tau(nv, 0.5), a1(nv), a2(nv), G(nv * nv);
+  ASSERT_EQ(cdyn_neutral_configuration(c.m, c.ws, q.data(), nq), CDYN_OK);
+  ASSERT_EQ(
+      cdyn_aba(c.m, c.ws, q.data(), nq, v.data(), nv, tau.data(), nv, nullptr, 0, a1.data(), nv),
+      CDYN_OK);
+  ASSERT_EQ(cdyn_ce_aba(c.m, c.ws, q.data(), nq, v.data(), nv, tau.data(), nv, nullptr, 0,
+                        a2.data(), nv, nullptr, 0),
+            CDYN_OK);
+  for (int i = 0; i < nv; ++i) EXPECT_NEAR(a1[i], a2[i], 1e-9 * (1 + std::abs(a1[i])));
+  ASSERT_EQ(
+      cdyn_constraint_matrices(c.m, c.ws, q.data(), nq, v.data(), nv, G.data(), nv, nullptr, 0),
+      CDYN_OK);
+  for (int i = 0; i < nv; ++i)
+    for (int j = 0; j < nv; ++j) EXPECT_EQ(G[i + j * nv], i == j ? 1.0 : 0.0);
+}
+
+TEST(CApiClusters, IgnoreConstraintsFlag) {
+  std::string urdf = cd::test::readTextFile(fourBarPath());
+  CModel c;
+  loadC(c, urdf, true, CDYN_LOAD_IGNORE_CONSTRAINTS);
+  cd::UrdfDescription d = cd::parseUrdfString(urdf);
+  d.loops.clear();
+  d.couplings.clear();
+  for (auto& j : d.joints) {
+    j.mimic.present = false;
+    j.independentGiven = false;
+  }
+  const cd::ClusterModel cm = cd::buildClusterModel(d);
+  EXPECT_EQ(cm.ny, 3);
+  compareQueries(cm.tree, c.m);
+  compareClusterQueries(cm, c.m);
+  std::mt19937_64 rng(4);
+  compareClusterCompute(cm, c.m, c.ws, rng, 2);
+  int n = -1;
+  ASSERT_EQ(cdyn_model_nloops(c.m, &n), CDYN_OK);
+  EXPECT_EQ(n, 0);
+  // Both flags together, and an unknown bit.
+  CModel both;
+  loadC(both, urdf, true, CDYN_LOAD_IGNORE_CONSTRAINTS | CDYN_LOAD_FLOATING_BASE);
+  ASSERT_EQ(cdyn_model_ny(both.m, &n), CDYN_OK);
+  EXPECT_EQ(n, 9);
+  cdyn_model* m = nullptr;
+  char err[256];
+  EXPECT_EQ(cdyn_model_load_string(CDYN_ABI_VERSION, urdf.data(), urdf.size(), 4u, nullptr, &m, err,
+                                   sizeof err),
+            CDYN_ERR_INVALID_ARGUMENT);
+  EXPECT_STREQ(err, "unknown load flags 0x4");
+  // A file the cluster builder rejects (two independent coordinates for a 1-dof loop) is a
+  // parse error naming the element; the flag loads it as a tree.
+  std::string bad = urdf;
+  const std::string dep = "\"rocker_joint\" type=\"revolute\" independent=\"false\"";
+  ASSERT_NE(bad.find(dep), std::string::npos);
+  bad.replace(bad.find(dep), dep.size(), "\"rocker_joint\" type=\"revolute\" independent=\"true\"");
+  EXPECT_EQ(cdyn_model_load_string(CDYN_ABI_VERSION, bad.data(), bad.size(), 0, nullptr, &m, err,
+                                   sizeof err),
+            CDYN_ERR_PARSE);
+  EXPECT_EQ(m, nullptr);
+  EXPECT_EQ(std::string(err).rfind("<string>:", 0), 0u) << err;
+  EXPECT_NE(std::string(err).find("coupler_to_rocker"), std::string::npos) << err;
+  CModel tree;
+  loadC(tree, bad, true, CDYN_LOAD_IGNORE_CONSTRAINTS);
+}
+
+TEST(CApiClusters, LogLevel) {
+  int level = -1;
+  ASSERT_EQ(cdyn_get_log_level(&level), CDYN_OK);
+  const int initial = level;
+  EXPECT_EQ(cdyn_set_log_level(CDYN_LOG_ERROR), CDYN_OK);
+  ASSERT_EQ(cdyn_get_log_level(&level), CDYN_OK);
+  EXPECT_EQ(level, CDYN_LOG_ERROR);
+  EXPECT_EQ(static_cast<int>(cd::logLevel()), CDYN_LOG_ERROR);
+  EXPECT_EQ(cdyn_set_log_level(5), CDYN_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(cdyn_set_log_level(-1), CDYN_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(cdyn_get_log_level(nullptr), CDYN_ERR_NULL_POINTER);
+  EXPECT_EQ(cdyn_set_log_level(initial), CDYN_OK);
+}
+
+TEST(CApiClusters, ComputeErrors) {
+  const std::string path = cd::test::modelsPath("cd_quadruped.urdf");
+  const cd::ClusterModel cm = cd::loadModel(path);
+  CModel c, other;
+  loadC(c, path, false);
+  loadC(other, fourBarPath(), false);
+  const int nq = cm.tree.nq, nv = cm.tree.nv, ny = cm.ny, nyq = cm.nyq, nb = cm.tree.nbodies;
+  auto lastError = [&] { return std::string(cdyn_workspace_last_error(c.ws)); };
+  std::vector<double> q(cm.qReference.data(), cm.qReference.data() + nq), v(nv, 0.0), y(nyq),
+      yd(ny, 0.1), tau(ny, 1.0), tauS(nv, 1.0), out(nv + nq, 123.0), H(ny * ny), fext(6 * nb, 0.5);
+  ASSERT_EQ(cdyn_spanning_to_independent(c.m, c.ws, q.data(), nq, v.data(), nv, y.data(), nyq,
+                                         out.data(), ny),
+            CDYN_OK);
+  std::fill(out.begin(), out.end(), 123.0);
+  double* o = out.data();
+
+  // Sizes (status, message naming the argument, output untouched), including optional outputs.
+  EXPECT_EQ(cdyn_ce_aba(c.m, c.ws, q.data(), nq, v.data(), nv, tau.data(), nv, nullptr, 0, o, ny,
+                        nullptr, 0),
+            CDYN_ERR_INVALID_SIZE);
+  EXPECT_EQ(lastError(), "tau has length 30, expected 18");
+  EXPECT_EQ(cdyn_ce_aba(c.m, c.ws, q.data(), nq, v.data(), nv, tau.data(), ny, nullptr, 0, o, ny,
+                        o + ny, nv - 1),
+            CDYN_ERR_INVALID_SIZE);
+  EXPECT_EQ(lastError(), "qdd has length 29, expected 30");
+  EXPECT_EQ(cdyn_ce_aba(c.m, c.ws, q.data(), nq, v.data(), nv, tau.data(), ny, nullptr, 0, o, ny,
+                        nullptr, nv),
+            CDYN_ERR_NULL_POINTER);
+  EXPECT_EQ(lastError(), "qdd is NULL");
+  EXPECT_EQ(cdyn_ce_aba_spanning_forces(c.m, c.ws, q.data(), nq, v.data(), nv, tauS.data(), ny,
+                                        nullptr, 0, o, ny, nullptr, 0),
+            CDYN_ERR_INVALID_SIZE);
+  EXPECT_EQ(cdyn_ce_rnea(c.m, c.ws, q.data(), nq, v.data(), nv, tau.data(), ny, fext.data(), 6, o,
+                         ny, nullptr, 0),
+            CDYN_ERR_INVALID_SIZE);
+  EXPECT_NE(lastError().find("fext"), std::string::npos);
+  EXPECT_EQ(cdyn_ce_aba_independent(c.m, c.ws, y.data(), nyq - 1, yd.data(), ny, tau.data(), ny,
+                                    nullptr, 0, o, ny, nullptr, 0, nullptr, 0, nullptr, 0),
+            CDYN_ERR_INVALID_SIZE);
+  EXPECT_EQ(lastError(), "y has length 18, expected 19");
+  EXPECT_EQ(cdyn_cluster_mass_matrix(c.m, c.ws, q.data(), nq, H.data(), ny - 1),
+            CDYN_ERR_INVALID_SIZE);
+  EXPECT_EQ(lastError(), "ldh is 17, expected >= 18");
+  EXPECT_EQ(cdyn_cluster_mass_matrix(c.m, c.ws, q.data(), nq, nullptr, ny), CDYN_ERR_NULL_POINTER);
+  EXPECT_EQ(cdyn_cluster_bias(c.m, c.ws, q.data(), nq, v.data(), nv, o, nv), CDYN_ERR_INVALID_SIZE);
+  EXPECT_EQ(
+      cdyn_constraint_matrices(c.m, c.ws, q.data(), nq, v.data(), nv, H.data(), nv - 1, nullptr, 0),
+      CDYN_ERR_INVALID_SIZE);
+  EXPECT_EQ(lastError(), "ldg is 29, expected >= 30");
+  EXPECT_EQ(cdyn_constraint_matrices(c.m, c.ws, q.data(), nq, v.data(), nv, o, nv, o, ny),
+            CDYN_ERR_INVALID_SIZE);
+  EXPECT_EQ(lastError(), "g has length 18, expected 30");
+  EXPECT_EQ(
+      cdyn_cluster_constraint_matrices(c.m, c.ws, 13, q.data(), nq, v.data(), nv, o, 2, nullptr, 0),
+      CDYN_ERR_INVALID_INDEX);
+  EXPECT_EQ(lastError(), "cluster index 13 out of range [0, 13)");
+  EXPECT_EQ(cdyn_solve_loop_closure(c.m, c.ws, y.data(), nyq, q.data(), nq - 1, o, nq),
+            CDYN_ERR_INVALID_SIZE);
+  EXPECT_EQ(lastError(), "q_guess has length 30, expected 31");
+  EXPECT_EQ(cdyn_spanning_to_independent(c.m, c.ws, q.data(), nq, v.data(), nv, o, nyq, o, nyq),
+            CDYN_ERR_INVALID_SIZE);
+  EXPECT_EQ(cdyn_project_to_constraints(c.m, c.ws, q.data(), nq, v.data(), nv, o, nq, o, nq),
+            CDYN_ERR_INVALID_SIZE);
+  for (int i = 0; i < nv + nq; ++i) ASSERT_EQ(out[i], 123.0) << "output touched at " << i;
+
+  // Null pointers and handles.
+  EXPECT_EQ(cdyn_ce_aba(c.m, c.ws, nullptr, nq, v.data(), nv, tau.data(), ny, nullptr, 0, o, ny,
+                        nullptr, 0),
+            CDYN_ERR_NULL_POINTER);
+  EXPECT_EQ(lastError(), "q is NULL");
+  EXPECT_EQ(cdyn_ce_rnea(nullptr, c.ws, q.data(), nq, v.data(), nv, tau.data(), ny, nullptr, 0, o,
+                         ny, nullptr, 0),
+            CDYN_ERR_NULL_POINTER);
+  EXPECT_EQ(cdyn_solve_loop_closure(c.m, nullptr, y.data(), nyq, nullptr, 0, o, nq),
+            CDYN_ERR_NULL_POINTER);
+  EXPECT_EQ(cdyn_ce_aba(c.m, other.ws, q.data(), nq, v.data(), nv, tau.data(), ny, nullptr, 0, o,
+                        ny, nullptr, 0),
+            CDYN_ERR_WORKSPACE_MISMATCH);
+  EXPECT_NE(std::string(cdyn_workspace_last_error(other.ws)).find("another model"),
+            std::string::npos);
+  EXPECT_EQ(cdyn_last_loop_closure(c.m, other.ws, nullptr, nullptr), CDYN_ERR_WORKSPACE_MISMATCH);
+  EXPECT_EQ(cdyn_cluster_bias(c.m, reinterpret_cast<cdyn_workspace*>(c.m), q.data(), nq, v.data(),
+                              nv, o, ny),
+            CDYN_ERR_INVALID_ARGUMENT);
+  int k = 0;
+  EXPECT_EQ(cdyn_model_ny(nullptr, &k), CDYN_ERR_NULL_POINTER);
+  EXPECT_EQ(cdyn_model_nyq(c.m, nullptr), CDYN_ERR_NULL_POINTER);
+  EXPECT_EQ(cdyn_model_nclusters(reinterpret_cast<cdyn_model*>(c.ws), &k),
+            CDYN_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(cdyn_model_cluster_index(c.m, "no such cluster", &k), CDYN_ERR_NOT_FOUND);
+  EXPECT_EQ(cdyn_model_independent_velocity_index(c.m, "lf_knee_rotor_joint", &k),
+            CDYN_ERR_NOT_FOUND);  // a dependent joint
+  EXPECT_EQ(cdyn_model_independent_velocity_index(c.m, nullptr, &k), CDYN_ERR_NULL_POINTER);
+
+  // Non-finite inputs.
+  std::vector<double> bad = v;
+  bad[4] = std::numeric_limits<double>::infinity();
+  EXPECT_EQ(cdyn_ce_aba(c.m, c.ws, q.data(), nq, bad.data(), nv, tau.data(), ny, nullptr, 0, o, ny,
+                        nullptr, 0),
+            CDYN_ERR_NON_FINITE);
+  EXPECT_EQ(lastError(), "v[4] is not finite");
+  std::vector<double> badT = tau;
+  badT[2] = std::nan("");
+  EXPECT_EQ(cdyn_ce_aba(c.m, c.ws, q.data(), nq, v.data(), nv, badT.data(), ny, nullptr, 0, o, ny,
+                        nullptr, 0),
+            CDYN_ERR_NON_FINITE);
+  EXPECT_EQ(lastError(), "tau[2] is not finite");
+  EXPECT_EQ(cdyn_ce_rnea(c.m, c.ws, q.data(), nq, v.data(), nv, badT.data(), ny, nullptr, 0, o, ny,
+                         nullptr, 0),
+            CDYN_ERR_NON_FINITE);
+  std::vector<double> badF = fext;
+  badF[20] = std::nan("");
+  EXPECT_EQ(cdyn_ce_aba(c.m, c.ws, q.data(), nq, v.data(), nv, tau.data(), ny, badF.data(), 6 * nb,
+                        o, ny, nullptr, 0),
+            CDYN_ERR_NON_FINITE);
+  std::vector<double> badY = y;
+  badY[9] = std::nan("");
+  EXPECT_EQ(cdyn_solve_loop_closure(c.m, c.ws, badY.data(), nyq, nullptr, 0, o, nq),
+            CDYN_ERR_NON_FINITE);
+  EXPECT_EQ(lastError(), "y[9] is not finite");
+  EXPECT_EQ(cdyn_independent_to_spanning(c.m, c.ws, y.data(), nyq, badT.data(), ny, nullptr, 0, o,
+                                         nq, o + nq, nv),
+            CDYN_ERR_NON_FINITE);
+  EXPECT_EQ(lastError(), "ydot[2] is not finite");
+  EXPECT_EQ(cdyn_ce_aba_independent(c.m, c.ws, badY.data(), nyq, yd.data(), ny, tau.data(), ny,
+                                    nullptr, 0, o, ny, nullptr, 0, nullptr, 0, nullptr, 0),
+            CDYN_ERR_NON_FINITE);
+  std::vector<double> badQ = q;
+  badQ[10] = std::nan("");
+  EXPECT_EQ(cdyn_solve_loop_closure(c.m, c.ws, y.data(), nyq, badQ.data(), nq, o, nq),
+            CDYN_ERR_NON_FINITE);
+  EXPECT_EQ(lastError(), "q_guess[10] is not finite");
+  EXPECT_EQ(cdyn_cluster_mass_matrix(c.m, c.ws, badQ.data(), nq, H.data(), ny),
+            CDYN_ERR_NON_FINITE);
+  badQ = q;
+  badQ[6] = 0.5;  // floating-base quaternion w
+  EXPECT_EQ(cdyn_ce_rnea(c.m, c.ws, badQ.data(), nq, v.data(), nv, tau.data(), ny, nullptr, 0, o,
+                         ny, nullptr, 0),
+            CDYN_ERR_NOT_UNIT_QUATERNION);
+  EXPECT_EQ(
+      cdyn_project_to_constraints(c.m, c.ws, badQ.data(), nq, v.data(), nv, o, nq, o + nq, nv),
+      CDYN_ERR_NOT_UNIT_QUATERNION);
+
+  // A spanning state that violates the couplings.
+  std::vector<double> vbad = v;
+  int iv = -1;
+  ASSERT_EQ(cdyn_model_velocity_index(c.m, "lf_knee_rotor_joint", &iv), CDYN_OK);
+  vbad[iv] = 1.0;
+  EXPECT_EQ(cdyn_ce_aba(c.m, c.ws, q.data(), nq, vbad.data(), nv, tau.data(), ny, nullptr, 0, o, ny,
+                        nullptr, 0),
+            CDYN_ERR_CONSTRAINT_FAILURE);
+  EXPECT_NE(lastError().find("v violates the velocity constraints"), std::string::npos)
+      << lastError();
+  // ... which projection repairs.
+  std::vector<double> qp(nq), vp(nv);
+  ASSERT_EQ(cdyn_project_to_constraints(c.m, c.ws, q.data(), nq, vbad.data(), nv, qp.data(), nq,
+                                        vp.data(), nv),
+            CDYN_OK);
+  EXPECT_EQ(vp[iv], 0.0);
+  EXPECT_EQ(cdyn_ce_aba(c.m, c.ws, qp.data(), nq, vp.data(), nv, tau.data(), ny, nullptr, 0, o, ny,
+                        nullptr, 0),
+            CDYN_OK);
+}
+
+TEST(CApiClusters, LoopThatCannotClose) {
+  // The four-bar with the ROCKER as independent coordinate: the rocker only swings through a
+  // limited range, so for larger rocker angles the loop cannot be closed.
+  std::string urdf = cd::test::readTextFile(fourBarPath());
+  auto replace = [&](const std::string& a, const std::string& b) {
+    const auto pos = urdf.find(a);
+    ASSERT_NE(pos, std::string::npos) << a;
+    urdf.replace(pos, a.size(), b);
+  };
+  replace("\"crank_joint\" type=\"continuous\" independent=\"true\"",
+          "\"crank_joint\" type=\"continuous\" independent=\"false\"");
+  replace("\"rocker_joint\" type=\"revolute\" independent=\"false\"",
+          "\"rocker_joint\" type=\"revolute\" independent=\"true\"");
+  const cd::ClusterModel cm = cd::buildClusterModel(cd::parseUrdfString(urdf));
+  CModel c;
+  loadC(c, urdf, true);
+  ASSERT_EQ(cm.nyq, 1);
+  const int nq = cm.tree.nq, nv = cm.tree.nv;
+  const char* name = nullptr;
+  ASSERT_EQ(cdyn_model_independent_position_name(c.m, 0, &name), CDYN_OK);
+  EXPECT_STREQ(name, "rocker_joint");
+  std::vector<double> q(nq, 9.0), v(nv), qref(nq);
+  ASSERT_EQ(cdyn_model_reference_configuration(c.m, qref.data(), nq), CDYN_OK);
+  const double yBad[1] = {2.5}, yGood[1] = {0.1}, ydot[1] = {0.3};
+  EXPECT_EQ(cdyn_solve_loop_closure(c.m, c.ws, yBad, 1, nullptr, 0, q.data(), nq),
+            CDYN_ERR_CONSTRAINT_FAILURE);
+  const std::string msg = cdyn_workspace_last_error(c.ws);
+  EXPECT_NE(msg.find("coupler_to_rocker"), std::string::npos) << msg;
+  EXPECT_EQ(q[0], 9.0) << "output written by a failed solve";
+  int iterations = -1;
+  double residual = -1;
+  ASSERT_EQ(cdyn_last_loop_closure(c.m, c.ws, &iterations, &residual), CDYN_OK);
+  EXPECT_GT(residual, 1e-6);
+  EXPECT_EQ(std::string(cdyn_workspace_last_error(c.ws)), msg);  // the query keeps the message
+  // The same failure through the other position-level entry points.
+  double ydd[1], tau[1] = {0.0};
+  EXPECT_EQ(cdyn_independent_to_spanning(c.m, c.ws, yBad, 1, ydot, 1, nullptr, 0, q.data(), nq,
+                                         v.data(), nv),
+            CDYN_ERR_CONSTRAINT_FAILURE);
+  EXPECT_EQ(cdyn_ce_aba_independent(c.m, c.ws, yBad, 1, ydot, 1, tau, 1, nullptr, 0, ydd, 1,
+                                    nullptr, 0, nullptr, 0, nullptr, 0),
+            CDYN_ERR_CONSTRAINT_FAILURE);
+  // After the failure the warm start is the reference configuration again: a good y now gives
+  // exactly what C++ gives from the reference configuration.
+  ASSERT_EQ(cdyn_solve_loop_closure(c.m, c.ws, yGood, 1, nullptr, 0, q.data(), nq), CDYN_OK)
+      << cdyn_workspace_last_error(c.ws);
+  EXPECT_STREQ(cdyn_workspace_last_error(c.ws), "");
+  cd::ClusterData data(cm);
+  data.q = cm.qReference;
+  ASSERT_EQ(cd::solveLoopClosure(cm, data, Eigen::Map<const cd::VecX>(yGood, 1)), cd::Status::Ok);
+  EXPECT_SAME(q.data(), data.q.data(), nq);
+  // A configuration far from closure given to the dynamics is rejected, naming the cluster.
+  std::vector<double> qOpen = qref;
+  qOpen[0] += 0.2;
+  std::vector<double> v0(nv, 0.0);
+  EXPECT_EQ(cdyn_ce_aba(c.m, c.ws, qOpen.data(), nq, v0.data(), nv, tau, 1, nullptr, 0, ydd, 1,
+                        nullptr, 0),
+            CDYN_ERR_CONSTRAINT_FAILURE);
+  EXPECT_NE(std::string(cdyn_workspace_last_error(c.ws)).find("q violates the constraints"),
+            std::string::npos)
+      << cdyn_workspace_last_error(c.ws);
 }
 
 }  // namespace

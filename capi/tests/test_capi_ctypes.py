@@ -2,7 +2,9 @@
 
 For every model: forward dynamics, then inverse dynamics of the result must give tau back
 (with and without external forces); M ddq + nle = tau; errors come back as statuses with the
-workspace's message. Usage: test_capi_ctypes.py path/to/libclusterdyn.so.0 model.urdf...
+workspace's message. In independent coordinates (the loops of loop models): a closed state from
+(y, ydot), one CE-ABA call, CE-RNEA gives tau back and H ydd + C = tau.
+Usage: test_capi_ctypes.py path/to/libclusterdyn.so.0 model.urdf...
 """
 import ctypes as C
 import math
@@ -10,6 +12,7 @@ import sys
 
 lib = C.CDLL(sys.argv[1])
 CDYN_OK, CDYN_ERR_INVALID_SIZE, CDYN_ERR_NON_FINITE, CDYN_ERR_PARSE = 0, 1, 2, 102
+CDYN_ERR_CONSTRAINT_FAILURE = 6
 CDYN_ABI_VERSION = 0
 D = C.POINTER(C.c_double)
 H = C.c_void_p  # handles
@@ -25,7 +28,8 @@ lib.cdyn_model_load.argtypes = [C.c_int, C.c_char_p, C.c_uint, D, C.POINTER(H), 
 lib.cdyn_model_free.argtypes = [H]
 lib.cdyn_workspace_free.argtypes = [H]
 lib.cdyn_workspace_create.argtypes = [H, C.POINTER(H)]
-for f in ("cdyn_model_nq", "cdyn_model_nv", "cdyn_model_nbodies"):
+for f in ("cdyn_model_nq", "cdyn_model_nv", "cdyn_model_nbodies", "cdyn_model_ny",
+          "cdyn_model_nyq", "cdyn_model_nloops"):
     getattr(lib, f).argtypes = [H, C.POINTER(C.c_int)]
 lib.cdyn_model_joint_name.argtypes = [H, C.c_int, C.POINTER(C.c_char_p)]
 lib.cdyn_neutral_configuration.argtypes = [H, H, D, C.c_int]
@@ -34,6 +38,14 @@ lib.cdyn_aba.argtypes = [H, H] + [D, C.c_int] * 5
 lib.cdyn_rnea.argtypes = [H, H] + [D, C.c_int] * 5
 lib.cdyn_crba.argtypes = [H, H, D, C.c_int, D, C.c_int]
 lib.cdyn_nonlinear_effects.argtypes = [H, H, D, C.c_int, D, C.c_int, D, C.c_int]
+lib.cdyn_model_reference_configuration.argtypes = [H, D, C.c_int]
+lib.cdyn_spanning_to_independent.argtypes = [H, H] + [D, C.c_int] * 4
+lib.cdyn_independent_to_spanning.argtypes = [H, H] + [D, C.c_int] * 5
+lib.cdyn_ce_aba.argtypes = [H, H] + [D, C.c_int] * 6
+lib.cdyn_ce_rnea.argtypes = [H, H] + [D, C.c_int] * 6
+lib.cdyn_cluster_mass_matrix.argtypes = [H, H, D, C.c_int, D, C.c_int]
+lib.cdyn_cluster_bias.argtypes = [H, H, D, C.c_int, D, C.c_int, D, C.c_int]
+lib.cdyn_model_describe_clusters.argtypes = [H, C.c_char_p, C.c_size_t, C.POINTER(C.c_size_t)]
 
 failures = 0
 
@@ -108,6 +120,47 @@ for path in sys.argv[2:]:
           == CDYN_ERR_NON_FINITE, "NaN error")
     print(f"{path}: nq = {nq}, nv = {nv}, max |rnea(aba(tau)) - tau| = {worst:.3g}, "
           f"max |M ddq + nle - tau| = {res:.3g}")
+
+    # Independent coordinates: y of the reference configuration, a velocity, CE-ABA, CE-RNEA.
+    ny, nyq, nloops = C.c_int(), C.c_int(), C.c_int()
+    lib.cdyn_model_ny(model, C.byref(ny))
+    lib.cdyn_model_nyq(model, C.byref(nyq))
+    lib.cdyn_model_nloops(model, C.byref(nloops))
+    ny, nyq = ny.value, nyq.value
+    needed = C.c_size_t()
+    check(lib.cdyn_model_describe_clusters(model, None, 0, C.byref(needed)) == CDYN_OK,
+          "describe size")
+    text = C.create_string_buffer(needed.value)
+    check(lib.cdyn_model_describe_clusters(model, text, needed, None) == CDYN_OK
+          and text.value.startswith(b"cluster tree of"), "describe clusters")
+    qc, vc = arr([0.0] * nq), arr([0.0] * nv)
+    y, ydot = arr([0.0] * nyq), arr([0.0] * ny)
+    assert lib.cdyn_model_reference_configuration(model, qc, nq) == CDYN_OK
+    assert lib.cdyn_spanning_to_independent(model, ws, qc, nq, vc, nv, y, nyq, ydot, ny) == CDYN_OK
+    ydot = arr([0.4 * math.sin(0.3 + i) for i in range(ny)])
+    tauy = arr([0.2 * i - 0.5 for i in range(ny)])
+    ydd, tauy2, bias = arr([0.0] * ny), arr([0.0] * ny), arr([0.0] * ny)
+    Hm = arr([0.0] * (ny * ny))
+    assert lib.cdyn_independent_to_spanning(model, ws, y, nyq, ydot, ny, None, 0, qc, nq, vc,
+                                            nv) == CDYN_OK, lib.cdyn_workspace_last_error(ws)
+    assert lib.cdyn_ce_aba(model, ws, qc, nq, vc, nv, tauy, ny, None, 0, ydd, ny, None,
+                           0) == CDYN_OK, lib.cdyn_workspace_last_error(ws)
+    assert lib.cdyn_ce_rnea(model, ws, qc, nq, vc, nv, ydd, ny, None, 0, tauy2, ny, None,
+                            0) == CDYN_OK
+    err_ce = max((abs(tauy2[i] - tauy[i]) for i in range(ny)), default=0.0)
+    check(err_ce < 1e-9, f"{path}: ce_rnea(ce_aba(tau)) - tau = {err_ce}")
+    assert lib.cdyn_cluster_mass_matrix(model, ws, qc, nq, Hm, ny) == CDYN_OK
+    assert lib.cdyn_cluster_bias(model, ws, qc, nq, vc, nv, bias, ny) == CDYN_OK
+    res_ce = max((abs(sum(Hm[i + j * ny] * ydd[j] for j in range(ny)) + bias[i] - tauy[i])
+                  for i in range(ny)), default=0.0)
+    check(res_ce < 1e-9, f"{path}: H ydd + C - tau = {res_ce}")
+    if nv > ny:  # a spanning velocity that violates the constraints is reported
+        vbad = arr([vc[i] + 1.0 for i in range(nv)])
+        status = lib.cdyn_ce_aba(model, ws, qc, nq, vbad, nv, tauy, ny, None, 0, ydd, ny, None, 0)
+        check(status == CDYN_ERR_CONSTRAINT_FAILURE
+              and b"violates" in lib.cdyn_workspace_last_error(ws), "constraint failure")
+    print(f"{path}: ny = {ny}, nyq = {nyq}, {nloops.value} loops, "
+          f"max |ce_rnea(ce_aba(tau)) - tau| = {err_ce:.3g}, max |H ydd + C - tau| = {res_ce:.3g}")
     check(lib.cdyn_workspace_free(ws) == CDYN_OK, "workspace free")
     check(lib.cdyn_model_free(model) == CDYN_OK, "model free")
 

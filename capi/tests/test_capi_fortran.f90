@@ -1,7 +1,8 @@
 ! The C API from Fortran (module clusterdyn): loads a robot, runs forward and inverse
 ! dynamics, checks rnea(aba(tau)) = tau and M ddq + nle = tau, checks an error status and its
-! message, and writes its inputs and results (17 significant digits) for capi_fortran_check,
-! which recomputes them with the C++ API.
+! message; then in independent coordinates (the robot's loops and couplings): a closed state
+! from (y, ydot), CE-ABA, CE-RNEA, H and C, G; and writes its inputs and results (17
+! significant digits) for capi_fortran_check, which recomputes them with the C++ API.
 ! Usage: test_capi_fortran robot.urdf results.txt
 program test_capi_fortran
   use, intrinsic :: iso_c_binding
@@ -11,7 +12,12 @@ program test_capi_fortran
   character(len=1024) :: path, outpath
   character(kind=c_char) :: err(512)
   character(len=:), allocatable :: text
-  integer(c_int) :: nq, nv, nb, nf, i, idx, jtype, iq, nqj
+  integer(c_int) :: nq, nv, nb, nf, i, idx, jtype, iq, nqj, ny, nyq, ncl, kind, iters
+  integer(c_size_t) :: needed
+  character(kind=c_char), allocatable :: dump_text(:)
+  real(c_double), allocatable :: qc(:), vc(:), y(:), ydot(:), tauy(:), tauy2(:), ydd(:), &
+                                 ydd0(:), qdd(:), H(:, :), cbias(:), G(:, :), gbias(:)
+  real(c_double) :: residual
   integer :: u, failures
   real(c_double), allocatable :: q(:), dq(:), v(:), tau(:), tau2(:), fext(:), ddq(:), ddq0(:), &
                                  nle(:), M(:, :), J(:, :)
@@ -83,6 +89,67 @@ program test_capi_fortran
   text = c_string(cdyn_workspace_last_error(ws))
   call expect(text == 'q has length '//itoa(nq - 1)//', expected '//itoa(nq), 'error message')
 
+  ! ---- independent coordinates (cluster tree) ----
+  call expect(cdyn_model_ny(model, ny) == CDYN_OK, 'ny')
+  call expect(cdyn_model_nyq(model, nyq) == CDYN_OK, 'nyq')
+  call expect(cdyn_model_nclusters(model, ncl) == CDYN_OK, 'nclusters')
+  allocate (qc(nq), vc(nv), y(nyq), ydot(ny), tauy(ny), tauy2(ny), ydd(ny), ydd0(ny), qdd(nv), &
+            H(ny, ny), cbias(ny), G(nv, ny), gbias(nv))
+  call expect(cdyn_model_describe_clusters(model, len=0_c_size_t, needed=needed) == CDYN_OK, &
+              'describe size')
+  allocate (dump_text(needed))
+  call expect(cdyn_model_describe_clusters(model, dump_text, needed) == CDYN_OK, 'describe')
+  print '(a, i0, a, i0, a, i0, a)', 'cluster tree: ', ncl, ' clusters, ny = ', ny, ', nyq = ', &
+    nyq, ':'
+  print '(4096a)', dump_text(1:needed - 1)
+  call expect(cdyn_model_cluster_info(model, ncl - 1, kind=kind) == CDYN_OK, 'cluster info')
+  call expect(kind >= CDYN_CLUSTER_UNCONSTRAINED .and. kind <= CDYN_CLUSTER_IMPLICIT, 'kind')
+  ! A closed state: y of the reference configuration (loop coordinates moved by 0.2), ydot.
+  call expect(cdyn_model_reference_configuration(model, qc, nq) == CDYN_OK, 'reference q')
+  vc = 0
+  call expect(cdyn_spanning_to_independent(model, ws, qc, nq, vc, nv, y, nyq, ydot, ny) == &
+              CDYN_OK, 'spanning to independent')
+  do i = 1, ny
+    ydot(i) = 0.5_c_double*sin(0.7_c_double*i)
+    tauy(i) = cos(1.0_c_double + i)
+  end do
+  call expect(cdyn_independent_to_spanning(model, ws, y, nyq, ydot, ny, nq_guess=0, q=qc, &
+                                           nq=nq, v=vc, nv=nv) == CDYN_OK, 'to spanning')
+  call expect(cdyn_last_loop_closure(model, ws, iters, residual) == CDYN_OK, 'last closure')
+  call expect(residual <= 1e-12_c_double, 'closure residual')
+  ! CE-ABA with external forces (and the spanning accelerations), then CE-RNEA gives tau back.
+  call expect(cdyn_ce_aba(model, ws, qc, nq, vc, nv, tauy, ny, fext, 6*nb, ydd, ny, qdd, nv) == &
+              CDYN_OK, 'ce_aba')
+  call expect(cdyn_ce_rnea(model, ws, qc, nq, vc, nv, ydd, ny, fext, 6*nb, tauy2, ny, &
+                           nqdd=0) == CDYN_OK, 'ce_rnea')
+  scale = max(1.0_c_double, maxval(abs(tauy)))
+  call expect(maxval(abs(tauy2 - tauy)) < 1e-9_c_double*scale, 'ce_rnea(ce_aba(tau)) = tau')
+  print '(a, es10.3)', 'max |ce_rnea(ce_aba(tau)) - tau| = ', maxval(abs(tauy2 - tauy))
+  ! Without external forces: H ydd0 + C = tau; G ydd0 + g = qdd.
+  call expect(cdyn_ce_aba(model, ws, qc, nq, vc, nv, tauy, ny, nfext=0, ydd=ydd0, nydd=ny, &
+                          nqdd=0) == CDYN_OK, 'ce_aba without fext')
+  call expect(cdyn_cluster_mass_matrix(model, ws, qc, nq, H, ny) == CDYN_OK, 'H')
+  call expect(cdyn_cluster_bias(model, ws, qc, nq, vc, nv, cbias, ny) == CDYN_OK, 'C')
+  call expect(maxval(abs(matmul(H, ydd0) + cbias - tauy)) < 1e-9_c_double*scale, 'H ydd + C')
+  print '(a, es10.3)', 'max |H ydd + C - tau|            = ', &
+    maxval(abs(matmul(H, ydd0) + cbias - tauy))
+  call expect(cdyn_constraint_matrices(model, ws, qc, nq, vc, nv, G, nv, gbias, nv) == CDYN_OK, &
+              'G')
+  call expect(cdyn_ce_aba(model, ws, qc, nq, vc, nv, tauy, ny, nfext=0, ydd=ydd0, nydd=ny, &
+                          qdd=qdd, nqdd=nv) == CDYN_OK, 'ce_aba qdd')
+  call expect(maxval(abs(matmul(G, ydd0) + gbias - qdd)) < 1e-9_c_double*(1 + maxval(abs(qdd))), &
+              'G ydd + g = qdd')
+  ! An error: a spanning velocity off the constraints (when the model has any).
+  if (nv > ny) then
+    call expect(cdyn_ce_aba(model, ws, qc, nq, vc + 1, nv, tauy, ny, nfext=0, ydd=ydd, nydd=ny, &
+                            nqdd=0) == CDYN_ERR_CONSTRAINT_FAILURE, 'constraint failure')
+    text = c_string(cdyn_workspace_last_error(ws))
+    call expect(index(text, 'violates') > 0, 'constraint failure message')
+  end if
+  ! Recompute ydd with fext for the file (the last ydd was overwritten by the error check).
+  call expect(cdyn_ce_aba(model, ws, qc, nq, vc, nv, tauy, ny, fext, 6*nb, ydd, ny, qdd, nv) == &
+              CDYN_OK, 'ce_aba again')
+
   open (newunit=u, file=trim(outpath), status='replace', action='write')
   write (u, '(3i8)') nq, nv, nb
   call dump(q)
@@ -95,6 +162,19 @@ program test_capi_fortran
   call dump(p)
   call dump(reshape(R, [9]))
   call dump(reshape(J, [6*nv]))
+  write (u, '(2i8)') ny, nyq
+  call dump(y)
+  call dump(ydot)
+  call dump(tauy)
+  call dump(qc)
+  call dump(vc)
+  call dump(ydd)
+  call dump(qdd)
+  call dump(ydd0)
+  call dump(reshape(H, [ny*ny]))
+  call dump(cbias)
+  call dump(reshape(G, [nv*ny]))
+  call dump(gbias)
   close (u)
 
   call expect(cdyn_workspace_free(ws) == CDYN_OK, 'workspace free')

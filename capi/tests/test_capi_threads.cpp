@@ -1,6 +1,7 @@
 // Thread safety of the C API: 8 threads share one model, each with its own workspace (one on
 // the heap, the next in caller memory, alternately), and must reproduce the single-threaded
-// results bit for bit.
+// results bit for bit: tree functions, cluster-tree dynamics (CE-ABA, CE-RNEA, H, C, G) and
+// loop-closure solves (always given the same warm start, so the Newton iterates are the same).
 //
 // Usage: test_capi_threads model.urdf...
 #include <cmath>
@@ -20,6 +21,10 @@ constexpr int kRounds = 25;
 
 struct Inputs {
   std::vector<std::vector<double>> q, v, a, tau;
+  // Closed states, their independent coordinates, independent efforts, a perturbed closed q.
+  std::vector<std::vector<double>> qc, vc, y, ydot, tauY, qp;
+  std::vector<double> qref;
+  int ny = 0, nyq = 0;
 };
 
 /// Everything computed for one state, concatenated.
@@ -58,6 +63,41 @@ std::vector<double> computeAll(const cdyn_model* m, cdyn_workspace* ws, const In
   double e = 0;
   check(cdyn_kinetic_energy(m, ws, q, nq, v, nv, &e));
   append(&e, 1);
+
+  // Cluster tree.
+  const int ny = in.ny, nyq = in.nyq;
+  const double *qc = in.qc[k].data(), *vc = in.vc[k].data(), *y = in.y[k].data(),
+               *ydot = in.ydot[k].data(), *tauY = in.tauY[k].data();
+  std::vector<double> oy(ny), oa(nv), oq(nq), ov(nv), H(ny * ny), G(nv * ny), g(nv);
+  check(cdyn_ce_aba(m, ws, qc, nq, vc, nv, tauY, ny, fext.data(), 6 * nb, oy.data(), ny, oa.data(),
+                    nv));
+  append(oy.data(), ny);
+  append(oa.data(), nv);
+  check(cdyn_ce_aba_spanning_forces(m, ws, qc, nq, vc, nv, tau, nv, nullptr, 0, oy.data(), ny,
+                                    nullptr, 0));
+  append(oy.data(), ny);
+  check(cdyn_ce_rnea(m, ws, qc, nq, vc, nv, tauY, ny, fext.data(), 6 * nb, oy.data(), ny, oa.data(),
+                     nv));
+  append(oy.data(), ny);
+  append(oa.data(), nv);
+  check(cdyn_cluster_mass_matrix(m, ws, qc, nq, H.data(), ny > 0 ? ny : 1));
+  append(H.data(), ny * ny);
+  check(cdyn_cluster_bias(m, ws, qc, nq, vc, nv, oy.data(), ny));
+  append(oy.data(), ny);
+  check(cdyn_constraint_matrices(m, ws, qc, nq, vc, nv, G.data(), nv > 0 ? nv : 1, g.data(), nv));
+  append(G.data(), nv * ny);
+  append(g.data(), nv);
+  check(cdyn_solve_loop_closure(m, ws, y, nyq, in.qref.data(), nq, oq.data(), nq));
+  append(oq.data(), nq);
+  check(cdyn_ce_aba_independent(m, ws, y, nyq, ydot, ny, tauY, ny, nullptr, 0, oy.data(), ny,
+                                oq.data(), nq, ov.data(), nv, nullptr, 0));
+  append(oy.data(), ny);
+  append(oq.data(), nq);
+  append(ov.data(), nv);
+  check(cdyn_project_to_constraints(m, ws, in.qp[k].data(), nq, vc, nv, oq.data(), nq, ov.data(),
+                                    nv));
+  append(oq.data(), nq);
+  append(ov.data(), nv);
   return r;
 }
 
@@ -82,6 +122,10 @@ int main(int argc, char** argv) {
     cdyn_workspace* ws0 = nullptr;
     cdyn_workspace_create(m, &ws0);
     Inputs in;
+    cdyn_model_ny(m, &in.ny);
+    cdyn_model_nyq(m, &in.nyq);
+    in.qref.resize(nq);
+    cdyn_model_reference_configuration(m, in.qref.data(), nq);
     std::mt19937_64 rng(1234);
     std::uniform_real_distribution<double> u(-1.0, 1.0);
     for (int k = 0; k < kStates; ++k) {
@@ -98,13 +142,33 @@ int main(int argc, char** argv) {
       in.v.push_back(v);
       in.a.push_back(a);
       in.tau.push_back(tau);
+      // A closed state near q (from the reference configuration when q's loops cannot close).
+      std::vector<double> y(in.nyq), ydot(in.ny), tauY(in.ny), qc(nq), vc(nv), qp(nq);
+      for (int i = 0; i < in.ny; ++i) tauY[i] = u(rng);
+      cdyn_spanning_to_independent(m, ws0, q.data(), nq, v.data(), nv, y.data(), in.nyq,
+                                   ydot.data(), in.ny);
+      if (cdyn_independent_to_spanning(m, ws0, y.data(), in.nyq, ydot.data(), in.ny, in.qref.data(),
+                                       nq, qc.data(), nq, vc.data(), nv) != CDYN_OK) {
+        cdyn_spanning_to_independent(m, ws0, in.qref.data(), nq, v.data(), nv, y.data(), in.nyq,
+                                     ydot.data(), in.ny);
+        cdyn_independent_to_spanning(m, ws0, y.data(), in.nyq, ydot.data(), in.ny, in.qref.data(),
+                                     nq, qc.data(), nq, vc.data(), nv);
+      }
+      cdyn_integrate(m, ws0, qc.data(), nq, dq.data(), nv, 0.01, qp.data(), nq);
+      in.qc.push_back(qc);
+      in.vc.push_back(vc);
+      in.y.push_back(y);
+      in.ydot.push_back(ydot);
+      in.tauY.push_back(tauY);
+      in.qp.push_back(qp);
     }
     // Single-threaded reference.
     std::vector<std::vector<double>> ref;
     bool ok = true;
     for (int k = 0; k < kStates; ++k) ref.push_back(computeAll(m, ws0, in, k, nq, nv, nb, nf, &ok));
     if (!ok) {
-      std::fprintf(stderr, "%s: a reference call failed\n", argv[arg]);
+      std::fprintf(stderr, "%s: a reference call failed: %s\n", argv[arg],
+                   cdyn_workspace_last_error(ws0));
       return 1;
     }
 

@@ -45,6 +45,14 @@ std::unique_ptr<Fixture> makeFixture(const std::string& dir, const std::string& 
   return f;
 }
 
+/// Model size as counters (plain fields of each entry with --benchmark_format=json) and the URDF
+/// file as label, so that results parse into tables the same way as clusterdyn_bench_cluster's.
+void describe(benchmark::State& state, const Fixture* f) {
+  state.counters["bodies"] = f->model.nbodies;
+  state.counters["nv"] = f->model.nv;
+  state.SetLabel(f->name + ".urdf");
+}
+
 void BM_FK(benchmark::State& state, Fixture* f) {
   size_t k = 0;
   for (auto _ : state) {
@@ -53,6 +61,7 @@ void BM_FK(benchmark::State& state, Fixture* f) {
     benchmark::DoNotOptimize(f->data->v.back().data());
     benchmark::ClobberMemory();
   }
+  describe(state, f);
 }
 
 void BM_RNEA(benchmark::State& state, Fixture* f) {
@@ -63,6 +72,7 @@ void BM_RNEA(benchmark::State& state, Fixture* f) {
     benchmark::DoNotOptimize(f->data->tau.data());
     benchmark::ClobberMemory();
   }
+  describe(state, f);
 }
 
 void BM_ABA(benchmark::State& state, Fixture* f) {
@@ -73,6 +83,7 @@ void BM_ABA(benchmark::State& state, Fixture* f) {
     benchmark::DoNotOptimize(f->data->ddq.data());
     benchmark::ClobberMemory();
   }
+  describe(state, f);
 }
 
 void BM_CRBA(benchmark::State& state, Fixture* f) {
@@ -83,6 +94,7 @@ void BM_CRBA(benchmark::State& state, Fixture* f) {
     benchmark::DoNotOptimize(f->data->M.data());
     benchmark::ClobberMemory();
   }
+  describe(state, f);
 }
 
 }  // namespace

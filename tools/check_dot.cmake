@@ -1,0 +1,30 @@
+# ctest helper (cli_dot_file): runs `clusterdyn dot MODEL -o OUT`, checks that OUT is a Graphviz
+# digraph with a cluster subgraph and a dashed chord edge, and renders it with `DOT -Tsvg` when
+# graphviz is installed (DOT set to its path; empty or *-NOTFOUND otherwise).
+# Usage: cmake -DCLI=... -DMODEL=... -DOUT=... [-DDOT=...] -P check_dot.cmake
+file(REMOVE "${OUT}")
+execute_process(COMMAND "${CLI}" dot "${MODEL}" -o "${OUT}" RESULT_VARIABLE rc)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "clusterdyn dot exited with ${rc}")
+endif()
+file(READ "${OUT}" text)
+if(NOT text MATCHES "^digraph ")
+  message(FATAL_ERROR "${OUT} does not start with 'digraph'")
+endif()
+if(NOT text MATCHES "subgraph cluster_0" OR NOT text MATCHES "style=dashed")
+  message(FATAL_ERROR "${OUT} has no cluster subgraph / dashed chord edge")
+endif()
+if(DOT)
+  execute_process(COMMAND "${DOT}" -Tsvg "${OUT}" -o "${OUT}.svg" RESULT_VARIABLE rc
+                  ERROR_VARIABLE err)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "dot -Tsvg failed (${rc}): ${err}")
+  endif()
+  file(READ "${OUT}.svg" svg)
+  if(NOT svg MATCHES "<svg")
+    message(FATAL_ERROR "dot -Tsvg wrote no SVG")
+  endif()
+  message(STATUS "rendered with ${DOT}: ${OUT}.svg")
+else()
+  message(STATUS "graphviz not installed: checked the text only")
+endif()

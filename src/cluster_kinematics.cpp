@@ -48,8 +48,8 @@ Status clusterVelocityPass(const ClusterModel& cm, ClusterData& data,
       const double pos = w.phi.size() ? w.phi.cwiseAbs().maxCoeff() : 0.0;
       if (pos > 1e-6)
         return fail(td, Status::ConstraintFailure,
-                    "q violates the constraints of cluster '%s' (residual %.3g); use "
-                    "solveLoopClosure or projectToConstraints",
+                    "q violates the constraints of cluster '%s' (residual %.3g); close the "
+                    "loops first (loop-closure solve or projection onto the constraints)",
                     c.name.c_str(), pos);
       if (v) {
         const Eigen::Map<const VecX> vk(v + c.v0, c.nv);

@@ -81,30 +81,48 @@ std::string describeClusterTree(const ClusterModel& cm) {
 
 std::string clusterTreeDot(const ClusterModel& cm) {
   const Model& t = cm.tree;
+  auto esc = [](const std::string& in) {  // a Graphviz double-quoted string
+    std::string out;
+    for (char ch : in) {
+      if (ch == '"' || ch == '\\') out += '\\';
+      out += ch;
+    }
+    return out;
+  };
   std::ostringstream os;
-  os << "digraph \"" << t.name << "\" {\n  rankdir=TB;\n  node [shape=box, fontsize=10];\n";
+  os << "digraph \"" << esc(t.name) << "\" {\n  rankdir=TB;\n  node [shape=box, fontsize=10];\n";
   os << "  world [shape=doublecircle, label=\"world\"];\n";
   for (size_t k = 0; k < cm.clusters.size(); ++k) {
     const Cluster& c = cm.clusters[k];
-    os << "  subgraph cluster_" << k << " {\n    label=\"" << c.name << " (ny " << c.ny << ")\";\n"
+    os << "  subgraph cluster_" << k << " {\n    label=\"" << esc(c.name) << " (ny " << c.ny
+       << ")\";\n"
        << "    style="
        << (c.constrained() ? "\"rounded,filled\"; fillcolor=\"#eef4ff\"" : "rounded") << ";\n";
     for (int b = c.firstBody; b < c.firstBody + c.nbodies; ++b)
-      os << "    b" << b << " [label=\"" << t.bodyNames[b] << "\"];\n";
+      os << "    b" << b << " [label=\"" << esc(t.bodyNames[b]) << "\"];\n";
     os << "  }\n";
   }
   for (int b = 0; b < t.nbodies; ++b)
     os << "  " << (t.parent[b] >= 0 ? "b" + std::to_string(t.parent[b]) : std::string("world"))
-       << " -> b" << b << " [label=\"" << t.jointNames[b] << "\"];\n";
+       << " -> b" << b << " [label=\"" << esc(t.jointNames[b]) << "\"];\n";
   auto node = [](int b) { return b >= 0 ? "b" + std::to_string(b) : std::string("world"); };
   for (const auto& l : cm.loops)
     os << "  " << node(l.predecessorBody) << " -> " << node(l.successorBody)
-       << " [style=dashed, color=red, dir=none, label=\"loop " << l.name << "\"];\n";
-  for (const auto& r : cm.relations) {
-    if (r.terms.size() < 2) continue;
-    os << "  " << node(t.velocityOwner[r.terms[0].first]) << " -> "
-       << node(t.velocityOwner[r.terms.back().first])
-       << " [style=dashed, color=blue, dir=none, label=\"" << r.name << "\"];\n";
+       << " [style=dashed, color=red, dir=none, label=\"loop " << esc(l.name) << "\"];\n";
+  for (size_t r = 0; r < cm.relations.size(); ++r) {
+    const ExplicitRelation& rel = cm.relations[r];
+    if (rel.terms.size() == 2) {
+      os << "  " << node(t.velocityOwner[rel.terms[0].first]) << " -> "
+         << node(t.velocityOwner[rel.terms[1].first])
+         << " [style=dashed, color=blue, dir=none, label=\"" << esc(rel.name) << "\"];\n";
+      continue;
+    }
+    // Three or more joints (differentials, belts over several joints): a hub node joined to
+    // the body of every joint in the relation.
+    os << "  rel" << r << " [shape=point, color=blue, xlabel=\"" << esc(rel.name) << "\"];\n";
+    for (const auto& term : rel.terms)
+      os << "  rel" << r << " -> " << node(t.velocityOwner[term.first])
+         << " [style=dashed, color=blue, dir=none];\n";
   }
   os << "}\n";
   return os.str();

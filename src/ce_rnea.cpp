@@ -13,9 +13,10 @@ Status ceRneaCore(const ClusterModel& cm, ClusterData& data, ConstVecRef q, cons
                   const double* ydd, const Force* fext, VecX& out, bool checkState) {
   const Model& tree = cm.tree;
   Data& td = data.tree;
-  CDYN_TRY(detail::clusterVelocityPass(cm, data, q, v, true, checkState, false));
   const Motion a0 = detail::gravityAcceleration(tree);
   for (int k = 0; k < static_cast<int>(cm.clusters.size()); ++k) {
+    // Kinematics (and G, g) of cluster k, then its accelerations and forces (eq. 62-63).
+    CDYN_TRY(detail::clusterVelocityStep(cm, data, k, q, v, true, checkState, false));
     const Cluster& c = cm.clusters[k];
     auto qdd = data.qdd.segment(c.v0, c.nv);
     if (c.constrained()) {

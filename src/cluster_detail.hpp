@@ -27,8 +27,7 @@ Status explicitForm(const ClusterModel& cm, ClusterData& data, int k, bool withB
 Status solveClusterPositions(const ClusterModel& cm, ClusterData& data, int k, Eigen::Ref<VecX> q,
                              int maxIterations = 50, double tol = 1e-12);
 /// Builder version: least squares on all rows (allocates; load time only).
-Status closeClusterPositions(const ClusterModel& cm, ClusterData& data, int k,
-                             Eigen::Ref<VecX> q);
+Status closeClusterPositions(const ClusterModel& cm, ClusterData& data, int k, Eigen::Ref<VecX> q);
 
 }  // namespace clusterdyn::detail
 
@@ -41,6 +40,11 @@ namespace clusterdyn::detail {
 Status clusterVelocityPass(const ClusterModel& cm, ClusterData& data,
                            const Eigen::Ref<const VecX>& q, const double* v, bool withBias,
                            bool checkState, bool withPoses = true);
+
+/// clusterVelocityPass for cluster k only (its parent cluster's bodies must be done).
+Status clusterVelocityStep(const ClusterModel& cm, ClusterData& data, int k,
+                           const Eigen::Ref<const VecX>& q, const double* v, bool withBias,
+                           bool checkState, bool withPoses);
 
 /// Cluster motion subspace S (6m x d, eq. 15) into data.clusters[k].S and, with withBias, the
 /// cluster bias c (6m, eq. 19) (after clusterVelocityPass).

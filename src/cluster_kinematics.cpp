@@ -15,12 +15,12 @@ Status checkClusterArgs(const ClusterModel& cm, ClusterData& data, const Eigen::
   return Status::Ok;
 }
 
-Status clusterVelocityPass(const ClusterModel& cm, ClusterData& data,
+Status clusterVelocityStep(const ClusterModel& cm, ClusterData& data, int k,
                            const Eigen::Ref<const VecX>& q, const double* v, bool withBias,
                            bool checkState, bool withPoses) {
   const Model& tree = cm.tree;
   Data& td = data.tree;
-  for (int k = 0; k < static_cast<int>(cm.clusters.size()); ++k) {
+  {
     const Cluster& c = cm.clusters[k];
     const int last = c.firstBody + c.nbodies;
     for (int b = c.firstBody; b < last; ++b) {
@@ -30,7 +30,7 @@ Status clusterVelocityPass(const ClusterModel& cm, ClusterData& data,
       td.v[b] = p >= 0 ? Motion(td.liMi[b].actInvMotion(td.v[p]) + vJ) : vJ;
       td.c[b] = crossMotion(td.v[b], vJ);
     }
-    if (!c.constrained()) continue;
+    if (!c.constrained()) return Status::Ok;
     ClusterWorkspace& w = data.clusters[k];
     if (withPoses || c.implicit()) clusterRelativePoses(cm, data, k);
     if (c.implicit()) {
@@ -64,6 +64,14 @@ Status clusterVelocityPass(const ClusterModel& cm, ClusterData& data,
       }
     }
   }
+  return Status::Ok;
+}
+
+Status clusterVelocityPass(const ClusterModel& cm, ClusterData& data,
+                           const Eigen::Ref<const VecX>& q, const double* v, bool withBias,
+                           bool checkState, bool withPoses) {
+  for (int k = 0; k < static_cast<int>(cm.clusters.size()); ++k)
+    CDYN_TRY(clusterVelocityStep(cm, data, k, q, v, withBias, checkState, withPoses));
   return Status::Ok;
 }
 

@@ -3,4 +3,4 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BUILD_TARGETS="clusterdyn_demo" bash tools/setup.sh
-exec build/clusterdyn_demo "${@:-models/cd_quadruped.urdf}"
+exec build/tools/clusterdyn_demo "${@:-models/cd_quadruped.urdf}"

@@ -79,6 +79,88 @@ Status clusterArticulatedScalar(const ClusterModel& cm, ClusterData& data, int k
   return Status::Ok;
 }
 
+/// Pass 2 for a constrained cluster with a small fixed number D of independent coordinates
+/// (e.g. the knee-ankle belt pair, D = 2): eq. 55-59 with fixed-size matrices.
+template <int D>
+Status clusterArticulatedFixed(const ClusterModel& cm, ClusterData& data, int k, const double* tau,
+                               bool spanningForces) {
+  using Mat6D = Eigen::Matrix<double, 6, D>;
+  using MatDD = Eigen::Matrix<double, D, D>;
+  using VecD = Eigen::Matrix<double, D, 1>;
+  const Model& tree = cm.tree;
+  const Cluster& c = cm.clusters[k];
+  Data& td = data.tree;
+  ClusterWorkspace& w = data.clusters[k];
+  const int o = c.outputBody;
+  MatDD Dm = MatDD::Zero();
+  VecD u;
+  if (spanningForces)
+    u.noalias() = w.G.transpose() * Eigen::Map<const VecX>(tau + c.v0, c.nv);
+  else
+    u = Eigen::Map<const VecD>(tau + c.y0);
+  for (int b = c.firstBody; b < c.firstBody + c.nbodies; ++b) {
+    const int i = 6 * (b - c.firstBody);
+    const Mat6D S = w.S.template block<6, D>(i, 0);
+    const Mat6D U = td.IA[b] * S;  // eq. 55
+    w.U.template block<6, D>(i, 0) = U;
+    Dm.noalias() += S.transpose() * U;        // eq. 56
+    u.noalias() -= S.transpose() * td.pA[b];  // eq. 57
+  }
+  const Eigen::LLT<MatDD> llt(Dm);
+  if (llt.info() != Eigen::Success)
+    return detail::fail(td, Status::NotPositiveDefinite,
+                        "articulated inertia of cluster '%s' is singular", c.name.c_str());
+  const MatDD Dinv = llt.solve(MatDD::Identity());
+  w.D = Dm;
+  w.Dinv = Dinv;
+  w.u = u;
+  if (o < 0) return Status::Ok;
+  Mat6D Ubar = Mat6D::Zero();
+  Mat6 IAo = Mat6::Zero();
+  Force po = Force::Zero();
+  VecD t = u;  // u - U^T c
+  for (int b = c.firstBody; b < c.firstBody + c.nbodies; ++b) {
+    const int i = 6 * (b - c.firstBody);
+    const Transform& T = w.outputTb[b - c.firstBody];
+    const Mat6D U = w.U.template block<6, D>(i, 0);
+    for (int j = 0; j < D; ++j) Ubar.col(j) += T.actForce(U.col(j));
+    addTransformedInertia(tree, td, b, T, IAo);
+    const Motion cb = w.c.segment<6>(i);
+    po += T.actForce(td.pA[b] + td.IA[b] * cb);
+    t.noalias() -= U.transpose() * cb;
+  }
+  const Mat6D UbarDinv = Ubar * Dinv;
+  IAo.noalias() -= UbarDinv * Ubar.transpose();  // eq. 58
+  po.noalias() += UbarDinv * t;                  // eq. 59
+  td.IA[o] += IAo;
+  td.pA[o] += po;
+  return Status::Ok;
+}
+
+/// Pass 3 for the same clusters: eq. 60-61 with fixed-size matrices.
+template <int D>
+void clusterAccelerationsFixed(const ClusterModel& cm, ClusterData& data, int k, const Motion& ao) {
+  using Mat6D = Eigen::Matrix<double, 6, D>;
+  using VecD = Eigen::Matrix<double, D, 1>;
+  const Cluster& c = cm.clusters[k];
+  Data& td = data.tree;
+  const ClusterWorkspace& w = data.clusters[k];
+  VecD t = w.u;
+  for (int b = c.firstBody; b < c.firstBody + c.nbodies; ++b) {  // a' = Xh a_out + c
+    const int i = 6 * (b - c.firstBody);
+    const Motion ab = w.outputTb[b - c.firstBody].actInvMotion(ao) + w.c.segment<6>(i);
+    td.a_gf[b] = ab;
+    t.noalias() -= w.U.template block<6, D>(i, 0).transpose() * ab;
+  }
+  const VecD ydd = Eigen::Matrix<double, D, D>(w.Dinv) * t;  // eq. 60
+  data.ydd.segment<D>(c.y0) = ydd;
+  for (int b = c.firstBody; b < c.firstBody + c.nbodies; ++b)  // eq. 61
+    td.a_gf[b].noalias() += Mat6D(w.S.template block<6, D>(6 * (b - c.firstBody), 0)) * ydd;
+  auto qdd = data.qdd.segment(c.v0, c.nv);
+  qdd = w.g;
+  qdd.noalias() += w.G * ydd;
+}
+
 /// Pass 2 for a constrained cluster with d > 1 independent coordinates (eq. 55-59).
 Status clusterArticulated(const ClusterModel& cm, ClusterData& data, int k, const double* tau,
                           bool spanningForces) {
@@ -156,7 +238,16 @@ Status ceAbaCore(const ClusterModel& cm, ClusterData& data, ConstVecRef q, Const
     } else if (c.ny == 1) {
       CDYN_TRY(clusterArticulatedScalar(cm, data, k, tau, spanningForces));
     } else {
-      CDYN_TRY(clusterArticulated(cm, data, k, tau, spanningForces));
+      switch (c.ny) {
+        case 2:
+          CDYN_TRY(clusterArticulatedFixed<2>(cm, data, k, tau, spanningForces));
+          break;
+        case 3:
+          CDYN_TRY(clusterArticulatedFixed<3>(cm, data, k, tau, spanningForces));
+          break;
+        default:
+          CDYN_TRY(clusterArticulated(cm, data, k, tau, spanningForces));
+      }
     }
   }
 
@@ -188,6 +279,13 @@ Status ceAbaCore(const ClusterModel& cm, ClusterData& data, ConstVecRef q, Const
       auto qdd = data.qdd.segment(c.v0, c.nv);
       qdd = w.g;
       qdd.noalias() += w.G.col(0) * ydd;
+      continue;
+    }
+    if (c.ny == 2 || c.ny == 3) {
+      if (c.ny == 2)
+        clusterAccelerationsFixed<2>(cm, data, k, ao);
+      else
+        clusterAccelerationsFixed<3>(cm, data, k, ao);
       continue;
     }
     w.tmpd = w.u;

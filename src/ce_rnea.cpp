@@ -3,14 +3,55 @@
 #include "check.hpp"
 #include "cluster_detail.hpp"
 #include "clusterdyn/cluster_algorithms.hpp"
+#include "rnea_passes.hpp"
 #include "tree_step.hpp"
 
 namespace clusterdyn {
 
 namespace {
 
+/// Models whose clusters all have a constant G (couplings, mimics; g = 0): check the state,
+/// q_ddot = G y_ddot, the tree RNEA in one fused pass, tau_y = G^T tau (eq. 62-64).
+Status ceRneaConstantG(const ClusterModel& cm, ClusterData& data, ConstVecRef q, const double* v,
+                       const double* ydd, const Force* fext, VecX& out, bool checkState) {
+  const Model& tree = cm.tree;
+  Data& td = data.tree;
+  for (int k = 0; k < static_cast<int>(cm.clusters.size()); ++k) {
+    const Cluster& c = cm.clusters[k];
+    auto qdd = data.qdd.segment(c.v0, c.nv);
+    if (!c.constrained()) {
+      if (ydd)
+        qdd = Eigen::Map<const VecX>(ydd + c.y0, c.ny);
+      else
+        qdd.setZero();
+      continue;
+    }
+    if (checkState) CDYN_TRY(detail::checkClusterState(cm, data, k, q, v));
+    const ClusterWorkspace& w = data.clusters[k];
+    if (!ydd)
+      qdd.setZero();
+    else if (c.ny == 1)
+      qdd.noalias() = w.G.col(0) * ydd[c.y0];
+    else
+      qdd.noalias() = w.G * Eigen::Map<const VecX>(ydd + c.y0, c.ny);
+  }
+  CDYN_TRY(detail::rneaPasses(tree, td, q, v, data.qdd.data(), fext, td.tau));
+  for (int k = 0; k < static_cast<int>(cm.clusters.size()); ++k) {
+    const Cluster& c = cm.clusters[k];
+    if (c.constrained() && c.ny == 1)
+      out[c.y0] = data.clusters[k].G.col(0).dot(td.tau.segment(c.v0, c.nv));
+    else if (c.constrained())
+      out.segment(c.y0, c.ny).noalias() =
+          data.clusters[k].G.transpose() * td.tau.segment(c.v0, c.nv);
+    else
+      out.segment(c.y0, c.ny) = td.tau.segment(c.v0, c.nv);
+  }
+  return detail::ok(td);
+}
+
 Status ceRneaCore(const ClusterModel& cm, ClusterData& data, ConstVecRef q, const double* v,
                   const double* ydd, const Force* fext, VecX& out, bool checkState) {
+  if (!cm.hasImplicitClusters()) return ceRneaConstantG(cm, data, q, v, ydd, fext, out, checkState);
   const Model& tree = cm.tree;
   Data& td = data.tree;
   const Motion a0 = detail::gravityAcceleration(tree);

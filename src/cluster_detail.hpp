@@ -41,6 +41,11 @@ Status clusterVelocityPass(const ClusterModel& cm, ClusterData& data,
                            const Eigen::Ref<const VecX>& q, const double* v, bool withBias,
                            bool checkState, bool withPoses = true);
 
+/// ConstraintFailure unless (q, v) satisfies cluster k's constraints (to 1e-6); v may be
+/// nullptr. Implicit clusters need their poses and K (clusterVelocityStep) first.
+Status checkClusterState(const ClusterModel& cm, ClusterData& data, int k,
+                         const Eigen::Ref<const VecX>& q, const double* v);
+
 /// clusterVelocityPass for cluster k only (its parent cluster's bodies must be done).
 Status clusterVelocityStep(const ClusterModel& cm, ClusterData& data, int k,
                            const Eigen::Ref<const VecX>& q, const double* v, bool withBias,

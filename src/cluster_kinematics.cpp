@@ -15,6 +15,32 @@ Status checkClusterArgs(const ClusterModel& cm, ClusterData& data, const Eigen::
   return Status::Ok;
 }
 
+Status checkClusterState(const ClusterModel& cm, ClusterData& data, int k,
+                         const Eigen::Ref<const VecX>& q, const double* v) {
+  const Cluster& c = cm.clusters[k];
+  ClusterWorkspace& w = data.clusters[k];
+  Data& td = data.tree;
+  constraintResidual(cm, data, k, q);
+  const double pos = w.phi.size() ? w.phi.cwiseAbs().maxCoeff() : 0.0;
+  if (pos > 1e-6)
+    return fail(td, Status::ConstraintFailure,
+                "q violates the constraints of cluster '%s' (residual %.3g); close the "
+                "loops first (loop-closure solve or projection onto the constraints)",
+                c.name.c_str(), pos);
+  if (v) {
+    const Eigen::Map<const VecX> vk(v + c.v0, c.nv);
+    const double scale = 1.0 + vk.cwiseAbs().maxCoeff();
+    const MatX& K = c.implicit() ? w.K : c.Kexplicit;
+    double vel = 0.0;
+    for (Eigen::Index r = 0; r < K.rows(); ++r) vel = std::max(vel, std::abs(K.row(r).dot(vk)));
+    if (vel > 1e-6 * scale)
+      return fail(td, Status::ConstraintFailure,
+                  "v violates the velocity constraints of cluster '%s' (|K v| = %.3g)",
+                  c.name.c_str(), vel);
+  }
+  return Status::Ok;
+}
+
 Status clusterVelocityStep(const ClusterModel& cm, ClusterData& data, int k,
                            const Eigen::Ref<const VecX>& q, const double* v, bool withBias,
                            bool checkState, bool withPoses) {
@@ -31,7 +57,6 @@ Status clusterVelocityStep(const ClusterModel& cm, ClusterData& data, int k,
       td.c[b] = crossMotion(td.v[b], vJ);
     }
     if (!c.constrained()) return Status::Ok;
-    ClusterWorkspace& w = data.clusters[k];
     if (withPoses || c.implicit()) clusterRelativePoses(cm, data, k);
     if (c.implicit()) {
       for (int b = c.firstBody; b < last; ++b) {
@@ -43,26 +68,7 @@ Status clusterVelocityStep(const ClusterModel& cm, ClusterData& data, int k,
       if (withBias) constraintBias(cm, data, k);
       CDYN_TRY(explicitForm(cm, data, k, withBias));
     }
-    if (checkState) {
-      constraintResidual(cm, data, k, q);
-      const double pos = w.phi.size() ? w.phi.cwiseAbs().maxCoeff() : 0.0;
-      if (pos > 1e-6)
-        return fail(td, Status::ConstraintFailure,
-                    "q violates the constraints of cluster '%s' (residual %.3g); close the "
-                    "loops first (loop-closure solve or projection onto the constraints)",
-                    c.name.c_str(), pos);
-      if (v) {
-        const Eigen::Map<const VecX> vk(v + c.v0, c.nv);
-        const double scale = 1.0 + vk.cwiseAbs().maxCoeff();
-        const MatX& K = c.implicit() ? w.K : c.Kexplicit;
-        double vel = 0.0;
-        for (Eigen::Index r = 0; r < K.rows(); ++r) vel = std::max(vel, std::abs(K.row(r).dot(vk)));
-        if (vel > 1e-6 * scale)
-          return fail(td, Status::ConstraintFailure,
-                      "v violates the velocity constraints of cluster '%s' (|K v| = %.3g)",
-                      c.name.c_str(), vel);
-      }
-    }
+    if (checkState) CDYN_TRY(checkClusterState(cm, data, k, q, v));
   }
   return Status::Ok;
 }

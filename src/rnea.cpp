@@ -2,15 +2,15 @@
 #include "clusterdyn/rnea.hpp"
 
 #include "check.hpp"
+#include "rnea_passes.hpp"
 #include "tree_step.hpp"
 
 namespace clusterdyn {
 
-namespace {
+namespace detail {
 
-/// a == nullptr means zero acceleration; v == nullptr means zero velocity.
-Status rneaImpl(const Model& model, Data& data, ConstVecRef q, const double* v, const double* a,
-                const Force* fext, VecX& out) {
+Status rneaPasses(const Model& model, Data& data, ConstVecRef q, const double* v, const double* a,
+                  const Force* fext, VecX& out) {
   const Motion a0 = detail::gravityAcceleration(model);
   // Forward pass: v_i, a_i (with -g at the root), f_i = I a + v x* I v - fext.
   for (int i = 0; i < model.nbodies; ++i) {
@@ -43,7 +43,7 @@ Status rneaImpl(const Model& model, Data& data, ConstVecRef q, const double* v, 
   return detail::ok(data);
 }
 
-}  // namespace
+}  // namespace detail
 
 Status rnea(const Model& model, Data& data, ConstVecRef q, ConstVecRef v, ConstVecRef a,
             const Force* fext) {
@@ -52,20 +52,20 @@ Status rnea(const Model& model, Data& data, ConstVecRef q, ConstVecRef v, ConstV
   CDYN_TRY(detail::checkVector(data, v, model.nv, "v"));
   CDYN_TRY(detail::checkVector(data, a, model.nv, "a"));
   CDYN_TRY(detail::checkForces(model, data, fext));
-  return rneaImpl(model, data, q, v.data(), a.data(), fext, data.tau);
+  return detail::rneaPasses(model, data, q, v.data(), a.data(), fext, data.tau);
 }
 
 Status nonLinearEffects(const Model& model, Data& data, ConstVecRef q, ConstVecRef v) {
   CDYN_TRY(detail::checkWorkspace(model, data));
   CDYN_TRY(detail::checkConfiguration(model, data, q));
   CDYN_TRY(detail::checkVector(data, v, model.nv, "v"));
-  return rneaImpl(model, data, q, v.data(), nullptr, nullptr, data.nle);
+  return detail::rneaPasses(model, data, q, v.data(), nullptr, nullptr, data.nle);
 }
 
 Status generalizedGravity(const Model& model, Data& data, ConstVecRef q) {
   CDYN_TRY(detail::checkWorkspace(model, data));
   CDYN_TRY(detail::checkConfiguration(model, data, q));
-  return rneaImpl(model, data, q, nullptr, nullptr, nullptr, data.nle);
+  return detail::rneaPasses(model, data, q, nullptr, nullptr, nullptr, data.nle);
 }
 
 }  // namespace clusterdyn

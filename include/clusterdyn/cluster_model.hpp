@@ -28,11 +28,11 @@ namespace clusterdyn {
 /// orthogonal complement of the cut joint's motion subspace.
 struct LoopJoint {
   std::string name;
-  std::string type;  ///< revolute, continuous, prismatic, planar, fixed, spherical
+  std::string type;      ///< revolute, continuous, prismatic, planar, fixed, spherical
   std::string location;  ///< "file:line" of the <loop> element
   int predecessorBody = -1, successorBody = -1;
   Transform predecessorPlacement, successorPlacement;  ///< frames P and S in their bodies
-  Vec3 axis = Vec3::UnitX();  ///< in the P (= S at closure) frame
+  Vec3 axis = Vec3::UnitX();                           ///< in the P (= S at closure) frame
   Eigen::Matrix<double, 3, Eigen::Dynamic, 0, 3, 3> Trot, Tlin;  ///< constrained directions
   int rows() const { return static_cast<int>(Trot.cols() + Tlin.cols()); }
   int cluster = -1;
@@ -50,21 +50,21 @@ struct ExplicitRelation {
 
 struct Cluster {
   std::string name;
-  int parent = -1;      ///< parent cluster (-1: attached to the world)
-  int outputBody = -1;  ///< parent body of all base bodies (-1: world), seed 000 Λ(k)
+  int parent = -1;                 ///< parent cluster (-1: attached to the world)
+  int outputBody = -1;             ///< parent body of all base bodies (-1: world), seed 000 Λ(k)
   int firstBody = 0, nbodies = 0;  ///< bodies [firstBody, firstBody + nbodies)
-  int q0 = 0, nq = 0;   ///< spanning position range
-  int v0 = 0, nv = 0;   ///< spanning velocity range
-  int y0 = 0, ny = 0;   ///< independent velocity range
-  int yq0 = 0, nyq = 0; ///< independent position range
-  std::vector<int> independent;  ///< local velocity indices (0..nv) that are independent
-  std::vector<int> dependent;    ///< the others
-  std::vector<int> relations;    ///< indices into ClusterModel::relations
-  std::vector<int> loops;        ///< indices into ClusterModel::loops
-  std::vector<int> children;     ///< child clusters
+  int q0 = 0, nq = 0;              ///< spanning position range
+  int v0 = 0, nv = 0;              ///< spanning velocity range
+  int y0 = 0, ny = 0;              ///< independent velocity range
+  int yq0 = 0, nyq = 0;            ///< independent position range
+  std::vector<int> independent;    ///< local velocity indices (0..nv) that are independent
+  std::vector<int> dependent;      ///< the others
+  std::vector<int> relations;      ///< indices into ClusterModel::relations
+  std::vector<int> loops;          ///< indices into ClusterModel::loops
+  std::vector<int> children;       ///< child clusters
   bool constrained() const { return !relations.empty() || !loops.empty(); }
   bool implicit() const { return !loops.empty(); }
-  int constraintRows = 0;        ///< relations.size() + sum of loop rows
+  int constraintRows = 0;  ///< relations.size() + sum of loop rows
   /// Constraint rows kept (n - d of them, chosen by a rank-revealing QR at the reference
   /// configuration); the others are redundant (e.g. out-of-plane rows of planar loops).
   std::vector<int> selectedRows;
@@ -78,8 +78,8 @@ struct ClusterModel {
   std::vector<int> bodyCluster;  ///< cluster of each body
   std::vector<LoopJoint> loops;
   std::vector<ExplicitRelation> relations;
-  int ny = 0;   ///< independent velocity count
-  int nyq = 0;  ///< independent position count
+  int ny = 0;                            ///< independent velocity count
+  int nyq = 0;                           ///< independent position count
   std::vector<int> independentVelocity;  ///< y_dot index -> spanning velocity index
   std::vector<int> independentPosition;  ///< y index -> spanning position index
   std::vector<std::string> independentVelocityNames, independentPositionNames;
@@ -88,6 +88,8 @@ struct ClusterModel {
 
   int clusterOfBody(int body) const { return bodyCluster[body]; }
   bool hasLoops() const { return !loops.empty() || !relations.empty(); }
+  /// True when some cluster has a loop joint (G, g depend on the state).
+  bool hasImplicitClusters() const { return !loops.empty(); }
 };
 
 /// Builds the cluster tree of a URDF(+) description. Throws ModelError (naming the element)

@@ -10,43 +10,52 @@ namespace clusterdyn {
 
 namespace {
 
-/// Models whose clusters all have a constant G (couplings, mimics; g = 0): check the state,
-/// q_ddot = G y_ddot, the tree RNEA in one fused pass, tau_y = G^T tau (eq. 62-64).
-Status ceRneaConstantG(const ClusterModel& cm, ClusterData& data, ConstVecRef q, const double* v,
-                       const double* ydd, const Force* fext, VecX& out, bool checkState) {
-  const Model& tree = cm.tree;
-  Data& td = data.tree;
-  for (int k = 0; k < static_cast<int>(cm.clusters.size()); ++k) {
-    const Cluster& c = cm.clusters[k];
-    auto qdd = data.qdd.segment(c.v0, c.nv);
-    if (!c.constrained()) {
-      if (ydd)
-        qdd = Eigen::Map<const VecX>(ydd + c.y0, c.ny);
-      else
-        qdd.setZero();
-      continue;
-    }
-    if (checkState) CDYN_TRY(detail::checkClusterState(cm, data, k, q, v));
-    const ClusterWorkspace& w = data.clusters[k];
-    if (!ydd)
-      qdd.setZero();
-    else if (c.ny == 1)
-      qdd.noalias() = w.G.col(0) * ydd[c.y0];
+/// Spanning accelerations of cluster k: q_ddot_k = G_k y_ddot_k + g_k (eq. 14; g_k = 0 and G_k
+/// constant for couplings and mimics, G_k = 1 without constraints). ydd == nullptr: y_ddot = 0.
+void spanningAccelerations(const ClusterModel& cm, ClusterData& data, int k, const double* ydd) {
+  const Cluster& c = cm.clusters[k];
+  auto qdd = data.qdd.segment(c.v0, c.nv);
+  if (!c.constrained()) {
+    if (ydd)
+      qdd = Eigen::Map<const VecX>(ydd + c.y0, c.ny);
     else
-      qdd.noalias() = w.G * Eigen::Map<const VecX>(ydd + c.y0, c.ny);
+      qdd.setZero();
+    return;
   }
-  CDYN_TRY(detail::rneaPasses(tree, td, q, v, data.qdd.data(), fext, td.tau));
+  const ClusterWorkspace& w = data.clusters[k];
+  qdd = w.g;
+  if (ydd && c.ny == 1)
+    qdd.noalias() += w.G.col(0) * ydd[c.y0];
+  else if (ydd)
+    qdd.noalias() += w.G * Eigen::Map<const VecX>(ydd + c.y0, c.ny);
+}
+
+/// tau_y = G^T tau for every cluster (eq. 64, tau = S^T f of the spanning tree in data.tree.tau).
+void independentForces(const ClusterModel& cm, ClusterData& data, VecX& out) {
+  const VecX& tau = data.tree.tau;
   for (int k = 0; k < static_cast<int>(cm.clusters.size()); ++k) {
     const Cluster& c = cm.clusters[k];
     if (c.constrained() && c.ny == 1)
-      out[c.y0] = data.clusters[k].G.col(0).dot(td.tau.segment(c.v0, c.nv));
+      out[c.y0] = data.clusters[k].G.col(0).dot(tau.segment(c.v0, c.nv));
     else if (c.constrained())
-      out.segment(c.y0, c.ny).noalias() =
-          data.clusters[k].G.transpose() * td.tau.segment(c.v0, c.nv);
+      out.segment(c.y0, c.ny).noalias() = data.clusters[k].G.transpose() * tau.segment(c.v0, c.nv);
     else
-      out.segment(c.y0, c.ny) = td.tau.segment(c.v0, c.nv);
+      out.segment(c.y0, c.ny) = tau.segment(c.v0, c.nv);
   }
-  return detail::ok(td);
+}
+
+/// Models whose clusters all have a constant G (couplings, mimics): check the state, q_ddot =
+/// G y_ddot, the tree RNEA in one fused pass, tau_y = G^T tau.
+Status ceRneaConstantG(const ClusterModel& cm, ClusterData& data, ConstVecRef q, const double* v,
+                       const double* ydd, const Force* fext, VecX& out, bool checkState) {
+  for (int k = 0; k < static_cast<int>(cm.clusters.size()); ++k) {
+    if (checkState && cm.clusters[k].constrained())
+      CDYN_TRY(detail::checkClusterState(cm, data, k, q, v));
+    spanningAccelerations(cm, data, k, ydd);
+  }
+  CDYN_TRY(detail::rneaPasses(cm.tree, data.tree, q, v, data.qdd.data(), fext, data.tree.tau));
+  independentForces(cm, data, out);
+  return detail::ok(data.tree);
 }
 
 Status ceRneaCore(const ClusterModel& cm, ClusterData& data, ConstVecRef q, const double* v,
@@ -58,21 +67,8 @@ Status ceRneaCore(const ClusterModel& cm, ClusterData& data, ConstVecRef q, cons
   for (int k = 0; k < static_cast<int>(cm.clusters.size()); ++k) {
     // Kinematics (and G, g) of cluster k, then its accelerations and forces (eq. 62-63).
     CDYN_TRY(detail::clusterVelocityStep(cm, data, k, q, v, true, checkState, false));
+    spanningAccelerations(cm, data, k, ydd);
     const Cluster& c = cm.clusters[k];
-    auto qdd = data.qdd.segment(c.v0, c.nv);
-    if (c.constrained()) {
-      const ClusterWorkspace& w = data.clusters[k];
-      qdd = w.g;
-      if (ydd && c.ny == 1)
-        qdd.noalias() += w.G.col(0) * ydd[c.y0];
-      else if (ydd)
-        qdd.noalias() += w.G * Eigen::Map<const VecX>(ydd + c.y0, c.ny);
-    } else {
-      if (ydd)
-        qdd = Eigen::Map<const VecX>(ydd + c.y0, c.ny);
-      else
-        qdd.setZero();
-    }
     for (int b = c.firstBody; b < c.firstBody + c.nbodies; ++b) {
       const int p = tree.parent[b];
       Motion& a = td.a_gf[b];
@@ -92,16 +88,7 @@ Status ceRneaCore(const ClusterModel& cm, ClusterData& data, ConstVecRef q, cons
     const int p = tree.parent[b];
     if (p >= 0) td.f[p] += td.liMi[b].actForce(td.f[b]);
   }
-  for (int k = 0; k < static_cast<int>(cm.clusters.size()); ++k) {
-    const Cluster& c = cm.clusters[k];
-    if (c.constrained() && c.ny == 1)
-      out[c.y0] = data.clusters[k].G.col(0).dot(td.tau.segment(c.v0, c.nv));
-    else if (c.constrained())
-      out.segment(c.y0, c.ny).noalias() =
-          data.clusters[k].G.transpose() * td.tau.segment(c.v0, c.nv);
-    else
-      out.segment(c.y0, c.ny) = td.tau.segment(c.v0, c.nv);
-  }
+  independentForces(cm, data, out);
   return detail::ok(td);
 }
 

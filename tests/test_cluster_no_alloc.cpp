@@ -1,150 +1,27 @@
 // The cluster-tree compute functions must not touch the heap once ClusterData exists
-// (cluster_data.hpp). This binary replaces every global operator new / new[] / delete variant
-// and malloc / calloc / realloc (Eigen allocates through malloc, not operator new), counts the
-// calls made while a scope is armed and keeps the backtrace of the first one, so that a
-// failure names the allocating function (run addr2line on the printed addresses for lines).
-#include <execinfo.h>
+// (cluster_data.hpp): every allocation while an AllocationScope is armed is counted
+// (alloc_counter.hpp replaces the global allocation functions of this binary; a failure prints
+// the backtrace of the first allocation — run addr2line on the addresses for lines).
 #include <gtest/gtest.h>
-#include <unistd.h>
 
-#include <atomic>
 #include <cstdlib>
 #include <filesystem>
 #include <limits>
 #include <new>
 #include <random>
 
+#include "alloc_counter.hpp"
 #include "clusterdyn/clusterdyn.hpp"
 #include "loop_model_generator.hpp"
 #include "test_util.hpp"
-
-extern "C" {
-void* __libc_malloc(size_t);
-void* __libc_calloc(size_t, size_t);
-void* __libc_realloc(void*, size_t);
-void __libc_free(void*);
-void* __libc_memalign(size_t, size_t);
-}
-
-namespace {
-
-std::atomic<bool> gArmed{false};
-std::atomic<long> gCount{0};
-std::atomic<bool> gInHook{false};
-constexpr int kFrames = 48;
-void* gTrace[kFrames];
-int gTraceDepth = 0;
-size_t gTraceSize = 0;
-
-void note(size_t n) {
-  if (!gArmed.load(std::memory_order_relaxed)) return;
-  if (gCount.fetch_add(1) == 0 && !gInHook.exchange(true)) {
-    gTraceSize = n;
-    gTraceDepth = backtrace(gTrace, kFrames);  // pre-warmed: does not allocate
-    gInHook = false;
-  }
-}
-
-void* countedNew(size_t n) {
-  note(n);
-  void* p = __libc_malloc(n == 0 ? 1 : n);
-  if (!p) throw std::bad_alloc();
-  return p;
-}
-
-void* countedAlignedNew(size_t n, std::align_val_t al) {
-  note(n);
-  void* p = __libc_memalign(static_cast<size_t>(al), n == 0 ? 1 : n);
-  if (!p) throw std::bad_alloc();
-  return p;
-}
-
-}  // namespace
-
-extern "C" void* malloc(size_t n) {
-  note(n);
-  return __libc_malloc(n);
-}
-extern "C" void* calloc(size_t n, size_t s) {
-  note(n * s);
-  return __libc_calloc(n, s);
-}
-extern "C" void* realloc(void* p, size_t n) {
-  note(n);
-  return __libc_realloc(p, n);
-}
-extern "C" void free(void* p) { __libc_free(p); }
-
-void* operator new(size_t n) { return countedNew(n); }
-void* operator new[](size_t n) { return countedNew(n); }
-void* operator new(size_t n, const std::nothrow_t&) noexcept {
-  note(n);
-  return __libc_malloc(n == 0 ? 1 : n);
-}
-void* operator new[](size_t n, const std::nothrow_t&) noexcept {
-  note(n);
-  return __libc_malloc(n == 0 ? 1 : n);
-}
-void* operator new(size_t n, std::align_val_t al) { return countedAlignedNew(n, al); }
-void* operator new[](size_t n, std::align_val_t al) { return countedAlignedNew(n, al); }
-void* operator new(size_t n, std::align_val_t al, const std::nothrow_t&) noexcept {
-  note(n);
-  return __libc_memalign(static_cast<size_t>(al), n == 0 ? 1 : n);
-}
-void* operator new[](size_t n, std::align_val_t al, const std::nothrow_t&) noexcept {
-  note(n);
-  return __libc_memalign(static_cast<size_t>(al), n == 0 ? 1 : n);
-}
-void operator delete(void* p) noexcept { __libc_free(p); }
-void operator delete[](void* p) noexcept { __libc_free(p); }
-void operator delete(void* p, size_t) noexcept { __libc_free(p); }
-void operator delete[](void* p, size_t) noexcept { __libc_free(p); }
-void operator delete(void* p, const std::nothrow_t&) noexcept { __libc_free(p); }
-void operator delete[](void* p, const std::nothrow_t&) noexcept { __libc_free(p); }
-void operator delete(void* p, std::align_val_t) noexcept { __libc_free(p); }
-void operator delete[](void* p, std::align_val_t) noexcept { __libc_free(p); }
-void operator delete(void* p, size_t, std::align_val_t) noexcept { __libc_free(p); }
-void operator delete[](void* p, size_t, std::align_val_t) noexcept { __libc_free(p); }
-void operator delete(void* p, std::align_val_t, const std::nothrow_t&) noexcept { __libc_free(p); }
-void operator delete[](void* p, std::align_val_t, const std::nothrow_t&) noexcept {
-  __libc_free(p);
-}
 
 using namespace clusterdyn;
 namespace fs = std::filesystem;
 
 namespace {
 
-class Armed {
- public:
-  Armed() {
-    gCount = 0;
-    gTraceDepth = 0;
-    gArmed = true;
-  }
-  ~Armed() { gArmed = false; }
-  long stop() {
-    gArmed = false;
-    return gCount.load();
-  }
-};
-
-::testing::AssertionResult noAllocation(long count, const std::string& what) {
-  if (count == 0) return ::testing::AssertionSuccess();
-  std::fprintf(stderr, "first allocation (%zu bytes) during %s:\n", gTraceSize, what.c_str());
-  backtrace_symbols_fd(gTrace, gTraceDepth, STDERR_FILENO);
-  return ::testing::AssertionFailure() << count << " heap allocation(s) during " << what
-                                       << " (backtrace of the first one on stderr)";
-}
-
-class Environment : public ::testing::Environment {
- public:
-  void SetUp() override {
-    void* frames[4];
-    backtrace(frames, 4);  // load the unwinder now so that backtrace() never allocates later
-  }
-};
-const auto* const kEnvironment = ::testing::AddGlobalTestEnvironment(new Environment);
+using test::AllocationScope;
+using test::noAllocation;
 
 struct ModelCase {
   std::string name;
@@ -259,18 +136,18 @@ States makeStates(const ClusterModel& cm, int n, std::mt19937_64& rng) {
 
 TEST(ClusterNoAlloc, CounterSeesEveryKindOfAllocation) {
   {
-    Armed a;
-    int* p = new int(1);
+    AllocationScope a;  // volatile: a new/delete pair could be elided otherwise
+    int* volatile p = new int(1);
     delete p;
-    double* d = new double[3];
+    double* volatile d = new double[3];
     delete[] d;
     EXPECT_EQ(a.stop(), 2);
   }
   {
-    Armed a;
+    AllocationScope a;
     VecX x(50);
     x.setZero();
-    void* p = std::malloc(8);
+    void* volatile p = std::malloc(8);
     p = std::realloc(p, 64);
     std::free(p);
     EXPECT_EQ(a.stop(), 3);
@@ -278,7 +155,7 @@ TEST(ClusterNoAlloc, CounterSeesEveryKindOfAllocation) {
   {
     ASSERT_FALSE(allCases().empty());
     const ClusterModel& cm = allCases().front().cm;
-    Armed a;
+    AllocationScope a;
     ClusterData data(cm);
     EXPECT_GT(a.stop(), 0);  // creating the workspace does allocate
   }
@@ -303,7 +180,7 @@ TEST(ClusterNoAlloc, SuccessfulCallsDoNotAllocate) {
       }
     };
     const int iterations = 250;  // x 16 calls
-    Armed armed;
+    AllocationScope armed;
     for (int it = 0; it < iterations; ++it) {
       const int i = it % ns;
       const Force* f = s.fext[i].data();
@@ -367,7 +244,7 @@ TEST(ClusterNoAlloc, FailedCallsDoNotAllocate) {
     ClusterData otherData(other);
     int ok = 0, failed = 0;
     const int iterations = 200;
-    Armed armed;
+    AllocationScope armed;
     for (int it = 0; it < iterations; ++it) {
       const Status results[] = {
           ceAba(cm, data, qNan, v, tau),
@@ -406,7 +283,7 @@ TEST(ClusterNoAlloc, FailedCallsDoNotAllocate) {
     EXPECT_EQ(ok, 0);
     EXPECT_NE(std::string(data.errorMessage()), "");
     // The workspace still works, still without allocating.
-    Armed again;
+    AllocationScope again;
     const Status st1 = ceAba(cm, data, q, v, tau);
     data.q = q;
     const Status st2 = ceAbaIndependent(cm, data, y, yd, tau);
@@ -431,7 +308,7 @@ TEST(ClusterNoAlloc, LoopClosureFailureDoesNotAllocate) {
   for (int i = 0; i < 50; ++i) ys.push_back(clusterdyn::test::randomVector(cm.nyq, rng, -3, 3));
   const VecX yd = VecX::Ones(cm.ny), tau = VecX::Ones(cm.ny);
   int failed = 0;
-  Armed armed;
+  AllocationScope armed;
   for (int it = 0; it < 400; ++it) {
     const VecX& y = ys[it % ys.size()];
     data.q = cm.qReference;

@@ -123,8 +123,9 @@ TEST_P(GrbdaReference, MatchesAllQuantities) {
     const VecX ydd = data.ydd;
     ASSERT_EQ(ceRnea(cm, data, q, v, ydd), Status::Ok) << data.errorMessage();
     for (size_t r = 0; r < yIndex.size(); ++r)
-      eTau = std::max(eTau, relErr(data.tauY[yIndex[r]],
-                                   s["tau_id"][d["independent_coordinates"][r].get<std::string>()]));
+      eTau =
+          std::max(eTau, relErr(data.tauY[yIndex[r]],
+                                s["tau_id"][d["independent_coordinates"][r].get<std::string>()]));
     ASSERT_EQ(clusterMassMatrix(cm, data, q), Status::Ok) << data.errorMessage();
     for (size_t r = 0; r < yIndex.size(); ++r)
       for (size_t c = 0; c < yIndex.size(); ++c)
@@ -182,20 +183,20 @@ TEST_P(GrbdaReference, MatchesAllQuantities) {
               GetParam().c_str(), eYdd, eQdd, eTau, eH, eC, eG, eIndep);
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    Grbda, GrbdaReference,
-    ::testing::Values("grbda_four_bar.json", "grbda_revolute_rotor_chain.json",
-                      "grbda_mit_humanoid_leg.json", "grbda_mini_cheetah.json",
-                      "grbda_mit_humanoid.json", "grbda_four_bar_branch_2_3.json",
-                      "grbda_revolute_rotor_pair_branch_2_3.json",
-                      "grbda_revolute_rotor_branch_2_3.json",
-                      "grbda_parallel_chains_explicit_depth5_loop_size4.json",
-                      "grbda_parallel_chains_implicit_depth5_loop_size5.json"),
-    [](const auto& info) {
-      std::string n = info.param.substr(6, info.param.size() - 11);
-      for (char& ch : n)
-        if (!isalnum(static_cast<unsigned char>(ch))) ch = '_';
-      return n;
-    });
+INSTANTIATE_TEST_SUITE_P(Grbda, GrbdaReference,
+                         ::testing::Values("grbda_four_bar.json", "grbda_revolute_rotor_chain.json",
+                                           "grbda_mit_humanoid_leg.json", "grbda_mini_cheetah.json",
+                                           "grbda_mit_humanoid.json",
+                                           "grbda_four_bar_branch_2_3.json",
+                                           "grbda_revolute_rotor_pair_branch_2_3.json",
+                                           "grbda_revolute_rotor_branch_2_3.json",
+                                           "grbda_parallel_chains_explicit_depth5_loop_size4.json",
+                                           "grbda_parallel_chains_implicit_depth5_loop_size5.json"),
+                         [](const auto& info) {
+                           std::string n = info.param.substr(6, info.param.size() - 11);
+                           for (char& ch : n)
+                             if (!isalnum(static_cast<unsigned char>(ch))) ch = '_';
+                           return n;
+                         });
 
 }  // namespace

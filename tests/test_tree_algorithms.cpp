@@ -823,8 +823,9 @@ TEST(TreeKinematics, AlignedRevoluteAxesMatchTheGenericTransform) {
     text += "<link name=\"" + l +
             "\"><inertial><mass value=\"1\"/><inertia ixx=\"0.1\" iyy=\"0.1\" izz=\"0.1\" "
             "ixy=\"0\" ixz=\"0\" iyz=\"0\"/></inertial></link>"
-            "<joint name=\"j" + std::to_string(i + 1) + "\" type=\"revolute\"><parent link=\"l" +
-            std::to_string(i) + "\"/><child link=\"" + l +
+            "<joint name=\"j" +
+            std::to_string(i + 1) + "\" type=\"revolute\"><parent link=\"l" + std::to_string(i) +
+            "\"/><child link=\"" + l +
             "\"/><origin xyz=\"0.1 0.2 0.3\" rpy=\"0.4 -0.2 0.7\"/><axis xyz=\"" + axes[i] +
             "\"/><limit lower=\"-3\" upper=\"3\" effort=\"1\" velocity=\"1\"/></joint>";
   }

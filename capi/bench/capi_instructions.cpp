@@ -9,6 +9,10 @@
 #include <cstdlib>
 #include <vector>
 int main(int argc, char** argv) {
+  if (argc < 4 || (argv[2][0] != 'C' && argv[2][0] != 'X') || std::atoi(argv[3]) <= 0) {
+    std::fprintf(stderr, "usage: %s MODEL.urdf C|X N [aba|rnea]\n", argv[0]);
+    return 2;
+  }
   const char* path = argv[1];
   const bool useC = argv[2][0] == 'C';
   const int N = atoi(argv[3]);

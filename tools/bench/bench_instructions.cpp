@@ -1,0 +1,68 @@
+// Instruction-count harness (docs/benchmarks.md): calls one algorithm N times on one random
+// closed state, for valgrind --tool=callgrind, whose counts do not depend on machine load.
+// Per-call instructions = (total(3N) - total(N)) / 2N.
+//
+//   bench_instructions ROBOT ALGO N      ROBOT: a name in shared/urdfplus (mini_cheetah, ...)
+//                                         ALGO:  ceaba | cernea | H  (on ROBOT.urdf)
+//                                                aba | rnea | crba  (on ROBOT_approximate.urdf)
+#include <cstdio>
+#include <cstdlib>
+#include <random>
+#include <string>
+
+#include "clusterdyn/clusterdyn.hpp"
+
+using namespace clusterdyn;
+
+int main(int argc, char** argv) {
+  const std::string algos = " ceaba cernea H aba rnea crba ";
+  if (argc != 4 || algos.find(" " + std::string(argv[2]) + " ") == std::string::npos ||
+      std::atoi(argv[3]) <= 0) {
+    std::fprintf(stderr, "usage: %s ROBOT ceaba|cernea|H|aba|rnea|crba N\n", argv[0]);
+    return 2;
+  }
+  const std::string dir = std::string(CLUSTERDYN_BENCH_URDF_DIR) + "/";
+  const std::string robot = argv[1], algo = argv[2];
+  const int n = std::atoi(argv[3]);
+  setLogLevel(LogLevel::Error);
+  try {
+    std::mt19937 rng(1);
+    std::uniform_real_distribution<double> uni(-1.0, 1.0);
+    if (algo == "aba" || algo == "rnea" || algo == "crba") {
+      const Model model = loadTreeModel(dir + robot + "_approximate.urdf");
+      Data data(model);
+      const VecX q = neutralConfiguration(model);
+      VecX v(model.nv), x(model.nv);
+      for (int i = 0; i < model.nv; ++i) v[i] = uni(rng), x[i] = uni(rng);
+      for (int i = 0; i < n; ++i) {
+        const Status s = algo == "aba"    ? aba(model, data, q, v, x)
+                         : algo == "rnea" ? rnea(model, data, q, v, x)
+                                          : crba(model, data, q);
+        if (s != Status::Ok) return std::fprintf(stderr, "%s\n", data.errorMessage()), 1;
+      }
+      return 0;
+    }
+    const ClusterModel model = loadModel(dir + robot + ".urdf");
+    ClusterData data(model);
+    VecX y(model.nyq), yd(model.ny), x(model.ny);
+    const VecX q0 = neutralConfiguration(model.tree);
+    for (int i = 0; i < model.nyq; ++i) y[i] = 0.3 * uni(rng);
+    for (const Cluster& c : model.clusters)  // keep the floating base's unit quaternion
+      if (model.tree.joints[c.firstBody].type == JointType::Floating)
+        for (int i = c.yq0; i < c.yq0 + c.nyq; ++i) y[i] = q0[model.independentPosition[i]];
+    for (int i = 0; i < model.ny; ++i) yd[i] = uni(rng), x[i] = uni(rng);
+    if (independentToSpanning(model, data, y, yd) != Status::Ok)
+      return std::fprintf(stderr, "%s\n", data.errorMessage()), 1;
+    const VecX q = data.q, v = data.v;
+    for (int i = 0; i < n; ++i) {
+      const Status s = algo == "ceaba"    ? ceAba(model, data, q, v, x)
+                       : algo == "cernea" ? ceRnea(model, data, q, v, x)
+                                          : clusterMassMatrix(model, data, q);
+      if (s != Status::Ok) return std::fprintf(stderr, "%s\n", data.errorMessage()), 1;
+    }
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "%s\n", e.what());
+    return 1;
+  }
+  return 0;
+}

@@ -20,14 +20,18 @@ namespace clusterdyn {
 
 namespace {
 
-/// X^T IA_b X added to IAo: the cheap rigid-body transform when nothing hangs below b (then
-/// IA_b is still the body's own inertia), the full 6x6 one otherwise.
-inline void addTransformedInertia(const Model& tree, const Data& td, int b, const Transform& T,
-                                  Mat6& IAo) {
-  if (tree.children[b].empty())
-    tree.inertias[b].transformedBy(T).addTo(IAo);
-  else
+/// X^T IA_b X added to IAo: when nothing hangs below b, IA_b is still the body's own inertia and
+/// the cheap rigid-body transform does (a constant for a rotor on the output body); the full
+/// 6x6 transform otherwise.
+inline void addTransformedInertia(const ClusterModel& cm, const Data& td, int b, int o,
+                                  const Transform& T, Mat6& IAo) {
+  const Model& tree = cm.tree;
+  if (!tree.children[b].empty())
     IAo += actInertia(T, td.IA[b]);
+  else if (cm.axisymmetricLeaf[b] && tree.parent[b] == o)
+    cm.axisymmetricInertiaInParent[b].addTo(IAo);
+  else
+    tree.inertias[b].transformedBy(T).addTo(IAo);
 }
 
 /// Pass 2 for a constrained cluster with one independent coordinate (rotor-link pairs, belts,
@@ -66,7 +70,7 @@ Status clusterArticulatedScalar(const ClusterModel& cm, ClusterData& data, int k
     const auto U = w.U.block<6, 1>(i, 0);
     const Motion cb = w.c.segment<6>(i);
     Ubar += T.actForce(U);
-    addTransformedInertia(tree, td, b, T, IAo);
+    addTransformedInertia(cm, td, b, o, T, IAo);
     Force pb = td.pA[b];
     pb.noalias() += td.IA[b] * cb;
     po += T.actForce(pb);
@@ -124,7 +128,7 @@ Status clusterArticulatedFixed(const ClusterModel& cm, ClusterData& data, int k,
     const Transform& T = w.outputTb[b - c.firstBody];
     const Mat6D U = w.U.template block<6, D>(i, 0);
     for (int j = 0; j < D; ++j) Ubar.col(j) += T.actForce(U.col(j));
-    addTransformedInertia(tree, td, b, T, IAo);
+    addTransformedInertia(cm, td, b, o, T, IAo);
     const Motion cb = w.c.segment<6>(i);
     po += T.actForce(td.pA[b] + td.IA[b] * cb);
     t.noalias() -= U.transpose() * cb;
@@ -198,7 +202,7 @@ Status clusterArticulated(const ClusterModel& cm, ClusterData& data, int k, cons
     const int i = 6 * (b - c.firstBody);
     const Transform& T = w.outputTb[b - c.firstBody];
     for (int j = 0; j < c.ny; ++j) w.Ubar.col(j) += T.actForce(w.U.block<6, 1>(i, j));
-    addTransformedInertia(tree, td, b, T, IAo);
+    addTransformedInertia(cm, td, b, o, T, IAo);
     const Motion cb = w.c.segment<6>(i);
     po += T.actForce(td.pA[b] + td.IA[b] * cb);
     w.tmpd.noalias() -= w.U.middleRows<6>(i).transpose() * cb;  // u - U^T c

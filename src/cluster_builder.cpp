@@ -1,6 +1,7 @@
 // Cluster tree construction from a URDF+ description (seed 000 §II-B, Fig. 4).
 #include <Eigen/QR>
 #include <algorithm>
+#include <array>
 #include <map>
 #include <numeric>
 #include <random>
@@ -300,6 +301,21 @@ ClusterModel buildClusterModel(const UrdfDescription& urdf, const ModelOptions& 
     c.nq = (last < tree.nbodies ? tree.idx_q[last] : tree.nq) - c.q0;
     c.nv = (last < tree.nbodies ? tree.idx_v[last] : tree.nv) - c.v0;
     cm.maxClusterBodies = std::max(cm.maxClusterBodies, c.nbodies);
+  }
+
+  // Rotors: leaf bodies on revolute joints whose inertia is invariant under rotation about the
+  // joint axis (then it is invariant for every angle; checked at one generic angle).
+  cm.axisymmetricLeaf.assign(tree.nbodies, 0);
+  cm.axisymmetricInertiaInParent.assign(tree.nbodies, SpatialInertia());
+  for (int b = 0; b < tree.nbodies; ++b) {
+    if (!tree.children[b].empty() || tree.joints[b].type != JointType::Revolute) continue;
+    const SpatialInertia& I = tree.inertias[b];
+    const Transform Rj = tree.joints[b].transform(std::array<double, 1>{1.0}.data());
+    const SpatialInertia Ir = I.transformedBy(Rj);
+    const double scale = I.mass + I.Io.norm() + I.h.norm();
+    if ((Ir.Io - I.Io).norm() + (Ir.h - I.h).norm() > 1e-12 * scale) continue;
+    cm.axisymmetricLeaf[b] = 1;
+    cm.axisymmetricInertiaInParent[b] = I.transformedBy(tree.jointPlacement[b]);
   }
 
   // --- 4. Constraints in the new numbering. ------------------------------------------------

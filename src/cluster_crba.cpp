@@ -70,7 +70,10 @@ Status clusterMassMatrix(const ClusterModel& model, ClusterData& data, ConstVecR
         if (o < 0) continue;
         const Transform& T = w.outputTb[b - c.firstBody];
         for (int j = 0; j < c.ny; ++j) F.col(j) += T.actForce(Fb.col(j));
-        Io += Ic[b].transformedBy(T);
+        if (model.axisymmetricLeaf[b] && tree.parent[b] == o)  // a rotor: same at every angle
+          Io += model.axisymmetricInertiaInParent[b];
+        else
+          Io += Ic[b].transformedBy(T);
       }
       if (o >= 0) Ic[o] += Io;
     }

@@ -20,6 +20,29 @@ Status checkClusterState(const ClusterModel& cm, ClusterData& data, int k,
   const Cluster& c = cm.clusters[k];
   ClusterWorkspace& w = data.clusters[k];
   Data& td = data.tree;
+  if (!c.implicit()) {  // couplings and mimics: linear relations, checked term by term
+    double scale = 1.0;
+    if (v)
+      for (int i = 0; i < c.nv; ++i) scale = std::max(scale, 1.0 + std::abs(v[c.v0 + i]));
+    for (int r : c.relations) {
+      const ExplicitRelation& rel = cm.relations[r];
+      double pos = -rel.offset, vel = 0.0;
+      for (const auto& [iv, coef] : rel.terms) {
+        pos += coef * q[cm.tree.idx_q[cm.tree.velocityOwner[iv]]];
+        if (v) vel += coef * v[iv];
+      }
+      if (!(std::abs(pos) <= 1e-6))
+        return fail(td, Status::ConstraintFailure,
+                    "q violates the constraints of cluster '%s' (residual %.3g); close the "
+                    "loops first (loop-closure solve or projection onto the constraints)",
+                    c.name.c_str(), std::abs(pos));
+      if (!(std::abs(vel) <= 1e-6 * scale))
+        return fail(td, Status::ConstraintFailure,
+                    "v violates the velocity constraints of cluster '%s' (|K v| = %.3g)",
+                    c.name.c_str(), std::abs(vel));
+    }
+    return Status::Ok;
+  }
   constraintResidual(cm, data, k, q);
   const double pos = w.phi.size() ? w.phi.cwiseAbs().maxCoeff() : 0.0;
   if (pos > 1e-6)

@@ -770,3 +770,30 @@ TEST(ClusterRuntime, StatesViolatingTheConstraintsAreRejected) {
 }
 
 }  // namespace
+
+// Rotors (leaf bodies whose inertia is symmetric about their revolute joint axis) get a constant
+// inertia in their parent's frame; it must equal the transformed inertia at any joint angle, and
+// bodies that are not symmetric must not be flagged.
+TEST(ClusterBuilder, AxisymmetricRotorInertiaIsTheSameAtEveryAngle) {
+  const ClusterModel cm =
+      buildClusterModel(parseUrdfFile(std::string(CLUSTERDYN_MODELS_DIR) + "/cd_quadruped.urdf"));
+  const Model& t = cm.tree;
+  int rotors = 0;
+  std::mt19937_64 rng(5);
+  std::uniform_real_distribution<double> angle(-7.0, 7.0);
+  for (int b = 0; b < t.nbodies; ++b) {
+    bool invariant = t.children[b].empty() && t.joints[b].type == JointType::Revolute;
+    double worst = 0.0;
+    for (int k = 0; k < 5 && invariant; ++k) {
+      const double th[1] = {angle(rng)};
+      const SpatialInertia I =
+          t.inertias[b].transformedBy(t.jointPlacement[b] * t.joints[b].transform(th));
+      worst = std::max(worst, (I.matrix() - cm.axisymmetricInertiaInParent[b].matrix()).norm());
+    }
+    if (cm.axisymmetricLeaf[b]) {
+      ++rotors;
+      EXPECT_LE(worst, 1e-12 * (1.0 + t.inertias[b].matrix().norm())) << t.bodyNames[b];
+    }
+  }
+  EXPECT_EQ(rotors, 12);  // the twelve motor rotors; the shanks are leaves but not symmetric
+}

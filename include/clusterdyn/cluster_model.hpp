@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "clusterdyn/inertia.hpp"
 #include "clusterdyn/model.hpp"
 #include "clusterdyn/model_builder.hpp"
 
@@ -85,6 +86,11 @@ struct ClusterModel {
   std::vector<std::string> independentVelocityNames, independentPositionNames;
   VecX qReference;  ///< a closed spanning configuration (y = neutral), found at load time
   int maxClusterBodies = 1;
+  /// Per body: 1 for a leaf body on a revolute joint whose inertia is symmetric about the joint
+  /// axis (a rotor), whose inertia in its parent's frame is then the same at every joint angle:
+  /// axisymmetricInertiaInParent[b] (the CE-ABA and H output projections use it).
+  std::vector<char> axisymmetricLeaf;
+  std::vector<SpatialInertia> axisymmetricInertiaInParent;
 
   int clusterOfBody(int body) const { return bodyCluster[body]; }
   bool hasLoops() const { return !loops.empty() || !relations.empty(); }

@@ -69,30 +69,28 @@ Status clusterVelocityStep(const ClusterModel& cm, ClusterData& data, int k,
                            bool checkState, bool withPoses) {
   const Model& tree = cm.tree;
   Data& td = data.tree;
-  {
-    const Cluster& c = cm.clusters[k];
-    const int last = c.firstBody + c.nbodies;
-    for (int b = c.firstBody; b < last; ++b) {
-      placementStep(tree, td, b, q);
-      const int p = tree.parent[b];
-      const Motion vJ = v ? jointMotion(tree.joints[b], v + tree.idx_v[b]) : Motion::Zero();
-      td.v[b] = p >= 0 ? Motion(td.liMi[b].actInvMotion(td.v[p]) + vJ) : vJ;
-      td.c[b] = crossMotion(td.v[b], vJ);
-    }
-    if (!c.constrained()) return Status::Ok;
-    if (withPoses || c.implicit()) clusterRelativePoses(cm, data, k);
-    if (c.implicit()) {
-      for (int b = c.firstBody; b < last; ++b) {
-        const int p = tree.parent[b];
-        data.localBias[b] = td.c[b];
-        if (p >= c.firstBody) data.localBias[b] += td.liMi[b].actInvMotion(data.localBias[p]);
-      }
-      constraintJacobian(cm, data, k);
-      if (withBias) constraintBias(cm, data, k);
-      CDYN_TRY(explicitForm(cm, data, k, withBias));
-    }
-    if (checkState) CDYN_TRY(checkClusterState(cm, data, k, q, v));
+  const Cluster& c = cm.clusters[k];
+  const int last = c.firstBody + c.nbodies;
+  for (int b = c.firstBody; b < last; ++b) {
+    placementStep(tree, td, b, q);
+    const int p = tree.parent[b];
+    const Motion vJ = v ? jointMotion(tree.joints[b], v + tree.idx_v[b]) : Motion::Zero();
+    td.v[b] = p >= 0 ? Motion(td.liMi[b].actInvMotion(td.v[p]) + vJ) : vJ;
+    td.c[b] = crossMotion(td.v[b], vJ);
   }
+  if (!c.constrained()) return Status::Ok;
+  if (withPoses || c.implicit()) clusterRelativePoses(cm, data, k);
+  if (c.implicit()) {
+    for (int b = c.firstBody; b < last; ++b) {
+      const int p = tree.parent[b];
+      data.localBias[b] = td.c[b];
+      if (p >= c.firstBody) data.localBias[b] += td.liMi[b].actInvMotion(data.localBias[p]);
+    }
+    constraintJacobian(cm, data, k);
+    if (withBias) constraintBias(cm, data, k);
+    CDYN_TRY(explicitForm(cm, data, k, withBias));
+  }
+  if (checkState) CDYN_TRY(checkClusterState(cm, data, k, q, v));
   return Status::Ok;
 }
 

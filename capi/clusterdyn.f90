@@ -43,6 +43,7 @@ module clusterdyn
   integer(c_int), parameter, public :: CDYN_ERR_CONSTRAINT_FAILURE = 6
   integer(c_int), parameter, public :: CDYN_ERR_WORKSPACE_MISMATCH = 7
   integer(c_int), parameter, public :: CDYN_ERR_INVALID_ARGUMENT = 8
+  integer(c_int), parameter, public :: CDYN_ERR_NOT_CONVERGED = 9
   integer(c_int), parameter, public :: CDYN_ERR_NULL_POINTER = 100
   integer(c_int), parameter, public :: CDYN_ERR_VERSION = 101
   integer(c_int), parameter, public :: CDYN_ERR_PARSE = 102
@@ -66,6 +67,7 @@ module clusterdyn
   ! load flags
   integer(c_int), parameter, public :: CDYN_LOAD_FLOATING_BASE = 1
   integer(c_int), parameter, public :: CDYN_LOAD_IGNORE_CONSTRAINTS = 2
+  integer(c_int), parameter, public :: CDYN_LOAD_CUT_LOOPS = 4
 
   ! cdyn_cluster_kind
   integer(c_int), parameter, public :: CDYN_CLUSTER_UNCONSTRAINED = 0
@@ -78,6 +80,29 @@ module clusterdyn
   integer(c_int), parameter, public :: CDYN_LOG_WARN = 2
   integer(c_int), parameter, public :: CDYN_LOG_ERROR = 3
   integer(c_int), parameter, public :: CDYN_LOG_OFF = 4
+
+  ! cdyn_constraint_type
+  integer(c_int), parameter, public :: CDYN_CONSTRAINT_POINT = 0
+  integer(c_int), parameter, public :: CDYN_CONSTRAINT_WELD = 1
+  integer(c_int), parameter, public :: CDYN_CONSTRAINT_REVOLUTE = 2
+  integer(c_int), parameter, public :: CDYN_CONSTRAINT_PLANAR = 3
+  integer(c_int), parameter, public :: CDYN_CONSTRAINT_PRISMATIC = 4
+
+  ! Settings and outcome of the proximal solves (cdyn_proximal_settings, cdyn_proximal_result).
+  type, bind(C), public :: cdyn_proximal_settings
+    real(c_double) :: mu
+    real(c_double) :: tolerance
+    integer(c_int) :: max_iterations
+    integer(c_int) :: warm_start
+  end type
+
+  type, bind(C), public :: cdyn_proximal_result
+    integer(c_int) :: status
+    integer(c_int) :: iterations
+    real(c_double) :: residual
+    real(c_double) :: dual_step
+    integer(c_int) :: converged
+  end type
 
   interface
 
@@ -918,6 +943,506 @@ module clusterdyn
       integer(c_int), value :: ldg
       real(c_double), intent(inout), optional :: gvec(*)
       integer(c_int), value :: ng
+    end function
+
+  end interface
+
+  ! ---- Batched evaluation (cdyn_batch_*: caller workspaces, cdyn_pool_*: a pool) -------------
+  ! Stacked arrays: a Fortran array X(len, n) holds one state per column (CDYN_BATCH_ROW_MAJOR);
+  ! X(n, len) holds one state per row (CDYN_BATCH_COL_MAJOR). ws is an array of type(c_ptr)
+  ! workspaces. H (C name) is hmat here. failed_index is optional.
+  integer(c_int), parameter, public :: CDYN_BATCH_ROW_MAJOR = 0
+  integer(c_int), parameter, public :: CDYN_BATCH_COL_MAJOR = 1
+
+  interface
+
+    integer(c_int) function cdyn_pool_create(model, nthreads, pool) &
+        bind(C, name="cdyn_pool_create")
+      import :: c_int, c_ptr
+      type(c_ptr), value :: model
+      integer(c_int), value :: nthreads
+      type(c_ptr), intent(out) :: pool
+    end function
+
+    integer(c_int) function cdyn_pool_free(pool) &
+        bind(C, name="cdyn_pool_free")
+      import :: c_int, c_ptr
+      type(c_ptr), value :: pool
+    end function
+
+    integer(c_int) function cdyn_pool_nthreads(pool, nthreads) &
+        bind(C, name="cdyn_pool_nthreads")
+      import :: c_int, c_ptr
+      type(c_ptr), value :: pool
+      integer(c_int), intent(out) :: nthreads
+    end function
+
+    type(c_ptr) function cdyn_pool_last_error(pool) bind(C, name="cdyn_pool_last_error")
+      import :: c_ptr
+      type(c_ptr), value :: pool
+    end function
+
+    integer(c_int) function cdyn_batch_ce_aba(model, ws, nws, n, layout, q, nq, v, nv, tau, &
+                                              ntau, fext, nfext, ydd, nydd, qdd, nqdd, &
+                                              failed_index) &
+        bind(C, name="cdyn_batch_ce_aba")
+      import :: c_double, c_int, c_ptr
+      type(c_ptr), value :: model
+      type(c_ptr), intent(in) :: ws(*)
+      integer(c_int), value :: nws
+      integer(c_int), value :: n
+      integer(c_int), value :: layout
+      real(c_double), intent(in) :: q(*)
+      integer(c_int), value :: nq
+      real(c_double), intent(in) :: v(*)
+      integer(c_int), value :: nv
+      real(c_double), intent(in) :: tau(*)
+      integer(c_int), value :: ntau
+      real(c_double), intent(in), optional :: fext(*)
+      integer(c_int), value :: nfext
+      real(c_double), intent(inout) :: ydd(*)
+      integer(c_int), value :: nydd
+      real(c_double), intent(inout), optional :: qdd(*)
+      integer(c_int), value :: nqdd
+      integer(c_int), intent(out), optional :: failed_index
+    end function
+
+    integer(c_int) function cdyn_batch_ce_aba_independent(model, ws, nws, n, layout, y, nyq, &
+                                                          ydot, ny, tau, ntau, fext, nfext, &
+                                                          q_guess, nq_guess, ydd, nydd, q, nq, &
+                                                          v, nv, qdd, nqdd, failed_index) &
+        bind(C, name="cdyn_batch_ce_aba_independent")
+      import :: c_double, c_int, c_ptr
+      type(c_ptr), value :: model
+      type(c_ptr), intent(in) :: ws(*)
+      integer(c_int), value :: nws
+      integer(c_int), value :: n
+      integer(c_int), value :: layout
+      real(c_double), intent(in) :: y(*)
+      integer(c_int), value :: nyq
+      real(c_double), intent(in) :: ydot(*)
+      integer(c_int), value :: ny
+      real(c_double), intent(in) :: tau(*)
+      integer(c_int), value :: ntau
+      real(c_double), intent(in), optional :: fext(*)
+      integer(c_int), value :: nfext
+      real(c_double), intent(in), optional :: q_guess(*)
+      integer(c_int), value :: nq_guess
+      real(c_double), intent(inout) :: ydd(*)
+      integer(c_int), value :: nydd
+      real(c_double), intent(inout), optional :: q(*)
+      integer(c_int), value :: nq
+      real(c_double), intent(inout), optional :: v(*)
+      integer(c_int), value :: nv
+      real(c_double), intent(inout), optional :: qdd(*)
+      integer(c_int), value :: nqdd
+      integer(c_int), intent(out), optional :: failed_index
+    end function
+
+    integer(c_int) function cdyn_batch_ce_rnea(model, ws, nws, n, layout, q, nq, v, nv, ydd, &
+                                               nydd, fext, nfext, tau, ntau, qdd, nqdd, &
+                                               failed_index) &
+        bind(C, name="cdyn_batch_ce_rnea")
+      import :: c_double, c_int, c_ptr
+      type(c_ptr), value :: model
+      type(c_ptr), intent(in) :: ws(*)
+      integer(c_int), value :: nws
+      integer(c_int), value :: n
+      integer(c_int), value :: layout
+      real(c_double), intent(in) :: q(*)
+      integer(c_int), value :: nq
+      real(c_double), intent(in) :: v(*)
+      integer(c_int), value :: nv
+      real(c_double), intent(in) :: ydd(*)
+      integer(c_int), value :: nydd
+      real(c_double), intent(in), optional :: fext(*)
+      integer(c_int), value :: nfext
+      real(c_double), intent(inout) :: tau(*)
+      integer(c_int), value :: ntau
+      real(c_double), intent(inout), optional :: qdd(*)
+      integer(c_int), value :: nqdd
+      integer(c_int), intent(out), optional :: failed_index
+    end function
+
+    integer(c_int) function cdyn_batch_cluster_mass_matrix(model, ws, nws, n, layout, q, nq, &
+                                                           hmat, nh, failed_index) &
+        bind(C, name="cdyn_batch_cluster_mass_matrix")
+      import :: c_double, c_int, c_ptr
+      type(c_ptr), value :: model
+      type(c_ptr), intent(in) :: ws(*)
+      integer(c_int), value :: nws
+      integer(c_int), value :: n
+      integer(c_int), value :: layout
+      real(c_double), intent(in) :: q(*)
+      integer(c_int), value :: nq
+      real(c_double), intent(inout) :: hmat(*)
+      integer(c_int), value :: nh
+      integer(c_int), intent(out), optional :: failed_index
+    end function
+
+    integer(c_int) function cdyn_pool_ce_aba(model, pool, n, layout, q, nq, v, nv, tau, ntau, &
+                                             fext, nfext, ydd, nydd, qdd, nqdd, failed_index) &
+        bind(C, name="cdyn_pool_ce_aba")
+      import :: c_double, c_int, c_ptr
+      type(c_ptr), value :: model
+      type(c_ptr), value :: pool
+      integer(c_int), value :: n
+      integer(c_int), value :: layout
+      real(c_double), intent(in) :: q(*)
+      integer(c_int), value :: nq
+      real(c_double), intent(in) :: v(*)
+      integer(c_int), value :: nv
+      real(c_double), intent(in) :: tau(*)
+      integer(c_int), value :: ntau
+      real(c_double), intent(in), optional :: fext(*)
+      integer(c_int), value :: nfext
+      real(c_double), intent(inout) :: ydd(*)
+      integer(c_int), value :: nydd
+      real(c_double), intent(inout), optional :: qdd(*)
+      integer(c_int), value :: nqdd
+      integer(c_int), intent(out), optional :: failed_index
+    end function
+
+    integer(c_int) function cdyn_pool_ce_aba_independent(model, pool, n, layout, y, nyq, ydot, &
+                                                         ny, tau, ntau, fext, nfext, q_guess, &
+                                                         nq_guess, ydd, nydd, q, nq, v, nv, &
+                                                         qdd, nqdd, failed_index) &
+        bind(C, name="cdyn_pool_ce_aba_independent")
+      import :: c_double, c_int, c_ptr
+      type(c_ptr), value :: model
+      type(c_ptr), value :: pool
+      integer(c_int), value :: n
+      integer(c_int), value :: layout
+      real(c_double), intent(in) :: y(*)
+      integer(c_int), value :: nyq
+      real(c_double), intent(in) :: ydot(*)
+      integer(c_int), value :: ny
+      real(c_double), intent(in) :: tau(*)
+      integer(c_int), value :: ntau
+      real(c_double), intent(in), optional :: fext(*)
+      integer(c_int), value :: nfext
+      real(c_double), intent(in), optional :: q_guess(*)
+      integer(c_int), value :: nq_guess
+      real(c_double), intent(inout) :: ydd(*)
+      integer(c_int), value :: nydd
+      real(c_double), intent(inout), optional :: q(*)
+      integer(c_int), value :: nq
+      real(c_double), intent(inout), optional :: v(*)
+      integer(c_int), value :: nv
+      real(c_double), intent(inout), optional :: qdd(*)
+      integer(c_int), value :: nqdd
+      integer(c_int), intent(out), optional :: failed_index
+    end function
+
+    integer(c_int) function cdyn_pool_ce_rnea(model, pool, n, layout, q, nq, v, nv, ydd, nydd, &
+                                              fext, nfext, tau, ntau, qdd, nqdd, failed_index) &
+        bind(C, name="cdyn_pool_ce_rnea")
+      import :: c_double, c_int, c_ptr
+      type(c_ptr), value :: model
+      type(c_ptr), value :: pool
+      integer(c_int), value :: n
+      integer(c_int), value :: layout
+      real(c_double), intent(in) :: q(*)
+      integer(c_int), value :: nq
+      real(c_double), intent(in) :: v(*)
+      integer(c_int), value :: nv
+      real(c_double), intent(in) :: ydd(*)
+      integer(c_int), value :: nydd
+      real(c_double), intent(in), optional :: fext(*)
+      integer(c_int), value :: nfext
+      real(c_double), intent(inout) :: tau(*)
+      integer(c_int), value :: ntau
+      real(c_double), intent(inout), optional :: qdd(*)
+      integer(c_int), value :: nqdd
+      integer(c_int), intent(out), optional :: failed_index
+    end function
+
+    integer(c_int) function cdyn_pool_cluster_mass_matrix(model, pool, n, layout, q, nq, hmat, &
+                                                          nh, failed_index) &
+        bind(C, name="cdyn_pool_cluster_mass_matrix")
+      import :: c_double, c_int, c_ptr
+      type(c_ptr), value :: model
+      type(c_ptr), value :: pool
+      integer(c_int), value :: n
+      integer(c_int), value :: layout
+      real(c_double), intent(in) :: q(*)
+      integer(c_int), value :: nq
+      real(c_double), intent(inout) :: hmat(*)
+      integer(c_int), value :: nh
+      integer(c_int), intent(out), optional :: failed_index
+    end function
+  end interface
+
+  ! ---- Constraint forces (docs/c-api.md "Constraint forces") ----
+  ! cdyn_force_frame
+  integer(c_int), parameter, public :: CDYN_FORCE_FRAME_BODY = 0
+  integer(c_int), parameter, public :: CDYN_FORCE_FRAME_WORLD = 1
+  integer(c_int), parameter, public :: CDYN_FORCE_FRAME_LOOP = 2
+
+  interface
+    integer(c_int) function cdyn_forces_create(model, forces) bind(C, name="cdyn_forces_create")
+      import :: c_int, c_ptr
+      type(c_ptr), value :: model
+      type(c_ptr), intent(out) :: forces
+    end function
+
+    integer(c_int) function cdyn_forces_free(forces) bind(C, name="cdyn_forces_free")
+      import :: c_int, c_ptr
+      type(c_ptr), value :: forces
+    end function
+
+    integer(c_int) function cdyn_forces_after_ce_aba(model, ws, forces, tau, ntau, spanning) &
+        bind(C, name="cdyn_forces_after_ce_aba")
+      import :: c_int, c_ptr, c_double
+      type(c_ptr), value :: model, ws, forces
+      real(c_double), intent(in) :: tau(*)
+      integer(c_int), value :: ntau, spanning
+    end function
+
+    integer(c_int) function cdyn_forces_after_ce_rnea(model, ws, forces) &
+        bind(C, name="cdyn_forces_after_ce_rnea")
+      import :: c_int, c_ptr
+      type(c_ptr), value :: model, ws, forces
+    end function
+
+    integer(c_int) function cdyn_forces_joint_wrenches(model, ws, forces, frame, w, ldw) &
+        bind(C, name="cdyn_forces_joint_wrenches")
+      import :: c_int, c_ptr, c_double
+      type(c_ptr), value :: model, ws, forces
+      integer(c_int), value :: frame
+      real(c_double), intent(inout) :: w(*)
+      integer(c_int), value :: ldw
+    end function
+
+    integer(c_int) function cdyn_forces_loop_wrenches(model, forces, w, ldw) &
+        bind(C, name="cdyn_forces_loop_wrenches")
+      import :: c_int, c_ptr, c_double
+      type(c_ptr), value :: model, forces
+      real(c_double), intent(inout) :: w(*)
+      integer(c_int), value :: ldw
+    end function
+
+    integer(c_int) function cdyn_forces_loop_rows(model, forces, loop, rows, nrows) &
+        bind(C, name="cdyn_forces_loop_rows")
+      import :: c_int, c_ptr, c_double
+      type(c_ptr), value :: model, forces
+      integer(c_int), value :: loop
+      real(c_double), intent(inout) :: rows(*)
+      integer(c_int), value :: nrows
+    end function
+
+    integer(c_int) function cdyn_forces_loop_info(model, loop, name, predecessor_body, &
+                                                  successor_body, nrows, frame_pose) &
+        bind(C, name="cdyn_forces_loop_info")
+      import :: c_int, c_ptr, c_double
+      type(c_ptr), value :: model
+      integer(c_int), value :: loop
+      type(c_ptr), intent(out), optional :: name
+      integer(c_int), intent(out), optional :: predecessor_body, successor_body, nrows
+      real(c_double), intent(inout), optional :: frame_pose(12)
+    end function
+
+    integer(c_int) function cdyn_forces_coupling_info(model, relation, name, nterms) &
+        bind(C, name="cdyn_forces_coupling_info")
+      import :: c_int, c_ptr
+      type(c_ptr), value :: model
+      integer(c_int), value :: relation
+      type(c_ptr), intent(out), optional :: name
+      integer(c_int), intent(out), optional :: nterms
+    end function
+
+    integer(c_int) function cdyn_forces_coupling_term(model, relation, term, velocity_index, &
+                                                      coefficient) &
+        bind(C, name="cdyn_forces_coupling_term")
+      import :: c_int, c_ptr, c_double
+      type(c_ptr), value :: model
+      integer(c_int), value :: relation, term
+      integer(c_int), intent(out), optional :: velocity_index
+      real(c_double), intent(out), optional :: coefficient
+    end function
+
+    integer(c_int) function cdyn_forces_coupling(model, forces, relation, multiplier, &
+                                                 joint_forces, nterms) &
+        bind(C, name="cdyn_forces_coupling")
+      import :: c_int, c_ptr, c_double
+      type(c_ptr), value :: model, forces
+      integer(c_int), value :: relation
+      real(c_double), intent(out), optional :: multiplier
+      real(c_double), intent(inout) :: joint_forces(*)
+      integer(c_int), value :: nterms
+    end function
+
+    ! ---- constraints and constrained dynamics -------------------------------------------------
+
+    integer(c_int) function cdyn_proximal_settings_default(settings) &
+        bind(C, name="cdyn_proximal_settings_default")
+      import :: c_int, cdyn_proximal_settings
+      type(cdyn_proximal_settings), intent(out) :: settings
+    end function
+
+    integer(c_int) function cdyn_constraint_set_create(model, set) &
+        bind(C, name="cdyn_constraint_set_create")
+      import :: c_int, c_ptr
+      type(c_ptr), value :: model
+      type(c_ptr), intent(out) :: set
+    end function
+
+    integer(c_int) function cdyn_constraint_set_create_cut_loops(model, set) &
+        bind(C, name="cdyn_constraint_set_create_cut_loops")
+      import :: c_int, c_ptr
+      type(c_ptr), value :: model
+      type(c_ptr), intent(out) :: set
+    end function
+
+    integer(c_int) function cdyn_constraint_set_free(set) bind(C, name="cdyn_constraint_set_free")
+      import :: c_int, c_ptr
+      type(c_ptr), value :: set
+    end function
+
+    type(c_ptr) function cdyn_constraint_set_last_error(set) &
+        bind(C, name="cdyn_constraint_set_last_error")
+      import :: c_ptr
+      type(c_ptr), value :: set
+    end function
+
+    integer(c_int) function cdyn_constraint_set_add(set, name, type, body1, placement1, body2, &
+                                                    placement2, rf, gains, index) &
+        bind(C, name="cdyn_constraint_set_add")
+      import :: c_int, c_ptr, c_char, c_double
+      type(c_ptr), value :: set
+      character(kind=c_char), intent(in) :: name(*)
+      integer(c_int), value :: type, body1
+      real(c_double), intent(in), optional :: placement1(16)
+      integer(c_int), value :: body2
+      real(c_double), intent(in), optional :: placement2(16)
+      integer(c_int), value :: rf
+      real(c_double), intent(in), optional :: gains(2)
+      integer(c_int), intent(out), optional :: index
+    end function
+
+    integer(c_int) function cdyn_constraint_set_add_contact(set, frame_name, type, rf, name, &
+                                                            index) &
+        bind(C, name="cdyn_constraint_set_add_contact")
+      import :: c_int, c_ptr, c_char
+      type(c_ptr), value :: set
+      character(kind=c_char), intent(in) :: frame_name(*)
+      integer(c_int), value :: type, rf
+      character(kind=c_char), intent(in), optional :: name(*)
+      integer(c_int), intent(out), optional :: index
+    end function
+
+    integer(c_int) function cdyn_constraint_set_size(set, nconstraints) &
+        bind(C, name="cdyn_constraint_set_size")
+      import :: c_int, c_ptr
+      type(c_ptr), value :: set
+      integer(c_int), intent(out) :: nconstraints
+    end function
+
+    integer(c_int) function cdyn_constraint_set_nrows(set, m) &
+        bind(C, name="cdyn_constraint_set_nrows")
+      import :: c_int, c_ptr
+      type(c_ptr), value :: set
+      integer(c_int), intent(out) :: m
+    end function
+
+    integer(c_int) function cdyn_constraint_set_row_name(set, row, name) &
+        bind(C, name="cdyn_constraint_set_row_name")
+      import :: c_int, c_ptr
+      type(c_ptr), value :: set
+      integer(c_int), value :: row
+      type(c_ptr), intent(out) :: name
+    end function
+
+    integer(c_int) function cdyn_constraint_workspace_create(model, set, workspace) &
+        bind(C, name="cdyn_constraint_workspace_create")
+      import :: c_int, c_ptr
+      type(c_ptr), value :: model, set
+      type(c_ptr), intent(out) :: workspace
+    end function
+
+    integer(c_int) function cdyn_constraint_workspace_free(workspace) &
+        bind(C, name="cdyn_constraint_workspace_free")
+      import :: c_int, c_ptr
+      type(c_ptr), value :: workspace
+    end function
+
+    type(c_ptr) function cdyn_constraint_workspace_last_error(workspace) &
+        bind(C, name="cdyn_constraint_workspace_last_error")
+      import :: c_ptr
+      type(c_ptr), value :: workspace
+    end function
+
+    integer(c_int) function cdyn_constraint_jacobian(set, ws, q, v, m, jmat, ldj, gamma) &
+        bind(C, name="cdyn_constraint_jacobian")
+      import :: c_int, c_ptr, c_double
+      type(c_ptr), value :: set, ws
+      real(c_double), intent(in) :: q(*)
+      real(c_double), intent(in), optional :: v(*)
+      integer(c_int), value :: m
+      real(c_double), intent(inout) :: jmat(*)
+      integer(c_int), value :: ldj
+      real(c_double), intent(inout), optional :: gamma(*)
+    end function
+
+    integer(c_int) function cdyn_delassus_matrix(set, ws, q, dmat, ldd) &
+        bind(C, name="cdyn_delassus_matrix")
+      import :: c_int, c_ptr, c_double
+      type(c_ptr), value :: set, ws
+      real(c_double), intent(in) :: q(*)
+      real(c_double), intent(inout) :: dmat(*)
+      integer(c_int), value :: ldd
+    end function
+
+    integer(c_int) function cdyn_damped_delassus_inverse(set, ws, q, rho, dinv, ldd) &
+        bind(C, name="cdyn_damped_delassus_inverse")
+      import :: c_int, c_ptr, c_double
+      type(c_ptr), value :: set, ws
+      real(c_double), intent(in) :: q(*)
+      real(c_double), value :: rho
+      real(c_double), intent(inout) :: dinv(*)
+      integer(c_int), value :: ldd
+    end function
+
+    integer(c_int) function cdyn_constrained_aba(set, ws, q, v, tau, fext, settings, ydd, qdd, &
+                                                 lambda, m, result) bind(C, name="cdyn_constrained_aba")
+      import :: c_double, c_int, c_ptr, cdyn_proximal_settings, cdyn_proximal_result
+      type(c_ptr), value :: set, ws
+      real(c_double), intent(in) :: q(*), v(*), tau(*)
+      real(c_double), intent(in), optional :: fext(*)
+      type(cdyn_proximal_settings), intent(in), optional :: settings
+      real(c_double), intent(inout) :: ydd(*)
+      real(c_double), intent(inout), optional :: qdd(*)
+      real(c_double), intent(inout) :: lambda(*)
+      integer(c_int), value :: m
+      type(cdyn_proximal_result), intent(out), optional :: result
+    end function
+
+    integer(c_int) function cdyn_prox_pv(set, ws, q, v, tau, fext, settings, ydd, qdd, &
+                                         lambda, m, result) bind(C, name="cdyn_prox_pv")
+      import :: c_double, c_int, c_ptr, cdyn_proximal_settings, cdyn_proximal_result
+      type(c_ptr), value :: set, ws
+      real(c_double), intent(in) :: q(*), v(*), tau(*)
+      real(c_double), intent(in), optional :: fext(*)
+      type(cdyn_proximal_settings), intent(in), optional :: settings
+      real(c_double), intent(inout) :: ydd(*)
+      real(c_double), intent(inout), optional :: qdd(*)
+      real(c_double), intent(inout) :: lambda(*)
+      integer(c_int), value :: m
+      type(cdyn_proximal_result), intent(out), optional :: result
+    end function
+
+    integer(c_int) function cdyn_constrained_dynamics_dense(set, ws, q, v, tau, fext, settings, ydd, qdd, &
+                                                            lambda, m, result) bind(C, name="cdyn_constrained_dynamics_dense")
+      import :: c_double, c_int, c_ptr, cdyn_proximal_settings, cdyn_proximal_result
+      type(c_ptr), value :: set, ws
+      real(c_double), intent(in) :: q(*), v(*), tau(*)
+      real(c_double), intent(in), optional :: fext(*)
+      type(cdyn_proximal_settings), intent(in), optional :: settings
+      real(c_double), intent(inout) :: ydd(*)
+      real(c_double), intent(inout), optional :: qdd(*)
+      real(c_double), intent(inout) :: lambda(*)
+      integer(c_int), value :: m
+      type(cdyn_proximal_result), intent(out), optional :: result
     end function
 
   end interface

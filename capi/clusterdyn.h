@@ -1,8 +1,10 @@
 /* clusterdyn C API (C99, usable from C++; Fortran: clusterdyn.f90; Python: ctypes).
  *
  * One header, two opaque handles, plain arrays of doubles, status codes as return values.
- * Link with -lclusterdyn (libclusterdyn.so.0); the library is self-contained (the C++ core is
- * linked in statically), so no C++ header or package is needed to use it.
+ * Link with -lclusterdyn (libclusterdyn.so.0). The C++ core is linked in statically, so no C++
+ * header is needed to build against it, but the library is NOT free of run-time dependencies:
+ * it needs the shared libraries of tinyxml2, spdlog and fmt (Debian: libtinyxml2-9,
+ * libspdlog1.10, libfmt9) and the C++ runtime (libstdc++) at run time (see `ldd`).
  *
  * ------------------------------------------------------------------------------------------
  * CONVENTIONS (apply to every function below unless its comment says otherwise)
@@ -36,8 +38,9 @@
  * operations, frame queries; failing calls included) and no model query allocates heap memory,
  * takes a lock, or performs I/O. Model loading and cdyn_workspace_create allocate;
  * cdyn_workspace_init_in and cdyn_workspace_free do not. The loop-closure solves run a bounded
- * Newton iteration (at most 50 steps). cdyn_set_log_level / cdyn_get_log_level are not compute
- * functions (they may allocate on their first use).
+ * Newton iteration (at most 50 steps per start; at most 2 + 2 x 36 starts per cluster when
+ * the continuation of "Warm start" is needed). cdyn_set_log_level / cdyn_get_log_level are not
+ * compute functions (they may allocate on their first use).
  *
  * Numbers. Units are SI: m, kg, s, rad; N, N m; J. Gravity defaults to (0, 0, -9.81) m/s^2
  * in world coordinates. Counts, indices and array lengths are int; byte sizes are size_t.
@@ -51,7 +54,8 @@
  * (CDYN_ERR_NOT_UNIT_QUATERNION). Outputs may alias inputs.
  * Matrices are COLUMN-MAJOR with a leading dimension: element (i, j) of an r x c matrix A with
  * leading dimension lda >= r is A[i + j * lda]; the buffer must hold lda * c doubles (the
- * library cannot check the buffer capacity, only lda >= r).
+ * library cannot check the buffer capacity, only lda >= r). Only rows 0..r-1 of each column
+ * are written: rows r..lda-1 are left untouched.
  * Fixed-size arrays (double p[3], double m[6]) are written without length arguments.
  *
  * Coordinates. The model is the SPANNING TREE of the URDF (every URDF joint, fixed joints fused)
@@ -66,8 +70,10 @@
  *   spherical:  q = unit quaternion (x, y, z, w) of the child in the parent joint frame,
  *               v = angular velocity in child coordinates [rad/s]                     (4 / 3)
  *   planar:     q = (x, y, theta), v = (vx, vy, omega), vx vy in child axes           (3 / 3)
- *   floating:   q = (px, py, pz, qx, qy, qz, qw): child origin in the parent frame [m] and
- *               unit quaternion (Hamilton, x y z w); v = (wx, wy, wz, vx, vy, vz) = angular
+ *   floating:   q = (px, py, pz, qx, qy, qz, qw): child origin [m] and orientation (unit
+ *               quaternion, Hamilton, x y z w) in the JOINT frame, i.e. the parent link frame
+ *               moved by the joint's URDF <origin> (not the parent link frame itself, unless
+ *               <origin> is the identity); v = (wx, wy, wz, vx, vy, vz) = angular
  *               then linear velocity of the child in CHILD (body) coordinates        (7 / 6)
  * The generalized velocity is NOT the derivative of q for quaternion joints: use
  * cdyn_integrate. Generalized forces tau have the layout of v (N m for rotations, N for
@@ -102,14 +108,19 @@
  *                need not satisfy them.
  *   independent  y (nyq positions), ydot / ydd / tau (ny velocities, accelerations, efforts):
  *                the floating base, every joint outside loops and the joints marked
- *                independent="true" inside clusters, in spanning order (their spanning indices:
+ *                independent="true" inside clusters (a joint inside a cluster WITHOUT an
+ *                independent attribute is treated as independent too; mark dependent joints
+ *                independent="false"), in spanning order (their spanning indices:
  *                cdyn_model_independent_indices; names: cdyn_model_independent_*_name; each
  *                cluster's range: cdyn_model_cluster_coordinates).
  * A spanning state is CLOSED when phi(q) = 0 and K(q) v = 0. Closed velocities are v = G y_dot
  * and accelerations v_dot = G y_ddot + g, with G (nv x ny) block diagonal over the clusters
  * (cdyn_constraint_matrices). The cluster (cdyn_ce_*, cdyn_cluster_*) functions that take a
- * spanning (q, v) require it closed (within 1e-6, else CDYN_ERR_CONSTRAINT_FAILURE with the
- * cluster's name in the message): obtain one with cdyn_solve_loop_closure /
+ * spanning (q, v) require it closed (else CDYN_ERR_CONSTRAINT_FAILURE with the cluster's name
+ * in the message): max |phi(q)| <= 1e-6 and max |K v| <= 1e-6 (1 + max |v_k|), max norms over
+ * each cluster's constraint rows, each row in rad (rotations, couplings of revolute joints) or
+ * m (translations, prismatic couplings) in the loop's predecessor frame
+ * (clusterdyn::ClosureSettings::stateTolerance): obtain one with cdyn_solve_loop_closure /
  * cdyn_independent_to_spanning (from y) or cdyn_project_to_constraints (from any q, v).
  * Models without chords are trees: then ny = nv, nyq = nq, y = q, G = identity, and the
  * cluster functions agree with the tree ones.
@@ -120,7 +131,13 @@
  * reference configuration, cdyn_model_reference_configuration) unless a q_guess is given. After
  * a failed solve (CDYN_ERR_CONSTRAINT_FAILURE) the warm start is reset to the reference
  * configuration. Mechanisms with several assembly branches (e.g. the six-bar) stay on the branch
- * of the warm start: pass a nearby closed q_guess when jumping far in y.
+ * of the warm start: when Newton from the warm start fails, the solve follows a straight path
+ * in y from the warm start (4, then 32 steps), then starts over from the reference
+ * configuration. At a singular configuration (branch or dead point: the dependent block Kd of
+ * the constraints loses rank, smallest LU pivot < 1e-5 of its largest entry) the solve and the
+ * cluster functions return CDYN_ERR_CONSTRAINT_FAILURE with Kd's smallest singular value in the
+ * message, never an arbitrary branch. Inputs so large that the dynamics overflow (e.g. |v| >
+ * 1e154, whose squares exceed the double range) give CDYN_ERR_NON_FINITE naming the input.
  *
  * Extension. Functions are added in minor versions only (never changed).
  * ------------------------------------------------------------------------------------------ */
@@ -163,6 +180,8 @@ typedef enum cdyn_status {
   CDYN_ERR_CONSTRAINT_FAILURE = 6, /**< loop closure could not be solved / is singular */
   CDYN_ERR_WORKSPACE_MISMATCH = 7, /**< the workspace was created for another model */
   CDYN_ERR_INVALID_ARGUMENT = 8,   /**< any other invalid argument (bad enum, flag, handle) */
+  CDYN_ERR_NOT_CONVERGED = 9,      /**< an iterative solve stopped above its tolerance (the
+                                        outputs hold the last iterate) */
   CDYN_ERR_NULL_POINTER = 100,     /**< a required pointer argument is NULL */
   CDYN_ERR_VERSION = 101,          /**< header ABI version differs from the library's */
   CDYN_ERR_PARSE = 102,            /**< the model file/text could not be read or is invalid */
@@ -211,6 +230,10 @@ typedef enum cdyn_log_level {
 /** Ignore the URDF+ chords (<loop>, <coupling>, <mimic>) and the independent="..." marks: the
  *  model is the plain spanning tree (every body its own cluster, ny = nv, y = q). */
 #define CDYN_LOAD_IGNORE_CONSTRAINTS 2u
+/** Cut every URDF+ <loop> instead of embedding it (as if each had closure="cut"): the loops stay
+ *  open in the cluster tree and become two-body constraints (C++ cutLoopConstraints; the
+ *  constraint-set section of this header). Couplings and mimics stay embedded. */
+#define CDYN_LOAD_CUT_LOOPS 4u
 
 /** Immutable model (mechanism description). */
 typedef struct cdyn_model cdyn_model;
@@ -241,7 +264,8 @@ CDYN_API const char* cdyn_status_string(cdyn_status status);
  *  configuration of every implicit loop.
  *  abi_version: pass CDYN_ABI_VERSION (CDYN_ERR_VERSION on mismatch).
  *  path:        NUL-terminated file path.
- *  flags:       0 or a bitwise or of CDYN_LOAD_FLOATING_BASE, CDYN_LOAD_IGNORE_CONSTRAINTS.
+ *  flags:       0 or a bitwise or of CDYN_LOAD_FLOATING_BASE, CDYN_LOAD_IGNORE_CONSTRAINTS,
+ *               CDYN_LOAD_CUT_LOOPS.
  *  gravity:     NULL for (0, 0, -9.81), else 3 finite doubles [m/s^2], world coordinates.
  *  model:       receives the new model (NULL on failure); free with cdyn_model_free.
  *  err, errlen: optional (NULL / 0) buffer receiving the NUL-terminated error message
@@ -259,8 +283,8 @@ CDYN_API cdyn_status cdyn_model_load_string(int abi_version, const char* xml, si
                                             unsigned int flags, const double* gravity,
                                             cdyn_model** model, char* err, size_t errlen);
 /** Frees a model. NULL is accepted (CDYN_OK). Fails with CDYN_ERR_INVALID_ARGUMENT, freeing
- *  nothing, while workspaces of the model still exist. Not concurrent with other uses of the
- *  model. */
+ *  nothing, while workspaces, pools or constraint sets of the model still exist. Not concurrent
+ * with other uses of the model. */
 CDYN_API cdyn_status cdyn_model_free(cdyn_model* model);
 
 /* ========================================================================================== */
@@ -604,8 +628,9 @@ CDYN_API cdyn_status cdyn_cluster_bias(const cdyn_model* model, cdyn_workspace* 
 /* ========================================================================================== */
 
 /** Position solve: the closed spanning configuration q (nq) whose independent coordinates are
- *  y (nyq). Implicit loops: Newton (at most 50 steps, residual <= 1e-12 m / rad) from q_guess
- *  (optional, nq: any valid configuration near the wanted branch) or else from the workspace's
+ *  y (nyq). Implicit loops: Newton (at most 50 steps per start, residual max |phi| <= 1e-12,
+ *  rows in m or rad) from q_guess (optional, nq: any valid configuration near the wanted
+ *  branch) or else from the workspace's
  *  warm start (see "Warm start"). CDYN_ERR_CONSTRAINT_FAILURE (naming the cluster) when the
  *  loop cannot be closed for y (out of the mechanism's range, singular) or Newton does not
  *  converge. cdyn_last_loop_closure reports the iterations and the residual. */
@@ -649,6 +674,375 @@ CDYN_API cdyn_status cdyn_cluster_constraint_matrices(const cdyn_model* model, c
                                                       int cluster, const double* q, int nq,
                                                       const double* v, int nv, double* G, int ldg,
                                                       double* g, int ng);
+
+/* ========================================================================================== */
+/* Batched evaluation: many states per call, on several threads                               */
+/* ========================================================================================== */
+/* Each cdyn_batch_* / cdyn_pool_* function evaluates n states with the single-state function
+ * named in its comment; the result of state i is BIT-IDENTICAL to that single call on state i
+ * (whatever the number of threads or the order the states are taken in).
+ *
+ * Stacked arrays. Every array argument holds n states of `len` doubles each, where len is the
+ * per-state length passed with it (the same length the single-state function takes: nq, nv, ny,
+ * 6 * nbodies for fext, ny * ny for H). The arrays form an n x len matrix laid out by `layout`:
+ *   CDYN_BATCH_ROW_MAJOR  element j of state i is X[i * len + j]: each state is one contiguous
+ *                         row (C / numpy order 'C' arrays of shape (n, len); Fortran X(len, n));
+ *   CDYN_BATCH_COL_MAJOR  element j of state i is X[i + j * n]   (numpy order 'F' arrays of
+ *                         shape (n, len); Fortran X(n, len)).
+ * One layout applies to every array of the call. A state's H (ny x ny) is stored as its ny * ny
+ * column-major elements. Optional arrays are (NULL, 0) as in the single-state functions; a
+ * given optional array must have the full per-state length.
+ *
+ * Failures. All states are attempted (a state after a failed one may be skipped). The return
+ * value is CDYN_OK when every state succeeded, else the status of the failed state with the
+ * LOWEST index; *failed_index (optional, may be NULL) receives that index, or -1 when every
+ * state succeeded or the arguments were rejected before any state ran. The outputs of states
+ * before the failed one are written, the others are unspecified. The message of the failure
+ * (the single-state function's, for example "v[3] is not finite") is in the workspace ws[0]
+ * (cdyn_batch_*) or in cdyn_pool_last_error (cdyn_pool_*). Argument errors are reported before
+ * any state runs: a wrong per-state length or a NULL array with the single-state function's
+ * status and message (pools: "<name> has length L per state, expected E"); n < 0 with
+ * CDYN_ERR_INVALID_SIZE and a bad layout with CDYN_ERR_INVALID_ARGUMENT (a message only in
+ * pools); invalid, NULL or duplicate workspaces / pools as for handles (no message).
+ * Inputs and outputs must not overlap.
+ *
+ * Two ways to run them:
+ *  cdyn_batch_*  threads started by the call: ws is an array of nws >= 1 DISTINCT workspaces of
+ *                the model; the call uses min(nws, n) threads, the calling thread being one of
+ *                them (with ws[0]); nws == 1 runs on the calling thread only. Not real-time:
+ *                starting threads allocates, and so does CDYN_BATCH_COL_MAJOR (one gather
+ *                buffer per thread); with nws == 1 and CDYN_BATCH_ROW_MAJOR the call does not
+ *                allocate. The workspaces must not be used by other threads during the call.
+ *  cdyn_pool_*   a pool made once by cdyn_pool_create(model, nthreads): it owns nthreads
+ *                workspaces, their gather buffers and nthreads - 1 persistent worker threads;
+ *                the calling thread works as the n-th. Once the pool exists its batch calls
+ *                perform no heap allocation and no I/O (they synchronize with the workers through
+ *                a mutex and condition variables). One batch runs on a pool at a time:
+ *                concurrent calls on one pool from several threads are serialized.
+ * Free every pool of a model (cdyn_pool_free) before the model. */
+
+/** Layouts of stacked arrays (see above). */
+#define CDYN_BATCH_ROW_MAJOR 0
+#define CDYN_BATCH_COL_MAJOR 1
+
+/** Pool of worker threads with one workspace each, for one model. */
+typedef struct cdyn_pool cdyn_pool;
+
+/** Creates a pool of nthreads (1 <= nthreads <= 1024) workspaces of `model` and nthreads - 1
+ *  worker threads (allocates; starts threads). CDYN_ERR_INVALID_ARGUMENT for a bad nthreads,
+ *  CDYN_ERR_OUT_OF_MEMORY when memory or threads cannot be had. */
+CDYN_API cdyn_status cdyn_pool_create(const cdyn_model* model, int nthreads, cdyn_pool** pool);
+/** Stops the workers and frees the pool and its workspaces. NULL is accepted (CDYN_OK). Not
+ *  concurrent with a batch call on the same pool. */
+CDYN_API cdyn_status cdyn_pool_free(cdyn_pool* pool);
+/** Number of threads (== workspaces) of the pool, the calling thread included. */
+CDYN_API cdyn_status cdyn_pool_nthreads(const cdyn_pool* pool, int* nthreads);
+/** Message of the last failed batch call on the pool ("" after a success; a static message
+ *  when pool is NULL or invalid). Valid until the next call on the pool. */
+CDYN_API const char* cdyn_pool_last_error(const cdyn_pool* pool);
+
+/** n x cdyn_ce_aba: ydd (n x ny) and optional qdd (n x nv) from closed spanning states
+ *  q (n x nq), v (n x nv), independent efforts tau (n x ny) and optional fext
+ *  (n x 6 * nbodies). */
+CDYN_API cdyn_status cdyn_batch_ce_aba(const cdyn_model* model, cdyn_workspace* const* ws, int nws,
+                                       int n, int layout, const double* q, int nq, const double* v,
+                                       int nv, const double* tau, int ntau, const double* fext,
+                                       int nfext, double* ydd, int nydd, double* qdd, int nqdd,
+                                       int* failed_index);
+/** n x cdyn_ce_aba_independent from independent states y (n x nyq), ydot (n x ny), efforts
+ *  tau (n x ny), optional fext. The position solve of EVERY state starts from q_guess (one
+ *  configuration, nq, optional) or, when it is (NULL, 0), from the model's reference
+ *  configuration (cdyn_model_reference_configuration); so state i's result equals
+ *  cdyn_independent_to_spanning(y_i, ydot_i, q_guess) followed by cdyn_ce_aba (and
+ *  cdyn_ce_aba_independent on a new workspace when q_guess is NULL). Outputs: ydd (n x ny);
+ *  optional q (n x nq), v (n x nv): the closed spanning states; optional qdd (n x nv). */
+CDYN_API cdyn_status cdyn_batch_ce_aba_independent(
+    const cdyn_model* model, cdyn_workspace* const* ws, int nws, int n, int layout, const double* y,
+    int nyq, const double* ydot, int ny, const double* tau, int ntau, const double* fext, int nfext,
+    const double* q_guess, int nq_guess, double* ydd, int nydd, double* q, int nq, double* v,
+    int nv, double* qdd, int nqdd, int* failed_index);
+/** n x cdyn_ce_rnea: tau (n x ny) and optional qdd (n x nv) from closed states q (n x nq),
+ *  v (n x nv), independent accelerations ydd (n x ny) and optional fext. */
+CDYN_API cdyn_status cdyn_batch_ce_rnea(const cdyn_model* model, cdyn_workspace* const* ws, int nws,
+                                        int n, int layout, const double* q, int nq, const double* v,
+                                        int nv, const double* ydd, int nydd, const double* fext,
+                                        int nfext, double* tau, int ntau, double* qdd, int nqdd,
+                                        int* failed_index);
+/** n x cdyn_cluster_mass_matrix: H (n x nh, nh = ny * ny: each state's H column-major) from
+ *  closed configurations q (n x nq). */
+CDYN_API cdyn_status cdyn_batch_cluster_mass_matrix(const cdyn_model* model,
+                                                    cdyn_workspace* const* ws, int nws, int n,
+                                                    int layout, const double* q, int nq, double* H,
+                                                    int nh, int* failed_index);
+
+/** cdyn_batch_ce_aba on the pool's threads and workspaces (no allocation). */
+CDYN_API cdyn_status cdyn_pool_ce_aba(const cdyn_model* model, cdyn_pool* pool, int n, int layout,
+                                      const double* q, int nq, const double* v, int nv,
+                                      const double* tau, int ntau, const double* fext, int nfext,
+                                      double* ydd, int nydd, double* qdd, int nqdd,
+                                      int* failed_index);
+/** cdyn_batch_ce_aba_independent on the pool's threads and workspaces (no allocation). */
+CDYN_API cdyn_status cdyn_pool_ce_aba_independent(const cdyn_model* model, cdyn_pool* pool, int n,
+                                                  int layout, const double* y, int nyq,
+                                                  const double* ydot, int ny, const double* tau,
+                                                  int ntau, const double* fext, int nfext,
+                                                  const double* q_guess, int nq_guess, double* ydd,
+                                                  int nydd, double* q, int nq, double* v, int nv,
+                                                  double* qdd, int nqdd, int* failed_index);
+/** cdyn_batch_ce_rnea on the pool's threads and workspaces (no allocation). */
+CDYN_API cdyn_status cdyn_pool_ce_rnea(const cdyn_model* model, cdyn_pool* pool, int n, int layout,
+                                       const double* q, int nq, const double* v, int nv,
+                                       const double* ydd, int nydd, const double* fext, int nfext,
+                                       double* tau, int ntau, double* qdd, int nqdd,
+                                       int* failed_index);
+/** cdyn_batch_cluster_mass_matrix on the pool's threads and workspaces (no allocation). */
+CDYN_API cdyn_status cdyn_pool_cluster_mass_matrix(const cdyn_model* model, cdyn_pool* pool, int n,
+                                                   int layout, const double* q, int nq, double* H,
+                                                   int nh, int* failed_index);
+
+/* Constraint forces: tree-joint, loop and coupling forces after CE-ABA / CE-RNEA              */
+/* (docs/c-api.md "Constraint forces", docs/design/constraint-forces.md)                       */
+/* ========================================================================================== */
+
+/** Results of the constraint-force computations for one model (one per thread, like a
+ *  workspace). cdyn_forces_create allocates; every other cdyn_forces_* function does not. */
+typedef struct cdyn_forces cdyn_forces;
+
+/** Frames of the force results. */
+typedef enum cdyn_force_frame {
+  CDYN_FORCE_FRAME_BODY = 0,  /**< the child body's frame, about its origin */
+  CDYN_FORCE_FRAME_WORLD = 1, /**< world axes, about the world origin */
+  CDYN_FORCE_FRAME_LOOP = 2   /**< a loop joint's frame P (on its predecessor), about P's origin */
+} cdyn_force_frame;
+
+CDYN_API cdyn_status cdyn_forces_create(const cdyn_model* model, cdyn_forces** forces);
+/** Frees forces (NULL: CDYN_OK, nothing done; not a cdyn_forces handle:
+ *  CDYN_ERR_INVALID_ARGUMENT). Free it before its model. */
+CDYN_API cdyn_status cdyn_forces_free(cdyn_forces* forces);
+
+/** Fills forces from the workspace's last successful cdyn_ce_aba / cdyn_ce_aba_independent
+ *  (spanning = 0, tau: the same ny efforts, acting on the independent joints) or
+ *  cdyn_ce_aba_spanning_forces (spanning = 1, tau: the same nv efforts), with no other call on
+ *  the workspace in between. */
+CDYN_API cdyn_status cdyn_forces_after_ce_aba(const cdyn_model* model, cdyn_workspace* ws,
+                                              cdyn_forces* forces, const double* tau, int ntau,
+                                              int spanning);
+/** Fills forces from the workspace's last successful cdyn_ce_rnea (its efforts act on the
+ *  independent joints). */
+CDYN_API cdyn_status cdyn_forces_after_ce_rnea(const cdyn_model* model, cdyn_workspace* ws,
+                                               cdyn_forces* forces);
+/** Spatial force (moment, force) each spanning-tree joint applies TO its child body: W is
+ *  6 x nbodies, column-major, ldw >= 6, column i = joint i. frame: CDYN_FORCE_FRAME_BODY or
+ *  CDYN_FORCE_FRAME_WORLD (uses the poses of the workspace's last call). */
+CDYN_API cdyn_status cdyn_forces_joint_wrenches(const cdyn_model* model, cdyn_workspace* ws,
+                                                const cdyn_forces* forces, int frame, double* W,
+                                                int ldw);
+/** Wrench of every <loop> cut joint applied TO its successor body BY its predecessor (the
+ *  predecessor receives the opposite), in CDYN_FORCE_FRAME_LOOP: W is 6 x nloops (ldw >= 6). */
+CDYN_API cdyn_status cdyn_forces_loop_wrenches(const cdyn_model* model, const cdyn_forces* forces,
+                                               double* W, int ldw);
+/** Components of loop's wrench along its constrained directions (the multipliers: rotational
+ *  rows, then translational rows; nrows from cdyn_forces_loop_info). Redundant rows are 0. */
+CDYN_API cdyn_status cdyn_forces_loop_rows(const cdyn_model* model, const cdyn_forces* forces,
+                                           int loop, double* rows, int nrows);
+/** Name, predecessor and successor bodies (-1: world), row count and the loop frame P (pose in
+ *  the predecessor body: R column-major then p, 12 doubles) of loop (any output may be NULL). */
+CDYN_API cdyn_status cdyn_forces_loop_info(const cdyn_model* model, int loop, const char** name,
+                                           int* predecessor_body, int* successor_body, int* nrows,
+                                           double* frame_pose);
+/** Name and term count of coupling/mimic relation (sum_t coeff_t v_t = 0). */
+CDYN_API cdyn_status cdyn_forces_coupling_info(const cdyn_model* model, int relation,
+                                               const char** name, int* nterms);
+/** Term of a relation: spanning velocity index (cdyn_model_velocity_name) and coefficient. */
+CDYN_API cdyn_status cdyn_forces_coupling_term(const cdyn_model* model, int relation, int term,
+                                               int* velocity_index, double* coefficient);
+/** Multiplier of relation (optional) and the generalized force (N m or N) it exerts on each of
+ *  its joints, joint_forces[t] = coeff_t * multiplier (nterms values; the gear torque on each
+ *  side). */
+CDYN_API cdyn_status cdyn_forces_coupling(const cdyn_model* model, const cdyn_forces* forces,
+                                          int relation, double* multiplier, double* joint_forces,
+                                          int nterms);
+
+/* ========================================================================================== */
+/* Constraints (contacts, welds, loops) and constrained dynamics                              */
+/* ========================================================================================== */
+/* C++: include/clusterdyn/constraints.hpp, docs/constraints.md. A constraint relates frame A
+ * (placement1 on body1) and frame B (placement2 on body2, or a fixed world pose when body2 is
+ * -1); its rows select components of the relative spatial velocity nu = v_A - A_X_B v_B:
+ *   CDYN_CONSTRAINT_POINT     3 rows  linear x y z          (point contact, spherical loop)
+ *   CDYN_CONSTRAINT_WELD      6 rows  angular x y z, linear x y z  (6D contact, weld)
+ *   CDYN_CONSTRAINT_REVOLUTE  5 rows  angular x y, linear x y z    (free about A's z axis)
+ *   CDYN_CONSTRAINT_PLANAR    3 rows  angular x y, linear z        (free in A's xy plane)
+ *   CDYN_CONSTRAINT_PRISMATIC 5 rows  angular x y z, linear x y    (free along A's z axis)
+ * in A's axes (CDYN_LOCAL) or, for point and weld, world axes at A's origin
+ * (CDYN_LOCAL_WORLD_ALIGNED). With m rows in total and independent coordinates (ny):
+ *     H ydd + C = tau + J^T lambda,     J ydd + gamma = k,
+ * J (m x ny) the row Jacobian, gamma the row accelerations at ydd = 0, k = -kp phi - kd phi_dot
+ * the Baumgarte targets (gains 0 by default), lambda the multipliers: J^T lambda is the
+ * generalized force ON the robot (lambda = force on body1 at frame A, in the rows' axes).
+ *
+ * Handles. A cdyn_constraint_set belongs to one model; it is built by the add functions (which
+ * allocate) and is read-only once a constraint workspace exists for it (add then fails with
+ * CDYN_ERR_INVALID_ARGUMENT). A cdyn_constraint_workspace holds everything the constrained
+ * algorithms write (its own cluster workspace and the constraint workspace); one per thread, as
+ * cdyn_workspace. Free workspaces before their set, sets before their model (the free functions
+ * refuse otherwise).
+ *
+ * Errors. Set functions write their message into the set (cdyn_constraint_set_last_error);
+ * compute functions into the constraint workspace (cdyn_constraint_workspace_last_error).
+ * A workspace passed with another set gives CDYN_ERR_WORKSPACE_MISMATCH.
+ *
+ * Arrays. The compute functions take the lengths from the set's model (q: nq, v: nv, tau and
+ * ydd: ny, qdd: nv, fext: 6 * nbodies) and the set (lambda, gamma: m) and check one explicit
+ * length each: the number of rows m the caller sized its constraint-space arrays for (or the
+ * leading dimension of the matrix output, >= m). A matrix output writes rows 0..m-1 of its
+ * columns only: rows m..ld-1 are left untouched. (q, v) must be a closed spanning state
+ * (see "Cluster tree"). Inputs are checked for NaN/Inf; outputs are untouched on failure except
+ * for CDYN_ERR_NOT_CONVERGED (below). Compute functions do not allocate, lock or do I/O.
+ *
+ * Proximal solves (Sathya & Carpentier 2024): cdyn_constrained_aba (constrainedABA, contact sets
+ * only: every constraint has body2 = -1), cdyn_prox_pv (proxPV, any set) and
+ * cdyn_constrained_dynamics_dense (dense Cholesky baseline) return ydd (ny), optional qdd (nv,
+ * spanning accelerations G ydd + g), lambda (m) and an optional cdyn_proximal_result. When the
+ * row residual stays above settings->tolerance they return CDYN_ERR_NOT_CONVERGED and STILL
+ * write the outputs (the last iterate, finite). */
+
+/** Constraint types (rows above). */
+typedef enum cdyn_constraint_type {
+  CDYN_CONSTRAINT_POINT = 0,
+  CDYN_CONSTRAINT_WELD = 1,
+  CDYN_CONSTRAINT_REVOLUTE = 2,
+  CDYN_CONSTRAINT_PLANAR = 3,
+  CDYN_CONSTRAINT_PRISMATIC = 4
+} cdyn_constraint_type;
+
+/** Settings of the proximal solves (C++ ProximalSettings). Fill with
+ *  cdyn_proximal_settings_default, then change fields. */
+typedef struct cdyn_proximal_settings {
+  double mu;          /**< proximal parameter (> 0; default 1e-4): damping of the dual
+                           iterations, the augmented-Lagrangian penalty 1/mu of constrainedABA */
+  double tolerance;   /**< on |J ydd + gamma - k|_inf (> 0; default 1e-10) */
+  int max_iterations; /**< iterations after the first solve (>= 0; default 50) */
+  int warm_start;     /**< nonzero: start from the workspace's lambda of its last solve
+                           (cdyn_constrained_aba, cdyn_prox_pv; default 0) */
+} cdyn_proximal_settings;
+
+/** Outcome of a proximal solve (C++ ProximalResult). */
+typedef struct cdyn_proximal_result {
+  int status;       /**< the call's cdyn_status */
+  int iterations;   /**< proximal iterations used */
+  double residual;  /**< final |J ydd + gamma - k|_inf */
+  double dual_step; /**< last |lambda_k - lambda_(k-1)|_inf */
+  int converged;    /**< 1 when residual <= tolerance */
+} cdyn_proximal_result;
+
+/** Constraint set of one model. */
+typedef struct cdyn_constraint_set cdyn_constraint_set;
+/** Per-thread workspace of one constraint set. */
+typedef struct cdyn_constraint_workspace cdyn_constraint_workspace;
+
+/** The default settings (mu 1e-4, tolerance 1e-10, 50 iterations, no warm start). */
+CDYN_API cdyn_status cdyn_proximal_settings_default(cdyn_proximal_settings* settings);
+
+/** Creates an empty constraint set for `model` (allocates). */
+CDYN_API cdyn_status cdyn_constraint_set_create(const cdyn_model* model, cdyn_constraint_set** set);
+/** Creates the set of the model's cut loops (models loaded with CDYN_LOAD_CUT_LOOPS or with
+ *  closure="cut" loops; C++ cutLoopConstraints): one constraint per cut loop, named after it,
+ *  between its predecessor and successor bodies. Empty when the model has no cut loop. */
+CDYN_API cdyn_status cdyn_constraint_set_create_cut_loops(const cdyn_model* model,
+                                                          cdyn_constraint_set** set);
+/** Frees a set. NULL is accepted. CDYN_ERR_INVALID_ARGUMENT, freeing nothing, while
+ *  constraint workspaces of the set exist. */
+CDYN_API cdyn_status cdyn_constraint_set_free(cdyn_constraint_set* set);
+/** Message of the last failed call on the set ("" after a success; a static message when set
+ *  is NULL or invalid). */
+CDYN_API const char* cdyn_constraint_set_last_error(const cdyn_constraint_set* set);
+/** Adds a constraint (allocates). name: NUL-terminated, non-empty, unique in the set; type: a
+ *  cdyn_constraint_type; body1: body index (0 <= body1 < nbodies); body2: -1 (the world) or a
+ *  body index other than body1; placement1, placement2: poses of frames A and B in their bodies
+ *  (in the world for body2 = -1) as 4 x 4 homogeneous matrices [R p; 0 0 0 1], column-major
+ *  (16 doubles, as cdyn_frame_placement_matrix with ldt = 4; R a rotation to 1e-9), or NULL for
+ *  the identity; rf: CDYN_LOCAL or CDYN_LOCAL_WORLD_ALIGNED (point and weld only); gains:
+ *  NULL (0, 0) or the Baumgarte gains (kp [1/s^2], kd [1/s]), finite and >= 0. *index
+ *  (optional) receives the constraint's index; its rows follow the rows already in the set.
+ *  Errors: CDYN_ERR_INVALID_INDEX (bodies), CDYN_ERR_INVALID_ARGUMENT (type, frame, placement,
+ *  gains, name, set in use), CDYN_ERR_NON_FINITE (placement or gains), message in the set. */
+CDYN_API cdyn_status cdyn_constraint_set_add(cdyn_constraint_set* set, const char* name, int type,
+                                             int body1, const double placement1[16], int body2,
+                                             const double placement2[16], int rf,
+                                             const double gains[2], int* index);
+/** Adds a contact of a frame with the world (C++ ConstraintSet::addContact): frame A = the
+ *  named frame (a link, fused links included), frame B = its world pose at the model's
+ *  reference configuration (cdyn_model_reference_configuration), so phi = 0 there. type:
+ *  CDYN_CONSTRAINT_POINT (3D contact) or CDYN_CONSTRAINT_WELD (6D); rf: CDYN_LOCAL or
+ *  CDYN_LOCAL_WORLD_ALIGNED; name: NULL or "" for "<frame>_contact3d" / "<frame>_contact6d".
+ *  CDYN_ERR_NOT_FOUND for an unknown frame, CDYN_ERR_INVALID_ARGUMENT for a frame fixed to the
+ *  world, a duplicate name or another type. */
+CDYN_API cdyn_status cdyn_constraint_set_add_contact(cdyn_constraint_set* set,
+                                                     const char* frame_name, int type, int rf,
+                                                     const char* name, int* index);
+/** Number of constraints. */
+CDYN_API cdyn_status cdyn_constraint_set_size(const cdyn_constraint_set* set, int* nconstraints);
+/** Number of rows m (sum of the constraints' rows). */
+CDYN_API cdyn_status cdyn_constraint_set_nrows(const cdyn_constraint_set* set, int* m);
+/** Name "<constraint>:<component>" of row `row` (0 <= row < m, else CDYN_ERR_INVALID_INDEX),
+ *  components ang_x ang_y ang_z lin_x lin_y lin_z. Owned by the set, valid until it is freed
+ *  (or, for the rows of later constraints, grows: read names once the set is complete). */
+CDYN_API cdyn_status cdyn_constraint_set_row_name(const cdyn_constraint_set* set, int row,
+                                                  const char** name);
+
+/** Creates a constraint workspace for `set` of `model` (allocates; the set is read-only from
+ *  now on). CDYN_ERR_WORKSPACE_MISMATCH when the set belongs to another model. */
+CDYN_API cdyn_status cdyn_constraint_workspace_create(const cdyn_model* model,
+                                                      const cdyn_constraint_set* set,
+                                                      cdyn_constraint_workspace** workspace);
+/** Frees a constraint workspace. NULL is accepted. */
+CDYN_API cdyn_status cdyn_constraint_workspace_free(cdyn_constraint_workspace* workspace);
+/** Message of the last failed compute call on the workspace ("" after a success). */
+CDYN_API const char* cdyn_constraint_workspace_last_error(
+    const cdyn_constraint_workspace* workspace);
+
+/** Row Jacobian J (m x ny, column-major, ldj >= m, rows m..ldj-1 untouched) and gamma
+ *  (optional, m) at the closed state q (nq), v (optional, nv; NULL: zero velocity).
+ *  m: the set's row count (explicit check). */
+CDYN_API cdyn_status cdyn_constraint_jacobian(const cdyn_constraint_set* set,
+                                              cdyn_constraint_workspace* ws, const double* q,
+                                              const double* v, int m, double* J, int ldj,
+                                              double* gamma);
+/** Delassus matrix D = J H^-1 J^T (m x m, column-major, ldd >= m, rows m..ldd-1 untouched) at
+ *  the closed configuration q (nq), by constraint-space propagation over the cluster tree
+ *  (PV-OSIMr: Sathya, Decre, Swevers 2024). */
+CDYN_API cdyn_status cdyn_delassus_matrix(const cdyn_constraint_set* set,
+                                          cdyn_constraint_workspace* ws, const double* q, double* D,
+                                          int ldd);
+/** Damped inverse (J H^-1 J^T + rho I)^-1 (m x m, ldd >= m, rows m..ldd-1 untouched) at q,
+ *  rho > 0 and finite: cABA-OSIM (Sathya & Carpentier 2024) for contact sets, else a Cholesky
+ *  factorization of the damped Delassus matrix. */
+CDYN_API cdyn_status cdyn_damped_delassus_inverse(const cdyn_constraint_set* set,
+                                                  cdyn_constraint_workspace* ws, const double* q,
+                                                  double rho, double* Dinv, int ldd);
+/** constrainedABA (Sathya & Carpentier 2024, Alg. 1-3) at the closed state q (nq), v (nv) with
+ *  independent efforts tau (ny) and optional fext (NULL or 6 * nbodies): ydd (ny), optional qdd
+ *  (NULL or nv), lambda (m: explicit length, the set's rows), optional result. settings: NULL
+ *  for the defaults. Contact sets only (CDYN_ERR_INVALID_ARGUMENT otherwise). */
+CDYN_API cdyn_status cdyn_constrained_aba(const cdyn_constraint_set* set,
+                                          cdyn_constraint_workspace* ws, const double* q,
+                                          const double* v, const double* tau, const double* fext,
+                                          const cdyn_proximal_settings* settings, double* ydd,
+                                          double* qdd, double* lambda, int m,
+                                          cdyn_proximal_result* result);
+/** proxPV (Sathya & Carpentier 2024, Alg. 4), any set: arguments as cdyn_constrained_aba. */
+CDYN_API cdyn_status cdyn_prox_pv(const cdyn_constraint_set* set, cdyn_constraint_workspace* ws,
+                                  const double* q, const double* v, const double* tau,
+                                  const double* fext, const cdyn_proximal_settings* settings,
+                                  double* ydd, double* qdd, double* lambda, int m,
+                                  cdyn_proximal_result* result);
+/** Dense baseline (Cholesky of H, the same proximal iterations), any set: arguments as
+ *  cdyn_constrained_aba; settings->warm_start must be 0. */
+CDYN_API cdyn_status cdyn_constrained_dynamics_dense(
+    const cdyn_constraint_set* set, cdyn_constraint_workspace* ws, const double* q, const double* v,
+    const double* tau, const double* fext, const cdyn_proximal_settings* settings, double* ydd,
+    double* qdd, double* lambda, int m, cdyn_proximal_result* result);
 
 #ifdef __cplusplus
 } /* extern "C" */

@@ -43,7 +43,12 @@ Status aba(const Model& model, Data& data, ConstVecRef q, ConstVecRef v, ConstVe
     // Body acceleration without the gravity offset: a_i = a_gf_i - iX0 a0.
     data.a[i] = data.a_gf[i] - data.oMi[i].actInvMotion(a0);
   }
-  return detail::ok(data);
+  detail::ok(data);
+  return detail::checkOverflow(data, Status::Ok, data.ddq, "aba: ddq",
+                               {{"q", detail::maxAbs(q), 1},
+                                {"v", detail::maxAbs(v), 2},
+                                {"tau", detail::maxAbs(tau), 1},
+                                {"fext", detail::maxAbsForces(model, fext), 1}});
 }
 
 }  // namespace clusterdyn

@@ -1,5 +1,5 @@
-// Constraint-embedding RNEA (seed 000 §V): spanning accelerations v_dot = G y_ddot + g per
-// cluster, Newton-Euler on the tree, then tau_k = S_k^T f_k = G_k^T (S^T f)_k (eq. 62-64).
+// Constraint-embedding RNEA (Chignoli et al. 2023, §V): spanning accelerations v_dot = G y_ddot + g
+// per cluster, Newton-Euler on the tree, then tau_k = S_k^T f_k = G_k^T (S^T f)_k (eq. 62-64).
 #include "check.hpp"
 #include "cluster_detail.hpp"
 #include "clusterdyn/cluster_algorithms.hpp"
@@ -99,12 +99,19 @@ Status ceRnea(const ClusterModel& model, ClusterData& data, ConstVecRef q, Const
   CDYN_TRY(detail::checkClusterArgs(model, data, q, &v));
   CDYN_TRY(detail::checkVector(data.tree, ydd, model.ny, "ydd"));
   CDYN_TRY(detail::checkForces(model.tree, data.tree, fext));
-  return ceRneaCore(model, data, q, v.data(), ydd.data(), fext, data.tauY, true);
+  const Status s = ceRneaCore(model, data, q, v.data(), ydd.data(), fext, data.tauY, true);
+  return detail::checkOverflow(data.tree, s, data.tauY, "ceRnea: tau",
+                               {{"q", detail::maxAbs(q), 1},
+                                {"v", detail::maxAbs(v), 2},
+                                {"ydd", detail::maxAbs(ydd), 1},
+                                {"fext", detail::maxAbsForces(model.tree, fext), 1}});
 }
 
 Status clusterBias(const ClusterModel& model, ClusterData& data, ConstVecRef q, ConstVecRef v) {
   CDYN_TRY(detail::checkClusterArgs(model, data, q, &v));
-  return ceRneaCore(model, data, q, v.data(), nullptr, nullptr, data.C, true);
+  const Status s = ceRneaCore(model, data, q, v.data(), nullptr, nullptr, data.C, true);
+  return detail::checkOverflow(data.tree, s, data.C, "clusterBias: C",
+                               {{"q", detail::maxAbs(q), 1}, {"v", detail::maxAbs(v), 2}});
 }
 
 }  // namespace clusterdyn

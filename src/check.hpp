@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <initializer_list>
 
 #include "clusterdyn/data.hpp"
 
@@ -47,12 +48,79 @@ inline Status checkForces(const Model& model, Data& data, const Force* fext) {
   return Status::Ok;
 }
 
+/// max |x_i| (0 for an empty vector).
+template <typename Vec>
+double maxAbs(const Vec& x) {
+  return x.size() ? x.cwiseAbs().maxCoeff() : 0.0;
+}
+
+/// max |f| over the external forces (0 when fext is nullptr).
+inline double maxAbsForces(const Model& model, const Force* fext) {
+  double m = 0.0;
+  if (fext)
+    for (int i = 0; i < model.nbodies; ++i) m = std::max(m, fext[i].cwiseAbs().maxCoeff());
+  return m;
+}
+
+/// An input of a compute call and how it enters the dynamics: power 2 for velocities (velocity
+/// products), 1 for positions, forces and accelerations.
+struct InputMagnitude {
+  const char* name;
+  double maxAbs;
+  int power;
+};
+
+/// Finite inputs whose size makes the arithmetic overflow: the input with the largest
+/// maxAbs^power if that exceeds 1e100 (leaving ~200 orders of magnitude to the model's
+/// masses, lengths and the algorithm's sums), else nullptr.
+inline const InputMagnitude* overflowingInput(std::initializer_list<InputMagnitude> inputs) {
+  const InputMagnitude* worst = nullptr;
+  double worstLog = 100.0;
+  for (const InputMagnitude& in : inputs) {
+    if (!(in.maxAbs > 0.0)) continue;
+    const double l = in.power * std::log10(in.maxAbs);
+    if (l > worstLog) {
+      worstLog = l;
+      worst = &in;
+    }
+  }
+  return worst;
+}
+
+/// NonFinite naming the input that is out of range (the outputs of the call overflowed).
+inline Status overflowFailure(Data& data, const char* output, const InputMagnitude& in) {
+  return fail(data, Status::NonFinite,
+              "%s overflowed (not finite): input %s is out of range (max |%s| = %.3g; the "
+              "dynamics hold %s%s, which exceeds double precision)",
+              output, in.name, in.name, in.maxAbs, in.name, in.power == 2 ? "^2 terms" : "");
+}
+
+/// After a compute call: if out is not finite, or the call failed (status != Ok) while an
+/// input is large enough to overflow, NonFinite naming that input; else status unchanged.
+template <typename Out>
+Status checkOverflow(Data& data, Status status, const Out& out, const char* output,
+                     std::initializer_list<InputMagnitude> inputs) {
+  const bool finite = status != Status::Ok || out.allFinite();
+  if (status == Status::Ok && finite) return status;
+  if (status != Status::Ok && status != Status::ConstraintFailure &&
+      status != Status::NotPositiveDefinite)
+    return status;
+  const InputMagnitude* in = overflowingInput(inputs);
+  if (in) return overflowFailure(data, output, *in);
+  if (!finite)
+    return fail(data, Status::NonFinite,
+                "%s is not finite although every input is finite (overflow in the model's "
+                "numbers or the algorithm)",
+                output);
+  return status;
+}
+
 /// Sizes, finiteness and unit quaternions of a configuration vector.
 Status checkConfiguration(const Model& model, Data& data, const Eigen::Ref<const VecX>& q);
 
-#define CDYN_TRY(expr)                              \
-  do {                                              \
-    const ::clusterdyn::Status cdyn_s_ = (expr);    \
+#define CDYN_TRY(expr)                                       \
+  do {                                                       \
+    const ::clusterdyn::Status cdyn_s_ = (expr);             \
     if (cdyn_s_ != ::clusterdyn::Status::Ok) return cdyn_s_; \
   } while (0)
 

@@ -1,4 +1,4 @@
-// Cluster tree construction from a URDF+ description (seed 000 §II-B, Fig. 4).
+// Cluster tree construction from a URDF+ description (Chignoli et al. 2023, §II-B, Fig. 4).
 #include <Eigen/QR>
 #include <algorithm>
 #include <array>
@@ -12,6 +12,7 @@
 #include "clusterdyn/cluster_data.hpp"
 #include "clusterdyn/cluster_model.hpp"
 #include "clusterdyn/configuration.hpp"
+#include "cut_loops.hpp"
 #include "log.hpp"
 #include "model_builder_detail.hpp"
 
@@ -185,8 +186,9 @@ ClusterModel buildClusterModel(const UrdfDescription& urdf, const ModelOptions& 
     chordBodies(ends, urdf.where(c.line), "<coupling name=\"" + c.name + "\">");
   }
   for (const auto& l : urdf.loops)
-    chordBodies({linkRef(tree0, l.predecessor).body, linkRef(tree0, l.successor).body},
-                urdf.where(l.line), "<loop name=\"" + l.name + "\">");
+    if (!detail::isCutLoop(l, options))
+      chordBodies({linkRef(tree0, l.predecessor).body, linkRef(tree0, l.successor).body},
+                  urdf.where(l.line), "<loop name=\"" + l.name + "\">");
   // Mimic chords; reject cycles among mimics.
   for (const auto& j : urdf.joints) {
     if (!j.mimic.present) continue;
@@ -344,6 +346,10 @@ ClusterModel buildClusterModel(const UrdfDescription& urdf, const ModelOptions& 
     cm.relations.push_back(rel);
   }
   for (const auto& l : urdf.loops) {
+    if (detail::isCutLoop(l, options)) {  // left open: a constraint for the proximal solvers
+      cm.cutLoops.push_back(makeLoop(tree, urdf, l));
+      continue;
+    }
     LoopJoint lj = makeLoop(tree, urdf, l);
     // The deeper end lies inside the loop's cluster (the other may be its output body).
     lj.cluster = cm.bodyCluster[std::max(lj.successorBody, lj.predecessorBody)];
@@ -352,6 +358,7 @@ ClusterModel buildClusterModel(const UrdfDescription& urdf, const ModelOptions& 
   }
 
   // --- 5. Independent coordinates per cluster. ---------------------------------------------
+  const std::set<std::string> cutPathJoints = detail::cutLoopPathJoints(urdf, options);
   for (auto& c : cm.clusters) {
     for (int b = c.firstBody; b < c.firstBody + c.nbodies; ++b) {
       const UrdfJoint* uj =
@@ -360,7 +367,7 @@ ClusterModel buildClusterModel(const UrdfDescription& urdf, const ModelOptions& 
       for (int k = 0; k < tree.nvs[b]; ++k) {
         const int iv = tree.idx_v[b] + k;
         const bool dep = c.constrained() && (declaredDependent || mimicFollowers.count(iv));
-        if (!c.constrained() && declaredDependent && k == 0)
+        if (!c.constrained() && declaredDependent && k == 0 && !cutPathJoints.count(uj->name))
           // The approximate (loop-free) benchmark models keep independent="false" on joints
           // whose loop they removed: the joint is free, so it is an independent coordinate.
           log::warn(

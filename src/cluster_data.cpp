@@ -32,7 +32,7 @@ ClusterData::ClusterData(const ClusterModel& m) : model(&m), tree(m.tree) {
     w.Dinv.setZero(d, d);
     w.u.setZero(d);
     w.tmpd.setZero(d);
-    w.qdd.setZero(n);
+    w.qWarm.setZero(c.nq);
     w.outputTb.assign(c.nbodies, Transform());
   }
   ydd.setZero(m.ny);
@@ -42,11 +42,11 @@ ClusterData::ClusterData(const ClusterModel& m) : model(&m), tree(m.tree) {
   C.setZero(m.ny);
   q = m.qReference.size() == m.tree.nq ? m.qReference : VecX::Zero(m.tree.nq);
   v.setZero(m.tree.nv);
-  vzero.setZero(m.tree.nv);
   int maxNv = 0, maxNy = 0;
   for (const Cluster& c : m.clusters) maxNv = std::max(maxNv, c.nv), maxNy = std::max(maxNy, c.ny);
   Hblock.setZero(maxNv, maxNy);
   localBias.assign(m.tree.nbodies, Motion::Zero());
+  rigidInertia.assign(m.tree.nbodies, 1);
 }
 
 }  // namespace clusterdyn

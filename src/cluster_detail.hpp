@@ -19,13 +19,23 @@ void constraintResidual(const ClusterModel& cm, ClusterData& data, int k,
 void constraintJacobian(const ClusterModel& cm, ClusterData& data, int k);
 /// Bias k (r) with K v_dot = k (needs poses, data.tree.v and data.localBias).
 void constraintBias(const ClusterModel& cm, ClusterData& data, int k);
-/// G (and g if withBias) from the selected rows of K (and k). Fails if the dependent block is
-/// singular.
+/// G (and g if withBias) from the selected rows of K (and k). Fails (ConstraintFailure) if
+/// the dependent block is singular (ClosureSettings::singularTolerance).
 Status explicitForm(const ClusterModel& cm, ClusterData& data, int k, bool withBias);
-/// Solves the dependent positions of cluster k in q (in place), keeping its independent ones.
-/// Newton on the selected rows, at most maxIterations, residual <= tol.
+/// Copies the dependent block of K (selected rows, dependent columns) into w.Kd; returns
+/// max |Kd_ij|.
+double gatherDependentBlock(const ClusterModel& cm, ClusterData& data, int k);
+/// LU-factors w.Kd in place; false when a pivot is below singularTolerance * scale.
+/// pivotRatio (optional) receives min |pivot| / scale.
+bool factorDependentBlock(ClusterWorkspace& w, double scale, double* pivotRatio);
+/// ConstraintFailure naming cluster k and the smallest singular value of its Kd (from K).
+Status singularDependentBlock(const ClusterModel& cm, ClusterData& data, int k, const char* where);
+/// Solves the dependent positions of cluster k in q (in place), keeping its independent ones:
+/// damped Newton on the selected rows from q, continuation from warmStart (the cluster's
+/// positions before its independent ones were set, nullable), then the same from the model's
+/// qReference (loop_closure.cpp, ClosureSettings).
 Status solveClusterPositions(const ClusterModel& cm, ClusterData& data, int k, Eigen::Ref<VecX> q,
-                             int maxIterations = 50, double tol = 1e-12);
+                             const double* warmStart);
 /// Builder version: least squares on all rows (allocates; load time only).
 Status closeClusterPositions(const ClusterModel& cm, ClusterData& data, int k, Eigen::Ref<VecX> q);
 

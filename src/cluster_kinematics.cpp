@@ -1,6 +1,7 @@
 // Kinematics on the cluster tree and the per-cluster explicit constraint (G, g).
 #include "check.hpp"
 #include "cluster_detail.hpp"
+#include "clusterdyn/cluster_algorithms.hpp"
 #include "tree_step.hpp"
 
 namespace clusterdyn::detail {
@@ -31,12 +32,12 @@ Status checkClusterState(const ClusterModel& cm, ClusterData& data, int k,
         pos += coef * q[cm.tree.idx_q[cm.tree.velocityOwner[iv]]];
         if (v) vel += coef * v[iv];
       }
-      if (!(std::abs(pos) <= 1e-6))
+      if (!(std::abs(pos) <= kClosureSettings.stateTolerance))
         return fail(td, Status::ConstraintFailure,
                     "q violates the constraints of cluster '%s' (residual %.3g); close the "
                     "loops first (loop-closure solve or projection onto the constraints)",
                     c.name.c_str(), std::abs(pos));
-      if (!(std::abs(vel) <= 1e-6 * scale))
+      if (!(std::abs(vel) <= kClosureSettings.stateTolerance * scale))
         return fail(td, Status::ConstraintFailure,
                     "v violates the velocity constraints of cluster '%s' (|K v| = %.3g)",
                     c.name.c_str(), std::abs(vel));
@@ -45,7 +46,7 @@ Status checkClusterState(const ClusterModel& cm, ClusterData& data, int k,
   }
   constraintResidual(cm, data, k, q);
   const double pos = w.phi.size() ? w.phi.cwiseAbs().maxCoeff() : 0.0;
-  if (pos > 1e-6)
+  if (pos > kClosureSettings.stateTolerance)
     return fail(td, Status::ConstraintFailure,
                 "q violates the constraints of cluster '%s' (residual %.3g); close the "
                 "loops first (loop-closure solve or projection onto the constraints)",
@@ -56,7 +57,7 @@ Status checkClusterState(const ClusterModel& cm, ClusterData& data, int k,
     const MatX& K = c.implicit() ? w.K : c.Kexplicit;
     double vel = 0.0;
     for (Eigen::Index r = 0; r < K.rows(); ++r) vel = std::max(vel, std::abs(K.row(r).dot(vk)));
-    if (vel > 1e-6 * scale)
+    if (vel > kClosureSettings.stateTolerance * scale)
       return fail(td, Status::ConstraintFailure,
                   "v violates the velocity constraints of cluster '%s' (|K v| = %.3g)",
                   c.name.c_str(), vel);
@@ -102,9 +103,9 @@ Status clusterVelocityPass(const ClusterModel& cm, ClusterData& data,
   return Status::Ok;
 }
 
-/// Cluster motion subspace S_k = JXJ diag(S_i) G_k (seed 000 eq. 15) and, with withBias, the
-/// cluster bias c_k = JXJ [diag(S_i) g_k + stack(v_i x S_i qd_i)] (eq. 19), in body coordinates
-/// (after clusterVelocityPass set G and g).
+/// Cluster motion subspace S_k = JXJ diag(S_i) G_k (Chignoli et al. 2023, eq. 15) and, with
+/// withBias, the cluster bias c_k = JXJ [diag(S_i) g_k + stack(v_i x S_i qd_i)] (eq. 19), in body
+/// coordinates (after clusterVelocityPass set G and g).
 void clusterMotionSubspace(const ClusterModel& cm, ClusterData& data, int k, bool withBias) {
   const Cluster& c = cm.clusters[k];
   const Model& tree = cm.tree;

@@ -54,8 +54,8 @@ VecX randomConfiguration(const Model& model, std::mt19937_64& rng, double range)
         const double lo = std::max(-range, model.lowerPositionLimit[iq]);
         const double hi = std::min(range, model.upperPositionLimit[iq]);
         const double t = 0.5 * (unit(rng) + 1.0);
-        q[iq] = lo <= hi ? lo + t * (hi - lo) : 0.5 * (model.lowerPositionLimit[iq] +
-                                                       model.upperPositionLimit[iq]);
+        q[iq] = lo <= hi ? lo + t * (hi - lo)
+                         : 0.5 * (model.lowerPositionLimit[iq] + model.upperPositionLimit[iq]);
         break;
       }
       case JointType::Planar:

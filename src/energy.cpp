@@ -4,13 +4,19 @@
 
 namespace clusterdyn {
 
-double kineticEnergy(const Model& model, Data& data, ConstVecRef q, ConstVecRef v) {
-  if (forwardKinematics(model, data, q, v) != Status::Ok)
-    return std::numeric_limits<double>::quiet_NaN();
+Status computeKineticEnergy(const Model& model, Data& data, ConstVecRef q, ConstVecRef v) {
+  const Status s = forwardKinematics(model, data, q, v);
+  if (s != Status::Ok) return s;
   double T = 0.0;
   for (int i = 0; i < model.nbodies; ++i) T += 0.5 * data.v[i].dot(model.inertias[i] * data.v[i]);
   data.kineticEnergy = T;
-  return T;
+  return Status::Ok;
+}
+
+double kineticEnergy(const Model& model, Data& data, ConstVecRef q, ConstVecRef v) {
+  if (computeKineticEnergy(model, data, q, v) != Status::Ok)
+    return std::numeric_limits<double>::quiet_NaN();
+  return data.kineticEnergy;
 }
 
 Vec3 centerOfMass(const Model& model, const Data& data) {
@@ -24,9 +30,9 @@ Vec3 centerOfMass(const Model& model, const Data& data) {
   return m > 0.0 ? Vec3(h / m) : Vec3::Zero();
 }
 
-double potentialEnergy(const Model& model, Data& data, ConstVecRef q) {
-  if (forwardKinematics(model, data, q) != Status::Ok)
-    return std::numeric_limits<double>::quiet_NaN();
+Status computePotentialEnergy(const Model& model, Data& data, ConstVecRef q) {
+  const Status s = forwardKinematics(model, data, q);
+  if (s != Status::Ok) return s;
   double V = 0.0;
   for (int i = 0; i < model.nbodies; ++i) {
     const SpatialInertia& I = model.inertias[i];
@@ -34,7 +40,13 @@ double potentialEnergy(const Model& model, Data& data, ConstVecRef q) {
     V -= model.gravity.dot(mc);
   }
   data.potentialEnergy = V;
-  return V;
+  return Status::Ok;
+}
+
+double potentialEnergy(const Model& model, Data& data, ConstVecRef q) {
+  if (computePotentialEnergy(model, data, q) != Status::Ok)
+    return std::numeric_limits<double>::quiet_NaN();
+  return data.potentialEnergy;
 }
 
 }  // namespace clusterdyn

@@ -9,8 +9,8 @@ Status frameJacobian(const Model& model, Data& data, int frameId, ReferenceFrame
                      Eigen::Ref<Mat6X> J) {
   CDYN_TRY(detail::checkWorkspace(model, data));
   if (frameId < 0 || frameId >= static_cast<int>(model.frames.size()))
-    return detail::fail(data, Status::InvalidIndex, "frame index %d out of range [0, %d)",
-                        frameId, static_cast<int>(model.frames.size()));
+    return detail::fail(data, Status::InvalidIndex, "frame index %d out of range [0, %d)", frameId,
+                        static_cast<int>(model.frames.size()));
   if (J.cols() != model.nv)
     return detail::fail(data, Status::InvalidSize, "J has %ld columns, expected %d",
                         static_cast<long>(J.cols()), model.nv);

@@ -1,13 +1,14 @@
 // Constraints of a cluster: explicit relations (couplings, mimics) and implicit loop joints.
 // Rows are expressed in the loop's predecessor frame P, so only poses relative to the cluster's
 // output body are needed. G and g follow from partitioning K into dependent and independent
-// columns (seed 000 eq. 12-14): G = [I; -Kd^-1 Ki], g = [0; Kd^-1 k].
-#include <Eigen/QR>
+// columns (Chignoli et al. 2023, eq. 12-14): G = [I; -Kd^-1 Ki], g = [0; Kd^-1 k].
+#include <Eigen/SVD>
 #include <cmath>
 #include <limits>
 
 #include "check.hpp"
 #include "cluster_detail.hpp"
+#include "clusterdyn/cluster_algorithms.hpp"
 #include "small_lu.hpp"
 
 namespace clusterdyn::detail {
@@ -147,21 +148,71 @@ void constraintBias(const ClusterModel& cm, ClusterData& data, int k) {
   }
 }
 
+double gatherDependentBlock(const ClusterModel& cm, ClusterData& data, int k) {
+  const Cluster& c = cm.clusters[k];
+  ClusterWorkspace& w = data.clusters[k];
+  const int nd = static_cast<int>(c.dependent.size());
+  double scale = 0.0;
+  for (int i = 0; i < nd; ++i)
+    for (int j = 0; j < nd; ++j) {
+      w.Kd(i, j) = w.K(c.selectedRows[i], c.dependent[j]);
+      scale = std::max(scale, std::abs(w.Kd(i, j)));
+    }
+  return scale;
+}
+
+bool factorDependentBlock(ClusterWorkspace& w, double scale, double* pivotRatio) {
+  const Eigen::Index nd = w.Kd.rows();
+  if (!luFactor(w.Kd, w.piv)) {
+    if (pivotRatio) *pivotRatio = 0.0;
+    return false;
+  }
+  double ratio = 1.0;
+  for (Eigen::Index i = 0; i < nd; ++i) ratio = std::min(ratio, std::abs(w.Kd(i, i)) / scale);
+  if (pivotRatio) *pivotRatio = ratio;
+  return nd == 0 || (std::isfinite(ratio) && ratio >= kClosureSettings.singularTolerance);
+}
+
+double dependentBlockSingularValue(const ClusterModel& cm, const ClusterData& data, int k) {
+  const Cluster& c = cm.clusters[k];
+  const ClusterWorkspace& w = data.clusters[k];
+  const int nd = static_cast<int>(c.dependent.size());
+  constexpr int kMax = 12;  // stack storage: no heap allocation on this (failure) path
+  if (nd == 0 || nd > kMax) return std::numeric_limits<double>::quiet_NaN();
+  Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, 0, kMax, kMax> Kd(nd, nd);
+  for (int i = 0; i < nd; ++i)
+    for (int j = 0; j < nd; ++j) Kd(i, j) = w.K(c.selectedRows[i], c.dependent[j]);
+  if (!Kd.allFinite()) return std::numeric_limits<double>::quiet_NaN();
+  const Eigen::JacobiSVD<decltype(Kd)> svd(Kd);
+  return svd.singularValues()[nd - 1];
+}
+
+Status singularDependentBlock(const ClusterModel& cm, ClusterData& data, int k, const char* where) {
+  const Cluster& c = cm.clusters[k];
+  const ClusterWorkspace& w = data.clusters[k];
+  double scale = 0.0;
+  for (int r : c.selectedRows)
+    for (int j : c.dependent) scale = std::max(scale, std::abs(w.K(r, j)));
+  const double sigma = dependentBlockSingularValue(cm, data, k);
+  return fail(data.tree, Status::ConstraintFailure,
+              "cluster '%s': singular configuration %s (branch or dead point): the dependent "
+              "block Kd has lost rank, smallest singular value %.3g (largest entry %.3g, "
+              "limit %.0e relative)",
+              c.name.c_str(), where, sigma, scale, kClosureSettings.singularTolerance);
+}
+
 Status explicitForm(const ClusterModel& cm, ClusterData& data, int k, bool withBias) {
   const Cluster& c = cm.clusters[k];
   ClusterWorkspace& w = data.clusters[k];
   const int nd = static_cast<int>(c.dependent.size());
+  const double scale = gatherDependentBlock(cm, data, k);
   for (int i = 0; i < nd; ++i) {
     const int r = c.selectedRows[i];
-    for (int j = 0; j < nd; ++j) w.Kd(i, j) = w.K(r, c.dependent[j]);
     for (int j = 0; j < c.ny; ++j) w.Ki(i, j) = w.K(r, c.independent[j]);
     if (withBias) w.kd[i] = w.k[r];
   }
-  if (!luFactor(w.Kd, w.piv))
-    return fail(data.tree, Status::ConstraintFailure,
-                "cluster '%s': the dependent block of the loop constraints is singular (the "
-                "mechanism is at a singular configuration for its independent coordinates)",
-                c.name.c_str());
+  if (!factorDependentBlock(w, scale, nullptr))
+    return singularDependentBlock(cm, data, k, "at the given state");
   w.Gd = w.Ki;
   luSolveInPlace(w.Kd, w.piv, w.Gd);
   for (int j = 0; j < c.ny; ++j) {
@@ -175,78 +226,6 @@ Status explicitForm(const ClusterModel& cm, ClusterData& data, int k, bool withB
     for (int i = 0; i < nd; ++i) w.g[c.dependent[i]] = w.kd[i];
   }
   return Status::Ok;
-}
-
-Status solveClusterPositions(const ClusterModel& cm, ClusterData& data, int k, Eigen::Ref<VecX> q,
-                             int maxIterations, double tol) {
-  const Cluster& c = cm.clusters[k];
-  ClusterWorkspace& w = data.clusters[k];
-  const int nd = static_cast<int>(c.dependent.size());
-  double previous = std::numeric_limits<double>::infinity();
-  for (int it = 0; it <= maxIterations; ++it) {
-    clusterPlacements(cm, data, k, q);
-    constraintResidual(cm, data, k, q);
-    const double res = w.phi.cwiseAbs().maxCoeff();
-    data.lastIterations = it;
-    data.lastResidual = res;
-    if (!std::isfinite(res)) break;
-    // Converged: at tol, keep polishing (ill-conditioned loops gain accuracy) while Newton still
-    // improves the residual by at least 10x.
-    if (res <= tol && (res <= 1e-15 || res > 0.1 * previous)) return Status::Ok;
-    if (it == maxIterations) break;
-    previous = res;
-    constraintJacobian(cm, data, k);
-    for (int i = 0; i < nd; ++i) {
-      const int r = c.selectedRows[i];
-      for (int j = 0; j < nd; ++j) w.Kd(i, j) = w.K(r, c.dependent[j]);
-      w.dq[i] = -w.phi[r];
-    }
-    if (!luFactor(w.Kd, w.piv))
-      return fail(data.tree, Status::ConstraintFailure,
-                  "cluster '%s': singular loop-closure Jacobian at iteration %d", c.name.c_str(),
-                  it);
-    luSolveInPlace(w.Kd, w.piv, w.dq);
-    const double step = w.dq.cwiseAbs().maxCoeff();
-    if (step > 0.5) w.dq *= 0.5 / step;  // bounded steps far from the solution
-    for (int i = 0; i < nd; ++i) q[qIndex(cm.tree, c, c.dependent[i])] += w.dq[i];
-  }
-  return fail(data.tree, Status::ConstraintFailure,
-              "cluster '%s': loop closure did not converge (residual %.3g after %d iterations)",
-              c.name.c_str(), data.lastResidual, data.lastIterations);
-}
-
-Status closeClusterPositions(const ClusterModel& cm, ClusterData& data, int k, Eigen::Ref<VecX> q) {
-  const Cluster& c = cm.clusters[k];
-  ClusterWorkspace& w = data.clusters[k];
-  const int nd = static_cast<int>(c.dependent.size());
-  if (nd == 0) {  // nothing to solve for: the constraint holds or it does not
-    clusterPlacements(cm, data, k, q);
-    constraintResidual(cm, data, k, q);
-    const double res = w.phi.size() ? w.phi.cwiseAbs().maxCoeff() : 0.0;
-    data.lastResidual = res;
-    if (std::isfinite(res) && res <= 1e-13) return Status::Ok;
-    return fail(data.tree, Status::ConstraintFailure,
-                "the cluster has no dependent coordinate to close its loop (residual %.3g)", res);
-  }
-  for (int it = 0; it <= 100; ++it) {
-    clusterPlacements(cm, data, k, q);
-    constraintResidual(cm, data, k, q);
-    const double res = w.phi.size() ? w.phi.cwiseAbs().maxCoeff() : 0.0;
-    data.lastResidual = res;
-    if (!std::isfinite(res)) break;
-    if (res <= 1e-13) return Status::Ok;
-    constraintJacobian(cm, data, k);
-    MatX Kd(w.K.rows(), nd);
-    for (int j = 0; j < nd; ++j) Kd.col(j) = w.K.col(c.dependent[j]);
-    Eigen::ColPivHouseholderQR<MatX> qr(Kd);
-    VecX dq = -qr.solve(w.phi);
-    const double step = dq.size() ? dq.cwiseAbs().maxCoeff() : 0.0;
-    if (!std::isfinite(step)) break;
-    if (step > 0.5) dq *= 0.5 / step;
-    for (int i = 0; i < nd; ++i) q[qIndex(cm.tree, c, c.dependent[i])] += dq[i];
-  }
-  return fail(data.tree, Status::ConstraintFailure, "residual %.3g after 100 Gauss-Newton steps",
-              data.lastResidual);
 }
 
 }  // namespace clusterdyn::detail

@@ -63,9 +63,8 @@ Model detail::buildSpanningTree(const UrdfDescription& urdf, const ModelOptions&
   if (roots.size() > 1) {
     std::string names;
     for (int r : roots) names += (names.empty() ? "'" : ", '") + urdf.links[r].name + "'";
-    throw ModelError(urdf.where(urdf.links[roots[1]].line) +
-                     ": <link name=\"" + urdf.links[roots[1]].name +
-                     "\">: the URDF has several root links (" + names +
+    throw ModelError(urdf.where(urdf.links[roots[1]].line) + ": <link name=\"" +
+                     urdf.links[roots[1]].name + "\">: the URDF has several root links (" + names +
                      "); every link except one must be the child of a joint");
   }
   const int root = roots[0];

@@ -114,7 +114,8 @@ class Reader {
       Eigen::SelfAdjointEigenSolver<Mat3> es(Ic, Eigen::EigenvaluesOnly);
       const Vec3 ev = es.eigenvalues();
       if (ev.minCoeff() < -1e-12 * scale)
-        fail(I, "link '" + l.name + "': inertia tensor is not positive semi-definite (eigenvalues " +
+        fail(I, "link '" + l.name +
+                    "': inertia tensor is not positive semi-definite (eigenvalues " +
                     std::to_string(ev(0)) + ", " + std::to_string(ev(1)) + ", " +
                     std::to_string(ev(2)) + ")");
       // Principal moments of a rigid body satisfy I1 + I2 >= I3; several published models
@@ -201,7 +202,8 @@ class Reader {
       c.predecessors.push_back(t);
     }
     if (c.predecessors.empty()) fail(e, "missing element <predecessor>");
-    if (!ratio && c.predecessors.size() == 1 && !e->FirstChildElement("predecessor")->Attribute("ratio"))
+    if (!ratio && c.predecessors.size() == 1 &&
+        !e->FirstChildElement("predecessor")->Attribute("ratio"))
       fail(e, "missing element <ratio> (or a 'ratio' attribute on <predecessor>)");
     const XMLElement* s = e->FirstChildElement("successor");
     if (!s) fail(e, "missing element <successor>");
@@ -215,8 +217,8 @@ class Reader {
     l.name = requiredString(e, "name");
     l.line = e->GetLineNum();
     l.type = requiredString(e, "type");
-    static const std::set<std::string> types = {"revolute", "continuous", "prismatic", "planar",
-                                                "fixed", "spherical"};
+    static const std::set<std::string> types = {"revolute", "continuous", "prismatic",
+                                                "planar",   "fixed",      "spherical"};
     if (!types.count(l.type))
       fail(e, "attribute 'type': unknown loop joint type '" + l.type +
                   "' (expected revolute, continuous, prismatic, planar, spherical or fixed)");
@@ -228,6 +230,12 @@ class Reader {
     l.successor = requiredString(s, "link");
     l.predecessorOrigin = origin(p);
     l.successorOrigin = origin(s);
+    if (const char* c = e->Attribute("closure")) {
+      const std::string closure = c;
+      if (closure != "embed" && closure != "cut")
+        fail(e, "attribute 'closure': '" + closure + "' (expected embed or cut)");
+      l.cut = closure == "cut";
+    }
     if (const XMLElement* a = e->FirstChildElement("axis")) {
       l.axis = vector3(a, "xyz", Vec3::UnitX());
       if (l.axis.norm() < 1e-12 && l.type != "fixed" && l.type != "spherical")
@@ -336,7 +344,8 @@ UrdfDescription parseDocument(tinyxml2::XMLDocument& doc, const std::string& sou
 UrdfDescription parseUrdfFile(const std::string& path) {
   tinyxml2::XMLDocument doc;
   const tinyxml2::XMLError err = doc.LoadFile(path.c_str());
-  if (err == tinyxml2::XML_ERROR_FILE_NOT_FOUND || err == tinyxml2::XML_ERROR_FILE_COULD_NOT_BE_OPENED ||
+  if (err == tinyxml2::XML_ERROR_FILE_NOT_FOUND ||
+      err == tinyxml2::XML_ERROR_FILE_COULD_NOT_BE_OPENED ||
       err == tinyxml2::XML_ERROR_FILE_READ_ERROR)
     throw ModelError(path + ": cannot read file (" + std::string(doc.ErrorName()) + ")");
   return parseDocument(doc, path);

@@ -1,5 +1,5 @@
-// tools/generate_benchmark_models.py (the seed 000 benchmark families, Fig. 9 and Fig. 11):
-// every generated file loads, has the structure its family defines, agrees with the files
+// tools/generate_benchmark_models.py (the Chignoli et al. 2023, benchmark families, Fig. 9 and Fig.
+// 11): every generated file loads, has the structure its family defines, agrees with the files
 // generalized_rbda's authors published (../shared/urdfplus/benchmarks) where those exist, and
 // its cluster algorithms agree with the dense spanning-tree oracle.
 #include <gtest/gtest.h>

@@ -42,9 +42,15 @@ const char* kUsage =
     "      relative error |a - b| / max(1, |b|); exit 0 only if every computed quantity is\n"
     "      within the tolerance. --models: folder the file's model.urdf is relative to\n"
     "      (default: parent of the folder holding the JSON file)\n"
-    "  bench MODEL.urdf [--calls N] [--json] [--floating-base]\n"
+    "  bench MODEL.urdf [--calls N] [--json] [--floating-base] [--contact 3:LINK|6:LINK]...\n"
     "      median ns per call of forward kinematics (q, v), RNEA, ABA, CRBA at random states and\n"
-    "      of CE-ABA, CE-RNEA, cluster mass matrix H and bias C at random closed states\n"
+    "      of CE-ABA, CE-RNEA, cluster mass matrix H and bias C at random closed states; with\n"
+    "      contacts (3D point or 6D weld, LOCAL, on the link's frame) also of the Delassus\n"
+    "      matrix, its damped inverse (rho 1e-6), constrainedABA, proxPV and the dense baseline\n"
+    "  forces MODEL.urdf [--json] [--seed N] [--floating-base]\n"
+    "      CE-ABA at a random closed state (efforts uniform in [-1, 1]) and the resulting\n"
+    "      force of every tree joint (child body frame), wrench of every loop joint (loop\n"
+    "      frame) and generalized force of every coupling / mimic on each of its joints\n"
     "  help\n"
     "\n"
     "exit status: 0 success, 1 failure (bad model, verification failed), 2 usage error\n";
@@ -78,6 +84,13 @@ struct Args {
     for (const auto& o : options)
       if (o.first == name) return true;
     return false;
+  }
+  /// Every value of a repeatable option, in order.
+  std::vector<std::string> values(const std::string& name) const {
+    std::vector<std::string> out;
+    for (const auto& o : options)
+      if (o.first == name) out.push_back(o.second);
+    return out;
   }
   std::string value(const std::string& name, const std::string& fallback) const {
     std::string v = fallback;
@@ -293,7 +306,16 @@ double medianNsPerCall(const std::function<void(long)>& fn, long calls) {
 int cmdBench(const Args& args) {
   if (args.positional.size() != 1) throw UsageError("bench needs exactly one MODEL.urdf");
   const long calls = parsePositive(args.value("--calls", "20000"), "--calls");
+  // Contacts: "3:LINK" (point, 3 rows) or "6:LINK" (weld, 6 rows), LOCAL on the link's frame.
+  std::vector<std::pair<ConstraintType, std::string>> contacts;
+  for (const std::string& c : args.values("--contact")) {
+    if (c.size() < 3 || (c.compare(0, 2, "3:") != 0 && c.compare(0, 2, "6:") != 0))
+      throw UsageError("--contact: expected 3:LINK or 6:LINK, got '" + c + "'");
+    contacts.emplace_back(c[0] == '3' ? ConstraintType::Point : ConstraintType::Weld, c.substr(2));
+  }
   const CliModel m = loadForCli(args.positional[0], args.has("--floating-base"));
+  if (!contacts.empty() && !m.cluster)
+    throw ModelError("--contact needs the cluster model: " + m.clusterError);
   const Model& model = m.tree;
   Data data(model);
 
@@ -359,6 +381,7 @@ int cmdBench(const Args& args) {
   // tau_y and y_ddot uniform in [-1, 1].
   std::string clusterNote = m.clusterError;
   std::unique_ptr<ClusterData> cdata;
+  int constraintRows = -1;  ///< rows m of the contacts once timed
   if (m.cluster) {
     const ClusterModel& cm = *m.cluster;
     cdata = std::make_unique<ClusterData>(cm);
@@ -411,7 +434,67 @@ int cmdBench(const Args& args) {
                                sink = sink + cd.C[0];
                              },
                              calls)});
+      if (!contacts.empty()) {
+        ConstraintSet set(cm);  // ModelError (unknown link ...) goes to main: exit 1
+        for (const auto& c : contacts) set.addContact(c.second, c.first);
+        ConstraintData con(cm, set);
+        const ProximalSettings ps;  // defaults: mu 1e-4, tolerance 1e-10, 50 iterations
+        const Status cons[] = {
+            delassusMatrix(cm, cd, set, con, st[0].q),
+            dampedDelassusInverse(cm, cd, set, con, st[0].q, 1e-6),
+            constrainedAba(cm, cd, set, con, st[0].q, st[0].v, tauYs[0], ps),
+            proxPv(cm, cd, set, con, st[0].q, st[0].v, tauYs[0], ps),
+            constrainedDynamicsDense(cm, cd, set, con, st[0].q, st[0].v, tauYs[0], ps)};
+        for (Status s : cons)
+          if (s != Status::Ok && s != Status::NotConverged) {
+            std::cerr << "error: " << statusName(s) << ": " << cd.errorMessage() << "\n";
+            return kExitFailure;
+          }
+        constraintRows = set.rows();
+        results.push_back({"delassus", "delassus matrix",
+                           medianNsPerCall(
+                               [&](long k) {
+                                 delassusMatrix(cm, cd, set, con, st[k % kPool].q);
+                                 sink = sink + con.delassus(0, 0);
+                               },
+                               calls)});
+        results.push_back({"damped_inverse", "damped inverse (rho 1e-6)",
+                           medianNsPerCall(
+                               [&](long k) {
+                                 dampedDelassusInverse(cm, cd, set, con, st[k % kPool].q, 1e-6);
+                                 sink = sink + con.dampedInverse(0, 0);
+                               },
+                               calls)});
+        results.push_back({"constrained_aba", "constrainedABA",
+                           medianNsPerCall(
+                               [&](long k) {
+                                 constrainedAba(cm, cd, set, con, st[k % kPool].q, st[k % kPool].v,
+                                                tauYs[k % kPool], ps);
+                                 sink = sink + con.lambda[0];
+                               },
+                               calls)});
+        results.push_back({"prox_pv", "proxPV",
+                           medianNsPerCall(
+                               [&](long k) {
+                                 proxPv(cm, cd, set, con, st[k % kPool].q, st[k % kPool].v,
+                                        tauYs[k % kPool], ps);
+                                 sink = sink + con.lambda[0];
+                               },
+                               calls)});
+        results.push_back({"constrained_dense", "dense baseline",
+                           medianNsPerCall(
+                               [&](long k) {
+                                 constrainedDynamicsDense(cm, cd, set, con, st[k % kPool].q,
+                                                          st[k % kPool].v, tauYs[k % kPool], ps);
+                                 sink = sink + con.lambda[0];
+                               },
+                               calls)});
+      }
     }
+  }
+  if (!contacts.empty() && constraintRows < 0) {
+    std::cerr << "error: the constraint algorithms could not be timed: " << clusterNote << "\n";
+    return kExitFailure;
   }
   if (!clusterNote.empty())
     std::cerr << "clusterdyn: warning: cluster algorithms not timed: " << clusterNote << "\n";
@@ -430,6 +513,10 @@ int cmdBench(const Args& args) {
       j["nrelations"] = m.cluster->relations.size();
     }
     if (!clusterNote.empty()) j["cluster_note"] = clusterNote;
+    if (!contacts.empty()) {
+      j["contacts"] = args.values("--contact");
+      j["constraint_rows"] = constraintRows;
+    }
     j["calls"] = calls;
     j["state_pool"] = kPool;
     j["unit"] = "ns";
@@ -439,12 +526,115 @@ int cmdBench(const Args& args) {
     std::cout << "model '" << model.name << "' (nq = " << model.nq << ", nv = " << model.nv;
     if (m.cluster)
       std::cout << "; " << m.cluster->clusters.size() << " clusters, ny = " << m.cluster->ny;
+    if (!contacts.empty())
+      std::cout << "; " << contacts.size() << " contacts, m = " << constraintRows << " rows";
     std::cout << "), " << calls << " calls per algorithm, " << kPool
               << " random states (closed for the cluster algorithms), median ns per call:\n";
     char line[128];
     for (const auto& e : results) {
       std::snprintf(line, sizeof line, "  %-26s %10.1f ns\n", e.label, e.ns);
       std::cout << line;
+    }
+  }
+  return kExitOk;
+}
+
+// ---------------------------------------------------------------------------------------------
+
+/// `clusterdyn forces`: constraint forces (docs/design/constraint-forces.md) after CE-ABA.
+int cmdForces(const Args& args) {
+  if (args.positional.size() != 1) throw UsageError("forces needs exactly one MODEL.urdf");
+  ModelOptions options;
+  options.floatingBase = args.has("--floating-base");
+  const ClusterModel cm = loadModel(args.positional[0], options);
+  ClusterData data(cm);
+  JointForces forces(cm);
+  std::mt19937_64 rng(
+      static_cast<unsigned long>(parsePositive(args.value("--seed", "1"), "--seed")));
+  tools::ClosedState state;
+  if (!tools::randomClosedState(cm, data, rng, state)) {
+    std::cerr << "error: no closed state found: " << data.errorMessage() << "\n";
+    return kExitFailure;
+  }
+  std::uniform_real_distribution<double> uni(-1.0, 1.0);
+  VecX tau(cm.ny);
+  for (int i = 0; i < cm.ny; ++i) tau[i] = uni(rng);
+  if (ceAba(cm, data, state.q, state.v, tau) != Status::Ok ||
+      ceAbaConstraintForces(cm, data, forces, tau) != Status::Ok) {
+    std::cerr << "error: " << data.errorMessage() << "\n";
+    return kExitFailure;
+  }
+  const Model& tree = cm.tree;
+  auto vec = [](const Force& f) { return std::vector<double>(f.data(), f.data() + 6); };
+  nlohmann::ordered_json out;
+  out["model"] = tree.name;
+  out["convention"] =
+      "wrenches [nx, ny, nz, fx, fy, fz]; joints: applied to the child body, child body frame; "
+      "loops: applied to the successor, loop frame P";
+  out["q"] = std::vector<double>(state.q.data(), state.q.data() + state.q.size());
+  out["v"] = std::vector<double>(state.v.data(), state.v.data() + state.v.size());
+  out["tau"] = std::vector<double>(tau.data(), tau.data() + tau.size());
+  out["joints"] = nlohmann::ordered_json::array();
+  for (int b = 0; b < tree.nbodies; ++b) {
+    const VecX gen = tree.joints[b].S.transpose() * forces.joint[b];
+    out["joints"].push_back(
+        {{"joint", tree.jointNames[b]},
+         {"body", tree.bodyNames[b]},
+         {"wrench", vec(forces.joint[b])},
+         {"generalized", std::vector<double>(gen.data(), gen.data() + gen.size())}});
+  }
+  out["loops"] = nlohmann::ordered_json::array();
+  for (size_t l = 0; l < cm.loops.size(); ++l) {
+    const LoopJoint& lj = cm.loops[l];
+    const auto rows = forces.loopRowForce.segment(forces.loopRowStart[l], lj.rows());
+    out["loops"].push_back(
+        {{"loop", lj.name},
+         {"predecessor", lj.predecessorBody >= 0 ? tree.bodyNames[lj.predecessorBody] : "world"},
+         {"successor", lj.successorBody >= 0 ? tree.bodyNames[lj.successorBody] : "world"},
+         {"wrench", vec(forces.loopWrench[l])},
+         {"rows", std::vector<double>(rows.data(), rows.data() + rows.size())}});
+  }
+  out["couplings"] = nlohmann::ordered_json::array();
+  for (size_t r = 0; r < cm.relations.size(); ++r) {
+    nlohmann::ordered_json terms = nlohmann::ordered_json::array();
+    for (size_t t = 0; t < cm.relations[r].terms.size(); ++t) {
+      const auto& [iv, coeff] = cm.relations[r].terms[t];
+      terms.push_back({{"coordinate", tree.velocityNames[iv]},
+                       {"coefficient", coeff},
+                       {"force", forces.relationJointForce[forces.relationTermStart[r] + t]}});
+    }
+    out["couplings"].push_back({{"coupling", cm.relations[r].name},
+                                {"multiplier", forces.relationMultiplier[r]},
+                                {"terms", terms}});
+  }
+  if (args.has("--json")) {
+    std::cout << out.dump(2) << "\n";
+    return kExitOk;
+  }
+  auto row = [](const Force& f) {
+    char buf[160];
+    std::snprintf(buf, sizeof buf, "%10.4g %10.4g %10.4g | %10.4g %10.4g %10.4g", f[0], f[1], f[2],
+                  f[3], f[4], f[5]);
+    return std::string(buf);
+  };
+  std::printf("%s: CE-ABA at a random closed state (seed %s), efforts uniform in [-1, 1]\n",
+              tree.name.c_str(), args.value("--seed", "1").c_str());
+  std::printf("\njoint forces on the child body, child body frame [N m | N]:\n");
+  for (int b = 0; b < tree.nbodies; ++b)
+    std::printf("  %-28s %s\n", tree.jointNames[b].c_str(), row(forces.joint[b]).c_str());
+  if (!cm.loops.empty()) {
+    std::printf("\nloop wrenches on the successor, loop frame [N m | N]:\n");
+    for (size_t l = 0; l < cm.loops.size(); ++l)
+      std::printf("  %-28s %s\n", cm.loops[l].name.c_str(), row(forces.loopWrench[l]).c_str());
+  }
+  if (!cm.relations.empty()) {
+    std::printf("\ncoupling forces on each joint [N m or N]:\n");
+    for (size_t r = 0; r < cm.relations.size(); ++r) {
+      std::printf("  %-28s", cm.relations[r].name.c_str());
+      for (size_t t = 0; t < cm.relations[r].terms.size(); ++t)
+        std::printf("  %s: %.6g", tree.velocityNames[cm.relations[r].terms[t].first].c_str(),
+                    forces.relationJointForce[forces.relationTermStart[r] + t]);
+      std::printf("\n");
     }
   }
   return kExitOk;
@@ -471,8 +661,10 @@ int main(int argc, char** argv) {
     if (cmd == "info") return cmdInfo(Args(argc, argv, 2, {"--floating-base", "--json"}, {}));
     if (cmd == "dot") return cmdDot(Args(argc, argv, 2, {"--floating-base"}, {"-o", "--output"}));
     if (cmd == "verify") return cmdVerify(Args(argc, argv, 2, {}, {"--models", "--tol"}));
+    if (cmd == "forces")
+      return cmdForces(Args(argc, argv, 2, {"--floating-base", "--json"}, {"--seed"}));
     if (cmd == "bench")
-      return cmdBench(Args(argc, argv, 2, {"--floating-base", "--json"}, {"--calls"}));
+      return cmdBench(Args(argc, argv, 2, {"--floating-base", "--json"}, {"--calls", "--contact"}));
     throw UsageError("unknown command '" + cmd + "'");
   } catch (const UsageError& e) {
     std::cerr << "clusterdyn: " << e.what() << "\n\n" << kUsage;

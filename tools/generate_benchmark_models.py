@@ -369,7 +369,7 @@ SUBMECHANISMS = {
 def branched(family, branches, depth, approx):
     builder, prefix, what = SUBMECHANISMS[family]
     name = ("approx_" if approx else "") + "%s_branch_%d_%d" % (prefix, branches, depth)
-    desc = ["seed 000 Fig. 9 benchmark: floating base with %d identical branch(es), each a chain "
+    desc = ["Chignoli et al. 2023, Fig. 9 benchmark: floating base with %d identical branch(es), each a chain "
             "of %d stage(s);" % (branches, depth), what + "."]
     if approx:
         desc.append("Tree approximation: chords removed (see the generator's docstring).")
@@ -411,7 +411,7 @@ def parallel(kind, depth, loop_size, approx, flat_name=False):
     robot_name = "parallel_chain_%s_d%d_k%d" % ("imp" if implicit else "exp", depth, loop_size)
     if approx:
         robot_name = "approx_" + robot_name
-    desc = ["seed 000 Fig. 11 benchmark: two planar chains (x-z plane, axes y) of depth %d on a "
+    desc = ["Chignoli et al. 2023, Fig. 11 benchmark: two planar chains (x-z plane, axes y) of depth %d on a "
             "fixed base," % depth]
     if implicit:
         desc.append("joined by a connecting rod from the tip of link_1_%d to link_2_%d (revolute "

@@ -244,7 +244,10 @@ class PinocchioVerifier {
       : doc_(doc), results_(results) {
     ModelOptions options;  // floating models carry their own type="floating" joint
     if (doc.contains("gravity")) options.gravity = numbers(doc["gravity"], 3, "gravity");
-    model_ = loadTreeModel(urdfPath, options);
+    // The cluster model of the URDF (the constraint algorithms run on it); its spanning tree is
+    // the model of the tree quantities. The Pinocchio models are trees: y = q, ydd = ddq.
+    cmodel_ = std::make_unique<ClusterModel>(loadModel(urdfPath, options));
+    model_ = cmodel_->tree;
     data_ = std::make_unique<Data>(model_);
     mapCoordinates();
     mapContacts();
@@ -254,10 +257,24 @@ class PinocchioVerifier {
     const json& samples = at(doc_, "samples", "file");
     for (size_t k = 0; k < samples.size(); ++k) runSample(samples[k], static_cast<int>(k));
     if (!contactNote_.empty())
-      for (const char* n :
-           {"contact.J", "contact.drift", "contact.delassus", "contact.ddq", "contact.lambda"})
-        results_[n].skip(contactNote_);
+      for (const char* n : kContactQuantities) results_[n].skip(contactNote_);
   }
+
+  /// The contact checks, each named after the algorithm that computes it: the library's
+  /// Delassus propagation (PV-OSIMr, Sathya, Decre, Swevers 2024), constrainedABA and proxPV
+  /// (Sathya & Carpentier 2024); the dense KKT solve stays as an independent oracle.
+  static constexpr const char* kDelassus =
+      "contact.delassus (delassusMatrix, PV-OSIMr propagation)";
+  static constexpr const char* kDdqAba = "contact.ddq (constrainedAba, mu 1e-2)";
+  static constexpr const char* kLambdaAba = "contact.lambda (constrainedAba, mu 1e-2)";
+  static constexpr const char* kDdqPv = "contact.ddq (proxPv, mu 1e-4)";
+  static constexpr const char* kLambdaPv = "contact.lambda (proxPv, mu 1e-4)";
+  static constexpr const char* kDelassusKkt = "contact.delassus (oracle: dense J M^-1 J^T)";
+  static constexpr const char* kDdqKkt = "contact.ddq (oracle: dense KKT solve)";
+  static constexpr const char* kLambdaKkt = "contact.lambda (oracle: dense KKT solve)";
+  static constexpr const char* kContactQuantities[] = {
+      "contact.J", "contact.drift", kDelassus,    kDdqAba, kLambdaAba,
+      kDdqPv,      kLambdaPv,       kDelassusKkt, kDdqKkt, kLambdaKkt};
 
  private:
   void mapCoordinates() {
@@ -293,6 +310,11 @@ class PinocchioVerifier {
 
   void mapContacts() {
     if (!doc_.contains("contacts")) return;
+    if (cmodel_->ny != model_.nv) {
+      contactNote_ = "the model has kinematic loops (the Pinocchio files describe trees)";
+      return;
+    }
+    set_ = std::make_unique<ConstraintSet>(*cmodel_);
     for (const auto& c : doc_["contacts"]) {
       const std::string link = text(at(c, "link", "contacts[]"), "contacts[].link");
       const std::string type = text(at(c, "type", "contacts[]"), "contacts[].type");
@@ -314,6 +336,15 @@ class PinocchioVerifier {
       }
       const int frame = model_.frameId(link);
       if (frame < 0) throw VerifyError(where + ": no frame of that name in the model");
+      // The library's constraint: frame A = the link frame (identity placement), LOCAL rows.
+      const bool is6d = type == "CONTACT_6D";
+      int ci = -1;
+      try {
+        ci = set_->addContact(link, is6d ? ConstraintType::Weld : ConstraintType::Point,
+                              ReferenceFrame::Local, link);
+      } catch (const ModelError& e) {
+        throw VerifyError(where + ": " + e.what());
+      }
       std::vector<std::string> rows;
       if (c.contains("rows")) {
         rows = strings(c["rows"], where + ".rows");
@@ -328,8 +359,12 @@ class PinocchioVerifier {
           throw VerifyError(where + ": cannot interpret constraint row '" + rn + "'");
         rowIndex_[rn] = static_cast<int>(rows_.size());
         rows_.push_back({rn, frame, row, type == "CONTACT_3D"});
+        // Weld rows: [angular; linear] like `row`; point rows: linear only.
+        setRow_[rn] = set_->rowOffset(ci) + (is6d ? row : row - 3);
       }
     }
+    cdata_ = std::make_unique<ClusterData>(*cmodel_);
+    cd_ = std::make_unique<ConstraintData>(*cmodel_, *set_);
     const auto names = strings(at(doc_, "constraint_rows", "file"), "constraint_rows");
     if (names.size() != rows_.size())
       throw VerifyError("constraint_rows has " + std::to_string(names.size()) +
@@ -479,9 +514,7 @@ class PinocchioVerifier {
     Data& data = *data_;
     const int nc = static_cast<int>(rows_.size()), nv = model.nv;
     auto failAll = [&](const std::string& why) {
-      for (const char* n :
-           {"contact.J", "contact.drift", "contact.delassus", "contact.ddq", "contact.lambda"})
-        if (c.contains(std::string(n).substr(8))) results_[n].fail(k, why);
+      for (const char* n : kContactQuantities) results_[n].fail(k, why);
     };
     // J (our rows in rows_ order, our column order) and drift = acceleration at ddq = 0.
     const Status st = forwardKinematics(model, data, q, v, VecX::Zero(nv));
@@ -520,14 +553,68 @@ class PinocchioVerifier {
       for (int r = 0; r < nc; ++r) ours.values[r] = drift[rowIndex_.at(constraintRows_[r])];
       compareNamed(results_["contact.drift"], ours, ref, k);
     }
-    if (!dynamicsOk) return failAll("crba / nonLinearEffects failed");
+    // The library's algorithms on the cluster tree (y = q for these tree models).
+    const ClusterModel& cm = *cmodel_;
+    ClusterData& cdata = *cdata_;
+    ConstraintData& cd = *cd_;
+    auto setIndex = [&](int r) { return setRow_.at(constraintRows_[r]); };
+    if (c.contains("delassus")) {
+      Accumulator& acc = results_[kDelassus];
+      const Status st = delassusMatrix(cm, cdata, *set_, cd, q);
+      if (st != Status::Ok) {
+        acc.fail(k, "delassusMatrix: " + statusText(st, cdata.tree));
+      } else {
+        const MatX Dref = matrix(c["delassus"], nc, nc, where + ".delassus");
+        for (int r = 0; r < nc; ++r)
+          for (int col = 0; col < nc; ++col)
+            acc.add(cd.delassus(setIndex(r), setIndex(col)), Dref(r, col), k, constraintRows_[r],
+                    &constraintRows_[col]);
+      }
+    }
+    // Tolerance 1e-12 on the row accelerations, at most 100 iterations. proxPV's accuracy does
+    // not depend on mu; constrainedABA's augmented-Lagrangian passes lose about eps/mu in the
+    // unconstrained directions (docs/constraints.md): with mu 1e-4 lambda is only good to ~1e-8
+    // relative on these robots, with 1e-2 to ~1e-10, so it runs with mu 1e-2.
+    ProximalSettings settings;
+    settings.tolerance = 1e-12;
+    settings.maxIterations = 100;
+    for (int alg = 0; alg < 2; ++alg) {
+      settings.mu = alg == 0 ? 1e-2 : 1e-4;
+      const char* ddqName = alg == 0 ? kDdqAba : kDdqPv;
+      const char* lambdaName = alg == 0 ? kLambdaAba : kLambdaPv;
+      const Status st = alg == 0 ? constrainedAba(cm, cdata, *set_, cd, q, v, tau, settings)
+                                 : proxPv(cm, cdata, *set_, cd, q, v, tau, settings);
+      if (st != Status::Ok) {
+        const std::string why =
+            std::string(alg == 0 ? "constrainedAba: " : "proxPv: ") + statusText(st, cdata.tree);
+        if (c.contains("ddq")) results_[ddqName].fail(k, why);
+        if (c.contains("lambda")) results_[lambdaName].fail(k, why);
+        continue;
+      }
+      if (c.contains("ddq")) compareVelocitySpace(ddqName, cdata.qdd, c["ddq"], k);
+      if (c.contains("lambda")) {
+        const NamedVector ref = namedVector(c["lambda"], where + ".lambda");
+        NamedVector ours{constraintRows_, VecX(nc)};
+        for (int r = 0; r < nc; ++r) ours.values[r] = cd.lambda[setIndex(r)];
+        compareNamed(results_[lambdaName], ours, ref, k);
+      }
+    }
+    if (!dynamicsOk) {
+      for (const char* n : {kDelassusKkt, kDdqKkt, kLambdaKkt})
+        results_[n].fail(k, "crba / nonLinearEffects failed");
+      return;
+    }
 
-    // Delassus J M^-1 J^T from the dense mass matrix.
+    // Oracle: Delassus J M^-1 J^T and the KKT system from the dense mass matrix.
     const Eigen::LLT<MatX> llt(M);
-    if (llt.info() != Eigen::Success) return failAll("the mass matrix is not positive definite");
+    if (llt.info() != Eigen::Success) {
+      for (const char* n : {kDelassusKkt, kDdqKkt, kLambdaKkt})
+        results_[n].fail(k, "the mass matrix is not positive definite");
+      return;
+    }
     const MatX D = J * llt.solve(J.transpose());
     if (c.contains("delassus")) {
-      Accumulator& acc = results_["contact.delassus"];
+      Accumulator& acc = results_[kDelassusKkt];
       const MatX Dref = matrix(c["delassus"], nc, nc, where + ".delassus");
       for (int r = 0; r < nc; ++r)
         for (int col = 0; col < nc; ++col)
@@ -544,21 +631,29 @@ class PinocchioVerifier {
     rhs.head(nv) = tau - nle;
     rhs.tail(nc) = -drift;
     const Eigen::FullPivLU<MatX> lu(K);
-    if (!lu.isInvertible()) return failAll("the KKT matrix is singular");
+    if (!lu.isInvertible()) {
+      for (const char* n : {kDdqKkt, kLambdaKkt}) results_[n].fail(k, "the KKT matrix is singular");
+      return;
+    }
     const VecX x = lu.solve(rhs);
-    if (c.contains("ddq")) compareVelocitySpace("contact.ddq", x.head(nv), c["ddq"], k);
+    if (c.contains("ddq")) compareVelocitySpace(kDdqKkt, x.head(nv), c["ddq"], k);
     if (c.contains("lambda")) {
       const NamedVector ref = namedVector(c["lambda"], where + ".lambda");
       NamedVector ours{constraintRows_, VecX(nc)};
       for (int r = 0; r < nc; ++r) ours.values[r] = -x[nv + rowIndex_.at(constraintRows_[r])];
-      compareNamed(results_["contact.lambda"], ours, ref, k);
+      compareNamed(results_[kLambdaKkt], ours, ref, k);
     }
   }
 
   const json& doc_;
   Results& results_;
-  Model model_;
+  std::unique_ptr<ClusterModel> cmodel_;  ///< the URDF's cluster model (constraint algorithms)
+  Model model_;                           ///< its spanning tree (tree quantities)
   std::unique_ptr<Data> data_;
+  std::unique_ptr<ConstraintSet> set_;  ///< the file's contacts as library constraints
+  std::unique_ptr<ClusterData> cdata_;
+  std::unique_ptr<ConstraintData> cd_;
+  std::map<std::string, int> setRow_;  ///< file row name -> row of set_
   int floatingBody_ = -1;
   std::vector<std::string> coordinates_;     ///< the file's velocity coordinates (its M order)
   std::map<std::string, int> vIndex_;        ///< coordinate name -> clusterdyn v index
@@ -1059,15 +1154,17 @@ std::string formatReport(const FileReport& r) {
   os << "  " << (r.kind.empty() ? "?" : r.kind) << " file, model " << r.modelPath << ", "
      << r.samples << " samples, tolerance " << r.tolerance << " on max |a - b| / max(1, |b|)\n";
   if (!r.quantities.empty()) {
-    char line[512];
-    std::snprintf(line, sizeof line, "  %-18s %-12s %-12s %-8s %-8s %s\n", "quantity",
+    char line[1024];
+    int width = 18;  // the quantity column fits the longest name (they name the algorithm)
+    for (const auto& q : r.quantities) width = std::max(width, static_cast<int>(q.name.size()));
+    std::snprintf(line, sizeof line, "  %-*s %-12s %-12s %-8s %-8s %s\n", width, "quantity",
                   "max rel err", "max abs err", "samples", "status", "worst entry / note");
     os << line;
     for (const auto& q : r.quantities) {
       const bool computed = q.entries > 0;
       std::string detail = q.outcome == Outcome::Skipped ? "(" + q.note + ")" : q.worst;
       if (q.outcome == Outcome::Failed && !q.note.empty()) detail += "; " + q.note;
-      std::snprintf(line, sizeof line, "  %-18s %-12s %-12s %-8d %-8s %s\n", q.name.c_str(),
+      std::snprintf(line, sizeof line, "  %-*s %-12s %-12s %-8d %-8s %s\n", width, q.name.c_str(),
                     computed ? fmtErr(q.maxRelError).c_str() : "-",
                     computed ? fmtErr(q.maxAbsError).c_str() : "-", q.samples,
                     outcomeName(q.outcome), detail.c_str());

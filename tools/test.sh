@@ -1,7 +1,25 @@
 #!/usr/bin/env bash
-# Installs what is missing, builds everything, and runs every test with ctest.
+# Installs what is missing, builds everything, and runs every test with ctest; then the
+# sanitizer and fuzzing stage (tools/sanitize.sh: ASan+UBSan suite in build-asan/, TSan
+# threading test in build-tsan/, libFuzzer smoke runs in build-fuzz/).
+# CLUSTERDYN_SKIP_SANITIZERS=1 skips that stage for quick local runs (CI never sets it).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash tools/setup.sh
-cd build
-ctest --output-on-failure -j "${JOBS:-$(nproc)}" --timeout 600
+
+# ---- format stage: clang-format --dry-run --Werror over the C/C++ files of src/ include/ capi/
+# tools/ tests/ (minus tools/format-exclude.txt). Opt out with CLUSTERDYN_SKIP_FORMAT_CHECK=1.
+if [ "${CLUSTERDYN_SKIP_FORMAT_CHECK:-0}" = 1 ]; then
+  echo "== format check: SKIPPED (CLUSTERDYN_SKIP_FORMAT_CHECK=1)"
+elif ! command -v clang-format >/dev/null; then
+  echo "== format check: SKIPPED (clang-format is not installed)"
+else
+  echo "== format check"
+  find src include capi tools tests -type f \( -name '*.cpp' -o -name '*.hpp' -o -name '*.h' \
+    -o -name '*.c' \) | sort | grep -vxF -f <(grep -v '^#' tools/format-exclude.txt) |
+    xargs clang-format --dry-run --Werror
+fi
+start=$SECONDS
+(cd build && ctest --output-on-failure -j "${JOBS:-$(nproc)}" --timeout 600)
+echo "== tests: $((SECONDS - start)) s"
+bash tools/sanitize.sh

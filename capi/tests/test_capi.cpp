@@ -1053,10 +1053,10 @@ TEST(CApiClusters, IgnoreConstraintsFlag) {
   EXPECT_EQ(n, 9);
   cdyn_model* m = nullptr;
   char err[256];
-  EXPECT_EQ(cdyn_model_load_string(CDYN_ABI_VERSION, urdf.data(), urdf.size(), 4u, nullptr, &m, err,
+  EXPECT_EQ(cdyn_model_load_string(CDYN_ABI_VERSION, urdf.data(), urdf.size(), 8u, nullptr, &m, err,
                                    sizeof err),
             CDYN_ERR_INVALID_ARGUMENT);
-  EXPECT_STREQ(err, "unknown load flags 0x4");
+  EXPECT_STREQ(err, "unknown load flags 0x8");
   // A file the cluster builder rejects (two independent coordinates for a 1-dof loop) is a
   // parse error naming the element; the flag loads it as a tree.
   std::string bad = urdf;
@@ -1315,3 +1315,21 @@ TEST(CApiClusters, LoopThatCannotClose) {
 }
 
 }  // namespace
+
+TEST(CApiClusters, CutLoopsFlagLeavesTheLoopsOpen) {
+  const std::string urdf = cd::test::readTextFile(fourBarPath());
+  CModel embedded, cut;
+  loadC(embedded, urdf, true);
+  loadC(cut, urdf, true, CDYN_LOAD_CUT_LOOPS);
+  int nv = 0, nyE = 0, nyC = 0;
+  ASSERT_EQ(cdyn_model_nv(cut.m, &nv), CDYN_OK);
+  ASSERT_EQ(cdyn_model_ny(embedded.m, &nyE), CDYN_OK);
+  ASSERT_EQ(cdyn_model_ny(cut.m, &nyC), CDYN_OK);
+  EXPECT_EQ(nyC, nv);  // every spanning joint is a coordinate once the loop is cut
+  EXPECT_LT(nyE, nyC);
+  cd::ModelOptions o;
+  o.cutLoops = true;
+  const cd::ClusterModel cm = cd::buildClusterModel(cd::parseUrdfString(urdf), o);
+  EXPECT_EQ(cm.cutLoops.size(), 1u);
+  EXPECT_EQ(cm.ny, nyC);
+}

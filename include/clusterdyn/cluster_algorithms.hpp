@@ -1,10 +1,10 @@
-// Algorithms on the cluster tree (constraint embedding, seed 000).
+// Algorithms on the cluster tree (constraint embedding, Chignoli et al. 2023).
 //
 // State conventions: spanning (q, v) must satisfy the loop constraints (phi(q) = 0, K v = 0;
-// checked to 1e-6, else ConstraintFailure); independent quantities (y_dot, y_ddot, tau) use the
-// layout of ClusterModel::independentVelocityNames. Spanning accelerations satisfy
-// v_dot = G y_ddot + g. fext: nullptr or one force per body (body frame, about its origin,
-// applied TO the body), as in rnea().
+// checked to ClosureSettings::stateTolerance, else ConstraintFailure); independent quantities
+// (y_dot, y_ddot, tau) use the layout of ClusterModel::independentVelocityNames. Spanning
+// accelerations satisfy v_dot = G y_ddot + g. fext: nullptr or one force per body (body frame,
+// about its origin, applied TO the body), as in rnea().
 #pragma once
 
 #include "clusterdyn/cluster_data.hpp"
@@ -12,8 +12,41 @@
 
 namespace clusterdyn {
 
-/// Constraint-embedding ABA (seed 000 Alg. 1, eq. 55-61): independent accelerations y_ddot
-/// (data.ydd, size ny) and spanning accelerations (data.qdd, size nv) from a spanning state
+/// Tolerances and limits of the loop closure (the one place they are defined; the defaults are
+/// the values every function uses). Residuals are max norms over the constraint rows of one
+/// cluster: a row is in rad (rotation rows, and coupling / mimic rows of revolute joints) or in
+/// m (translation rows, prismatic couplings), measured in the loop's predecessor frame.
+struct ClosureSettings {
+  /// A spanning state is accepted as closed when max |phi(q)| <= stateTolerance and
+  /// max |K v| <= stateTolerance * (1 + max |v_k|) for every cluster k.
+  double stateTolerance = 1e-6;
+  /// Newton on the dependent coordinates stops at max |phi| <= residualTolerance (and keeps
+  /// polishing while a step still reduces the residual tenfold).
+  double residualTolerance = 1e-12;
+  /// Newton iterations per cluster and start (warm start, then the model's qReference).
+  int maxIterations = 50;
+  /// Largest Newton step on a loop (implicit) cluster, max over the dependent coordinates (rad
+  /// or m); longer steps are scaled. Couplings and mimics are linear and take the full step.
+  double maxStep = 0.5;
+  /// Backtracking line search: a step is halved (at most this many times) until it reduces
+  /// max |phi|; 0 disables the search.
+  int maxStepHalvings = 12;
+  /// Rank loss of the dependent block Kd (selected rows, dependent columns of K): a closure
+  /// solution or a state whose Kd has a smallest LU pivot below singularTolerance * max |Kd_ij|
+  /// is a singular configuration (branch point, dead point) and gives ConstraintFailure with the
+  /// smallest singular value of Kd in the message. Near such points the dependent positions are
+  /// determined to only ~sqrt(residualTolerance) and G = -Kd^-1 Ki is meaningless.
+  double singularTolerance = 1e-5;
+  /// Load-time closure of the reference configuration (Gauss-Newton, least squares on all rows).
+  double referenceTolerance = 1e-13;
+  int referenceMaxIterations = 100;
+};
+
+/// The settings every closure and state check uses.
+inline constexpr ClosureSettings kClosureSettings{};
+
+/// Constraint-embedding ABA (Chignoli et al. 2023, Alg. 1, eq. 55-61): independent accelerations
+/// y_ddot (data.ydd, size ny) and spanning accelerations (data.qdd, size nv) from a spanning state
 /// and independent generalized forces tauY (size ny).
 Status ceAba(const ClusterModel& model, ClusterData& data, ConstVecRef q, ConstVecRef v,
              ConstVecRef tauY, const Force* fext = nullptr);
@@ -28,8 +61,8 @@ Status ceAbaSpanningForces(const ClusterModel& model, ClusterData& data, ConstVe
 Status ceAbaIndependent(const ClusterModel& model, ClusterData& data, ConstVecRef y,
                         ConstVecRef ydot, ConstVecRef tauY, const Force* fext = nullptr);
 
-/// Constraint-embedding RNEA (seed 000 §V): independent generalized forces (data.tauY) that
-/// produce y_ddot at the spanning state (q, v); also fills data.qdd.
+/// Constraint-embedding RNEA (Chignoli et al. 2023, §V): independent generalized forces (data.tauY)
+/// that produce y_ddot at the spanning state (q, v); also fills data.qdd.
 Status ceRnea(const ClusterModel& model, ClusterData& data, ConstVecRef q, ConstVecRef v,
               ConstVecRef ydd, const Force* fext = nullptr);
 
@@ -41,8 +74,13 @@ Status clusterMassMatrix(const ClusterModel& model, ClusterData& data, ConstVecR
 Status clusterBias(const ClusterModel& model, ClusterData& data, ConstVecRef q, ConstVecRef v);
 
 /// Position level: spanning configuration (data.q) from independent positions y (size nyq).
-/// Implicit loops: Newton (at most 50 iterations, residual <= 1e-12) warm-started from data.q;
-/// data.lastIterations / lastResidual report the solve.
+/// Implicit loops, per cluster: damped Newton (ClosureSettings: at most 50 iterations per
+/// start, residual <= 1e-12, backtracking line search) from data.q; if it fails, continuation
+/// along a straight path in y from data.q (4, then 32 steps: stays on the warm start's branch);
+/// then both again from the model's qReference. data.lastIterations (all attempts) and
+/// lastResidual report the solve. ConstraintFailure (naming the cluster, with the residual or
+/// the smallest singular value of the dependent block Kd) when no closed configuration is found
+/// or the one found is singular (branch or dead point).
 Status solveLoopClosure(const ClusterModel& model, ClusterData& data, ConstVecRef y);
 
 /// Spanning state (data.q, data.v) from (y, y_dot): solveLoopClosure and v = G y_dot.

@@ -1,4 +1,4 @@
-// Cluster tree (constraint embedding, seed 000 §II-III): the URDF joints form the spanning tree;
+// Cluster tree (Chignoli et al. 2023, §II-III): the URDF joints form the spanning tree;
 // couplings, mimics and loop joints are chords; every body on the two branches below a chord's
 // nearest common ancestor joins one cluster, overlapping clusters merge, and a cluster whose base
 // bodies have different parents is grown until it has a single output body.
@@ -10,7 +10,7 @@
 //  * independent y (positions, size nyq) and y_dot (velocities, size ny): the coordinates of the
 //    floating base, of every joint outside loops, and of the joints marked independent="true"
 //    inside loop clusters, in spanning order. Spanning velocities are v = G y_dot with G block
-//    diagonal over clusters; accelerations are v_dot = G y_ddot + g (seed 000 eq. 12-14).
+//    diagonal over clusters; v_dot = G y_ddot + g (Chignoli et al. 2023, eq. 12-14).
 // Joints inside loop clusters must be 1-dof (revolute, continuous, prismatic).
 #pragma once
 
@@ -51,8 +51,8 @@ struct ExplicitRelation {
 
 struct Cluster {
   std::string name;
-  int parent = -1;                 ///< parent cluster (-1: attached to the world)
-  int outputBody = -1;             ///< parent body of all base bodies (-1: world), seed 000 Λ(k)
+  int parent = -1;      ///< parent cluster (-1: attached to the world)
+  int outputBody = -1;  ///< parent of all base bodies (-1: world), Λ(k) of Chignoli et al.
   int firstBody = 0, nbodies = 0;  ///< bodies [firstBody, firstBody + nbodies)
   int q0 = 0, nq = 0;              ///< spanning position range
   int v0 = 0, nv = 0;              ///< spanning velocity range
@@ -78,6 +78,9 @@ struct ClusterModel {
   std::vector<Cluster> clusters;
   std::vector<int> bodyCluster;  ///< cluster of each body
   std::vector<LoopJoint> loops;
+  /// <loop>s left open (closure="cut" or ModelOptions::cutLoops): cluster -1, not embedded;
+  /// cutLoopConstraints() (constraints.hpp) turns them into rigid constraints.
+  std::vector<LoopJoint> cutLoops;
   std::vector<ExplicitRelation> relations;
   int ny = 0;                            ///< independent velocity count
   int nyq = 0;                           ///< independent position count
@@ -93,6 +96,8 @@ struct ClusterModel {
   std::vector<SpatialInertia> axisymmetricInertiaInParent;
 
   int clusterOfBody(int body) const { return bodyCluster[body]; }
+  /// True when the model has any chord: a loop closure (<loop>) OR a coupling/mimic relation,
+  /// i.e. when G is not the identity. (A model with couplings only has no kinematic loop.)
   bool hasLoops() const { return !loops.empty() || !relations.empty(); }
   /// True when some cluster has a loop joint (G, g depend on the state).
   bool hasImplicitClusters() const { return !loops.empty(); }

@@ -26,22 +26,22 @@ struct Data {
   std::vector<Motion> a_gf;     ///< acceleration including -gravity (RNEA/ABA internal)
 
   // Articulated-body quantities (ABA).
-  std::vector<Mat6> IA;         ///< articulated inertia, body coordinates
-  std::vector<Force> pA;        ///< articulated bias force
-  std::vector<Mat6Xs> U;        ///< IA S, 6 x nv_i
+  std::vector<Mat6> IA;   ///< articulated inertia, body coordinates
+  std::vector<Force> pA;  ///< articulated bias force
+  std::vector<Mat6Xs> U;  ///< IA S, 6 x nv_i
   std::vector<Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, 0, 6, 6>> Dinv;
   std::vector<Eigen::Matrix<double, Eigen::Dynamic, 1, 0, 6, 1>> u;
 
   // Composite rigid body (CRBA).
   std::vector<SpatialInertia> Ycrb;  ///< composite inertia of the subtree at i (rigid)
-  Mat6X Fcrb;                   ///< 6 x nv scratch
+  Mat6X Fcrb;                        ///< 6 x nv scratch
 
   // Outputs.
-  VecX tau;   ///< RNEA result (nv)
-  VecX ddq;   ///< ABA result (nv)
-  VecX nle;   ///< bias forces C(q, v) v + g(q) (nv)
-  MatX M;     ///< joint-space inertia matrix (nv x nv, full symmetric)
-  Mat6X J;    ///< frame Jacobian scratch (6 x nv)
+  VecX tau;  ///< RNEA result (nv)
+  VecX ddq;  ///< ABA result (nv)
+  VecX nle;  ///< bias forces C(q, v) v + g(q) (nv)
+  MatX M;    ///< joint-space inertia matrix (nv x nv, full symmetric)
+  Mat6X J;   ///< frame Jacobian scratch (6 x nv)
   double kineticEnergy = 0.0;
   double potentialEnergy = 0.0;
 

@@ -5,11 +5,17 @@
 
 namespace clusterdyn {
 
-/// Kinetic energy 1/2 sum v_i^T I_i v_i [J], also stored in data.kineticEnergy.
-/// Runs forwardKinematics(q, v). Returns NaN (and data.lastError) on invalid input.
+/// Kinetic energy 1/2 sum v_i^T I_i v_i [J] into data.kineticEnergy. Runs forwardKinematics(q,
+/// v); on invalid input returns its Status (message in data.lastError) and leaves
+/// data.kineticEnergy unchanged.
+Status computeKineticEnergy(const Model& model, Data& data, ConstVecRef q, ConstVecRef v);
+/// Potential energy -sum m_i g . c_i [J] (zero at world z = 0 for g along -z) into
+/// data.potentialEnergy. Runs forwardKinematics(q); Status as computeKineticEnergy.
+Status computePotentialEnergy(const Model& model, Data& data, ConstVecRef q);
+
+/// Value form of computeKineticEnergy: the energy, or NaN (and data.lastError) on invalid input.
 double kineticEnergy(const Model& model, Data& data, ConstVecRef q, ConstVecRef v);
-/// Potential energy -sum m_i g . c_i [J] (zero at world z = 0 for g along -z), also stored in
-/// data.potentialEnergy. Runs forwardKinematics(q).
+/// Value form of computePotentialEnergy: the energy, or NaN (and data.lastError) on invalid input.
 double potentialEnergy(const Model& model, Data& data, ConstVecRef q);
 /// Centre of mass of the whole model in world coordinates (after forwardKinematics).
 Vec3 centerOfMass(const Model& model, const Data& data);

@@ -56,11 +56,21 @@ struct SpatialInertia {
   /// Adds matrix() to M (M += I) without forming it.
   void addTo(Mat6& M) const {
     M.topLeftCorner<3, 3>() += Io;
-    M(0, 4) -= h.z(); M(0, 5) += h.y(); M(1, 3) += h.z();
-    M(1, 5) -= h.x(); M(2, 3) -= h.y(); M(2, 4) += h.x();
-    M(4, 0) -= h.z(); M(5, 0) += h.y(); M(3, 1) += h.z();
-    M(5, 1) -= h.x(); M(3, 2) -= h.y(); M(4, 2) += h.x();
-    M(3, 3) += mass; M(4, 4) += mass; M(5, 5) += mass;
+    M(0, 4) -= h.z();
+    M(0, 5) += h.y();
+    M(1, 3) += h.z();
+    M(1, 5) -= h.x();
+    M(2, 3) -= h.y();
+    M(2, 4) += h.x();
+    M(4, 0) -= h.z();
+    M(5, 0) += h.y();
+    M(3, 1) += h.z();
+    M(5, 1) -= h.x();
+    M(3, 2) -= h.y();
+    M(4, 2) += h.x();
+    M(3, 3) += mass;
+    M(4, 4) += mass;
+    M(5, 5) += mass;
   }
   /// The inertia of this body (given in B coordinates) expressed in A coordinates.
   SpatialInertia transformedBy(const Transform& aMb) const {

@@ -19,9 +19,9 @@ namespace clusterdyn {
 /// A named frame rigidly attached to a body (or to the world, body == -1).
 struct Frame {
   std::string name;
-  int body = -1;          ///< body the frame is attached to (-1 = world)
-  Transform placement;    ///< pose of the frame in the body frame
-  bool isBody = false;    ///< true when the frame is a body's own frame (placement = identity)
+  int body = -1;        ///< body the frame is attached to (-1 = world)
+  Transform placement;  ///< pose of the frame in the body frame
+  bool isBody = false;  ///< true when the frame is a body's own frame (placement = identity)
 };
 
 struct Model {
@@ -35,9 +35,10 @@ struct Model {
   std::vector<std::vector<int>> children;
   std::vector<Joint> joints;
   std::vector<Transform> jointPlacement;  ///< pose of joint frame (q = 0) in the parent body frame
-  std::vector<SpatialInertia> inertias;   ///< body inertia in body coordinates (fused links included)
-  std::vector<std::string> bodyNames;     ///< URDF link name of the body
-  std::vector<std::string> jointNames;    ///< URDF joint name of the body's joint
+  std::vector<SpatialInertia>
+      inertias;                         ///< body inertia in body coordinates (fused links included)
+  std::vector<std::string> bodyNames;   ///< URDF link name of the body
+  std::vector<std::string> jointNames;  ///< URDF joint name of the body's joint
   std::vector<int> idx_q, idx_v, nqs, nvs;
   /// Body whose joint owns velocity coordinate j (size nv).
   std::vector<int> velocityOwner;
@@ -49,7 +50,7 @@ struct Model {
   std::vector<std::string> velocityNames;       ///< e.g. "knee", "base:wx", "base:vx"
 
   std::vector<Frame> frames;
-  std::string rootLink;   ///< URDF root link (world when fixed base)
+  std::string rootLink;                  ///< URDF root link (world when fixed base)
   Vec3 gravity = Vec3(0.0, 0.0, -9.81);  ///< m/s^2 in world coordinates
 
   int bodyId(const std::string& linkName) const;    ///< -1 when absent

@@ -13,6 +13,10 @@ struct ModelOptions {
   /// rejected) when the URDF already has a type="floating" joint.
   bool floatingBase = false;
   Vec3 gravity = Vec3(0.0, 0.0, -9.81);
+  /// Cut every URDF+ <loop> instead of embedding it (as if each had closure="cut"): the loops
+  /// stay open in the cluster tree (ClusterModel::cutLoops) and cutLoopConstraints() returns
+  /// them as a ConstraintSet for proxPv. Couplings and mimics are always embedded.
+  bool cutLoops = false;
 };
 
 /// Spanning-tree model of the URDF: every URDF joint becomes a tree joint; URDF+ chords

@@ -9,14 +9,16 @@ namespace clusterdyn {
 
 enum class Status : int {
   Ok = 0,
-  InvalidSize = 1,           ///< a vector or matrix argument has the wrong size
-  NonFinite = 2,             ///< a NaN or Inf in the input
-  NotUnitQuaternion = 3,     ///< a quaternion in q is far from unit norm (|1-|q|| > 1e-6)
-  NotPositiveDefinite = 4,   ///< an articulated/joint-space inertia is singular
-  InvalidIndex = 5,          ///< a body, frame or joint index out of range
-  ConstraintFailure = 6,     ///< loop closure could not be solved / is singular
-  WorkspaceMismatch = 7,     ///< the Data was made for another Model
-  InvalidArgument = 8,       ///< any other invalid argument
+  InvalidSize = 1,          ///< a vector or matrix argument has the wrong size
+  NonFinite = 2,            ///< a NaN or Inf in the input
+  NotUnitQuaternion = 3,    ///< a quaternion in q is far from unit norm (|1-|q|| > 1e-6)
+  NotPositiveDefinite = 4,  ///< an articulated/joint-space inertia is singular
+  InvalidIndex = 5,         ///< a body, frame or joint index out of range
+  ConstraintFailure = 6,    ///< loop closure could not be solved / is singular
+  WorkspaceMismatch = 7,    ///< the Data was made for another Model
+  InvalidArgument = 8,      ///< any other invalid argument
+  NotConverged = 9,         ///< an iterative solve stopped before its tolerance (outputs hold
+                            ///< the last iterate)
 };
 
 /// Short, static description of a status code.

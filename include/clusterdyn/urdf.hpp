@@ -14,7 +14,7 @@ namespace clusterdyn {
 struct UrdfInertial {
   bool present = false;
   double mass = 0.0;
-  Transform origin;       ///< pose of the inertial frame in the link frame
+  Transform origin;             ///< pose of the inertial frame in the link frame
   Mat3 inertia = Mat3::Zero();  ///< about the centre of mass, inertial-frame axes
 };
 
@@ -69,6 +69,9 @@ struct UrdfLoop {
   std::string predecessor, successor;
   Transform predecessorOrigin, successorOrigin;
   Vec3 axis = Vec3::UnitX();
+  /// URDF+ closure="embed|cut" (clusterdyn extension, default embed): a cut loop stays open in
+  /// the cluster tree and is returned by cutLoopConstraints() for the proximal solvers.
+  bool cut = false;
   int line = 0;
 };
 

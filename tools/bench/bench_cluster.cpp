@@ -1,4 +1,5 @@
-// Google Benchmark of the cluster-tree algorithms (constraint embedding, seed 000 §VI):
+// Google Benchmark of the cluster-tree algorithms (constraint embedding, Chignoli et al. 2023,
+// §VI):
 //
 //  * robots: CE-ABA, CE-RNEA, cluster mass matrix H and bias C on shared/urdfplus/{mini_cheetah,
 //    mit_humanoid, four_bar}.urdf and on the bundled models/cd_*.urdf, plus the tree ABA on the

@@ -5,20 +5,28 @@
 //   bench_instructions ROBOT ALGO N      ROBOT: a name in shared/urdfplus (mini_cheetah, ...)
 //                                         ALGO:  ceaba | cernea | H  (on ROBOT.urdf)
 //                                                aba | rnea | crba  (on ROBOT_approximate.urdf)
+//                                                delassus | damped | caba | caba1 | proxpv
+//                                                (on ROBOT.urdf with the contacts of
+//                                                bench_constrained: 6D ankles for *humanoid*,
+//                                                3D knees for *cheetah*; caba1 = one pass)
 #include <cstdio>
 #include <cstdlib>
 #include <random>
 #include <string>
+#include <vector>
 
 #include "clusterdyn/clusterdyn.hpp"
 
 using namespace clusterdyn;
 
 int main(int argc, char** argv) {
-  const std::string algos = " ceaba cernea H aba rnea crba ";
+  const std::string algos = " ceaba cernea H aba rnea crba delassus damped caba caba1 proxpv ";
   if (argc != 4 || algos.find(" " + std::string(argv[2]) + " ") == std::string::npos ||
       std::atoi(argv[3]) <= 0) {
-    std::fprintf(stderr, "usage: %s ROBOT ceaba|cernea|H|aba|rnea|crba N\n", argv[0]);
+    std::fprintf(stderr,
+                 "usage: %s ROBOT ceaba|cernea|H|aba|rnea|crba|delassus|damped|caba|caba1|proxpv "
+                 "N\n",
+                 argv[0]);
     return 2;
   }
   const std::string dir = std::string(CLUSTERDYN_BENCH_URDF_DIR) + "/";
@@ -54,6 +62,31 @@ int main(int argc, char** argv) {
     if (independentToSpanning(model, data, y, yd) != Status::Ok)
       return std::fprintf(stderr, "%s\n", data.errorMessage()), 1;
     const VecX q = data.q, v = data.v;
+    if (algo == "delassus" || algo == "damped" || algo == "caba" || algo == "caba1" ||
+        algo == "proxpv") {
+      ConstraintSet set(model);
+      const bool humanoid = robot.find("humanoid") != std::string::npos;
+      for (const char* link : humanoid
+                                  ? std::vector<const char*>{"left_ankle_link", "right_ankle_link"}
+                                  : std::vector<const char*>{"FR_knee_link", "FL_knee_link",
+                                                             "HR_knee_link", "HL_knee_link"})
+        set.addContact(link, humanoid ? ConstraintType::Weld : ConstraintType::Point);
+      ConstraintData cd(model, set);
+      ProximalSettings settings, onePass;
+      onePass.mu = 1e-8;
+      onePass.maxIterations = 0;
+      for (int i = 0; i < n; ++i) {
+        const Status s = algo == "delassus" ? delassusMatrix(model, data, set, cd, q)
+                         : algo == "damped" ? dampedDelassusInverse(model, data, set, cd, q, 1e-6)
+                         : algo == "caba"  ? constrainedAba(model, data, set, cd, q, v, x, settings)
+                         : algo == "caba1" ? constrainedAba(model, data, set, cd, q, v, x, onePass)
+                                           : proxPv(model, data, set, cd, q, v, x, settings);
+        if (s != Status::Ok && s != Status::NotConverged)
+          return std::fprintf(stderr, "%s\n", data.errorMessage()), 1;
+      }
+      std::printf("iterations %d\n", cd.result.iterations);
+      return 0;
+    }
     for (int i = 0; i < n; ++i) {
       const Status s = algo == "ceaba"    ? ceAba(model, data, q, v, x)
                        : algo == "cernea" ? ceRnea(model, data, q, v, x)

@@ -5,8 +5,8 @@ Usage:
   bench_tables.py robots TREE.json CLUSTER.json   # robots: CE-ABA, CE-RNEA, H, C, tree ABA,
                                                   # ratios to generalized_rbda and to the tree ABA
   bench_tables.py tree TREE.json                  # tree algorithms vs the Pinocchio baselines
-  bench_tables.py fig8 CLUSTER.json               # CE-ABA vs number of clusters (seed 000 Fig. 8)
-  bench_tables.py fig10 CLUSTER.json              # CE-ABA vs loop size (seed 000 Fig. 10)
+  bench_tables.py fig8 CLUSTER.json               # CE-ABA vs number of clusters (Chignoli et al. 2023, Fig. 8)
+  bench_tables.py fig10 CLUSTER.json              # CE-ABA vs loop size (Chignoli et al. 2023, Fig. 10)
 
 The JSON files come from --benchmark_format=json (or --benchmark_out=FILE) with repetitions;
 the median aggregate is used when present, else the single run. Times in ns (real time).

@@ -1,0 +1,669 @@
+// Batched evaluation of the C API (cdyn_batch_*, cdyn_pool_*): n states per call, spread over
+// threads, each state evaluated by the public single-state function (cdyn_ce_aba, ...), so the
+// results are bit-identical to single calls by construction. This file uses only clusterdyn.h:
+// it holds no dynamics and no knowledge of the handles' internals.
+#include <algorithm>
+#include <atomic>
+#include <climits>
+#include <condition_variable>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <exception>
+#include <mutex>
+#include <new>
+#include <thread>
+#include <vector>
+
+#include "clusterdyn.h"
+
+namespace {
+
+constexpr std::uint32_t kPoolTag = 0x4c504443u;  // "CDPL"
+constexpr std::uint32_t kDeadTag = 0xdeaddeadu;
+constexpr int kMaxThreads = 1024;
+constexpr int kMaxArgs = 8;
+
+/// Sizes of a model, read once per call through the public queries.
+struct Sizes {
+  int nq = 0, nv = 0, ny = 0, nyq = 0, nbodies = 0;
+};
+
+cdyn_status readSizes(const cdyn_model* m, Sizes* s) {
+  if (cdyn_status st = cdyn_model_nq(m, &s->nq)) return st;
+  if (cdyn_status st = cdyn_model_nv(m, &s->nv)) return st;
+  if (cdyn_status st = cdyn_model_ny(m, &s->ny)) return st;
+  if (cdyn_status st = cdyn_model_nyq(m, &s->nyq)) return st;
+  return cdyn_model_nbodies(m, &s->nbodies);
+}
+
+/// Doubles of per-thread scratch any batch function needs: every array of one state (gathered
+/// for the column-major layout) plus a spanning state (q, v) for the independent solve.
+std::size_t scratchSize(const Sizes& s) {
+  const std::size_t nq = s.nq, nv = s.nv, ny = s.ny, nyq = s.nyq, nb = s.nbodies;
+  const std::size_t aba = nq + 2 * nv + 2 * ny + 6 * nb;  // q v tau fext ydd qdd
+  const std::size_t indep =
+      nyq + 2 * ny + 6 * nb + ny + nq + 2 * nv;  // y ydot tau fext ydd q v qdd
+  const std::size_t h = nq + ny * ny;
+  return std::max({aba, indep, h}) + nq + nv;
+}
+
+/// One stacked array argument: `len` doubles per state (0 and nullptr when an optional array is
+/// absent); `expected` is the model's per-state length.
+struct Arg {
+  const double* in = nullptr;  ///< input base (nullptr for outputs)
+  double* out = nullptr;       ///< output base (nullptr for inputs)
+  int len = 0;
+  int expected = 0;
+  bool optional = false;
+  const char* name = "";
+};
+
+struct Job;
+/// Evaluates one state: p[k] is the state's pointer of argument k (nullptr when absent),
+/// tmp a scratch of nq + nv doubles.
+using StateFn = cdyn_status (*)(const Job&, cdyn_workspace*, double* const* p, double* tmp);
+
+/// One batch call: the arguments, the per-state function, and the shared progress counters.
+struct Job {
+  const cdyn_model* model = nullptr;
+  int n = 0;
+  int layout = CDYN_BATCH_ROW_MAJOR;
+  int nargs = 0;
+  Arg args[kMaxArgs];
+  const double* qGuess = nullptr;  ///< start of every position solve (independent only)
+  int nqGuess = 0;
+  int nq = 0;  ///< size of the tmp spanning configuration
+  StateFn fn = nullptr;
+  int chunk = 1;
+  int badArg = -1;                      ///< first argument checkArgs rejected
+  std::atomic<int> next{0};             ///< first state not yet taken
+  std::atomic<int> firstFail{INT_MAX};  ///< lowest failed state so far
+};
+
+/// Runs state i of the job on workspace ws (scratch: scratchSize doubles).
+cdyn_status runState(const Job& job, cdyn_workspace* ws, double* scratch, int i) {
+  double* p[kMaxArgs] = {};
+  const std::size_t n = static_cast<std::size_t>(job.n), si = static_cast<std::size_t>(i);
+  double* cursor = scratch;
+  const bool rowMajor = job.layout == CDYN_BATCH_ROW_MAJOR;
+  for (int k = 0; k < job.nargs; ++k) {
+    const Arg& a = job.args[k];
+    const double* base = a.in ? a.in : a.out;
+    if (base == nullptr || a.len == 0) continue;
+    const std::size_t len = static_cast<std::size_t>(a.len);
+    if (rowMajor) {
+      p[k] = const_cast<double*>(base) + si * len;  // inputs are only read through p
+    } else {
+      p[k] = cursor;
+      cursor += len;
+      if (a.in)
+        for (std::size_t j = 0; j < len; ++j) p[k][j] = a.in[si + j * n];
+    }
+  }
+  const cdyn_status s = job.fn(job, ws, p, cursor);
+  if (s == CDYN_OK && !rowMajor) {
+    for (int k = 0; k < job.nargs; ++k) {
+      const Arg& a = job.args[k];
+      if (a.out == nullptr || a.len == 0) continue;
+      for (std::size_t j = 0; j < static_cast<std::size_t>(a.len); ++j) a.out[si + j * n] = p[k][j];
+    }
+  }
+  return s;
+}
+
+/// Work loop of one thread: takes chunks of states until none is left; records the lowest
+/// failed state (states after a known failure are skipped).
+void work(Job& job, cdyn_workspace* ws, double* scratch) noexcept {
+  for (;;) {
+    const int begin = job.next.fetch_add(job.chunk, std::memory_order_relaxed);
+    if (begin < 0 || begin >= job.n) return;  // begin < 0: the counter wrapped (n near INT_MAX)
+    const int end = std::min(job.n, begin + job.chunk);
+    for (int i = begin; i < end; ++i) {
+      if (i > job.firstFail.load(std::memory_order_relaxed)) return;
+      if (runState(job, ws, scratch, i) != CDYN_OK) {
+        int cur = job.firstFail.load(std::memory_order_relaxed);
+        while (i < cur && !job.firstFail.compare_exchange_weak(cur, i)) {
+        }
+        return;
+      }
+    }
+  }
+}
+
+cdyn_status stateCeAbaIndependent(const Job& j, cdyn_workspace* ws, double* const* p, double* tmp);
+constexpr int kGuessArg = kMaxArgs;  ///< Job::badArg value of a wrong q_guess
+
+/// Argument checks before any state runs. When an array's length or pointer is wrong, the
+/// single-state function is called once on ws0 with the unshifted pointers: it rejects the same
+/// argument, with its status and message, before reading any data.
+cdyn_status checkArgs(Job& job, cdyn_workspace* ws0, double* tmp) {
+  job.badArg = -1;
+  for (int k = 0; k < job.nargs && job.badArg < 0; ++k) {
+    const Arg& a = job.args[k];
+    const void* base = a.in ? static_cast<const void*>(a.in) : static_cast<const void*>(a.out);
+    if (a.optional && base == nullptr && a.len == 0) continue;
+    if (a.len != a.expected || (base == nullptr && a.len > 0)) job.badArg = k;
+  }
+  // The one q_guess of the independent solves (not stacked): (NULL, 0) or nq doubles.
+  if (job.badArg < 0 && job.fn == stateCeAbaIndependent &&
+      (job.nqGuess != job.nq || job.qGuess == nullptr))
+    job.badArg = kGuessArg;
+  if (job.badArg < 0) return CDYN_OK;
+  double* p[kMaxArgs] = {};
+  for (int k = 0; k < job.nargs; ++k)
+    p[k] = job.args[k].in ? const_cast<double*>(job.args[k].in) : job.args[k].out;
+  const cdyn_status s = job.fn(job, ws0, p, tmp);
+  return s != CDYN_OK ? s : CDYN_ERR_INVALID_SIZE;
+}
+
+int chunkFor(int n, int threads) { return std::max(1, std::min(64, n / (8 * threads))); }
+
+// ---- the per-state functions ---------------------------------------------------------------
+
+cdyn_status stateCeAba(const Job& j, cdyn_workspace* ws, double* const* p, double*) {
+  const Arg* a = j.args;
+  return cdyn_ce_aba(j.model, ws, p[0], a[0].len, p[1], a[1].len, p[2], a[2].len, p[3], a[3].len,
+                     p[4], a[4].len, p[5], a[5].len);
+}
+
+cdyn_status stateCeRnea(const Job& j, cdyn_workspace* ws, double* const* p, double*) {
+  const Arg* a = j.args;
+  return cdyn_ce_rnea(j.model, ws, p[0], a[0].len, p[1], a[1].len, p[2], a[2].len, p[3], a[3].len,
+                      p[4], a[4].len, p[5], a[5].len);
+}
+
+cdyn_status stateMassMatrix(const Job& j, cdyn_workspace* ws, double* const* p, double*) {
+  const Arg* a = j.args;
+  if (a[1].len != a[1].expected)  // H is passed as a matrix: its length is checked here
+    return cdyn_cluster_mass_matrix(j.model, ws, p[0], a[0].len, nullptr, -1);
+  int ny = 0;
+  cdyn_model_ny(j.model, &ny);
+  return cdyn_cluster_mass_matrix(j.model, ws, p[0], a[0].len, p[1], std::max(1, ny));
+}
+
+/// Arguments: 0 y, 1 ydot, 2 tau, 3 fext, 4 ydd, 5 q, 6 v, 7 qdd.
+cdyn_status stateCeAbaIndependent(const Job& j, cdyn_workspace* ws, double* const* p, double* tmp) {
+  const Arg* a = j.args;
+  double* q = p[5] ? p[5] : tmp;
+  double* v = p[6] ? p[6] : tmp + j.nq;
+  int nv = 0;
+  cdyn_model_nv(j.model, &nv);
+  // Sizes of every argument first (the solve below would otherwise report only its own).
+  if (a[2].len != a[2].expected || a[4].len != a[4].expected ||
+      (a[3].len != 0 && a[3].len != a[3].expected) || (a[7].len != 0 && a[7].len != nv) ||
+      (a[5].len != 0 && a[5].len != j.nq) || (a[6].len != 0 && a[6].len != nv))
+    return cdyn_ce_aba_independent(j.model, ws, p[0], a[0].len, p[1], a[1].len, p[2], a[2].len,
+                                   p[3], a[3].len, p[4], a[4].len, p[5], a[5].len, p[6], a[6].len,
+                                   p[7], a[7].len);
+  if (cdyn_status s = cdyn_independent_to_spanning(j.model, ws, p[0], a[0].len, p[1], a[1].len,
+                                                   j.qGuess, j.nqGuess, q, j.nq, v, nv))
+    return s;
+  return cdyn_ce_aba(j.model, ws, q, j.nq, v, nv, p[2], a[2].len, p[3], a[3].len, p[4], a[4].len,
+                     p[7], a[7].len);
+}
+
+// ---- running a job on threads --------------------------------------------------------------
+
+/// Common prologue: layout and n. Returns CDYN_OK or the status to return.
+cdyn_status checkShape(int n, int layout) {
+  if (n < 0) return CDYN_ERR_INVALID_SIZE;
+  if (layout != CDYN_BATCH_ROW_MAJOR && layout != CDYN_BATCH_COL_MAJOR)
+    return CDYN_ERR_INVALID_ARGUMENT;
+  return CDYN_OK;
+}
+
+/// After the threads finished: the status of the lowest failed state, re-run on ws0 (the
+/// states are deterministic, so the re-run fails the same way and leaves its message in ws0).
+cdyn_status finish(Job& job, cdyn_workspace* ws0, double* scratch0, int* failedIndex) {
+  const int fail = job.firstFail.load();
+  if (fail == INT_MAX) return CDYN_OK;
+  if (failedIndex) *failedIndex = fail;
+  const cdyn_status s = runState(job, ws0, scratch0, fail);
+  return s != CDYN_OK ? s : CDYN_ERR_INTERNAL;
+}
+
+/// cdyn_batch_*: threads started here, one per caller workspace (the caller's thread is one).
+cdyn_status runWithWorkspaces(Job& job, cdyn_workspace* const* ws, int nws, int* failedIndex) {
+  if (failedIndex) *failedIndex = -1;
+  if (ws == nullptr) return CDYN_ERR_NULL_POINTER;
+  if (nws < 1 || nws > kMaxThreads) return CDYN_ERR_INVALID_ARGUMENT;
+  if (cdyn_status s = checkShape(job.n, job.layout)) return s;
+  for (int k = 0; k < nws; ++k) {
+    if (ws[k] == nullptr) return CDYN_ERR_NULL_POINTER;
+    for (int l = 0; l < k; ++l)
+      if (ws[l] == ws[k]) return CDYN_ERR_INVALID_ARGUMENT;  // one workspace, two threads
+    // Handle kind and model of every workspace (cdyn_last_loop_closure reads nothing else).
+    if (cdyn_status s = cdyn_last_loop_closure(job.model, ws[k], nullptr, nullptr)) return s;
+  }
+  try {
+    Sizes sizes;
+    if (cdyn_status s = readSizes(job.model, &sizes)) return s;
+    const int threads = std::max(1, std::min(nws, job.n));
+    std::vector<std::vector<double>> scratch(threads, std::vector<double>(scratchSize(sizes)));
+    if (cdyn_status s = checkArgs(job, ws[0], scratch[0].data())) return s;
+    if (job.n == 0) return CDYN_OK;
+    job.chunk = chunkFor(job.n, threads);
+    std::vector<std::thread> started;
+    started.reserve(threads - 1);
+    for (int k = 1; k < threads; ++k) {
+      try {
+        started.emplace_back(work, std::ref(job), ws[k], scratch[k].data());
+      } catch (const std::system_error&) {
+        break;  // fewer threads: the started ones and this one take every state
+      }
+    }
+    work(job, ws[0], scratch[0].data());
+    for (std::thread& t : started) t.join();
+    return finish(job, ws[0], scratch[0].data(), failedIndex);
+  } catch (const std::bad_alloc&) {
+    return CDYN_ERR_OUT_OF_MEMORY;
+  } catch (...) {
+    return CDYN_ERR_INTERNAL;
+  }
+}
+
+}  // namespace
+
+// ---- the pool --------------------------------------------------------------------------------
+
+struct cdyn_pool {
+  std::uint32_t tag = kPoolTag;
+  const cdyn_model* model = nullptr;
+  int nthreads = 0;
+  std::vector<cdyn_workspace*> ws;
+  std::vector<std::vector<double>> scratch;
+  std::vector<double> qReference;  ///< start of the independent solves without q_guess
+  std::vector<std::thread> workers;
+  std::mutex callMutex;  ///< one batch at a time
+  std::mutex mutex;      ///< guards job, generation, pending, stop
+  std::condition_variable startCv, doneCv;
+  Job* job = nullptr;
+  std::uint64_t generation = 0;
+  int pending = 0;
+  bool stop = false;
+  char message[512] = {};
+};
+
+namespace {
+
+bool validPool(const cdyn_pool* p) { return p != nullptr && p->tag == kPoolTag; }
+
+void workerLoop(cdyn_pool* pool, int k) {
+  std::uint64_t seen = 0;
+  for (;;) {
+    Job* job = nullptr;
+    {
+      std::unique_lock<std::mutex> lock(pool->mutex);
+      pool->startCv.wait(lock, [&] { return pool->stop || pool->generation != seen; });
+      if (pool->stop) return;
+      seen = pool->generation;
+      job = pool->job;
+    }
+    work(*job, pool->ws[k], pool->scratch[k].data());
+    std::lock_guard<std::mutex> lock(pool->mutex);
+    if (--pool->pending == 0) pool->doneCv.notify_one();
+  }
+}
+
+void stopWorkers(cdyn_pool* pool) {
+  {
+    std::lock_guard<std::mutex> lock(pool->mutex);  // notified under the lock (helgrind-clean)
+    pool->stop = true;
+    pool->startCv.notify_all();
+  }
+  for (std::thread& t : pool->workers) t.join();
+  pool->workers.clear();
+}
+
+void setMessage(cdyn_pool* pool, const char* text) {
+  std::snprintf(pool->message, sizeof pool->message, "%s", text);
+}
+
+/// cdyn_pool_*: the pool's workers and workspaces; no allocation.
+cdyn_status runOnPool(Job& job, cdyn_pool* pool, int* failedIndex) {
+  if (failedIndex) *failedIndex = -1;
+  if (pool == nullptr) return CDYN_ERR_NULL_POINTER;
+  if (!validPool(pool)) return CDYN_ERR_INVALID_ARGUMENT;
+  std::lock_guard<std::mutex> call(pool->callMutex);
+  pool->message[0] = '\0';
+  if (job.model == nullptr) {
+    setMessage(pool, "model is NULL");
+    return CDYN_ERR_NULL_POINTER;
+  }
+  if (job.model != pool->model) {
+    setMessage(pool, "the pool was created for another model");
+    return CDYN_ERR_WORKSPACE_MISMATCH;
+  }
+  if (cdyn_status s = checkShape(job.n, job.layout)) {
+    setMessage(pool, s == CDYN_ERR_INVALID_SIZE
+                         ? "n (the number of states) is negative"
+                         : "layout is not CDYN_BATCH_ROW_MAJOR or CDYN_BATCH_COL_MAJOR");
+    return s;
+  }
+  cdyn_workspace* ws0 = pool->ws[0];
+  double* scratch0 = pool->scratch[0].data();
+  cdyn_status s = checkArgs(job, ws0, scratch0);
+  if (s == CDYN_OK && job.n > 0) {
+    job.chunk = chunkFor(job.n, pool->nthreads);
+    if (pool->nthreads > 1) {
+      {
+        std::lock_guard<std::mutex> lock(pool->mutex);
+        pool->job = &job;
+        pool->pending = pool->nthreads - 1;
+        ++pool->generation;
+        pool->startCv.notify_all();
+      }
+    }
+    work(job, ws0, scratch0);
+    if (pool->nthreads > 1) {
+      std::unique_lock<std::mutex> lock(pool->mutex);
+      pool->doneCv.wait(lock, [&] { return pool->pending == 0; });
+      pool->job = nullptr;
+    }
+    s = finish(job, ws0, scratch0, failedIndex);
+  }
+  if (s != CDYN_OK) {
+    if (job.badArg == kGuessArg) {
+      std::snprintf(pool->message, sizeof pool->message, "q_guess has length %d, expected %d",
+                    job.nqGuess, job.nq);
+    } else if (job.badArg >= 0) {
+      const Arg& a = job.args[job.badArg];
+      if (a.len != a.expected)
+        std::snprintf(pool->message, sizeof pool->message,
+                      "%s has length %d per state, expected %d", a.name, a.len, a.expected);
+      else
+        std::snprintf(pool->message, sizeof pool->message, "%s is NULL", a.name);
+    } else {
+      setMessage(pool, cdyn_workspace_last_error(ws0));
+    }
+  }
+  return s;
+}
+
+}  // namespace
+
+extern "C" {
+
+cdyn_status cdyn_pool_create(const cdyn_model* model, int nthreads, cdyn_pool** pool) {
+  if (pool == nullptr) return CDYN_ERR_NULL_POINTER;
+  *pool = nullptr;
+  if (model == nullptr) return CDYN_ERR_NULL_POINTER;
+  if (nthreads < 1 || nthreads > kMaxThreads) return CDYN_ERR_INVALID_ARGUMENT;
+  Sizes sizes;
+  if (cdyn_status s = readSizes(model, &sizes)) return s;
+  cdyn_pool* p = nullptr;
+  try {
+    p = new cdyn_pool;
+    p->model = model;
+    p->nthreads = nthreads;
+    p->ws.assign(nthreads, nullptr);
+    p->scratch.assign(nthreads, std::vector<double>(scratchSize(sizes)));
+    p->qReference.assign(sizes.nq, 0.0);
+    if (cdyn_status s = cdyn_model_reference_configuration(model, p->qReference.data(), sizes.nq)) {
+      delete p;
+      return s;
+    }
+    for (int k = 0; k < nthreads; ++k) {
+      if (cdyn_status s = cdyn_workspace_create(model, &p->ws[k])) {
+        cdyn_pool_free(p);
+        return s;
+      }
+    }
+    p->workers.reserve(nthreads - 1);
+    for (int k = 1; k < nthreads; ++k) p->workers.emplace_back(workerLoop, p, k);
+  } catch (...) {  // bad_alloc, or system_error when a thread cannot start
+    if (p) cdyn_pool_free(p);
+    return CDYN_ERR_OUT_OF_MEMORY;
+  }
+  *pool = p;
+  return CDYN_OK;
+}
+
+cdyn_status cdyn_pool_free(cdyn_pool* pool) {
+  if (pool == nullptr) return CDYN_OK;
+  if (!validPool(pool)) return CDYN_ERR_INVALID_ARGUMENT;
+  pool->tag = kDeadTag;
+  stopWorkers(pool);
+  for (cdyn_workspace* w : pool->ws) cdyn_workspace_free(w);
+  delete pool;
+  return CDYN_OK;
+}
+
+cdyn_status cdyn_pool_nthreads(const cdyn_pool* pool, int* nthreads) {
+  if (pool == nullptr || nthreads == nullptr) return CDYN_ERR_NULL_POINTER;
+  if (!validPool(pool)) return CDYN_ERR_INVALID_ARGUMENT;
+  *nthreads = pool->nthreads;
+  return CDYN_OK;
+}
+
+const char* cdyn_pool_last_error(const cdyn_pool* pool) {
+  if (pool == nullptr) return "pool is NULL";
+  if (!validPool(pool)) return "not a valid cdyn_pool handle";
+  return pool->message;
+}
+
+}  // extern "C"
+
+// ---- the batch functions: fill a Job, run it one of the two ways -----------------------------
+
+namespace {
+
+/// Jobs of the four functions (model sizes read here; a NULL or invalid model is reported by
+/// the caller before).
+cdyn_status ceAbaJob(Job& j, const cdyn_model* model, int n, int layout, const double* q, int nq,
+                     const double* v, int nv, const double* tau, int ntau, const double* fext,
+                     int nfext, double* ydd, int nydd, double* qdd, int nqdd) {
+  Sizes s;
+  if (cdyn_status st = readSizes(model, &s)) return st;
+  j.model = model;
+  j.n = n;
+  j.layout = layout;
+  j.nargs = 6;
+  j.args[0] = {q, nullptr, nq, s.nq, false, "q"};
+  j.args[1] = {v, nullptr, nv, s.nv, false, "v"};
+  j.args[2] = {tau, nullptr, ntau, s.ny, false, "tau"};
+  j.args[3] = {fext, nullptr, nfext, 6 * s.nbodies, true, "fext"};
+  j.args[4] = {nullptr, ydd, nydd, s.ny, false, "ydd"};
+  j.args[5] = {nullptr, qdd, nqdd, s.nv, true, "qdd"};
+  j.fn = stateCeAba;
+  return CDYN_OK;
+}
+
+cdyn_status ceRneaJob(Job& j, const cdyn_model* model, int n, int layout, const double* q, int nq,
+                      const double* v, int nv, const double* ydd, int nydd, const double* fext,
+                      int nfext, double* tau, int ntau, double* qdd, int nqdd) {
+  Sizes s;
+  if (cdyn_status st = readSizes(model, &s)) return st;
+  j.model = model;
+  j.n = n;
+  j.layout = layout;
+  j.nargs = 6;
+  j.args[0] = {q, nullptr, nq, s.nq, false, "q"};
+  j.args[1] = {v, nullptr, nv, s.nv, false, "v"};
+  j.args[2] = {ydd, nullptr, nydd, s.ny, false, "ydd"};
+  j.args[3] = {fext, nullptr, nfext, 6 * s.nbodies, true, "fext"};
+  j.args[4] = {nullptr, tau, ntau, s.ny, false, "tau"};
+  j.args[5] = {nullptr, qdd, nqdd, s.nv, true, "qdd"};
+  j.fn = stateCeRnea;
+  return CDYN_OK;
+}
+
+cdyn_status massMatrixJob(Job& j, const cdyn_model* model, int n, int layout, const double* q,
+                          int nq, double* H, int nh) {
+  Sizes s;
+  if (cdyn_status st = readSizes(model, &s)) return st;
+  j.model = model;
+  j.n = n;
+  j.layout = layout;
+  j.nargs = 2;
+  j.args[0] = {q, nullptr, nq, s.nq, false, "q"};
+  j.args[1] = {nullptr, H, nh, s.ny * s.ny, false, "H"};
+  j.fn = stateMassMatrix;
+  return CDYN_OK;
+}
+
+cdyn_status ceAbaIndependentJob(Job& j, const cdyn_model* model, int n, int layout, const double* y,
+                                int nyq, const double* ydot, int ny, const double* tau, int ntau,
+                                const double* fext, int nfext, const double* qGuess, int nqGuess,
+                                const double* qReference, double* ydd, int nydd, double* q, int nq,
+                                double* v, int nv, double* qdd, int nqdd) {
+  Sizes s;
+  if (cdyn_status st = readSizes(model, &s)) return st;
+  j.model = model;
+  j.n = n;
+  j.layout = layout;
+  j.nargs = 8;
+  j.args[0] = {y, nullptr, nyq, s.nyq, false, "y"};
+  j.args[1] = {ydot, nullptr, ny, s.ny, false, "ydot"};
+  j.args[2] = {tau, nullptr, ntau, s.ny, false, "tau"};
+  j.args[3] = {fext, nullptr, nfext, 6 * s.nbodies, true, "fext"};
+  j.args[4] = {nullptr, ydd, nydd, s.ny, false, "ydd"};
+  j.args[5] = {nullptr, q, nq, s.nq, true, "q"};
+  j.args[6] = {nullptr, v, nv, s.nv, true, "v"};
+  j.args[7] = {nullptr, qdd, nqdd, s.nv, true, "qdd"};
+  j.nq = s.nq;
+  const bool hasGuess = !(qGuess == nullptr && nqGuess == 0);
+  j.qGuess = hasGuess ? qGuess : qReference;
+  j.nqGuess = hasGuess ? nqGuess : s.nq;
+  j.fn = stateCeAbaIndependent;
+  return CDYN_OK;
+}
+
+cdyn_status modelStatus(const cdyn_model* model) {
+  int nq = 0;
+  return model == nullptr ? CDYN_ERR_NULL_POINTER : cdyn_model_nq(model, &nq);
+}
+
+}  // namespace
+
+extern "C" {
+
+cdyn_status cdyn_batch_ce_aba(const cdyn_model* model, cdyn_workspace* const* ws, int nws, int n,
+                              int layout, const double* q, int nq, const double* v, int nv,
+                              const double* tau, int ntau, const double* fext, int nfext,
+                              double* ydd, int nydd, double* qdd, int nqdd, int* failed_index) {
+  if (failed_index) *failed_index = -1;
+  if (cdyn_status s = modelStatus(model)) return s;
+  Job job;
+  if (cdyn_status s = ceAbaJob(job, model, n, layout, q, nq, v, nv, tau, ntau, fext, nfext, ydd,
+                               nydd, qdd, nqdd))
+    return s;
+  return runWithWorkspaces(job, ws, nws, failed_index);
+}
+
+cdyn_status cdyn_pool_ce_aba(const cdyn_model* model, cdyn_pool* pool, int n, int layout,
+                             const double* q, int nq, const double* v, int nv, const double* tau,
+                             int ntau, const double* fext, int nfext, double* ydd, int nydd,
+                             double* qdd, int nqdd, int* failed_index) {
+  if (failed_index) *failed_index = -1;
+  Job job;
+  if (validPool(pool) && model == pool->model)
+    if (cdyn_status s = ceAbaJob(job, model, n, layout, q, nq, v, nv, tau, ntau, fext, nfext, ydd,
+                                 nydd, qdd, nqdd))
+      return s;
+  job.model = model;
+  job.n = n;
+  job.layout = layout;
+  return runOnPool(job, pool, failed_index);
+}
+
+cdyn_status cdyn_batch_ce_rnea(const cdyn_model* model, cdyn_workspace* const* ws, int nws, int n,
+                               int layout, const double* q, int nq, const double* v, int nv,
+                               const double* ydd, int nydd, const double* fext, int nfext,
+                               double* tau, int ntau, double* qdd, int nqdd, int* failed_index) {
+  if (failed_index) *failed_index = -1;
+  if (cdyn_status s = modelStatus(model)) return s;
+  Job job;
+  if (cdyn_status s = ceRneaJob(job, model, n, layout, q, nq, v, nv, ydd, nydd, fext, nfext, tau,
+                                ntau, qdd, nqdd))
+    return s;
+  return runWithWorkspaces(job, ws, nws, failed_index);
+}
+
+cdyn_status cdyn_pool_ce_rnea(const cdyn_model* model, cdyn_pool* pool, int n, int layout,
+                              const double* q, int nq, const double* v, int nv, const double* ydd,
+                              int nydd, const double* fext, int nfext, double* tau, int ntau,
+                              double* qdd, int nqdd, int* failed_index) {
+  if (failed_index) *failed_index = -1;
+  Job job;
+  if (validPool(pool) && model == pool->model)
+    if (cdyn_status s = ceRneaJob(job, model, n, layout, q, nq, v, nv, ydd, nydd, fext, nfext, tau,
+                                  ntau, qdd, nqdd))
+      return s;
+  job.model = model;
+  job.n = n;
+  job.layout = layout;
+  return runOnPool(job, pool, failed_index);
+}
+
+cdyn_status cdyn_batch_cluster_mass_matrix(const cdyn_model* model, cdyn_workspace* const* ws,
+                                           int nws, int n, int layout, const double* q, int nq,
+                                           double* H, int nh, int* failed_index) {
+  if (failed_index) *failed_index = -1;
+  if (cdyn_status s = modelStatus(model)) return s;
+  Job job;
+  if (cdyn_status s = massMatrixJob(job, model, n, layout, q, nq, H, nh)) return s;
+  return runWithWorkspaces(job, ws, nws, failed_index);
+}
+
+cdyn_status cdyn_pool_cluster_mass_matrix(const cdyn_model* model, cdyn_pool* pool, int n,
+                                          int layout, const double* q, int nq, double* H, int nh,
+                                          int* failed_index) {
+  if (failed_index) *failed_index = -1;
+  Job job;
+  if (validPool(pool) && model == pool->model)
+    if (cdyn_status s = massMatrixJob(job, model, n, layout, q, nq, H, nh)) return s;
+  job.model = model;
+  job.n = n;
+  job.layout = layout;
+  return runOnPool(job, pool, failed_index);
+}
+
+cdyn_status cdyn_batch_ce_aba_independent(const cdyn_model* model, cdyn_workspace* const* ws,
+                                          int nws, int n, int layout, const double* y, int nyq,
+                                          const double* ydot, int ny, const double* tau, int ntau,
+                                          const double* fext, int nfext, const double* q_guess,
+                                          int nq_guess, double* ydd, int nydd, double* q, int nq,
+                                          double* v, int nv, double* qdd, int nqdd,
+                                          int* failed_index) {
+  if (failed_index) *failed_index = -1;
+  if (cdyn_status s = modelStatus(model)) return s;
+  try {
+    Sizes s;
+    if (cdyn_status st = readSizes(model, &s)) return st;
+    std::vector<double> reference(static_cast<std::size_t>(s.nq));
+    if (cdyn_status st = cdyn_model_reference_configuration(model, reference.data(), s.nq))
+      return st;
+    Job job;
+    if (cdyn_status st = ceAbaIndependentJob(job, model, n, layout, y, nyq, ydot, ny, tau, ntau,
+                                             fext, nfext, q_guess, nq_guess, reference.data(), ydd,
+                                             nydd, q, nq, v, nv, qdd, nqdd))
+      return st;
+    return runWithWorkspaces(job, ws, nws, failed_index);
+  } catch (const std::bad_alloc&) {
+    return CDYN_ERR_OUT_OF_MEMORY;
+  }
+}
+
+cdyn_status cdyn_pool_ce_aba_independent(const cdyn_model* model, cdyn_pool* pool, int n,
+                                         int layout, const double* y, int nyq, const double* ydot,
+                                         int ny, const double* tau, int ntau, const double* fext,
+                                         int nfext, const double* q_guess, int nq_guess,
+                                         double* ydd, int nydd, double* q, int nq, double* v,
+                                         int nv, double* qdd, int nqdd, int* failed_index) {
+  if (failed_index) *failed_index = -1;
+  Job job;
+  if (validPool(pool) && model == pool->model) {
+    if (cdyn_status s = ceAbaIndependentJob(job, model, n, layout, y, nyq, ydot, ny, tau, ntau,
+                                            fext, nfext, q_guess, nq_guess, pool->qReference.data(),
+                                            ydd, nydd, q, nq, v, nv, qdd, nqdd))
+      return s;
+  }
+  job.model = model;
+  job.n = n;
+  job.layout = layout;
+  return runOnPool(job, pool, failed_index);
+}
+
+}  // extern "C"

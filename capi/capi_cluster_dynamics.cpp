@@ -1,0 +1,129 @@
+// C API: dynamics in independent coordinates (clusterdyn.h, "Dynamics in independent
+// coordinates: cluster tree, constraint embedding").
+#include "capi_internal.hpp"
+
+using namespace cdyn_internal;
+
+extern "C" {
+
+cdyn_status cdyn_ce_aba(const cdyn_model* model, cdyn_workspace* ws, const double* q, int nq,
+                        const double* v, int nv, const double* tau, int ntau, const double* fext,
+                        int nfext, double* ydd, int nydd, double* qdd, int nqdd) {
+  return compute(model, ws, [&] {
+    const cd::ClusterModel& cm = model->cm;
+    cd::ClusterData& data = ws->body->data;
+    bool hasQdd = false;
+    CDYN_CHECK(checkArray(ws, q, nq, cm.tree.nq, "q"));
+    CDYN_CHECK(checkArray(ws, v, nv, cm.tree.nv, "v"));
+    CDYN_CHECK(checkArray(ws, tau, ntau, cm.ny, "tau"));
+    CDYN_CHECK(checkArray(ws, ydd, nydd, cm.ny, "ydd"));
+    CDYN_CHECK(checkOptionalArray(ws, qdd, nqdd, cm.tree.nv, "qdd", &hasQdd));
+    const cd::Force* f = nullptr;
+    CDYN_CHECK(readForces(ws, cm.tree, fext, nfext, &f));
+    CDYN_CHECK_CXX(cd::ceAba(cm, data, ConstMap(q, nq), ConstMap(v, nv), ConstMap(tau, ntau), f));
+    copyOut(data.ydd, ydd);
+    if (hasQdd) copyOut(data.qdd, qdd);
+    return ok(ws);
+  });
+}
+
+cdyn_status cdyn_ce_aba_spanning_forces(const cdyn_model* model, cdyn_workspace* ws,
+                                        const double* q, int nq, const double* v, int nv,
+                                        const double* tau, int ntau, const double* fext, int nfext,
+                                        double* ydd, int nydd, double* qdd, int nqdd) {
+  return compute(model, ws, [&] {
+    const cd::ClusterModel& cm = model->cm;
+    cd::ClusterData& data = ws->body->data;
+    bool hasQdd = false;
+    CDYN_CHECK(checkArray(ws, q, nq, cm.tree.nq, "q"));
+    CDYN_CHECK(checkArray(ws, v, nv, cm.tree.nv, "v"));
+    CDYN_CHECK(checkArray(ws, tau, ntau, cm.tree.nv, "tau"));
+    CDYN_CHECK(checkArray(ws, ydd, nydd, cm.ny, "ydd"));
+    CDYN_CHECK(checkOptionalArray(ws, qdd, nqdd, cm.tree.nv, "qdd", &hasQdd));
+    const cd::Force* f = nullptr;
+    CDYN_CHECK(readForces(ws, cm.tree, fext, nfext, &f));
+    CDYN_CHECK_CXX(cd::ceAbaSpanningForces(cm, data, ConstMap(q, nq), ConstMap(v, nv),
+                                           ConstMap(tau, ntau), f));
+    copyOut(data.ydd, ydd);
+    if (hasQdd) copyOut(data.qdd, qdd);
+    return ok(ws);
+  });
+}
+
+cdyn_status cdyn_ce_aba_independent(const cdyn_model* model, cdyn_workspace* ws, const double* y,
+                                    int nyq, const double* ydot, int ny, const double* tau,
+                                    int ntau, const double* fext, int nfext, double* ydd, int nydd,
+                                    double* q, int nq, double* v, int nv, double* qdd, int nqdd) {
+  return compute(model, ws, [&] {
+    const cd::ClusterModel& cm = model->cm;
+    cd::ClusterData& data = ws->body->data;
+    bool hasQ = false, hasV = false, hasQdd = false;
+    CDYN_CHECK(checkArray(ws, y, nyq, cm.nyq, "y"));
+    CDYN_CHECK(checkArray(ws, ydot, ny, cm.ny, "ydot"));
+    CDYN_CHECK(checkArray(ws, tau, ntau, cm.ny, "tau"));
+    CDYN_CHECK(checkArray(ws, ydd, nydd, cm.ny, "ydd"));
+    CDYN_CHECK(checkOptionalArray(ws, q, nq, cm.tree.nq, "q", &hasQ));
+    CDYN_CHECK(checkOptionalArray(ws, v, nv, cm.tree.nv, "v", &hasV));
+    CDYN_CHECK(checkOptionalArray(ws, qdd, nqdd, cm.tree.nv, "qdd", &hasQdd));
+    const cd::Force* f = nullptr;
+    CDYN_CHECK(readForces(ws, cm.tree, fext, nfext, &f));
+    const cd::Status s = cd::ceAbaIndependent(cm, data, ConstMap(y, nyq), ConstMap(ydot, ny),
+                                              ConstMap(tau, ntau), f);
+    if (s != cd::Status::Ok) return positionSolveStatus(ws, model, s);
+    copyOut(data.ydd, ydd);
+    if (hasQ) copyOut(data.q, q);
+    if (hasV) copyOut(data.v, v);
+    if (hasQdd) copyOut(data.qdd, qdd);
+    return ok(ws);
+  });
+}
+
+cdyn_status cdyn_ce_rnea(const cdyn_model* model, cdyn_workspace* ws, const double* q, int nq,
+                         const double* v, int nv, const double* ydd, int nydd, const double* fext,
+                         int nfext, double* tau, int ntau, double* qdd, int nqdd) {
+  return compute(model, ws, [&] {
+    const cd::ClusterModel& cm = model->cm;
+    cd::ClusterData& data = ws->body->data;
+    bool hasQdd = false;
+    CDYN_CHECK(checkArray(ws, q, nq, cm.tree.nq, "q"));
+    CDYN_CHECK(checkArray(ws, v, nv, cm.tree.nv, "v"));
+    CDYN_CHECK(checkArray(ws, ydd, nydd, cm.ny, "ydd"));
+    CDYN_CHECK(checkArray(ws, tau, ntau, cm.ny, "tau"));
+    CDYN_CHECK(checkOptionalArray(ws, qdd, nqdd, cm.tree.nv, "qdd", &hasQdd));
+    const cd::Force* f = nullptr;
+    CDYN_CHECK(readForces(ws, cm.tree, fext, nfext, &f));
+    CDYN_CHECK_CXX(cd::ceRnea(cm, data, ConstMap(q, nq), ConstMap(v, nv), ConstMap(ydd, nydd), f));
+    copyOut(data.tauY, tau);
+    if (hasQdd) copyOut(data.qdd, qdd);
+    return ok(ws);
+  });
+}
+
+cdyn_status cdyn_cluster_mass_matrix(const cdyn_model* model, cdyn_workspace* ws, const double* q,
+                                     int nq, double* H, int ldh) {
+  return compute(model, ws, [&] {
+    const cd::ClusterModel& cm = model->cm;
+    cd::ClusterData& data = ws->body->data;
+    CDYN_CHECK(checkArray(ws, q, nq, cm.tree.nq, "q"));
+    CDYN_CHECK(checkMatrix(ws, H, ldh, cm.ny, cm.ny, "H", "ldh"));
+    CDYN_CHECK_CXX(cd::clusterMassMatrix(cm, data, ConstMap(q, nq)));
+    for (int j = 0; j < cm.ny; ++j) std::copy_n(data.H.col(j).data(), cm.ny, H + j * ldh);
+    return ok(ws);
+  });
+}
+
+cdyn_status cdyn_cluster_bias(const cdyn_model* model, cdyn_workspace* ws, const double* q, int nq,
+                              const double* v, int nv, double* C, int nc) {
+  return compute(model, ws, [&] {
+    const cd::ClusterModel& cm = model->cm;
+    cd::ClusterData& data = ws->body->data;
+    CDYN_CHECK(checkArray(ws, q, nq, cm.tree.nq, "q"));
+    CDYN_CHECK(checkArray(ws, v, nv, cm.tree.nv, "v"));
+    CDYN_CHECK(checkArray(ws, C, nc, cm.ny, "C"));
+    CDYN_CHECK_CXX(cd::clusterBias(cm, data, ConstMap(q, nq), ConstMap(v, nv)));
+    copyOut(data.C, C);
+    return ok(ws);
+  });
+}
+
+}  // extern "C"

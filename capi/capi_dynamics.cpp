@@ -1,0 +1,123 @@
+// C API: dynamics on the spanning tree (clusterdyn.h, "Dynamics on the spanning tree").
+#include "capi_internal.hpp"
+
+using namespace cdyn_internal;
+
+extern "C" {
+
+cdyn_status cdyn_rnea(const cdyn_model* model, cdyn_workspace* ws, const double* q, int nq,
+                      const double* v, int nv, const double* a, int na, const double* fext,
+                      int nfext, double* tau, int ntau) {
+  return compute(model, ws, [&] {
+    const cd::Model& m = model->cm.tree;
+    cd::Data& data = ws->body->data.tree;
+    CDYN_CHECK(checkArray(ws, q, nq, m.nq, "q"));
+    CDYN_CHECK(checkArray(ws, v, nv, m.nv, "v"));
+    CDYN_CHECK(checkArray(ws, a, na, m.nv, "a"));
+    CDYN_CHECK(checkArray(ws, tau, ntau, m.nv, "tau"));
+    const cd::Force* f = nullptr;
+    CDYN_CHECK(readForces(ws, m, fext, nfext, &f));
+    CDYN_CHECK_CXX(cd::rnea(m, data, ConstMap(q, nq), ConstMap(v, nv), ConstMap(a, na), f));
+    copyOut(data.tau, tau);
+    return ok(ws);
+  });
+}
+
+cdyn_status cdyn_aba(const cdyn_model* model, cdyn_workspace* ws, const double* q, int nq,
+                     const double* v, int nv, const double* tau, int ntau, const double* fext,
+                     int nfext, double* ddq, int nddq) {
+  return compute(model, ws, [&] {
+    const cd::Model& m = model->cm.tree;
+    cd::Data& data = ws->body->data.tree;
+    CDYN_CHECK(checkArray(ws, q, nq, m.nq, "q"));
+    CDYN_CHECK(checkArray(ws, v, nv, m.nv, "v"));
+    CDYN_CHECK(checkArray(ws, tau, ntau, m.nv, "tau"));
+    CDYN_CHECK(checkArray(ws, ddq, nddq, m.nv, "ddq"));
+    const cd::Force* f = nullptr;
+    CDYN_CHECK(readForces(ws, m, fext, nfext, &f));
+    CDYN_CHECK_CXX(cd::aba(m, data, ConstMap(q, nq), ConstMap(v, nv), ConstMap(tau, ntau), f));
+    copyOut(data.ddq, ddq);
+    return ok(ws);
+  });
+}
+
+cdyn_status cdyn_crba(const cdyn_model* model, cdyn_workspace* ws, const double* q, int nq,
+                      double* M, int ldm) {
+  return compute(model, ws, [&] {
+    const cd::Model& m = model->cm.tree;
+    cd::Data& data = ws->body->data.tree;
+    CDYN_CHECK(checkArray(ws, q, nq, m.nq, "q"));
+    if (ldm < std::max(1, m.nv))
+      return fail(ws, CDYN_ERR_INVALID_SIZE, "ldm is %d, expected >= %d", ldm, std::max(1, m.nv));
+    if (m.nv > 0) CDYN_CHECK(checkPointer(ws, M, "M"));
+    CDYN_CHECK_CXX(cd::crba(m, data, ConstMap(q, nq)));
+    for (int j = 0; j < m.nv; ++j) std::copy_n(data.M.col(j).data(), m.nv, M + j * ldm);
+    return ok(ws);
+  });
+}
+
+cdyn_status cdyn_nonlinear_effects(const cdyn_model* model, cdyn_workspace* ws, const double* q,
+                                   int nq, const double* v, int nv, double* nle, int nnle) {
+  return compute(model, ws, [&] {
+    const cd::Model& m = model->cm.tree;
+    cd::Data& data = ws->body->data.tree;
+    CDYN_CHECK(checkArray(ws, q, nq, m.nq, "q"));
+    CDYN_CHECK(checkArray(ws, v, nv, m.nv, "v"));
+    CDYN_CHECK(checkArray(ws, nle, nnle, m.nv, "nle"));
+    CDYN_CHECK_CXX(cd::nonLinearEffects(m, data, ConstMap(q, nq), ConstMap(v, nv)));
+    copyOut(data.nle, nle);
+    return ok(ws);
+  });
+}
+
+cdyn_status cdyn_generalized_gravity(const cdyn_model* model, cdyn_workspace* ws, const double* q,
+                                     int nq, double* g, int ng) {
+  return compute(model, ws, [&] {
+    const cd::Model& m = model->cm.tree;
+    cd::Data& data = ws->body->data.tree;
+    CDYN_CHECK(checkArray(ws, q, nq, m.nq, "q"));
+    CDYN_CHECK(checkArray(ws, g, ng, m.nv, "g"));
+    CDYN_CHECK_CXX(cd::generalizedGravity(m, data, ConstMap(q, nq)));
+    copyOut(data.nle, g);
+    return ok(ws);
+  });
+}
+
+cdyn_status cdyn_kinetic_energy(const cdyn_model* model, cdyn_workspace* ws, const double* q,
+                                int nq, const double* v, int nv, double* energy) {
+  return compute(model, ws, [&] {
+    const cd::Model& m = model->cm.tree;
+    cd::Data& data = ws->body->data.tree;
+    CDYN_CHECK(checkArray(ws, q, nq, m.nq, "q"));
+    CDYN_CHECK(checkArray(ws, v, nv, m.nv, "v"));
+    CDYN_CHECK(checkPointer(ws, energy, "energy"));
+    const ConstMap qm(q, nq), vm(v, nv);
+    const double T = cd::kineticEnergy(m, data, qm, vm);
+    if (!std::isfinite(T)) {  // invalid input (the C++ call reports it by NaN): get the status
+      CDYN_CHECK_CXX(cd::forwardKinematics(m, data, qm, vm));
+      return fail(ws, CDYN_ERR_NON_FINITE, "the kinetic energy is not finite");
+    }
+    *energy = T;
+    return ok(ws);
+  });
+}
+
+cdyn_status cdyn_potential_energy(const cdyn_model* model, cdyn_workspace* ws, const double* q,
+                                  int nq, double* energy) {
+  return compute(model, ws, [&] {
+    const cd::Model& m = model->cm.tree;
+    cd::Data& data = ws->body->data.tree;
+    CDYN_CHECK(checkArray(ws, q, nq, m.nq, "q"));
+    CDYN_CHECK(checkPointer(ws, energy, "energy"));
+    const ConstMap qm(q, nq);
+    const double V = cd::potentialEnergy(m, data, qm);
+    if (!std::isfinite(V)) {
+      CDYN_CHECK_CXX(cd::forwardKinematics(m, data, qm));
+      return fail(ws, CDYN_ERR_NON_FINITE, "the potential energy is not finite");
+    }
+    *energy = V;
+    return ok(ws);
+  });
+}
+
+}  // extern "C"

@@ -1,0 +1,240 @@
+// C API of the constraint forces (constraint_forces.hpp): converts and checks arguments, calls
+// the C++ API, maps statuses. Every entry point catches every exception. The handle internals
+// come from capi_internal_forces.hpp (accessors on the structs of capi_internal.hpp).
+#include <cstdarg>
+#include <cstdint>
+#include <cstdio>
+#include <new>
+
+#include "capi_internal_forces.hpp"
+#include "clusterdyn.h"
+#include "clusterdyn/constraint_forces.hpp"
+
+namespace cd = clusterdyn;
+namespace cf = clusterdyn::capi_forces;
+
+namespace {
+constexpr std::uint32_t kForcesTag = 0x46524443u;  // "CDRF"
+constexpr std::uint32_t kDeadTag = 0xdeaddeadu;
+}  // namespace
+
+struct cdyn_forces {
+  cdyn_forces(const cdyn_model* m, const cd::ClusterModel& cm) : model(m), forces(cm) {}
+  std::uint32_t tag = kForcesTag;
+  const cdyn_model* model;
+  cd::JointForces forces;
+};
+
+namespace {
+
+cdyn_status fromStatus(cd::Status s) { return static_cast<cdyn_status>(static_cast<int>(s)); }
+
+cdyn_status checkModel(const cdyn_model* m) {
+  if (m == nullptr) return CDYN_ERR_NULL_POINTER;
+  if (cf::modelTag(m) != cf::kModelTag) return CDYN_ERR_INVALID_ARGUMENT;
+  return CDYN_OK;
+}
+
+cdyn_status checkForces(const cdyn_model* m, const cdyn_forces* f) {
+  if (const cdyn_status s = checkModel(m)) return s;
+  if (f == nullptr) return CDYN_ERR_NULL_POINTER;
+  if (f->tag != kForcesTag) return CDYN_ERR_INVALID_ARGUMENT;
+  if (f->model != m) return CDYN_ERR_WORKSPACE_MISMATCH;
+  return CDYN_OK;
+}
+
+__attribute__((format(printf, 3, 4))) cdyn_status fail(cdyn_workspace* ws, cdyn_status s,
+                                                       const char* fmt, ...) {
+  auto& buf = cf::clusterData(ws).tree.lastError;
+  va_list args;
+  va_start(args, fmt);
+  std::vsnprintf(buf.data(), buf.size(), fmt, args);
+  va_end(args);
+  return s;
+}
+
+/// Model, workspace and forces handles of a call taking all three.
+cdyn_status enter(const cdyn_model* m, cdyn_workspace* ws, const cdyn_forces* f) {
+  if (ws == nullptr) return CDYN_ERR_NULL_POINTER;
+  if (cf::workspaceTag(ws) != cf::kWorkspaceTag) return CDYN_ERR_INVALID_ARGUMENT;
+  if (m == nullptr) return fail(ws, CDYN_ERR_NULL_POINTER, "model is NULL");
+  if (cf::modelTag(m) != cf::kModelTag)
+    return fail(ws, CDYN_ERR_INVALID_ARGUMENT, "model is not a valid cdyn_model handle");
+  if (cf::workspaceModel(ws) != m)
+    return fail(ws, CDYN_ERR_WORKSPACE_MISMATCH, "the workspace was created for another model");
+  if (f == nullptr) return fail(ws, CDYN_ERR_NULL_POINTER, "forces is NULL");
+  if (f->tag != kForcesTag)
+    return fail(ws, CDYN_ERR_INVALID_ARGUMENT, "forces is not a valid cdyn_forces handle");
+  if (f->model != m)
+    return fail(ws, CDYN_ERR_WORKSPACE_MISMATCH, "the forces were created for another model");
+  return CDYN_OK;
+}
+
+template <typename F>
+cdyn_status guarded(F&& f) noexcept {
+  try {
+    return f();
+  } catch (const std::bad_alloc&) {
+    return CDYN_ERR_OUT_OF_MEMORY;
+  } catch (...) {
+    return CDYN_ERR_INTERNAL;
+  }
+}
+
+void writeWrench(const cd::Force& w, double* out) {
+  for (int r = 0; r < 6; ++r) out[r] = w[r];
+}
+
+}  // namespace
+
+extern "C" {
+
+cdyn_status cdyn_forces_create(const cdyn_model* model, cdyn_forces** forces) {
+  if (forces == nullptr) return CDYN_ERR_NULL_POINTER;
+  *forces = nullptr;
+  if (const cdyn_status s = checkModel(model)) return s;
+  return guarded([&] {
+    *forces = new cdyn_forces(model, cf::clusterModel(model));
+    return CDYN_OK;
+  });
+}
+
+cdyn_status cdyn_forces_free(cdyn_forces* forces) {
+  if (forces == nullptr) return CDYN_OK;
+  if (forces->tag != kForcesTag) return CDYN_ERR_INVALID_ARGUMENT;
+  forces->tag = kDeadTag;
+  delete forces;
+  return CDYN_OK;
+}
+
+cdyn_status cdyn_forces_after_ce_aba(const cdyn_model* model, cdyn_workspace* ws,
+                                     cdyn_forces* forces, const double* tau, int ntau,
+                                     int spanning) {
+  if (const cdyn_status s = enter(model, ws, forces)) return s;
+  return guarded([&] {
+    const cd::ClusterModel& cm = cf::clusterModel(model);
+    if (spanning != 0 && spanning != 1)
+      return fail(ws, CDYN_ERR_INVALID_ARGUMENT, "spanning must be 0 or 1, got %d", spanning);
+    const int expected = spanning ? cm.tree.nv : cm.ny;
+    if (ntau != expected)
+      return fail(ws, CDYN_ERR_INVALID_SIZE, "tau has %d elements, expected %d", ntau, expected);
+    if (tau == nullptr && ntau > 0) return fail(ws, CDYN_ERR_NULL_POINTER, "tau is NULL");
+    const Eigen::Map<const cd::VecX> t(tau, ntau);
+    return fromStatus(cd::ceAbaConstraintForces(
+        cm, cf::clusterData(ws), forces->forces, t,
+        spanning ? cd::GeneralizedForceLayout::Spanning : cd::GeneralizedForceLayout::Independent));
+  });
+}
+
+cdyn_status cdyn_forces_after_ce_rnea(const cdyn_model* model, cdyn_workspace* ws,
+                                      cdyn_forces* forces) {
+  if (const cdyn_status s = enter(model, ws, forces)) return s;
+  return guarded([&] {
+    return fromStatus(
+        cd::ceRneaConstraintForces(cf::clusterModel(model), cf::clusterData(ws), forces->forces));
+  });
+}
+
+cdyn_status cdyn_forces_joint_wrenches(const cdyn_model* model, cdyn_workspace* ws,
+                                       const cdyn_forces* forces, int frame, double* W, int ldw) {
+  if (const cdyn_status s = enter(model, ws, forces)) return s;
+  return guarded([&] {
+    const cd::ClusterModel& cm = cf::clusterModel(model);
+    cd::ClusterData& data = cf::clusterData(ws);
+    if (frame != CDYN_FORCE_FRAME_BODY && frame != CDYN_FORCE_FRAME_WORLD)
+      return fail(ws, CDYN_ERR_INVALID_ARGUMENT,
+                  "frame must be CDYN_FORCE_FRAME_BODY or CDYN_FORCE_FRAME_WORLD, got %d", frame);
+    if (ldw < 6) return fail(ws, CDYN_ERR_INVALID_SIZE, "ldw is %d, expected >= 6", ldw);
+    if (W == nullptr && cm.tree.nbodies > 0) return fail(ws, CDYN_ERR_NULL_POINTER, "W is NULL");
+    for (int b = 0; b < cm.tree.nbodies; ++b) {
+      const cd::Force& f = forces->forces.joint[b];
+      writeWrench(frame == CDYN_FORCE_FRAME_BODY ? f : cd::Force(data.tree.oMi[b].actForce(f)),
+                  W + static_cast<long>(b) * ldw);
+    }
+    data.tree.lastError[0] = '\0';
+    return CDYN_OK;
+  });
+}
+
+cdyn_status cdyn_forces_loop_wrenches(const cdyn_model* model, const cdyn_forces* forces, double* W,
+                                      int ldw) {
+  if (const cdyn_status s = checkForces(model, forces)) return s;
+  const cd::ClusterModel& cm = cf::clusterModel(model);
+  if (ldw < 6) return CDYN_ERR_INVALID_SIZE;
+  if (W == nullptr && !cm.loops.empty()) return CDYN_ERR_NULL_POINTER;
+  for (size_t l = 0; l < cm.loops.size(); ++l)
+    writeWrench(forces->forces.loopWrench[l], W + static_cast<long>(l) * ldw);
+  return CDYN_OK;
+}
+
+cdyn_status cdyn_forces_loop_rows(const cdyn_model* model, const cdyn_forces* forces, int loop,
+                                  double* rows, int nrows) {
+  if (const cdyn_status s = checkForces(model, forces)) return s;
+  const cd::ClusterModel& cm = cf::clusterModel(model);
+  if (loop < 0 || loop >= static_cast<int>(cm.loops.size())) return CDYN_ERR_INVALID_INDEX;
+  if (nrows != cm.loops[loop].rows()) return CDYN_ERR_INVALID_SIZE;
+  if (rows == nullptr && nrows > 0) return CDYN_ERR_NULL_POINTER;
+  const cd::JointForces& F = forces->forces;
+  for (int j = 0; j < nrows; ++j) rows[j] = F.loopRowForce[F.loopRowStart[loop] + j];
+  return CDYN_OK;
+}
+
+cdyn_status cdyn_forces_loop_info(const cdyn_model* model, int loop, const char** name,
+                                  int* predecessor_body, int* successor_body, int* nrows,
+                                  double* frame_pose) {
+  if (const cdyn_status s = checkModel(model)) return s;
+  const cd::ClusterModel& cm = cf::clusterModel(model);
+  if (loop < 0 || loop >= static_cast<int>(cm.loops.size())) return CDYN_ERR_INVALID_INDEX;
+  const cd::LoopJoint& lj = cm.loops[loop];
+  if (name) *name = lj.name.c_str();
+  if (predecessor_body) *predecessor_body = lj.predecessorBody;
+  if (successor_body) *successor_body = lj.successorBody;
+  if (nrows) *nrows = lj.rows();
+  if (frame_pose) {
+    for (int c = 0; c < 3; ++c)
+      for (int r = 0; r < 3; ++r) frame_pose[r + 3 * c] = lj.predecessorPlacement.R(r, c);
+    for (int r = 0; r < 3; ++r) frame_pose[9 + r] = lj.predecessorPlacement.p[r];
+  }
+  return CDYN_OK;
+}
+
+cdyn_status cdyn_forces_coupling_info(const cdyn_model* model, int relation, const char** name,
+                                      int* nterms) {
+  if (const cdyn_status s = checkModel(model)) return s;
+  const cd::ClusterModel& cm = cf::clusterModel(model);
+  if (relation < 0 || relation >= static_cast<int>(cm.relations.size()))
+    return CDYN_ERR_INVALID_INDEX;
+  if (name) *name = cm.relations[relation].name.c_str();
+  if (nterms) *nterms = static_cast<int>(cm.relations[relation].terms.size());
+  return CDYN_OK;
+}
+
+cdyn_status cdyn_forces_coupling_term(const cdyn_model* model, int relation, int term,
+                                      int* velocity_index, double* coefficient) {
+  if (const cdyn_status s = checkModel(model)) return s;
+  const cd::ClusterModel& cm = cf::clusterModel(model);
+  if (relation < 0 || relation >= static_cast<int>(cm.relations.size()))
+    return CDYN_ERR_INVALID_INDEX;
+  const auto& terms = cm.relations[relation].terms;
+  if (term < 0 || term >= static_cast<int>(terms.size())) return CDYN_ERR_INVALID_INDEX;
+  if (velocity_index) *velocity_index = terms[term].first;
+  if (coefficient) *coefficient = terms[term].second;
+  return CDYN_OK;
+}
+
+cdyn_status cdyn_forces_coupling(const cdyn_model* model, const cdyn_forces* forces, int relation,
+                                 double* multiplier, double* joint_forces, int nterms) {
+  if (const cdyn_status s = checkForces(model, forces)) return s;
+  const cd::ClusterModel& cm = cf::clusterModel(model);
+  if (relation < 0 || relation >= static_cast<int>(cm.relations.size()))
+    return CDYN_ERR_INVALID_INDEX;
+  if (nterms != static_cast<int>(cm.relations[relation].terms.size())) return CDYN_ERR_INVALID_SIZE;
+  if (joint_forces == nullptr && nterms > 0) return CDYN_ERR_NULL_POINTER;
+  const cd::JointForces& F = forces->forces;
+  if (multiplier) *multiplier = F.relationMultiplier[relation];
+  for (int t = 0; t < nterms; ++t)
+    joint_forces[t] = F.relationJointForce[F.relationTermStart[relation] + t];
+  return CDYN_OK;
+}
+
+}  // extern "C"

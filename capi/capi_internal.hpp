@@ -1,0 +1,233 @@
+// Internal header of the C API (not installed): the handle structs, the entry checks shared by
+// every capi_*.cpp file, and the argument checks. Each capi_*.cpp file implements one section of
+// clusterdyn.h; a new section is a new file that includes this header and is listed in
+// capi/CMakeLists.txt. Everything here has hidden visibility (the library exports only cdyn_*).
+#pragma once
+
+#include <Eigen/Core>
+#include <algorithm>
+#include <atomic>
+#include <cstdarg>
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <new>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "arena.hpp"
+#include "check.hpp"  // src/: the core's argument checks (same messages as the C++ API)
+#include "clusterdyn.h"
+#include "clusterdyn/clusterdyn.hpp"
+
+namespace cd = clusterdyn;
+
+namespace cdyn_internal {
+
+constexpr std::uint32_t kModelTag = 0x4c4d4443u;      // "CDML"
+constexpr std::uint32_t kWorkspaceTag = 0x53574443u;  // "CDWS"
+constexpr std::uint32_t kDeadTag = 0xdeaddeadu;
+constexpr std::size_t kBlockAlign = 64;
+
+inline std::size_t roundUp(std::size_t n, std::size_t a) { return (n + a - 1) / a * a; }
+
+/// Everything a workspace owns besides its handle; constructed inside the workspace's arena.
+struct WorkspaceBody {
+  explicit WorkspaceBody(const cd::ClusterModel& m)
+      : data(m),
+        fext(m.tree.nbodies, cd::Force::Zero()),
+        y(cd::VecX::Zero(m.nyq)),
+        ydot(cd::VecX::Zero(m.ny)) {}
+  cd::ClusterData data;         ///< cluster workspace; data.tree is the spanning-tree one
+  std::vector<cd::Force> fext;  ///< aligned copy of the caller's external forces
+  cd::VecX y, ydot;             ///< independent-coordinate results before they are copied out
+};
+static_assert(alignof(WorkspaceBody) <= kBlockAlign, "");
+
+/// Offsets inside a workspace block (from its 64-byte aligned start).
+struct Layout {
+  std::size_t bodyOffset = 0, arenaOffset = 0, scratchOffset = 0, arenaBytes = 0, scratchBytes = 0,
+              total = 0;
+};
+
+/// Kinematic results valid in the workspace for the frame functions.
+enum KinLevel : int { kNone = 0, kPlacements = 1, kVelocities = 2, kAccelerations = 3 };
+
+}  // namespace cdyn_internal
+
+struct cdyn_model {
+  std::uint32_t tag = cdyn_internal::kModelTag;
+  cd::ClusterModel cm;  ///< cm.tree: the spanning tree every tree function works on
+  std::string treeDescription, clusterDescription, clusterDot;  ///< made at load time
+  cdyn_internal::Layout layout;
+  mutable std::atomic<int> workspaces{0};
+};
+
+struct cdyn_workspace {
+  std::uint32_t tag;
+  const cdyn_model* model;
+  cdyn_internal::WorkspaceBody* body;
+  cdyn_internal::Arena arena;    ///< holds the body's arrays
+  cdyn_internal::Arena scratch;  ///< reset by each call that needs temporaries (integrate, neutral)
+  void* heapBlock;  ///< block to free (cdyn_workspace_create), nullptr for caller memory
+  int kinLevel;
+};
+
+namespace cdyn_internal {
+
+// ---- errors and entry checks ----------------------------------------------------------------
+
+inline bool validWorkspace(const cdyn_workspace* ws) {
+  return ws != nullptr && ws->tag == kWorkspaceTag;
+}
+
+/// Writes a message into the workspace (when valid) and returns s.
+__attribute__((format(printf, 3, 4))) cdyn_status fail(cdyn_workspace* ws, cdyn_status s,
+                                                       const char* fmt, ...);
+
+inline cdyn_status ok(cdyn_workspace* ws) {
+  ws->body->data.tree.lastError[0] = '\0';
+  return CDYN_OK;
+}
+
+inline cdyn_status fromStatus(cd::Status s) {
+  return static_cast<cdyn_status>(static_cast<int>(s));
+}
+
+inline void writeMessage(char* err, std::size_t errlen, const char* msg) {
+  if (err == nullptr || errlen == 0) return;
+  std::snprintf(err, errlen, "%s", msg);
+}
+
+/// Runs f, turning every exception into a status (and a message in ws when valid).
+template <typename F>
+cdyn_status guarded(cdyn_workspace* ws, F&& f) noexcept {
+  try {
+    return f();
+  } catch (const std::bad_alloc&) {
+    return fail(ws, CDYN_ERR_OUT_OF_MEMORY, "out of memory");
+  } catch (const std::exception& e) {
+    return fail(ws, CDYN_ERR_INTERNAL, "internal error: %s", e.what());
+  } catch (...) {
+    return fail(ws, CDYN_ERR_INTERNAL, "internal error: unknown exception");
+  }
+}
+
+inline cdyn_status checkModel(const cdyn_model* m) {
+  if (m == nullptr) return CDYN_ERR_NULL_POINTER;
+  if (m->tag != kModelTag) return CDYN_ERR_INVALID_ARGUMENT;
+  return CDYN_OK;
+}
+
+/// Entry check of every compute function; invalidates the frame-function state.
+cdyn_status enter(const cdyn_model* m, cdyn_workspace* ws);
+
+/// An array argument of `expected` elements (input or output).
+cdyn_status checkArray(cdyn_workspace* ws, const double* p, int n, int expected, const char* name);
+
+cdyn_status checkPointer(cdyn_workspace* ws, const void* p, const char* name);
+
+cdyn_status checkFrame(cdyn_workspace* ws, const cd::Model& model, int frame);
+
+cdyn_status toReferenceFrame(cdyn_workspace* ws, int rf, cd::ReferenceFrame* out);
+
+cdyn_status needKinematics(cdyn_workspace* ws, int level);
+
+/// Optional external forces: copied into the workspace (aligned); *out = nullptr when absent.
+cdyn_status readForces(cdyn_workspace* ws, const cd::Model& model, const double* fext, int n,
+                       const cd::Force** out);
+
+inline void copyOut(const cd::VecX& x, double* out) { std::copy_n(x.data(), x.size(), out); }
+
+/// An optional array argument: absent when (NULL, 0), else checked like checkArray.
+cdyn_status checkOptionalArray(cdyn_workspace* ws, const double* p, int n, int expected,
+                               const char* name, bool* present);
+
+/// A column-major rows x cols output matrix with leading dimension ld.
+cdyn_status checkMatrix(cdyn_workspace* ws, const double* p, int ld, int rows, int cols,
+                        const char* name, const char* ldName);
+
+/// Writes the rows x cols block of A starting at (r0, c0) of out (leading dimension ld).
+template <typename Matrix>
+void copyBlock(const Matrix& A, double* out, int ld, int r0, int c0) {
+  for (Eigen::Index j = 0; j < A.cols(); ++j)
+    for (Eigen::Index i = 0; i < A.rows(); ++i) out[(r0 + i) + (c0 + j) * ld] = A(i, j);
+}
+
+/// Text into a caller buffer (truncated, NUL-terminated when len > 0); *needed = size + 1.
+cdyn_status textOut(const std::string& text, char* buf, std::size_t len, std::size_t* needed);
+
+cdyn_status checkCluster(cdyn_workspace* ws, const cd::ClusterModel& cm, int k);
+
+/// Status of a call that may have moved the workspace's warm start (ClusterData::q): after a
+/// failed loop closure (or a non-finite result) it goes back to the reference configuration,
+/// so that the next solve starts from a closed configuration again.
+cdyn_status positionSolveStatus(cdyn_workspace* ws, const cdyn_model* m, cd::Status s);
+
+/// Checks and looks up the model of a model-only query.
+#define CDYN_CHECK_MODEL(m)                        \
+  do {                                             \
+    if (cdyn_status s_ = checkModel(m)) return s_; \
+  } while (0)
+#define CDYN_CHECK(expr)                    \
+  do {                                      \
+    if (cdyn_status s_ = (expr)) return s_; \
+  } while (0)
+#define CDYN_CHECK_CXX(expr)                         \
+  do {                                               \
+    const cd::Status s_ = (expr);                    \
+    if (s_ != cd::Status::Ok) return fromStatus(s_); \
+  } while (0)
+
+using ConstMap = Eigen::Map<const cd::VecX>;
+
+using Map = Eigen::Map<cd::VecX>;
+
+/// Name lookup shared by the *_index queries (compares in place: no allocation).
+template <typename Names>
+cdyn_status findIndex(const char* name, int* out, const Names& names) {
+  if (name == nullptr || out == nullptr) return CDYN_ERR_NULL_POINTER;
+  *out = -1;
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    if (names[i] == name) {
+      *out = static_cast<int>(i);
+      return CDYN_OK;
+    }
+  }
+  return CDYN_ERR_NOT_FOUND;
+}
+
+/// String query shared by the *_name queries.
+cdyn_status nameAt(const cdyn_model* m, const std::vector<std::string>& names, int i,
+                   const char** out);
+
+/// Sizes the workspace of a model by constructing its parts once with a measuring arena.
+Layout measureLayout(const cd::ClusterModel& cm);
+
+/// Preamble of a compute function: checks the model and workspace handles (enter), forgets the
+/// kinematics the frame functions read (kinLevel), and runs body with every exception caught.
+template <typename F>
+cdyn_status compute(const cdyn_model* m, cdyn_workspace* ws, F&& body) noexcept {
+  if (cdyn_status s = enter(m, ws)) return s;
+  ws->kinLevel = kNone;
+  return guarded(ws, std::forward<F>(body));
+}
+
+/// Preamble of a frame function: like compute, but keeps the kinematics it reads.
+template <typename F>
+cdyn_status computeOnKinematics(const cdyn_model* m, cdyn_workspace* ws, F&& body) noexcept {
+  if (cdyn_status s = enter(m, ws)) return s;
+  return guarded(ws, std::forward<F>(body));
+}
+
+/// A model query returning one int (cdyn_model_nq, ...).
+#define CDYN_INT_QUERY(fn, expr)                      \
+  cdyn_status fn(const cdyn_model* model, int* out) { \
+    CDYN_CHECK_MODEL(model);                          \
+    if (out == nullptr) return CDYN_ERR_NULL_POINTER; \
+    *out = (expr);                                    \
+    return CDYN_OK;                                   \
+  }
+
+}  // namespace cdyn_internal

@@ -1,0 +1,168 @@
+// C API: kinematics (clusterdyn.h, "Kinematics").
+#include "capi_internal.hpp"
+
+using namespace cdyn_internal;
+
+extern "C" {
+
+cdyn_status cdyn_forward_kinematics(const cdyn_model* model, cdyn_workspace* ws, const double* q,
+                                    int nq, const double* v, int nv, const double* a, int na) {
+  return compute(model, ws, [&] {
+    const cd::Model& m = model->cm.tree;
+    cd::Data& data = ws->body->data.tree;
+    const bool hasV = !(v == nullptr && nv == 0) || m.nv == 0;
+    const bool hasA = !(a == nullptr && na == 0) || (m.nv == 0 && hasV);
+    CDYN_CHECK(checkArray(ws, q, nq, m.nq, "q"));
+    if (hasA && !hasV)
+      return fail(ws, CDYN_ERR_INVALID_ARGUMENT, "accelerations a given without velocities v");
+    if (hasV) CDYN_CHECK(checkArray(ws, v, nv, m.nv, "v"));
+    if (hasA) CDYN_CHECK(checkArray(ws, a, na, m.nv, "a"));
+    const ConstMap qm(q, nq);
+    if (hasA) {
+      CDYN_CHECK_CXX(cd::forwardKinematics(m, data, qm, ConstMap(v, nv), ConstMap(a, na)));
+      ws->kinLevel = kAccelerations;
+    } else if (hasV) {
+      CDYN_CHECK_CXX(cd::forwardKinematics(m, data, qm, ConstMap(v, nv)));
+      ws->kinLevel = kVelocities;
+    } else {
+      CDYN_CHECK_CXX(cd::forwardKinematics(m, data, qm));
+      ws->kinLevel = kPlacements;
+    }
+    return ok(ws);
+  });
+}
+
+cdyn_status cdyn_frame_placement(const cdyn_model* model, cdyn_workspace* ws, int frame, double* R,
+                                 int ldr, double p[3]) {
+  return computeOnKinematics(model, ws, [&] {
+    CDYN_CHECK(checkFrame(ws, model->cm.tree, frame));
+    CDYN_CHECK(checkPointer(ws, R, "R"));
+    CDYN_CHECK(checkPointer(ws, p, "p"));
+    if (ldr < 3) return fail(ws, CDYN_ERR_INVALID_SIZE, "ldr is %d, expected >= 3", ldr);
+    CDYN_CHECK(needKinematics(ws, kPlacements));
+    const cd::Transform T = cd::framePlacement(model->cm.tree, ws->body->data.tree, frame);
+    for (int j = 0; j < 3; ++j) {
+      for (int i = 0; i < 3; ++i) R[i + j * ldr] = T.R(i, j);
+      p[j] = T.p[j];
+    }
+    return ok(ws);
+  });
+}
+
+cdyn_status cdyn_frame_placement_matrix(const cdyn_model* model, cdyn_workspace* ws, int frame,
+                                        double* T, int ldt) {
+  return computeOnKinematics(model, ws, [&] {
+    CDYN_CHECK(checkFrame(ws, model->cm.tree, frame));
+    CDYN_CHECK(checkPointer(ws, T, "T"));
+    if (ldt < 4) return fail(ws, CDYN_ERR_INVALID_SIZE, "ldt is %d, expected >= 4", ldt);
+    CDYN_CHECK(needKinematics(ws, kPlacements));
+    const cd::Transform X = cd::framePlacement(model->cm.tree, ws->body->data.tree, frame);
+    for (int j = 0; j < 4; ++j)
+      for (int i = 0; i < 4; ++i)
+        T[i + j * ldt] = i < 3 ? (j < 3 ? X.R(i, j) : X.p[i]) : (j < 3 ? 0.0 : 1.0);
+    return ok(ws);
+  });
+}
+
+cdyn_status cdyn_frame_velocity(const cdyn_model* model, cdyn_workspace* ws, int frame, int rf,
+                                double velocity[6]) {
+  return computeOnKinematics(model, ws, [&] {
+    cd::ReferenceFrame r = cd::ReferenceFrame::Local;
+    CDYN_CHECK(checkFrame(ws, model->cm.tree, frame));
+    CDYN_CHECK(toReferenceFrame(ws, rf, &r));
+    CDYN_CHECK(checkPointer(ws, velocity, "velocity"));
+    CDYN_CHECK(needKinematics(ws, kVelocities));
+    const cd::Motion m = cd::frameVelocity(model->cm.tree, ws->body->data.tree, frame, r);
+    std::copy_n(m.data(), 6, velocity);
+    return ok(ws);
+  });
+}
+
+cdyn_status cdyn_frame_acceleration(const cdyn_model* model, cdyn_workspace* ws, int frame, int rf,
+                                    double acceleration[6]) {
+  return computeOnKinematics(model, ws, [&] {
+    cd::ReferenceFrame r = cd::ReferenceFrame::Local;
+    CDYN_CHECK(checkFrame(ws, model->cm.tree, frame));
+    CDYN_CHECK(toReferenceFrame(ws, rf, &r));
+    CDYN_CHECK(checkPointer(ws, acceleration, "acceleration"));
+    CDYN_CHECK(needKinematics(ws, kAccelerations));
+    const cd::Motion m = cd::frameAcceleration(model->cm.tree, ws->body->data.tree, frame, r);
+    std::copy_n(m.data(), 6, acceleration);
+    return ok(ws);
+  });
+}
+
+cdyn_status cdyn_frame_classical_acceleration(const cdyn_model* model, cdyn_workspace* ws,
+                                              int frame, int rf, double acceleration[3]) {
+  return computeOnKinematics(model, ws, [&] {
+    cd::ReferenceFrame r = cd::ReferenceFrame::Local;
+    CDYN_CHECK(checkFrame(ws, model->cm.tree, frame));
+    CDYN_CHECK(toReferenceFrame(ws, rf, &r));
+    CDYN_CHECK(checkPointer(ws, acceleration, "acceleration"));
+    CDYN_CHECK(needKinematics(ws, kAccelerations));
+    const cd::Vec3 acc =
+        cd::frameClassicalAcceleration(model->cm.tree, ws->body->data.tree, frame, r);
+    std::copy_n(acc.data(), 3, acceleration);
+    return ok(ws);
+  });
+}
+
+namespace {
+/// Frame Jacobian from the workspace placements into J (6 x nv, leading dimension ldj).
+cdyn_status jacobianOut(const cdyn_model* model, cdyn_workspace* ws, int frame,
+                        cd::ReferenceFrame r, double* J, int ldj) {
+  const cd::Model& m = model->cm.tree;
+  cd::Data& data = ws->body->data.tree;
+  CDYN_CHECK_CXX(cd::frameJacobian(m, data, frame, r, data.J));
+  for (int j = 0; j < m.nv; ++j) std::copy_n(data.J.col(j).data(), 6, J + j * ldj);
+  return ok(ws);
+}
+
+cdyn_status checkJacobianArgs(cdyn_workspace* ws, const cd::Model& m, int frame, int rf,
+                              cd::ReferenceFrame* r, const double* J, int ldj) {
+  CDYN_CHECK(checkFrame(ws, m, frame));
+  CDYN_CHECK(toReferenceFrame(ws, rf, r));
+  if (ldj < 6) return fail(ws, CDYN_ERR_INVALID_SIZE, "ldj is %d, expected >= 6", ldj);
+  if (m.nv > 0) CDYN_CHECK(checkPointer(ws, J, "J"));
+  return CDYN_OK;
+}
+}  // namespace
+
+cdyn_status cdyn_frame_jacobian(const cdyn_model* model, cdyn_workspace* ws, int frame, int rf,
+                                double* J, int ldj) {
+  return computeOnKinematics(model, ws, [&] {
+    cd::ReferenceFrame r = cd::ReferenceFrame::Local;
+    CDYN_CHECK(checkJacobianArgs(ws, model->cm.tree, frame, rf, &r, J, ldj));
+    CDYN_CHECK(needKinematics(ws, kPlacements));
+    return jacobianOut(model, ws, frame, r, J, ldj);
+  });
+}
+
+cdyn_status cdyn_compute_frame_jacobian(const cdyn_model* model, cdyn_workspace* ws,
+                                        const double* q, int nq, int frame, int rf, double* J,
+                                        int ldj) {
+  return compute(model, ws, [&] {
+    const cd::Model& m = model->cm.tree;
+    cd::ReferenceFrame r = cd::ReferenceFrame::Local;
+    CDYN_CHECK(checkArray(ws, q, nq, m.nq, "q"));
+    CDYN_CHECK(checkJacobianArgs(ws, m, frame, rf, &r, J, ldj));
+    CDYN_CHECK_CXX(cd::forwardKinematics(m, ws->body->data.tree, ConstMap(q, nq)));
+    ws->kinLevel = kPlacements;
+    return jacobianOut(model, ws, frame, r, J, ldj);
+  });
+}
+
+cdyn_status cdyn_center_of_mass(const cdyn_model* model, cdyn_workspace* ws, const double* q,
+                                int nq, double com[3]) {
+  return compute(model, ws, [&] {
+    const cd::Model& m = model->cm.tree;
+    CDYN_CHECK(checkArray(ws, q, nq, m.nq, "q"));
+    CDYN_CHECK(checkPointer(ws, com, "com"));
+    CDYN_CHECK_CXX(cd::forwardKinematics(m, ws->body->data.tree, ConstMap(q, nq)));
+    const cd::Vec3 c = cd::centerOfMass(m, ws->body->data.tree);
+    std::copy_n(c.data(), 3, com);
+    return ok(ws);
+  });
+}
+
+}  // extern "C"

@@ -1,0 +1,31 @@
+// C API: logging (clusterdyn.h, "Logging").
+#include "capi_internal.hpp"
+
+using namespace cdyn_internal;
+
+extern "C" {
+
+static_assert(CDYN_LOG_DEBUG == static_cast<int>(cd::LogLevel::Debug) &&
+                  CDYN_LOG_INFO == static_cast<int>(cd::LogLevel::Info) &&
+                  CDYN_LOG_WARN == static_cast<int>(cd::LogLevel::Warn) &&
+                  CDYN_LOG_ERROR == static_cast<int>(cd::LogLevel::Error) &&
+                  CDYN_LOG_OFF == static_cast<int>(cd::LogLevel::Off),
+              "cdyn_log_level mirrors clusterdyn::LogLevel");
+
+cdyn_status cdyn_set_log_level(int level) {
+  if (level < CDYN_LOG_DEBUG || level > CDYN_LOG_OFF) return CDYN_ERR_INVALID_ARGUMENT;
+  return guarded(nullptr, [&] {
+    cd::setLogLevel(static_cast<cd::LogLevel>(level));
+    return CDYN_OK;
+  });
+}
+
+cdyn_status cdyn_get_log_level(int* level) {
+  if (level == nullptr) return CDYN_ERR_NULL_POINTER;
+  return guarded(nullptr, [&] {
+    *level = static_cast<int>(cd::logLevel());
+    return CDYN_OK;
+  });
+}
+
+}  // extern "C"

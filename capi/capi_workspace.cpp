@@ -1,0 +1,142 @@
+// C API: workspaces (clusterdyn.h, "Workspaces").
+#include <cstdlib>
+#include <new>
+
+#include "capi_internal.hpp"
+
+using namespace cdyn_internal;
+
+namespace cdyn_internal {
+
+/// Sizes the workspace of a model by constructing its parts once with a measuring arena.
+Layout measureLayout(const cd::ClusterModel& cm) {
+  const cd::Model& model = cm.tree;
+  Layout l;
+  {
+    Arena a = Arena::measure();
+    ArenaScope scope(&a);
+    WorkspaceBody body(cm);
+    (void)body;
+    l.arenaBytes = a.measured;
+  }
+  const cd::VecX q0 = cd::neutralConfiguration(model);
+  const cd::VecX v0 = cd::VecX::Zero(model.nv);
+  std::size_t scratch = 0;
+  {
+    Arena a = Arena::measure();
+    ArenaScope scope(&a);
+    const cd::VecX q = cd::neutralConfiguration(model);
+    (void)q;
+    scratch = std::max(scratch, a.measured);
+  }
+  {
+    Arena a = Arena::measure();
+    ArenaScope scope(&a);
+    const cd::VecX q = cd::integrate(model, q0, v0, 0.0);
+    (void)q;
+    scratch = std::max(scratch, a.measured);
+  }
+  l.scratchBytes = scratch;
+  l.bodyOffset = roundUp(sizeof(cdyn_workspace), kBlockAlign);
+  l.arenaOffset = l.bodyOffset + roundUp(sizeof(WorkspaceBody), kBlockAlign);
+  l.scratchOffset = l.arenaOffset + roundUp(l.arenaBytes, kBlockAlign);
+  l.total = l.scratchOffset + roundUp(l.scratchBytes, kBlockAlign);
+  return l;
+}
+
+}  // namespace cdyn_internal
+
+namespace {
+
+cdyn_status workspaceInit(const cdyn_model* m, void* mem, std::size_t size, void* heapBlock,
+                          cdyn_workspace** out) {
+  const Layout& l = m->layout;
+  const std::uintptr_t start = reinterpret_cast<std::uintptr_t>(mem);
+  const std::uintptr_t base = roundUp(start, kBlockAlign);
+  if (size < base - start || size - (base - start) < l.total) return CDYN_ERR_INVALID_SIZE;
+  unsigned char* p = reinterpret_cast<unsigned char*>(base);
+  cdyn_workspace* ws = new (p) cdyn_workspace;
+  ws->tag = 0;
+  ws->model = m;
+  ws->body = nullptr;
+  ws->arena = Arena::over(p + l.arenaOffset, l.arenaBytes);
+  ws->scratch = Arena::over(p + l.scratchOffset, l.scratchBytes);
+  ws->heapBlock = heapBlock;
+  ws->kinLevel = kNone;
+  {
+    ArenaScope scope(&ws->arena);
+    ws->body = new (p + l.bodyOffset) WorkspaceBody(m->cm);
+  }
+  m->workspaces.fetch_add(1);
+  ws->tag = kWorkspaceTag;
+  *out = ws;
+  return CDYN_OK;
+}
+
+}  // namespace
+
+extern "C" {
+
+cdyn_status cdyn_workspace_size(const cdyn_model* model, size_t* size) {
+  CDYN_CHECK_MODEL(model);
+  if (size == nullptr) return CDYN_ERR_NULL_POINTER;
+  *size = model->layout.total + kBlockAlign - 1;
+  return CDYN_OK;
+}
+
+cdyn_status cdyn_workspace_create(const cdyn_model* model, cdyn_workspace** workspace) {
+  if (workspace == nullptr) return CDYN_ERR_NULL_POINTER;
+  *workspace = nullptr;
+  CDYN_CHECK_MODEL(model);
+  return guarded(nullptr, [&] {
+    const std::size_t size = model->layout.total + kBlockAlign - 1;
+    void* block = std::malloc(size);
+    if (block == nullptr) return CDYN_ERR_OUT_OF_MEMORY;
+    try {
+      const cdyn_status s = workspaceInit(model, block, size, block, workspace);
+      if (s != CDYN_OK) std::free(block);
+      return s;
+    } catch (...) {
+      std::free(block);
+      throw;
+    }
+  });
+}
+
+cdyn_status cdyn_workspace_init_in(const cdyn_model* model, void* mem, size_t size,
+                                   cdyn_workspace** workspace) {
+  if (workspace == nullptr) return CDYN_ERR_NULL_POINTER;
+  *workspace = nullptr;
+  CDYN_CHECK_MODEL(model);
+  if (mem == nullptr) return CDYN_ERR_NULL_POINTER;
+  return guarded(nullptr, [&] {
+    try {
+      return workspaceInit(model, mem, size, nullptr, workspace);
+    } catch (const std::bad_alloc&) {
+      return CDYN_ERR_INTERNAL;  // the measured arena was too small: a bug
+    }
+  });
+}
+
+cdyn_status cdyn_workspace_free(cdyn_workspace* workspace) {
+  if (workspace == nullptr) return CDYN_OK;
+  if (workspace->tag != kWorkspaceTag) return CDYN_ERR_INVALID_ARGUMENT;
+  workspace->tag = kDeadTag;
+  {
+    ArenaScope scope(&workspace->arena);
+    workspace->body->~WorkspaceBody();
+  }
+  workspace->model->workspaces.fetch_sub(1);
+  void* block = workspace->heapBlock;
+  workspace->~cdyn_workspace();
+  std::free(block);  // nullptr for caller memory
+  return CDYN_OK;
+}
+
+const char* cdyn_workspace_last_error(const cdyn_workspace* workspace) {
+  if (workspace == nullptr) return "workspace is NULL";
+  if (workspace->tag != kWorkspaceTag) return "not a valid cdyn_workspace handle";
+  return workspace->body->data.tree.lastError.data();
+}
+
+}  // extern "C"

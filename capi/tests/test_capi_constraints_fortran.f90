@@ -1,0 +1,132 @@
+! The constraint functions of the C API from Fortran (module clusterdyn): a quadruped on four
+! point contacts; the Delassus matrix is symmetric with a positive diagonal and reproduces
+! J H^-1 J^T applied to a vector; constrainedABA and proxPV agree (the bind(C) settings and
+! result types cross the boundary); a wrong row count is refused with its message.
+! Usage: test_capi_constraints_fortran cd_quadruped.urdf
+program test_capi_constraints_fortran
+  use, intrinsic :: iso_c_binding
+  use clusterdyn
+  implicit none
+  type(c_ptr) :: model, ws, cset, cws, cname
+  character(len=1024) :: path
+  character(len=8), parameter :: feet(4) = [character(len=8) :: 'lf_foot', 'rf_foot', &
+                                            'lh_foot', 'rh_foot']
+  integer(c_int) :: nq, nv, ny, m, k, idx
+  real(c_double), allocatable :: q(:), v(:), tau(:), ydd(:), ydd2(:), lambda(:), lambda2(:), &
+                                 dmat(:, :), jmat(:, :), hmat(:, :), x(:), hx(:)
+  type(cdyn_proximal_settings) :: settings
+  type(cdyn_proximal_result) :: result
+  integer :: failures, info
+
+  failures = 0
+  call get_command_argument(1, path)
+  call expect(cdyn_model_load(CDYN_ABI_VERSION, trim(path)//c_null_char, 0, model=model, &
+                              errlen=0_c_size_t) &
+              == CDYN_OK, 'load')
+  call expect(cdyn_workspace_create(model, ws) == CDYN_OK, 'workspace')
+  call expect(cdyn_constraint_set_create(model, cset) == CDYN_OK, 'set')
+  do k = 1, 4
+    call expect(cdyn_constraint_set_add_contact(cset, trim(feet(k))//c_null_char, &
+                                                CDYN_CONSTRAINT_POINT, CDYN_LOCAL, &
+                                                index=idx) == CDYN_OK, 'add contact')
+    call expect(idx == k - 1, 'contact index')
+  end do
+  call expect(cdyn_constraint_workspace_create(model, cset, cws) == CDYN_OK, 'workspace')
+  call expect(cdyn_model_nq(model, nq) == CDYN_OK, 'nq')
+  call expect(cdyn_model_nv(model, nv) == CDYN_OK, 'nv')
+  call expect(cdyn_model_ny(model, ny) == CDYN_OK, 'ny')
+  call expect(cdyn_constraint_set_nrows(cset, m) == CDYN_OK, 'nrows')
+  call expect(m == 12, 'twelve rows')
+  call expect(cdyn_constraint_set_row_name(cset, 2, cname) == CDYN_OK, 'row name')
+  call expect(c_string(cname) == 'lf_foot_contact3d:lin_z', 'row name text')
+  allocate (q(nq), v(nv), tau(ny), ydd(ny), ydd2(ny), lambda(m), lambda2(m), dmat(m, m), &
+            jmat(m, ny), hmat(ny, ny), x(ny), hx(ny))
+  call expect(cdyn_model_reference_configuration(model, q, nq) == CDYN_OK, 'reference')
+  v = 0
+  tau = 0.5_c_double
+
+  ! D = J H^-1 J^T: check D e1 = J x with H x = J^T e1 (x from the relation H x = J(1, :)).
+  call expect(cdyn_delassus_matrix(cset, cws, q, dmat, m) == CDYN_OK, 'delassus')
+  call expect(cdyn_constraint_jacobian(cset, cws, q, v, m, jmat, m) == CDYN_OK, 'jacobian')
+  call expect(cdyn_cluster_mass_matrix(model, ws, q, nq, hmat, ny) == CDYN_OK, 'H')
+  call expect(maxval(abs(dmat - transpose(dmat))) < 1e-12_c_double, 'D symmetric')
+  x = jmat(1, :)
+  call solve_spd(hmat, x, info)
+  call expect(info == 0, 'H positive definite')
+  call expect(maxval(abs(matmul(jmat, x) - dmat(:, 1))) < 1e-9_c_double, 'D = J H^-1 J^T')
+
+  call expect(cdyn_proximal_settings_default(settings) == CDYN_OK, 'settings')
+  call expect(settings%max_iterations == 50 .and. settings%warm_start == 0, 'default settings')
+  call expect(cdyn_constrained_aba(cset, cws, q, v, tau, settings=settings, ydd=ydd, &
+                                   lambda=lambda, m=m, result=result) == CDYN_OK, 'aba')
+  call expect(result%converged == 1 .and. result%status == CDYN_OK, 'aba result')
+  call expect(cdyn_prox_pv(cset, cws, q, v, tau, ydd=ydd2, lambda=lambda2, m=m) == CDYN_OK, &
+              'prox_pv')
+  call expect(maxval(abs(ydd - ydd2)) < 1e-8_c_double, 'ydd: constrainedABA = proxPV')
+  call expect(maxval(abs(lambda - lambda2)) < 1e-6_c_double, 'lambda: constrainedABA = proxPV')
+  call expect(cdyn_prox_pv(cset, cws, q, v, tau, ydd=ydd2, lambda=lambda2, m=m - 1) &
+              == CDYN_ERR_INVALID_SIZE, 'wrong m')
+  call expect(index(c_string(cdyn_constraint_workspace_last_error(cws)), &
+                    "expected the set's row count 12") > 0, 'wrong m message')
+  print '(a, 12f10.4)', 'lambda = ', lambda
+
+  call expect(cdyn_constraint_workspace_free(cws) == CDYN_OK, 'free')
+  call expect(cdyn_constraint_set_free(cset) == CDYN_OK, 'free')
+  call expect(cdyn_workspace_free(ws) == CDYN_OK, 'free')
+  call expect(cdyn_model_free(model) == CDYN_OK, 'free')
+  if (failures > 0) stop 1
+
+contains
+
+  subroutine expect(condition, what)
+    logical, intent(in) :: condition
+    character(len=*), intent(in) :: what
+    if (.not. condition) then
+      print '(2a)', 'FAILED: ', what
+      failures = failures + 1
+    end if
+  end subroutine
+
+  function c_string(p) result(s)  ! copy of a NUL-terminated C string
+    type(c_ptr), intent(in) :: p
+    character(len=:), allocatable :: s
+    character(kind=c_char), pointer :: chars(:)
+    integer :: n
+    call c_f_pointer(p, chars, [1024])
+    n = 0
+    do while (chars(n + 1) /= c_null_char)
+      n = n + 1
+    end do
+    allocate (character(len=n) :: s)
+    s = transfer(chars(1:n), s)
+  end function
+
+  subroutine solve_spd(a, b, info)  ! b <- a^-1 b by Cholesky (a symmetric positive definite)
+    real(c_double), intent(in) :: a(:, :)
+    real(c_double), intent(inout) :: b(:)
+    integer, intent(out) :: info
+    real(c_double) :: l(size(b), size(b))
+    integer :: i, j, n
+    n = size(b)
+    l = 0
+    info = 0
+    do j = 1, n
+      l(j, j) = a(j, j) - sum(l(j, 1:j - 1)**2)
+      if (l(j, j) <= 0) then
+        info = j
+        return
+      end if
+      l(j, j) = sqrt(l(j, j))
+      do i = j + 1, n
+        l(i, j) = (a(i, j) - sum(l(i, 1:j - 1)*l(j, 1:j - 1)))/l(j, j)
+      end do
+    end do
+    do i = 1, n
+      b(i) = (b(i) - sum(l(i, 1:i - 1)*b(1:i - 1)))/l(i, i)
+    end do
+    do i = n, 1, -1
+      b(i) = (b(i) - sum(l(i + 1:n, i)*b(i + 1:n)))/l(i, i)
+    end do
+  end subroutine
+
+end program test_capi_constraints_fortran

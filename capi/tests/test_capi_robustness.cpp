@@ -1,0 +1,188 @@
+// C API robustness: singular loop configurations and overflowing inputs give documented
+// statuses with a message (never CDYN_OK with NaN), the workspace stays usable, and the header's
+// promises about leading dimensions and the floating joint's frame hold.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "clusterdyn.h"
+
+namespace {
+
+struct CModel {
+  cdyn_model* m = nullptr;
+  cdyn_workspace* ws = nullptr;
+  int nq = 0, nv = 0, ny = 0, nyq = 0;
+  explicit CModel(const std::string& pathOrXml, bool isString = false) {
+    char err[512];
+    const cdyn_status s =
+        isString
+            ? cdyn_model_load_string(CDYN_ABI_VERSION, pathOrXml.data(), pathOrXml.size(), 0,
+                                     nullptr, &m, err, sizeof err)
+            : cdyn_model_load(CDYN_ABI_VERSION, pathOrXml.c_str(), 0, nullptr, &m, err, sizeof err);
+    EXPECT_EQ(s, CDYN_OK) << err;
+    if (s != CDYN_OK) return;
+    EXPECT_EQ(cdyn_workspace_create(m, &ws), CDYN_OK);
+    cdyn_model_nq(m, &nq);
+    cdyn_model_nv(m, &nv);
+    cdyn_model_ny(m, &ny);
+    cdyn_model_nyq(m, &nyq);
+  }
+  ~CModel() {
+    cdyn_workspace_free(ws);
+    cdyn_model_free(m);
+  }
+  std::string error() const { return cdyn_workspace_last_error(ws); }
+};
+
+const std::string kFourBar = CAPI_SHARED_URDF "/four_bar.urdf";
+const std::string kModels = CAPI_MODELS_DIR;
+
+// shared/urdfplus/four_bar.urdf is a parallelogram: y = 0 is the branch point of the
+// parallelogram and crossed branches (Kd loses rank).
+TEST(Robustness, ParallelogramBranchPoint) {
+  CModel c(kFourBar);
+  ASSERT_TRUE(c.m);
+  std::vector<double> q(c.nq), v(c.nv), qdd(c.nv);
+  double ydd = 0.0;
+  for (double y : {0.0, 1e-9, 1e-6}) {
+    const double ydot = 1.0, tau = 0.0;
+    EXPECT_EQ(cdyn_independent_to_spanning(c.m, c.ws, &y, 1, &ydot, 1, nullptr, 0, q.data(), c.nq,
+                                           v.data(), c.nv),
+              CDYN_ERR_CONSTRAINT_FAILURE);
+    EXPECT_NE(c.error().find("cluster 'loop1'"), std::string::npos) << c.error();
+    EXPECT_NE(c.error().find("smallest singular value"), std::string::npos) << c.error();
+    EXPECT_EQ(cdyn_ce_aba_independent(c.m, c.ws, &y, 1, &ydot, 1, &tau, 1, nullptr, 0, &ydd, 1,
+                                      nullptr, 0, nullptr, 0, nullptr, 0),
+              CDYN_ERR_CONSTRAINT_FAILURE);
+  }
+  // The workspace is usable afterwards: the parallelogram branch at y = 0.4.
+  const double y = 0.4, ydot = 1.0;
+  ASSERT_EQ(cdyn_independent_to_spanning(c.m, c.ws, &y, 1, &ydot, 1, nullptr, 0, q.data(), c.nq,
+                                         v.data(), c.nv),
+            CDYN_OK)
+      << c.error();
+  EXPECT_NEAR(q[1], -0.4, 1e-9);
+  EXPECT_NEAR(q[2], 0.4, 1e-9);
+  EXPECT_NEAR(v[1], -1.0, 1e-9);
+  EXPECT_NEAR(v[2], 1.0, 1e-9);
+  // CE-ABA and the constraint matrices at the aligned spanning state report the singularity.
+  const std::vector<double> q0(c.nq, 0.0), v0 = {1.0, -1.0, 1.0};
+  const double tau = 0.0;
+  EXPECT_EQ(cdyn_ce_aba(c.m, c.ws, q0.data(), c.nq, v0.data(), c.nv, &tau, 1, nullptr, 0, &ydd, 1,
+                        qdd.data(), c.nv),
+            CDYN_ERR_CONSTRAINT_FAILURE);
+  EXPECT_NE(c.error().find("singular"), std::string::npos) << c.error();
+  std::vector<double> G(c.nv * c.ny);
+  EXPECT_EQ(cdyn_constraint_matrices(c.m, c.ws, q0.data(), c.nq, v0.data(), c.nv, G.data(), c.nv,
+                                     nullptr, 0),
+            CDYN_ERR_CONSTRAINT_FAILURE);
+}
+
+TEST(Robustness, ClosureJump) {
+  CModel c(kFourBar);
+  ASSERT_TRUE(c.m);
+  std::vector<double> q(c.nq);
+  const double far = 1.5708, y = 0.5;
+  ASSERT_EQ(cdyn_solve_loop_closure(c.m, c.ws, &far, 1, nullptr, 0, q.data(), c.nq), CDYN_OK);
+  ASSERT_EQ(cdyn_solve_loop_closure(c.m, c.ws, &y, 1, nullptr, 0, q.data(), c.nq), CDYN_OK)
+      << c.error();
+  int it = 0;
+  double res = 1.0;
+  ASSERT_EQ(cdyn_last_loop_closure(c.m, c.ws, &it, &res), CDYN_OK);
+  EXPECT_LE(res, 1e-12);
+  EXPECT_NEAR(q[1], -0.5, 1e-9);  // the parallelogram branch of the warm start
+  EXPECT_NEAR(q[2], 0.5, 1e-9);
+}
+
+TEST(Robustness, OverflowNamesTheInput) {
+  CModel c(kModels + "/cd_four_bar.urdf");
+  ASSERT_TRUE(c.m);
+  std::vector<double> q(c.nq, 0.0), v(c.nv, 1e200), tau(c.nv, 0.0), ddq(c.nv);
+  EXPECT_EQ(cdyn_aba(c.m, c.ws, q.data(), c.nq, v.data(), c.nv, tau.data(), c.nv, nullptr, 0,
+                     ddq.data(), c.nv),
+            CDYN_ERR_NON_FINITE);
+  EXPECT_NE(c.error().find("input v is out of range"), std::string::npos) << c.error();
+  const double y = 0.5, t = 0.0;
+  double ydd = 0.0;
+  for (double ydot : {1e160, 1e300}) {
+    EXPECT_EQ(cdyn_ce_aba_independent(c.m, c.ws, &y, 1, &ydot, 1, &t, 1, nullptr, 0, &ydd, 1,
+                                      nullptr, 0, nullptr, 0, nullptr, 0),
+              CDYN_ERR_NON_FINITE);
+    EXPECT_NE(c.error().find("input ydot is out of range"), std::string::npos) << c.error();
+  }
+  const double ydot = 1e6;  // fast but representable
+  ASSERT_EQ(cdyn_ce_aba_independent(c.m, c.ws, &y, 1, &ydot, 1, &t, 1, nullptr, 0, &ydd, 1, nullptr,
+                                    0, nullptr, 0, nullptr, 0),
+            CDYN_OK)
+      << c.error();
+  EXPECT_TRUE(std::isfinite(ydd));
+  EXPECT_STREQ(cdyn_workspace_last_error(c.ws), "");
+}
+
+// Header: rows r..ld-1 of every matrix output are left untouched.
+TEST(Robustness, LeadingDimensionPaddingUntouched) {
+  CModel c(kModels + "/cd_quadruped.urdf");
+  ASSERT_TRUE(c.m);
+  std::vector<double> q(c.nq), v(c.nv, 0.0);
+  ASSERT_EQ(cdyn_model_reference_configuration(c.m, q.data(), c.nq), CDYN_OK);
+  const double sentinel = -12345.678;
+  auto checkPadding = [&](const std::vector<double>& A, int rows, int cols, int ld,
+                          const char* what) {
+    for (int j = 0; j < cols; ++j)
+      for (int i = rows; i < ld; ++i)
+        ASSERT_EQ(A[i + j * ld], sentinel) << what << " (" << i << ", " << j << ")";
+  };
+  const int pad = 3;
+  std::vector<double> M((c.nv + pad) * c.nv, sentinel);
+  ASSERT_EQ(cdyn_crba(c.m, c.ws, q.data(), c.nq, M.data(), c.nv + pad), CDYN_OK);
+  checkPadding(M, c.nv, c.nv, c.nv + pad, "M");
+  std::vector<double> H((c.ny + pad) * c.ny, sentinel);
+  ASSERT_EQ(cdyn_cluster_mass_matrix(c.m, c.ws, q.data(), c.nq, H.data(), c.ny + pad), CDYN_OK);
+  checkPadding(H, c.ny, c.ny, c.ny + pad, "H");
+  std::vector<double> G((c.nv + pad) * c.ny, sentinel);
+  ASSERT_EQ(cdyn_constraint_matrices(c.m, c.ws, q.data(), c.nq, v.data(), c.nv, G.data(),
+                                     c.nv + pad, nullptr, 0),
+            CDYN_OK);
+  checkPadding(G, c.nv, c.ny, c.nv + pad, "G");
+  std::vector<double> J((6 + pad) * c.nv, sentinel);
+  ASSERT_EQ(cdyn_compute_frame_jacobian(c.m, c.ws, q.data(), c.nq, 1, 0, J.data(), 6 + pad),
+            CDYN_OK);
+  checkPadding(J, 6, c.nv, 6 + pad, "J");
+  std::vector<double> R((3 + pad) * 3, sentinel), T((4 + pad) * 4, sentinel);
+  double p[3];
+  ASSERT_EQ(cdyn_frame_placement(c.m, c.ws, 1, R.data(), 3 + pad, p), CDYN_OK);
+  checkPadding(R, 3, 3, 3 + pad, "R");
+  ASSERT_EQ(cdyn_frame_placement_matrix(c.m, c.ws, 1, T.data(), 4 + pad), CDYN_OK);
+  checkPadding(T, 4, 4, 4 + pad, "T");
+}
+
+// Header: the floating joint's position q[0..3) is the child origin in the JOINT frame (the
+// parent link frame moved by the joint's <origin>), not in the parent link frame.
+TEST(Robustness, FloatingJointOriginFrame) {
+  const std::string xml = R"(<robot name="f">
+  <link name="world"/>
+  <link name="body"><inertial><mass value="2"/>
+    <inertia ixx="0.1" ixy="0" ixz="0" iyy="0.2" iyz="0" izz="0.3"/></inertial></link>
+  <joint name="free" type="floating"><parent link="world"/><child link="body"/>
+    <origin xyz="1 2 3" rpy="0 0 1.5707963267948966"/></joint>
+</robot>)";
+  CModel c(xml, true);
+  ASSERT_TRUE(c.m);
+  ASSERT_EQ(c.nq, 7);
+  int frame = -1;
+  ASSERT_EQ(cdyn_model_frame_index(c.m, "body", &frame), CDYN_OK);
+  const double q[7] = {0.5, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0};
+  ASSERT_EQ(cdyn_forward_kinematics(c.m, c.ws, q, 7, nullptr, 0, nullptr, 0), CDYN_OK);
+  double R[9], p[3];
+  ASSERT_EQ(cdyn_frame_placement(c.m, c.ws, frame, R, 3, p), CDYN_OK);
+  // x = 0.5 along the joint frame's x axis, which is the world's y axis (yaw 90 deg).
+  EXPECT_NEAR(p[0], 1.0, 1e-12);
+  EXPECT_NEAR(p[1], 2.5, 1e-12);
+  EXPECT_NEAR(p[2], 3.0, 1e-12);
+  EXPECT_NEAR(R[1], 1.0, 1e-12);  // body x axis = world y
+}
+
+}  // namespace

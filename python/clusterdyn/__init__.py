@@ -1,0 +1,32 @@
+"""clusterdyn: rigid-body dynamics of robots with kinematic loops (constraint embedding on a
+cluster tree), from Python through the C ABI (libclusterdyn.so.0, ctypes, numpy).
+
+    import clusterdyn as cd
+    model = cd.Model.load("models/cd_four_bar.urdf")
+    ws = model.workspace()
+    q, v = ws.independent_to_spanning(y, ydot)      # closed spanning state
+    ydd = ws.ce_aba(q, v, tau)                       # CE-ABA, independent accelerations
+    YDD = model.ce_aba_batch(Q, V, TAU, threads=2)   # N states at once
+
+Units are SI; spatial vectors are angular first. See docs/python.md.
+"""
+
+from ._core import (CLUSTER_KINDS, ERR_CONSTRAINT_FAILURE, ERR_INTERNAL, ERR_INVALID_ARGUMENT,
+                    ERR_INVALID_INDEX, ERR_INVALID_SIZE, ERR_NON_FINITE, ERR_NOT_FOUND,
+                    ERR_NOT_POSITIVE_DEFINITE, ERR_NOT_UNIT_QUATERNION, ERR_NULL_POINTER,
+                    ERR_OUT_OF_MEMORY, ERR_PARSE, ERR_VERSION, ERR_WORKSPACE_MISMATCH,
+                    JOINT_TYPES, LOCAL, LOCAL_WORLD_ALIGNED, OK, WORLD, ClusterdynError, Model,
+                    Pool, Workspace, get_log_level, lib, set_log_level, version)
+from ._library import find_library
+
+__version__ = "0.2.0"
+
+__all__ = [
+    "Model", "Workspace", "Pool", "ClusterdynError", "version", "set_log_level",
+    "get_log_level", "find_library", "lib", "LOCAL", "WORLD", "LOCAL_WORLD_ALIGNED",
+    "JOINT_TYPES", "CLUSTER_KINDS", "OK", "ERR_INVALID_SIZE", "ERR_NON_FINITE",
+    "ERR_NOT_UNIT_QUATERNION", "ERR_NOT_POSITIVE_DEFINITE", "ERR_INVALID_INDEX",
+    "ERR_CONSTRAINT_FAILURE", "ERR_WORKSPACE_MISMATCH", "ERR_INVALID_ARGUMENT",
+    "ERR_NULL_POINTER", "ERR_VERSION", "ERR_PARSE", "ERR_INTERNAL", "ERR_NOT_FOUND",
+    "ERR_OUT_OF_MEMORY",
+]

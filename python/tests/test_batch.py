@@ -1,0 +1,90 @@
+"""Batched evaluation from Python: bit-identical to single calls, any thread count, both the
+pool and per-call threads, C- and Fortran-ordered arrays."""
+import numpy as np
+import pytest
+
+import clusterdyn as cd
+from conftest import random_closed_state
+
+
+def states(model, n, seed):
+    rng = np.random.default_rng(seed)
+    ws = model.workspace()
+    Q, V = zip(*(random_closed_state(model, ws, rng) for _ in range(n)))
+    return np.array(Q), np.array(V), rng.uniform(-1, 1, (n, model.ny)), rng
+
+
+@pytest.mark.parametrize("threads", [1, 2, 3])
+@pytest.mark.parametrize("use_pool", [True, False])
+def test_batch_equals_single_calls(model, threads, use_pool):
+    N = 23
+    Q, V, T, rng = states(model, N, threads)
+    ws = model.workspace()
+    fext = rng.uniform(-0.3, 0.3, (N, model.nbodies, 6))
+    YDD, QDD = model.ce_aba_batch(Q, V, T, threads=threads, use_pool=use_pool, return_qdd=True)
+    YDDF = model.ce_aba_batch(Q, V, T, fext=fext, threads=threads, use_pool=use_pool)
+    TAU = model.ce_rnea_batch(Q, V, YDD, threads=threads, use_pool=use_pool)
+    H = model.mass_matrix_batch(Q, threads=threads, use_pool=use_pool)
+    Y, YD = zip(*(ws.spanning_to_independent(q, v) for q, v in zip(Q, V)))
+    YDDI, QI, VI, QDDI = model.ce_aba_independent_batch(np.array(Y), np.array(YD), T,
+                                                        threads=threads, use_pool=use_pool)
+    qref = model.reference_configuration()
+    for i in range(N):
+        ydd, qdd = ws.ce_aba(Q[i], V[i], T[i], return_qdd=True)
+        np.testing.assert_array_equal(YDD[i], ydd)
+        np.testing.assert_array_equal(QDD[i], qdd)
+        np.testing.assert_array_equal(YDDF[i], ws.ce_aba(Q[i], V[i], T[i], fext[i]))
+        np.testing.assert_array_equal(TAU[i], ws.ce_rnea(Q[i], V[i], YDD[i]))
+        np.testing.assert_array_equal(H[i], ws.cluster_mass_matrix(Q[i]))
+        q, v = ws.independent_to_spanning(Y[i], YD[i], q_guess=qref)
+        np.testing.assert_array_equal(QI[i], q)
+        np.testing.assert_array_equal(VI[i], v)
+        np.testing.assert_array_equal(YDDI[i], ws.ce_aba(q, v, T[i]))
+    np.testing.assert_allclose(TAU, T, atol=1e-9)
+
+
+def test_fortran_order_and_views(model):
+    Q, V, T, _ = states(model, 9, 7)
+    ref = model.ce_aba_batch(Q, V, T, threads=2)
+    F = model.ce_aba_batch(np.asfortranarray(Q), np.asfortranarray(V), np.asfortranarray(T),
+                           threads=2)
+    assert F.flags.f_contiguous  # computed in the column-major layout, no copy
+    np.testing.assert_array_equal(F, ref)
+    # Mixed orders and strided views are converted (row-major).
+    M = model.ce_aba_batch(np.asfortranarray(Q), V, T[:, :].copy(), threads=2, use_pool=False)
+    np.testing.assert_array_equal(M, ref)
+    H = model.mass_matrix_batch(np.asfortranarray(Q), threads=2)
+    np.testing.assert_array_equal(H, model.mass_matrix_batch(Q, threads=1))
+
+
+def test_empty_batch(model):
+    out = model.ce_aba_batch(np.zeros((0, model.nq)), np.zeros((0, model.nv)),
+                             np.zeros((0, model.ny)))
+    assert out.shape == (0, model.ny)
+
+
+def test_pool_object(model):
+    pool = model.pool(2)
+    assert pool is model.pool(2) and pool.threads == 2
+    model._free_batch_resources()
+    assert pool._h is None
+
+
+def test_python_threads_with_own_workspaces(model):
+    """ctypes releases the GIL: Python threads, one workspace each, agree with one thread."""
+    import threading
+    Q, V, T, _ = states(model, 40, 11)
+    ref = model.ce_aba_batch(Q, V, T, threads=1)
+    out = np.zeros_like(ref)
+
+    def run(rows):
+        ws = model.workspace()
+        for i in rows:
+            out[i] = ws.ce_aba(Q[i], V[i], T[i])
+
+    threads = [threading.Thread(target=run, args=(range(k, 40, 4),)) for k in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    np.testing.assert_array_equal(out, ref)

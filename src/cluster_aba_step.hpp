@@ -1,0 +1,38 @@
+// The per-cluster steps of the constraint-embedding articulated-body algorithm (Chignoli et al.
+// 2023, Alg. 1), shared by CE-ABA, the Delassus propagation and the proximal constrained
+// dynamics. Each step handles one cluster k and dispatches once on its shape: a single body on
+// an unconstrained joint (the tree step of aba_step.hpp), or a constrained cluster with one, two,
+// three or more independent coordinates.
+#pragma once
+
+#include "clusterdyn/cluster_data.hpp"
+
+namespace clusterdyn::detail {
+
+/// Pass 1 after clusterVelocityPass: IA_b = I_b, pA_b = v_b x* I_b v_b - fext_b for every body
+/// and the motion subspace S and bias c of every constrained cluster (eq. 15, 19).
+void clusterInertiaAndBias(const ClusterModel& cm, ClusterData& data, const Force* fext);
+
+/// Pass 2 for cluster k: U, D^-1, u (eq. 55-57) and the articulated inertia and bias it adds to
+/// its output body (eq. 58-59). tau: independent forces (ny) or, with spanningForces, spanning
+/// forces (nv) mapped by G^T. Also stores Ubar = Xh^T U (data.clusters[k].Ubar) for the
+/// constraint-space propagation.
+Status clusterArticulatedStep(const ClusterModel& cm, ClusterData& data, int k, const double* tau,
+                              bool spanningForces);
+
+/// Pass 3 for cluster k: y_ddot (eq. 60), body accelerations a_gf (eq. 61) and spanning
+/// accelerations qdd = G y_ddot + g, from the output body's acceleration ao.
+void clusterAccelerationStep(const ClusterModel& cm, ClusterData& data, int k, const Motion& ao);
+
+/// Reduced backward step (Sathya & Carpentier 2024, Alg. 2 line 3): body force changes dp
+/// (pA convention: minus the applied force) of cluster k's bodies give du_k = -S^T dp (written
+/// to du + y0) and the change Xh^T (dp + U D^-1 du) added to dp of the output body.
+void clusterForceBackwardStep(const ClusterModel& cm, ClusterData& data, int k, Force* dp,
+                              double* du);
+
+/// Reduced forward step (Alg. 2 lines 5-6): acceleration changes from the output body's change
+/// dao: dydd_k = D^-1 (du_k - U^T Xh dao) and da_b = Xh dao + S dydd_k.
+void clusterForceForwardStep(const ClusterModel& cm, ClusterData& data, int k, const Motion& dao,
+                             const double* du, double* dydd, Motion* da);
+
+}  // namespace clusterdyn::detail

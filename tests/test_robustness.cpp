@@ -1,0 +1,326 @@
+// Robustness: singular configurations, closure jumps, overflowing inputs and numerical edges
+// give Ok with finite outputs or a named status, never NaN/Inf with Ok or a confident wrong
+// answer; a failed call leaves the workspace usable.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+#include <string>
+
+#include "clusterdyn/clusterdyn.hpp"
+#include "test_util.hpp"
+
+namespace clusterdyn {
+namespace {
+
+using test::modelsPath;
+using test::sharedPath;
+
+VecX vec(std::initializer_list<double> x) {
+  VecX v(static_cast<Eigen::Index>(x.size()));
+  Eigen::Index i = 0;
+  for (double xi : x) v[i++] = xi;
+  return v;
+}
+
+/// max |phi| of every cluster at q and max |K v| (via clusterConstraintMatrices and a fresh
+/// workspace): the spanning state is closed.
+::testing::AssertionResult isClosed(const ClusterModel& m, const VecX& q, const VecX& v,
+                                    double tol) {
+  ClusterData d(m);
+  VecX y(m.nyq), ydot(m.ny);
+  if (spanningToIndependent(m, d, q, v, y, ydot) != Status::Ok)
+    return ::testing::AssertionFailure() << d.errorMessage();
+  if (independentToSpanning(m, d, y, ydot) != Status::Ok)
+    return ::testing::AssertionFailure() << d.errorMessage();
+  // Same closed state from a fresh solve on the same branch (warm start = q).
+  d.q = q;
+  if (independentToSpanning(m, d, y, ydot) != Status::Ok)
+    return ::testing::AssertionFailure() << d.errorMessage();
+  if ((d.q - q).cwiseAbs().maxCoeff() > tol || (d.v - v).cwiseAbs().maxCoeff() > tol)
+    return ::testing::AssertionFailure()
+           << "not closed: q " << q.transpose() << " vs " << d.q.transpose() << ", v "
+           << v.transpose() << " vs " << d.v.transpose();
+  return ::testing::AssertionSuccess();
+}
+
+/// Status Ok with finite outputs, or a failure with a message.
+template <typename... Out>
+::testing::AssertionResult okFiniteOrNamed(Status s, const char* message, const Out&... out) {
+  if (s != Status::Ok) {
+    if (message && message[0]) return ::testing::AssertionSuccess();
+    return ::testing::AssertionFailure() << "status " << statusName(s) << " without a message";
+  }
+  const bool finite = (out.allFinite() && ...);
+  if (!finite) return ::testing::AssertionFailure() << "Ok with non-finite output";
+  return ::testing::AssertionSuccess();
+}
+
+// ---- defects ---------------------------------------------------------------------------------
+
+// The parallelogram four-bar (shared/urdfplus/four_bar.urdf) with all bars aligned (y = 0) is a
+// branch point of the parallelogram and the crossed branch: Kd loses rank. The closure used to
+// return Ok with v = (1, -2, -1) (neither branch) and CE-ABA ydd = -1.3e5 (true ~ 0).
+TEST(Robustness, ParallelogramBranchPointIsReported) {
+  const ClusterModel m = loadModel(sharedPath("urdfplus/four_bar.urdf"));
+  ClusterData d(m);
+  for (double y0 : {0.0, 1e-9, 1e-6}) {
+    SCOPED_TRACE(y0);
+    const VecX y = vec({y0}), ydot = vec({1.0}), tau = vec({0.0});
+    EXPECT_EQ(independentToSpanning(m, d, y, ydot), Status::ConstraintFailure);
+    const std::string msg = d.errorMessage();
+    EXPECT_NE(msg.find("cluster 'loop1'"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("smallest singular value"), std::string::npos) << msg;
+    EXPECT_EQ(ceAbaIndependent(m, d, y, ydot, tau), Status::ConstraintFailure);
+    EXPECT_NE(std::string(d.errorMessage()).find("singular"), std::string::npos);
+  }
+  // CE-ABA at the exactly aligned spanning state (closed, K v = 0 for v on either branch).
+  const VecX q = VecX::Zero(3), v = vec({1.0, -1.0, 1.0}), tau = vec({0.0});
+  EXPECT_EQ(ceAba(m, d, q, v, tau), Status::ConstraintFailure);
+  EXPECT_NE(std::string(d.errorMessage()).find("smallest singular value"), std::string::npos);
+  EXPECT_EQ(clusterMassMatrix(m, d, q), Status::ConstraintFailure);
+  // The workspace is still usable, and away from the branch point the parallelogram branch
+  // (q2 = -q1, q3 = q1: the branch of qReference) is followed.
+  for (double y0 : {0.3, 0.05, 0.6}) {
+    ASSERT_EQ(independentToSpanning(m, d, vec({y0}), vec({1.0})), Status::Ok) << d.errorMessage();
+    EXPECT_TRUE(test::isClose(d.q, vec({y0, -y0, y0}), 1e-9));
+    EXPECT_TRUE(test::isClose(d.v, vec({1.0, -1.0, 1.0}), 1e-9));
+    ASSERT_EQ(ceAbaIndependent(m, d, vec({y0}), vec({1.0}), vec({0.0})), Status::Ok);
+    EXPECT_TRUE(std::isfinite(d.ydd[0]));
+  }
+}
+
+// Solved at y = pi/2, then y = 0.5 on the same workspace: the undamped Newton used to stall
+// (residual 0.89 after 50 iterations) where a fresh workspace converges.
+TEST(Robustness, ClosureSurvivesLargeJumps) {
+  const ClusterModel m = loadModel(sharedPath("urdfplus/four_bar.urdf"));
+  ClusterData fresh(m), warm(m);
+  ASSERT_EQ(solveLoopClosure(m, fresh, vec({0.5})), Status::Ok) << fresh.errorMessage();
+  ASSERT_EQ(solveLoopClosure(m, warm, vec({1.5708})), Status::Ok) << warm.errorMessage();
+  ASSERT_EQ(solveLoopClosure(m, warm, vec({0.5})), Status::Ok) << warm.errorMessage();
+  EXPECT_LE(warm.lastResidual, 1e-12);
+  EXPECT_TRUE(test::isClose(warm.q, fresh.q, 1e-9));
+  // Many random jumps on the bundled four-bar and six-bar: every solve closes the loops.
+  std::mt19937_64 rng(11);
+  for (const char* file : {"cd_four_bar.urdf", "cd_six_bar.urdf"}) {
+    const ClusterModel mm = loadModel(modelsPath(file));
+    ClusterData dd(mm);
+    for (int i = 0; i < 200; ++i) {
+      const VecX y = test::randomVector(mm.nyq, rng, -M_PI, M_PI);
+      const Status s = solveLoopClosure(mm, dd, y);
+      ASSERT_TRUE(s == Status::Ok || s == Status::ConstraintFailure) << statusName(s);
+      if (s != Status::Ok) continue;
+      EXPECT_LE(dd.lastResidual, 1e-12) << file;
+      EXPECT_TRUE(isClosed(mm, dd.q, VecX::Zero(mm.tree.nv), 1e-9)) << file;
+    }
+  }
+}
+
+// Finite but huge inputs: the outputs used to be NaN with Ok.
+TEST(Robustness, OverflowingInputsAreNamed) {
+  const ClusterModel m = loadModel(modelsPath("cd_four_bar.urdf"));
+  {
+    const Model& t = m.tree;
+    Data d(t);
+    const VecX q = VecX::Zero(t.nq), tau = VecX::Zero(t.nv);
+    const VecX v = VecX::Constant(t.nv, 1e200);
+    EXPECT_EQ(aba(t, d, q, v, tau), Status::NonFinite);
+    EXPECT_NE(std::string(d.errorMessage()).find("input v is out of range"), std::string::npos)
+        << d.errorMessage();
+    EXPECT_EQ(aba(t, d, q, VecX::Ones(t.nv), tau), Status::Ok);
+    EXPECT_TRUE(d.ddq.allFinite());
+  }
+  ClusterData d(m);
+  const VecX y = vec({0.5}), tau = vec({0.0});
+  for (double big : {1e160, 1e300}) {
+    EXPECT_EQ(ceAbaIndependent(m, d, y, vec({big}), tau), Status::NonFinite);
+    EXPECT_NE(std::string(d.errorMessage()).find("input ydot is out of range"), std::string::npos)
+        << d.errorMessage();
+  }
+  EXPECT_EQ(ceAbaIndependent(m, d, y, vec({1.0}), vec({1e305})), Status::Ok);  // linear: fine
+  EXPECT_TRUE(d.ydd.allFinite());
+  ASSERT_EQ(ceAbaIndependent(m, d, y, vec({2.0}), tau), Status::Ok) << d.errorMessage();
+  const VecX q = d.q, v = d.v;
+  EXPECT_EQ(ceAba(m, d, q, VecX(v * 1e170), tau), Status::NonFinite);
+  EXPECT_NE(std::string(d.errorMessage()).find("input v is out of range"), std::string::npos)
+      << d.errorMessage();
+  EXPECT_EQ(ceRnea(m, d, q, VecX(v * 1e170), vec({0.0})), Status::NonFinite);
+  EXPECT_EQ(clusterBias(m, d, q, VecX(v * 1e170)), Status::NonFinite);
+  EXPECT_EQ(ceRnea(m, d, q, v, vec({0.0})), Status::Ok);
+  EXPECT_TRUE(d.tauY.allFinite());
+}
+
+// ---- numerical edges -------------------------------------------------------------------------
+
+// 1e6 rad/s on every independent velocity of the quadruped: Ok and finite, and CE-RNEA inverts
+// CE-ABA to the (large) scale of the velocity products.
+TEST(Robustness, VeryFastVelocities) {
+  const ClusterModel m = loadModel(modelsPath("cd_quadruped.urdf"));
+  ClusterData d(m);
+  std::mt19937_64 rng(5);
+  VecX y = VecX::Zero(m.nyq);
+  y[6] = 1.0;
+  const VecX ydot = test::randomVector(m.ny, rng, -1e6, 1e6);
+  const VecX tau = test::randomVector(m.ny, rng);
+  ASSERT_EQ(ceAbaIndependent(m, d, y, ydot, tau), Status::Ok) << d.errorMessage();
+  ASSERT_TRUE(d.ydd.allFinite());
+  const VecX q = d.q, v = d.v, ydd = d.ydd;
+  ASSERT_EQ(ceRnea(m, d, q, v, ydd), Status::Ok) << d.errorMessage();
+  EXPECT_TRUE(test::isClose(d.tauY, tau, 1e-9, ydd.cwiseAbs().maxCoeff()));
+}
+
+/// cd_geared_chain with a link's mass and inertia replaced.
+std::string gearedChainWith(const std::string& link, const std::string& inertial) {
+  std::string xml = test::readTextFile(modelsPath("cd_geared_chain.urdf"));
+  const size_t l = xml.find("<link name=\"" + link + "\">");
+  const size_t a = xml.find("<mass", l), b = xml.find("</inertial>", l);
+  xml.replace(a, b - a, inertial);
+  return xml;
+}
+
+TEST(Robustness, MasslessAndAxisFreeRotors) {
+  struct Case {
+    const char* what;
+    std::string xml;
+  };
+  const Case cases[] = {
+      {"massless rotor",
+       gearedChainWith("elbow_rotor",
+                       "<mass value=\"0\"/><inertia ixx=\"0\" ixy=\"0\" ixz=\"0\" "
+                       "iyy=\"0\" iyz=\"0\" izz=\"0\"/>")},
+      {"rotor without inertia about its axis",
+       gearedChainWith("shoulder_rotor",
+                       "<mass value=\"0.12\"/><inertia ixx=\"7e-05\" ixy=\"0\" "
+                       "ixz=\"0\" iyy=\"0\" iyz=\"0\" izz=\"7e-05\"/>")},
+      {"massless leaf link (tool)",
+       gearedChainWith("tool",
+                       "<mass value=\"0\"/><inertia ixx=\"0\" ixy=\"0\" ixz=\"0\" "
+                       "iyy=\"0\" iyz=\"0\" izz=\"0\"/>")},
+  };
+  std::mt19937_64 rng(3);
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.what);
+    ClusterModel m;
+    try {
+      m = buildClusterModel(parseUrdfString(c.xml));
+    } catch (const ModelError& e) {
+      ADD_FAILURE() << e.what();
+      continue;
+    }
+    ClusterData d(m);
+    for (int i = 0; i < 20; ++i) {
+      const VecX y = test::randomVector(m.nyq, rng, -2, 2);
+      const VecX ydot = test::randomVector(m.ny, rng, -10, 10);
+      const VecX tau = test::randomVector(m.ny, rng);
+      const Status s = ceAbaIndependent(m, d, y, ydot, tau);
+      ASSERT_EQ(s, Status::Ok) << d.errorMessage();  // the driven link carries the rotor
+      ASSERT_TRUE(d.ydd.allFinite());
+      const VecX q = d.q, v = d.v, ydd = d.ydd;
+      ASSERT_EQ(ceRnea(m, d, q, v, ydd), Status::Ok);
+      EXPECT_TRUE(test::isClose(d.tauY, tau, 1e-9));
+      ASSERT_EQ(clusterMassMatrix(m, d, q), Status::Ok);
+      EXPECT_TRUE(d.H.allFinite());
+    }
+  }
+}
+
+// A tree whose leaf is massless: its joint has no inertia to accelerate. ABA reports it
+// (NotPositiveDefinite naming the body), never NaN with Ok.
+TEST(Robustness, MasslessLeafOnItsOwnJoint) {
+  const std::string xml = R"(<robot name="r">
+  <link name="base"/>
+  <link name="arm"><inertial><mass value="1"/>
+    <inertia ixx="0.01" ixy="0" ixz="0" iyy="0.01" iyz="0" izz="0.01"/></inertial></link>
+  <link name="tip"><inertial><mass value="0"/>
+    <inertia ixx="0" ixy="0" ixz="0" iyy="0" iyz="0" izz="0"/></inertial></link>
+  <joint name="j1" type="continuous"><parent link="base"/><child link="arm"/>
+    <axis xyz="0 0 1"/></joint>
+  <joint name="j2" type="continuous"><parent link="arm"/><child link="tip"/>
+    <origin xyz="0.3 0 0"/><axis xyz="0 0 1"/></joint>
+</robot>)";
+  const ClusterModel m = buildClusterModel(parseUrdfString(xml));
+  ClusterData d(m);
+  const VecX q = vec({0.1, 0.2}), v = vec({1.0, 2.0}), tau = vec({0.5, 0.0});
+  const Status s = ceAba(m, d, q, v, tau);
+  EXPECT_TRUE(okFiniteOrNamed(s, d.errorMessage(), d.ydd, d.qdd));
+  EXPECT_EQ(s, Status::NotPositiveDefinite);
+  Data td(m.tree);
+  const Status st = aba(m.tree, td, q, v, tau);
+  EXPECT_TRUE(okFiniteOrNamed(st, td.errorMessage(), td.ddq));
+  EXPECT_EQ(st, Status::NotPositiveDefinite);
+  EXPECT_EQ(ceAba(m, d, q, v, tau), s);  // the workspace stays usable
+  EXPECT_EQ(rnea(m.tree, td, q, v, vec({1.0, 1.0})), Status::Ok);
+  EXPECT_TRUE(td.tau.allFinite());
+}
+
+// Newton started far from a solution (random spanning q, projection) on every bundled loop
+// model: a closed state or ConstraintFailure, never Ok with an open loop.
+TEST(Robustness, NewtonFromFarAway) {
+  std::mt19937_64 rng(17);
+  for (const char* file : {"cd_four_bar.urdf", "cd_six_bar.urdf", "cd_quadruped.urdf",
+                           "cd_belt_leg.urdf", "cd_differential.urdf"}) {
+    SCOPED_TRACE(file);
+    const ClusterModel m = loadModel(modelsPath(file));
+    ClusterData d(m);
+    int ok = 0;
+    for (int i = 0; i < 50; ++i) {
+      VecX q = m.qReference + test::randomVector(m.tree.nq, rng, -3, 3);
+      normalizeConfiguration(m.tree, q);
+      const VecX v = test::randomVector(m.tree.nv, rng, -5, 5);
+      const Status s = projectToConstraints(m, d, q, v);
+      ASSERT_TRUE(s == Status::Ok || s == Status::ConstraintFailure) << statusName(s);
+      if (s != Status::Ok) {
+        EXPECT_NE(std::string(d.errorMessage()).find("cluster '"), std::string::npos);
+        continue;
+      }
+      ++ok;
+      const VecX qc = d.q, vc = d.v;
+      EXPECT_TRUE(isClosed(m, qc, vc, 1e-8));
+      ASSERT_EQ(ceAba(m, d, qc, vc, VecX::Zero(m.ny)), Status::Ok) << d.errorMessage();
+      EXPECT_TRUE(d.qdd.allFinite());
+    }
+    EXPECT_GT(ok, 25);  // most random starts close
+  }
+}
+
+// The six-bar swept through full crank turns, both directions, by warm-started closure:
+// every call is Ok and finite or a named ConstraintFailure; near a dead point of the plate-
+// driven second loop Kd is reported, not inverted.
+TEST(Robustness, SixBarSweep) {
+  const ClusterModel m = loadModel(modelsPath("cd_six_bar.urdf"));
+  ClusterData d(m);
+  int ok = 0, failed = 0;
+  for (int i = -720; i <= 720; ++i) {
+    const double y0 = i * M_PI / 360.0;
+    const Status s = ceAbaIndependent(m, d, vec({y0}), vec({3.0}), vec({0.01}));
+    EXPECT_TRUE(okFiniteOrNamed(s, d.errorMessage(), d.ydd, d.qdd, d.q, d.v));
+    if (s == Status::Ok) {
+      ++ok;
+      EXPECT_LE(d.lastResidual, 1e-12);
+    } else {
+      ++failed;
+      EXPECT_EQ(s, Status::ConstraintFailure);
+    }
+  }
+  EXPECT_GT(ok, 1000);
+  RecordProperty("six_bar_failures", failed);
+}
+
+// At a dead point constructed on the crossed four-bar branch: ceAba and the closure report the
+// conditioning instead of dividing by ~0.
+TEST(Robustness, ConditioningInMessage) {
+  const ClusterModel m = loadModel(sharedPath("urdfplus/four_bar.urdf"));
+  ClusterData d(m);
+  ASSERT_EQ(solveLoopClosure(m, d, vec({1e-7})), Status::ConstraintFailure);
+  const std::string msg = d.errorMessage();
+  // "smallest singular value 7.5e-06": parse the number and compare with the geometry: at the
+  // aligned configuration Kd = [[~0, ~0], [1, 0.5]] (selected rows x, y of the loop point).
+  const size_t at = msg.find("smallest singular value ");
+  ASSERT_NE(at, std::string::npos) << msg;
+  const double sigma = std::stod(msg.substr(at + 24));
+  EXPECT_GT(sigma, 0.0);
+  EXPECT_LT(sigma, kClosureSettings.singularTolerance * 1.2);
+}
+
+}  // namespace
+}  // namespace clusterdyn

@@ -530,4 +530,20 @@ cdyn_status cdyn_constrained_dynamics_dense(const cdyn_constraint_set* set,
   return solve(Solver::Dense, set, ws, q, v, tau, fext, settings, ydd, qdd, lambda, m, result);
 }
 
+cdyn_status cdyn_constraint_wrenches(const cdyn_constraint_set* set, cdyn_constraint_workspace* ws,
+                                     double* W, int ldw) {
+  if (cdyn_status s = enter(set, ws)) return s;
+  return guarded(&ws->data.tree.lastError, [&]() -> cdyn_status {
+    if (ldw < 6) return wsFail(ws, CDYN_ERR_INVALID_SIZE, "ldw is %d, expected >= 6", ldw);
+    const int n = set->set.size();
+    if (n > 0)
+      if (cdyn_status s = need(ws, W, "W")) return s;
+    for (int j = 0; j < n; ++j) {
+      const cd::Force f = cd::constraintWrench(set->set, ws->cdata, j);
+      std::copy_n(f.data(), 6, W + static_cast<std::ptrdiff_t>(j) * ldw);
+    }
+    return CDYN_OK;
+  });
+}
+
 }  // extern "C"

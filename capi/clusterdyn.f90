@@ -1445,5 +1445,13 @@ module clusterdyn
       type(cdyn_proximal_result), intent(out), optional :: result
     end function
 
+    integer(c_int) function cdyn_constraint_wrenches(set, ws, w, ldw) &
+                                                     bind(C, name="cdyn_constraint_wrenches")
+      import :: c_double, c_int, c_ptr
+      type(c_ptr), value :: set, ws
+      real(c_double), intent(inout) :: w(*)
+      integer(c_int), value :: ldw
+    end function
+
   end interface
 end module clusterdyn

@@ -1044,6 +1044,15 @@ CDYN_API cdyn_status cdyn_constrained_dynamics_dense(
     const double* tau, const double* fext, const cdyn_proximal_settings* settings, double* ydd,
     double* qdd, double* lambda, int m, cdyn_proximal_result* result);
 
+/** The wrench [moment; force] (N m, N) every constraint applies to its body1, at the origin of
+ *  its frame on body1, from the multipliers of the workspace's last solve (cdyn_constrained_aba,
+ *  cdyn_prox_pv or cdyn_constrained_dynamics_dense; zero before the first): components in that
+ *  frame's axes (CDYN_LOCAL) or in world axes (CDYN_LOCAL_WORLD_ALIGNED); unconstrained components
+ *  are 0; body2 receives the opposite wrench. W is 6 x nconstraints, column-major, ldw >= 6 (rows
+ *  6..ldw-1 untouched). For a cut loop: the force its joint transmits to the predecessor body. */
+CDYN_API cdyn_status cdyn_constraint_wrenches(const cdyn_constraint_set* set,
+                                              cdyn_constraint_workspace* ws, double* W, int ldw);
+
 #ifdef __cplusplus
 } /* extern "C" */
 #endif

@@ -271,6 +271,16 @@ void compareSets(const std::string& path, unsigned flags, cd::ModelOptions optio
           EXPECT_EQ(res.residual, cdata.result.residual);
           EXPECT_EQ(res.dual_step, cdata.result.dualStep);
           EXPECT_EQ(res.converged, cdata.result.converged ? 1 : 0);
+          // Per-constraint wrenches from this solve's multipliers, bitwise as the C++ ones.
+          const int nc = set.size();
+          std::vector<double> W(7 * std::max(nc, 1), sentinel);
+          ASSERT_EQ(cdyn_constraint_wrenches(c.set, c.ws, W.data(), 7), CDYN_OK)
+              << cdyn_constraint_workspace_last_error(c.ws);
+          for (int j = 0; j < nc; ++j) {
+            const cd::Force w = cd::constraintWrench(set, cdata, j);
+            EXPECT_SAME(W.data() + 7 * j, w.data(), 6);
+            EXPECT_EQ(W[7 * j + 6], sentinel);
+          }
           // Independent check: the rows hold, J ydd + gamma = k (Baumgarte targets).
           if (!withForces && st == CDYN_OK) {
             const Eigen::Map<const cd::VecX> Y(ydd.data(), ny);
@@ -595,6 +605,10 @@ TEST(CApiConstraints, ComputeErrors) {
   EXPECT_TRUE(message("ldd is 11, expected >= 12"));
   EXPECT_EQ(cdyn_damped_delassus_inverse(set, ws, q, 1e-6, D.data(), 0), CDYN_ERR_INVALID_SIZE);
   EXPECT_TRUE(message("ldd is 0"));
+  EXPECT_EQ(cdyn_constraint_wrenches(set, ws, D.data(), 5), CDYN_ERR_INVALID_SIZE);
+  EXPECT_TRUE(message("ldw is 5, expected >= 6"));
+  EXPECT_EQ(cdyn_constraint_wrenches(set, ws, nullptr, 6), CDYN_ERR_NULL_POINTER);
+  EXPECT_TRUE(message("W is NULL"));
   EXPECT_EQ(cdyn_constraint_jacobian(set, ws, q, v, m + 1, J.data(), m, g.data()),
             CDYN_ERR_INVALID_SIZE);
   EXPECT_TRUE(message("m is 13, expected the set's row count 12"));

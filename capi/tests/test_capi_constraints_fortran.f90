@@ -13,7 +13,8 @@ program test_capi_constraints_fortran
                                             'lh_foot', 'rh_foot']
   integer(c_int) :: nq, nv, ny, m, k, idx
   real(c_double), allocatable :: q(:), v(:), tau(:), ydd(:), ydd2(:), lambda(:), lambda2(:), &
-                                 dmat(:, :), jmat(:, :), hmat(:, :), x(:), hx(:)
+                                 dmat(:, :), jmat(:, :), hmat(:, :), x(:), hx(:), &
+                                 wrench(:, :)
   type(cdyn_proximal_settings) :: settings
   type(cdyn_proximal_result) :: result
   integer :: failures, info
@@ -40,7 +41,7 @@ program test_capi_constraints_fortran
   call expect(cdyn_constraint_set_row_name(cset, 2, cname) == CDYN_OK, 'row name')
   call expect(c_string(cname) == 'lf_foot_contact3d:lin_z', 'row name text')
   allocate (q(nq), v(nv), tau(ny), ydd(ny), ydd2(ny), lambda(m), lambda2(m), dmat(m, m), &
-            jmat(m, ny), hmat(ny, ny), x(ny), hx(ny))
+            jmat(m, ny), hmat(ny, ny), x(ny), hx(ny), wrench(6, 4))
   call expect(cdyn_model_reference_configuration(model, q, nq) == CDYN_OK, 'reference')
   v = 0
   tau = 0.5_c_double
@@ -69,6 +70,14 @@ program test_capi_constraints_fortran
   call expect(index(c_string(cdyn_constraint_workspace_last_error(cws)), &
                     "expected the set's row count 12") > 0, 'wrong m message')
   print '(a, 12f10.4)', 'lambda = ', lambda
+  ! Point contacts in their LOCAL frames: the wrench at the foot is [0; lambda of its rows].
+  call expect(cdyn_constraint_wrenches(cset, cws, wrench, 6) == CDYN_OK, 'wrenches')
+  do k = 1, 4
+    call expect(maxval(abs(wrench(1:3, k))) == 0 .and. &
+                maxval(abs(wrench(4:6, k) - lambda2(3 * k - 2:3 * k))) < 1e-12_c_double, &
+                'contact wrench = multipliers')
+  end do
+  call expect(cdyn_constraint_wrenches(cset, cws, wrench, 5) == CDYN_ERR_INVALID_SIZE, 'ldw < 6')
 
   call expect(cdyn_constraint_workspace_free(cws) == CDYN_OK, 'free')
   call expect(cdyn_constraint_set_free(cset) == CDYN_OK, 'free')

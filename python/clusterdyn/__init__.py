@@ -7,13 +7,19 @@ cluster tree), from Python through the C ABI (libclusterdyn.so.0, ctypes, numpy)
     q, v = ws.independent_to_spanning(y, ydot)      # closed spanning state
     ydd = ws.ce_aba(q, v, tau)                       # CE-ABA, independent accelerations
     YDD = model.ce_aba_batch(Q, V, TAU, threads=2)   # N states at once
+    cs = model.constraint_set(); cs.add_contact("foot")    # contacts, constrained dynamics
+    r = cs.workspace().prox_pv(q, v, tau)            # r.ydd, r.lam, r.converged
 
 Units are SI; spatial vectors are angular first. See docs/python.md.
 """
 
+from ._constraints import (CONSTRAINT_ROWS, CONSTRAINT_TYPES, ConstraintSet,
+                           ConstraintWorkspace, Forces, NotConvergedError, NotConvergedWarning,
+                           ProximalResult, default_proximal_settings)
 from ._core import (CLUSTER_KINDS, ERR_CONSTRAINT_FAILURE, ERR_INTERNAL, ERR_INVALID_ARGUMENT,
-                    ERR_INVALID_INDEX, ERR_INVALID_SIZE, ERR_NON_FINITE, ERR_NOT_FOUND,
-                    ERR_NOT_POSITIVE_DEFINITE, ERR_NOT_UNIT_QUATERNION, ERR_NULL_POINTER,
+                    ERR_INVALID_INDEX, ERR_INVALID_SIZE, ERR_NON_FINITE, ERR_NOT_CONVERGED,
+                    ERR_NOT_FOUND, ERR_NOT_POSITIVE_DEFINITE, ERR_NOT_UNIT_QUATERNION,
+                    ERR_NULL_POINTER,
                     ERR_OUT_OF_MEMORY, ERR_PARSE, ERR_VERSION, ERR_WORKSPACE_MISMATCH,
                     JOINT_TYPES, LOCAL, LOCAL_WORLD_ALIGNED, OK, WORLD, ClusterdynError, Model,
                     Pool, Workspace, get_log_level, lib, set_log_level, version)
@@ -28,5 +34,7 @@ __all__ = [
     "ERR_NOT_UNIT_QUATERNION", "ERR_NOT_POSITIVE_DEFINITE", "ERR_INVALID_INDEX",
     "ERR_CONSTRAINT_FAILURE", "ERR_WORKSPACE_MISMATCH", "ERR_INVALID_ARGUMENT",
     "ERR_NULL_POINTER", "ERR_VERSION", "ERR_PARSE", "ERR_INTERNAL", "ERR_NOT_FOUND",
-    "ERR_OUT_OF_MEMORY",
+    "ERR_OUT_OF_MEMORY", "ERR_NOT_CONVERGED", "ConstraintSet", "ConstraintWorkspace", "Forces",
+    "ProximalResult", "NotConvergedWarning", "NotConvergedError", "CONSTRAINT_TYPES",
+    "CONSTRAINT_ROWS", "default_proximal_settings",
 ]

@@ -28,6 +28,7 @@ ERR_INVALID_INDEX = 5
 ERR_CONSTRAINT_FAILURE = 6
 ERR_WORKSPACE_MISMATCH = 7
 ERR_INVALID_ARGUMENT = 8
+ERR_NOT_CONVERGED = 9
 ERR_NULL_POINTER = 100
 ERR_VERSION = 101
 ERR_PARSE = 102
@@ -182,6 +183,7 @@ class Model:
         self._h = C.c_void_p(handle)
         self._pools = {}
         self._batch_ws = []
+        self._nforces = 0  # live Forces objects (cdyn_model_free does not count them)
         L = lib()
 
         def count(name):
@@ -243,28 +245,34 @@ class Model:
     # -- loading
 
     @classmethod
-    def load(cls, path, floating_base=False, ignore_constraints=False, gravity=None):
+    def load(cls, path, floating_base=False, ignore_constraints=False, gravity=None,
+             cut_loops=False):
         """Loads a URDF / URDF+ file.
 
         path: file path (str or os.PathLike). floating_base: attach the root link to the world
         with a floating joint (nq += 7, nv += 6). ignore_constraints: drop the URDF+ chords
-        (<loop>, <coupling>, <mimic>): the plain spanning tree. gravity: None for (0, 0, -9.81),
-        else 3 numbers [m/s^2], world coordinates. Raises ClusterdynError (ERR_PARSE with the
-        file:line message) when the file is missing or invalid.
+        (<loop>, <coupling>, <mimic>): the plain spanning tree. cut_loops: cut every <loop>
+        instead of embedding it (CDYN_LOAD_CUT_LOOPS): the loops stay open in the cluster tree
+        and :meth:`cut_loop_constraints` returns them as constraints; couplings and mimics stay
+        embedded. gravity: None for (0, 0, -9.81), else 3 numbers [m/s^2], world coordinates.
+        Raises ClusterdynError (ERR_PARSE with the file:line message) when the file is missing
+        or invalid.
         """
         return cls._load(os.fsencode(os.fspath(path)), None, floating_base, ignore_constraints,
-                         gravity)
+                         gravity, cut_loops)
 
     @classmethod
-    def from_string(cls, xml, floating_base=False, ignore_constraints=False, gravity=None):
+    def from_string(cls, xml, floating_base=False, ignore_constraints=False, gravity=None,
+                    cut_loops=False):
         """Loads URDF / URDF+ text (str or bytes); arguments as :meth:`load`."""
         data = xml.encode() if isinstance(xml, str) else bytes(xml)
-        return cls._load(None, data, floating_base, ignore_constraints, gravity)
+        return cls._load(None, data, floating_base, ignore_constraints, gravity, cut_loops)
 
     @classmethod
-    def _load(cls, path, xml, floating_base, ignore_constraints, gravity):
+    def _load(cls, path, xml, floating_base, ignore_constraints, gravity, cut_loops=False):
         L = lib()
-        flags = (1 if floating_base else 0) | (2 if ignore_constraints else 0)
+        flags = ((1 if floating_base else 0) | (2 if ignore_constraints else 0)
+                 | (4 if cut_loops else 0))
         g = _opt_vec(gravity, 3, "gravity")
         handle, err = C.c_void_p(), C.create_string_buffer(1024)
         if path is not None:
@@ -279,12 +287,16 @@ class Model:
         return cls(handle.value)
 
     def close(self):
-        """Frees the pools and the model (fails while workspaces of it exist). Idempotent."""
+        """Frees the pools and the model. Fails (ClusterdynError, ERR_INVALID_ARGUMENT) while
+        workspaces, constraint sets or Forces of it are open: close those first. Idempotent."""
         if self._h is None or self._h.value is None:
             return
+        if self._nforces:
+            raise ClusterdynError(ERR_INVALID_ARGUMENT, f"{self._nforces} Forces object(s) of "
+                                  "this model are still open: close them first", "Model.close")
         self._free_batch_resources()
         _check(lib().cdyn_model_free(self._h), "cdyn_model_free",
-               "workspaces of this model still exist")
+               "workspaces or constraint sets of this model still exist: close them first")
         self._h = None
 
     def _free_batch_resources(self):
@@ -303,7 +315,8 @@ class Model:
 
     def __del__(self):
         try:
-            if getattr(self, "_h", None) is not None and self._h.value is not None:
+            if (getattr(self, "_h", None) is not None and self._h.value is not None
+                    and not self._nforces):
                 self._free_batch_resources()
                 lib().cdyn_model_free(self._h)
         except Exception:
@@ -441,6 +454,95 @@ class Model:
         (cdyn_workspace_init_in, no heap allocation by the library) instead of
         cdyn_workspace_create."""
         return Workspace(self, caller_memory)
+
+    # -- constraints and constraint forces (clusterdyn._constraints)
+
+    def constraint_set(self):
+        """A new, empty :class:`ConstraintSet` of this model (contacts, welds, two-body
+        constraints), solved by the proximal constrained dynamics."""
+        from ._constraints import ConstraintSet
+        return ConstraintSet(self)
+
+    def cut_loop_constraints(self):
+        """The :class:`ConstraintSet` of the model's cut loops (a model loaded with
+        ``cut_loops=True`` or with closure="cut" loops): one constraint per loop, named after
+        it, between its predecessor and successor bodies. Empty when no loop is cut."""
+        from ._constraints import ConstraintSet
+        return ConstraintSet(self, cut_loops=True)
+
+    def forces(self):
+        """A new :class:`Forces` (results of the constraint-force computations after CE-ABA /
+        CE-RNEA; one per thread, like a workspace)."""
+        from ._constraints import Forces
+        return Forces(self)
+
+    @property
+    def loop_names(self):
+        """Names of the embedded <loop> joints, in loop index order."""
+        if getattr(self, "_loop_names", None) is None:
+            self._loop_names = tuple(self.loop_info(i)["name"] for i in range(self.nloops))
+        return self._loop_names
+
+    @property
+    def relation_names(self):
+        """Names of the <coupling> / <mimic> relations, in relation index order."""
+        if getattr(self, "_relation_names", None) is None:
+            self._relation_names = tuple(self.coupling_info(i)["name"]
+                                         for i in range(self.nrelations))
+        return self._relation_names
+
+    def _loop(self, loop):
+        if isinstance(loop, str):
+            return _index(loop, {n: i for i, n in enumerate(self.loop_names)}, "loop")
+        k = _index(loop, {}, "loop")
+        if not 0 <= k < self.nloops:
+            raise IndexError(f"loop index {k} out of range [0, {self.nloops})")
+        return k
+
+    def _relation(self, relation):
+        if isinstance(relation, str):
+            return _index(relation, {n: i for i, n in enumerate(self.relation_names)},
+                          "coupling")
+        k = _index(relation, {}, "coupling")
+        if not 0 <= k < self.nrelations:
+            raise IndexError(f"coupling index {k} out of range [0, {self.nrelations})")
+        return k
+
+    def loop_info(self, loop):
+        """An embedded <loop> (index or name): dict with name, predecessor and successor (body
+        indices, -1: world), nrows (its constrained directions) and placement (4 x 4 pose of
+        the loop frame P in the predecessor body, [R p; 0 0 0 1])."""
+        k = self._loop(loop)
+        name, pre, suc, rows = C.c_char_p(), C.c_int(), C.c_int(), C.c_int()
+        pose = np.zeros(12)
+        _check(lib().cdyn_forces_loop_info(self.handle, k, C.byref(name), C.byref(pre),
+                                           C.byref(suc), C.byref(rows), _ptr(pose)),
+               "cdyn_forces_loop_info")
+        T = np.eye(4)
+        T[:3, :3] = pose[:9].reshape(3, 3, order="F")
+        T[:3, 3] = pose[9:]
+        return {"name": name.value.decode(), "predecessor": pre.value,
+                "successor": suc.value, "nrows": rows.value, "placement": T}
+
+    def coupling_info(self, relation):
+        """A <coupling> / <mimic> relation (index or name), sum_t coefficients[t] *
+        v[velocity_indices[t]] = 0: dict with name, velocity_indices (tuple of spanning
+        velocity indices), velocity_names and coefficients ((nterms,) array)."""
+        k = self._relation(relation)
+        L = lib()
+        name, nterms = C.c_char_p(), C.c_int()
+        _check(L.cdyn_forces_coupling_info(self.handle, k, C.byref(name), C.byref(nterms)),
+               "cdyn_forces_coupling_info")
+        idx, coeff = [], np.zeros(nterms.value)
+        iv, c = C.c_int(), C.c_double()
+        for t in range(nterms.value):
+            _check(L.cdyn_forces_coupling_term(self.handle, k, t, C.byref(iv), C.byref(c)),
+                   "cdyn_forces_coupling_term")
+            idx.append(iv.value)
+            coeff[t] = c.value
+        return {"name": name.value.decode(), "velocity_indices": tuple(idx),
+                "velocity_names": tuple(self.velocity_names[i] for i in idx),
+                "coefficients": coeff}
 
     def workspace_size(self):
         """Bytes a caller-memory workspace of this model needs (cdyn_workspace_size)."""

@@ -27,6 +27,23 @@ _S = C.POINTER(C.c_char_p)
 _size = C.c_size_t
 
 
+class ProximalSettings(C.Structure):
+    """cdyn_proximal_settings (settings of the proximal constrained-dynamics solves)."""
+    _fields_ = [("mu", C.c_double), ("tolerance", C.c_double), ("max_iterations", C.c_int),
+                ("warm_start", C.c_int)]
+
+
+class ProximalResult(C.Structure):
+    """cdyn_proximal_result (outcome of a proximal solve)."""
+    _fields_ = [("status", C.c_int), ("iterations", C.c_int), ("residual", C.c_double),
+                ("dual_step", C.c_double), ("converged", C.c_int)]
+
+
+# Functions added after the first 0.2 libraries: declared when the library exports them (a
+# wrapper calling one that is missing raises a ClusterdynError naming it).
+OPTIONAL = ("cdyn_constraint_wrenches",)
+
+
 def _candidates():
     here = pathlib.Path(__file__).resolve().parent
     yield here / SONAME
@@ -86,6 +103,8 @@ def load():
 
 def _declare(lib):
     def f(name, *args, restype=C.c_int):
+        if name in OPTIONAL and not hasattr(lib, name):
+            return
         fn = getattr(lib, name)
         fn.argtypes = list(args)
         fn.restype = restype
@@ -174,4 +193,37 @@ def _declare(lib):
     f("cdyn_pool_ce_aba_independent", _H, _H, _int, _int, *([_D, _int] * 9), _I)
     f("cdyn_pool_ce_rnea", _H, _H, _int, _int, *([_D, _int] * 6), _I)
     f("cdyn_pool_cluster_mass_matrix", _H, _H, _int, _int, *([_D, _int] * 2), _I)
+    # Constraint forces (cdyn_forces_*).
+    f("cdyn_forces_create", _H, C.POINTER(_H))
+    f("cdyn_forces_free", _H)
+    f("cdyn_forces_after_ce_aba", _H, _H, _H, _D, _int, _int)
+    f("cdyn_forces_after_ce_rnea", _H, _H, _H)
+    f("cdyn_forces_joint_wrenches", _H, _H, _H, _int, _D, _int)
+    f("cdyn_forces_loop_wrenches", _H, _H, _D, _int)
+    f("cdyn_forces_loop_rows", _H, _H, _int, _D, _int)
+    f("cdyn_forces_loop_info", _H, _int, _S, _I, _I, _I, _D)
+    f("cdyn_forces_coupling_info", _H, _int, _S, _I)
+    f("cdyn_forces_coupling_term", _H, _int, _int, _I, _D)
+    f("cdyn_forces_coupling", _H, _H, _int, _D, _D, _int)
+    # Constraints (contacts, welds, loops) and constrained dynamics.
+    PS, PR = C.POINTER(ProximalSettings), C.POINTER(ProximalResult)
+    f("cdyn_proximal_settings_default", PS)
+    f("cdyn_constraint_set_create", _H, C.POINTER(_H))
+    f("cdyn_constraint_set_create_cut_loops", _H, C.POINTER(_H))
+    f("cdyn_constraint_set_free", _H)
+    f("cdyn_constraint_set_last_error", _H, restype=C.c_char_p)
+    f("cdyn_constraint_set_add", _H, C.c_char_p, _int, _int, _D, _int, _D, _int, _D, _I)
+    f("cdyn_constraint_set_add_contact", _H, C.c_char_p, _int, _int, C.c_char_p, _I)
+    f("cdyn_constraint_set_size", _H, _I)
+    f("cdyn_constraint_set_nrows", _H, _I)
+    f("cdyn_constraint_set_row_name", _H, _int, _S)
+    f("cdyn_constraint_workspace_create", _H, _H, C.POINTER(_H))
+    f("cdyn_constraint_workspace_free", _H)
+    f("cdyn_constraint_workspace_last_error", _H, restype=C.c_char_p)
+    f("cdyn_constraint_jacobian", _H, _H, _D, _D, _int, _D, _int, _D)
+    f("cdyn_delassus_matrix", _H, _H, _D, _D, _int)
+    f("cdyn_damped_delassus_inverse", _H, _H, _D, C.c_double, _D, _int)
+    for name in ("constrained_aba", "prox_pv", "constrained_dynamics_dense"):
+        f("cdyn_" + name, _H, _H, _D, _D, _D, _D, PS, _D, _D, _D, _int, PR)
+    f("cdyn_constraint_wrenches", _H, _H, _D, _int)
     return lib

@@ -1,0 +1,602 @@
+"""Constraints (contacts, welds, loops), proximal constrained dynamics and constraint forces:
+numpy wrappers of the cdyn_constraint_*, cdyn_delassus_*, cdyn_*_aba / prox_pv / dense and
+cdyn_forces_* functions of the C API.
+
+Equations (docs/constraints.md), in the cluster tree's independent coordinates:
+
+    H ydd + C = tau + J^T lam,        J ydd + gamma = k
+
+J (m, ny) the row Jacobian, gamma (m,) the row accelerations at ydd = 0, k the Baumgarte targets
+(0 without gains), lam (m,) the multipliers: J^T lam is the generalized force ON the robot (lam
+is the force on body1 at frame A, in the rows' axes).
+
+Lifetimes: a ConstraintWorkspace keeps its ConstraintSet alive and the set keeps its Model
+alive. ConstraintSet.close() closes the set's workspaces first; Model.close() refuses while
+sets or Forces of the model are open.
+"""
+
+import collections
+import ctypes as C
+import warnings
+import weakref
+
+import numpy as np
+
+from . import _core
+from ._core import (ERR_INVALID_ARGUMENT, ERR_NOT_CONVERGED, OK, ClusterdynError, Workspace,
+                    _check, _fext, _index, _ptr, _real, _rf, _vec, lib)
+from ._library import ProximalResult as _CResult
+from ._library import ProximalSettings as _CSettings
+
+CONSTRAINT_TYPES = ("point", "weld", "revolute", "planar", "prismatic")
+"""Constraint types (cdyn_constraint_type order); rows: 3, 6, 5, 3, 5."""
+CONSTRAINT_ROWS = {"point": 3, "weld": 6, "revolute": 5, "planar": 3, "prismatic": 5}
+FORCE_FRAMES = {"body": 0, "world": 1}
+ON_NOT_CONVERGED = ("warn", "raise", "ignore")
+
+
+class ProximalResult(collections.namedtuple(
+        "ProximalResult", "ydd qdd lam iterations residual dual_step converged status")):
+    """Result of a proximal constrained-dynamics solve.
+
+    ydd (ny,) independent accelerations; qdd (nv,) spanning accelerations G ydd + g; lam (m,)
+    multipliers (force on body1 at frame A, rows' axes); iterations (proximal iterations used),
+    residual (final |J ydd + gamma - k|_inf), dual_step (last |lam_k - lam_(k-1)|_inf),
+    converged (bool: residual <= tolerance); status (OK or ERR_NOT_CONVERGED). When converged is
+    False the arrays hold the last iterate (finite).
+    """
+    __slots__ = ()
+
+
+class NotConvergedWarning(RuntimeWarning):
+    """A proximal solve stopped above its tolerance (on_not_converged="warn")."""
+
+
+class NotConvergedError(ClusterdynError):
+    """A proximal solve stopped above its tolerance (on_not_converged="raise"); ``result``
+    holds the :class:`ProximalResult` of the last iterate."""
+
+    def __init__(self, message, function, result):
+        super().__init__(ERR_NOT_CONVERGED, message, function)
+        self.result = result
+
+
+def default_proximal_settings():
+    """The library's default settings as a dict (mu, tolerance, max_iterations, warm_start)."""
+    s = _CSettings()
+    _check(lib().cdyn_proximal_settings_default(C.byref(s)), "cdyn_proximal_settings_default")
+    return {"mu": s.mu, "tolerance": s.tolerance, "max_iterations": s.max_iterations,
+            "warm_start": bool(s.warm_start)}
+
+
+# ---- argument conversion ---------------------------------------------------------------------
+
+def _pose(T, name):
+    """A placement as the C API wants it: None (identity), a 4 x 4 homogeneous matrix [R p;
+    0 0 0 1] or a pair (R (3, 3), p (3,)) -> 16 doubles, column-major."""
+    if T is None:
+        return None
+    if isinstance(T, tuple) and len(T) == 2:
+        R, p = _real(T[0], name + " R"), _real(T[1], name + " p")
+        if R.shape != (3, 3) or p.shape != (3,):
+            raise ValueError(f"{name} as (R, p) must have shapes ((3, 3), (3,)), got "
+                             f"({R.shape}, {p.shape})")
+        M = np.eye(4)
+        M[:3, :3], M[:3, 3] = R, p
+        T = M
+    a = _real(T, name)
+    if a.shape != (4, 4):
+        raise ValueError(f"{name} must be a 4 x 4 homogeneous matrix (or a pair (R, p)), got "
+                         f"shape {a.shape}")
+    return np.asfortranarray(a, dtype=np.float64)
+
+
+def _ctype(t):
+    if isinstance(t, str):
+        try:
+            return CONSTRAINT_TYPES.index(t.lower())
+        except ValueError:
+            raise ValueError(f"constraint type must be one of {CONSTRAINT_TYPES}, "
+                             f"got {t!r}") from None
+    if isinstance(t, (bool, np.bool_)) or not isinstance(t, (int, np.integer)):
+        raise TypeError(f"constraint type must be a name {CONSTRAINT_TYPES} or an int, got {t!r}")
+    return int(t)
+
+
+def _number(x, name):
+    if isinstance(x, (bool, np.bool_)) or not isinstance(x, (int, float, np.integer,
+                                                             np.floating)):
+        raise TypeError(f"{name} must be a real number, got {x!r}")
+    return float(x)
+
+
+def _count(x, name):
+    if isinstance(x, (bool, np.bool_)) or not isinstance(x, (int, np.integer)):
+        raise TypeError(f"{name} must be an integer, got {x!r}")
+    if not -2**31 <= x < 2**31:
+        raise ValueError(f"{name} = {x} does not fit a C int")
+    return int(x)
+
+
+def _on_not_converged(value):
+    if value not in ON_NOT_CONVERGED:
+        raise ValueError(f"on_not_converged must be one of {ON_NOT_CONVERGED}, got {value!r}")
+    return value
+
+
+# ---- constraint sets -------------------------------------------------------------------------
+
+class ConstraintSet:
+    """The constraints of one model (cdyn_constraint_set): contacts of frames with the world,
+    welds and two-body constraints (loops). Create with :meth:`Model.constraint_set` (empty)
+    or :meth:`Model.cut_loop_constraints`; add constraints, then create one
+    :meth:`workspace` per thread: from then on the set is read-only.
+
+    Sizes: ``size`` (len(set): number of constraints), ``nrows`` (m, the rows of lam, gamma,
+    J, the Delassus matrix); names: ``row_names`` ("<constraint>:<component>", components
+    ang_x ang_y ang_z lin_x lin_y lin_z) and ``names`` (the constraints, in index order).
+    """
+
+    def __init__(self, model, cut_loops=False):
+        """Use :meth:`Model.constraint_set` or :meth:`Model.cut_loop_constraints`."""
+        self.model = model
+        self._h = None
+        self._workspaces = weakref.WeakSet()
+        h = C.c_void_p()
+        fn = "cdyn_constraint_set_create" + ("_cut_loops" if cut_loops else "")
+        _check(getattr(lib(), fn)(model.handle, C.byref(h)), fn)
+        self._h = h
+
+    # -- lifetime
+
+    def close(self):
+        """Closes the constraint workspaces of this set, then frees the set. Idempotent."""
+        if self._h is None:
+            return
+        for ws in list(self._workspaces):
+            ws.close()
+        status = lib().cdyn_constraint_set_free(self._h)
+        if status != OK:
+            raise ClusterdynError(status, "constraint workspaces of this set still exist",
+                                  "cdyn_constraint_set_free")
+        self._h = None
+
+    def __del__(self):
+        try:
+            if getattr(self, "_h", None) is not None:
+                lib().cdyn_constraint_set_free(self._h)  # refused while workspaces exist
+                self._h = None
+        except Exception:
+            pass
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    @property
+    def handle(self):
+        """The cdyn_constraint_set* handle (ctypes c_void_p)."""
+        if self._h is None:
+            raise ValueError("the constraint set has been closed")
+        return self._h
+
+    @property
+    def last_error(self):
+        """Message of the last failed call on the set ("" after a success)."""
+        return lib().cdyn_constraint_set_last_error(self._h).decode(errors="replace")
+
+    def _call(self, name, *args):
+        status = getattr(lib(), name)(self.handle, *args)
+        if status != OK:
+            raise ClusterdynError(status, self.last_error, name)
+
+    def __repr__(self):
+        if self._h is None:
+            return "<clusterdyn.ConstraintSet (closed)>"
+        return (f"<clusterdyn.ConstraintSet of {self.model.name!r}: {self.size} constraints, "
+                f"{self.nrows} rows>")
+
+    # -- building
+
+    def _body(self, body, what, world_ok):
+        if body is None or (isinstance(body, str) and body == "world"):
+            if world_ok:
+                return -1
+        return _index(body, self.model.body_index, what)
+
+    def add(self, name, type, body1, placement1=None, body2=-1, placement2=None, frame="local",
+            kp=0.0, kd=0.0):
+        """Adds a constraint between frame A (placement1 on body1) and frame B (placement2 on
+        body2, or a fixed world pose when body2 is -1 / None / "world"); returns its index.
+
+        name: unique in the set. type: "point" (3 rows: linear), "weld" (6: angular, linear),
+        "revolute" (5: free about A's z), "planar" (3: free in A's xy plane), "prismatic" (5:
+        free along A's z). body1, body2: body index or name. placement1, placement2: poses of
+        A and B in their bodies (B in the world when body2 is -1) as 4 x 4 homogeneous numpy
+        matrices [R p; 0 0 0 1] (or pairs (R, p)); None: the identity. frame: rows in A's axes
+        ("local") or, for point and weld only, in world axes at A's origin
+        ("local_world_aligned"). kp [1/s^2], kd [1/s]: Baumgarte gains (>= 0).
+        The library rejects unknown bodies, world-world, a non-rotation R, negative gains and
+        duplicate names (ClusterdynError with its message); the set is then unchanged.
+        """
+        if not isinstance(name, str):
+            raise TypeError(f"name must be a str, got {name!r}")
+        t = _ctype(type)
+        b1 = self._body(body1, "body", False)
+        b2 = self._body(body2, "body", True)
+        T1, T2 = _pose(placement1, "placement1"), _pose(placement2, "placement2")
+        gains = np.array([_number(kp, "kp"), _number(kd, "kd")])
+        index = C.c_int(-1)
+        self._call("cdyn_constraint_set_add", name.encode(), t, b1, _ptr(T1), b2, _ptr(T2),
+                   _rf(frame), _ptr(gains), C.byref(index))
+        return index.value
+
+    def add_contact(self, frame_name, type="point", frame="local", name=None):
+        """Adds a contact of the named frame (a link) with the world: frame A is the link's
+        frame, frame B its world pose at the model's reference configuration. type: "point"
+        (3D contact, rows lin_x lin_y lin_z) or "weld" (6D contact). frame: "local" (rows in
+        the link's axes) or "local_world_aligned". name: default "<frame>_contact3d" /
+        "<frame>_contact6d". Returns the constraint's index."""
+        if not isinstance(frame_name, str):
+            raise TypeError(f"frame_name must be a str, got {frame_name!r}")
+        if name is not None and not isinstance(name, str):
+            raise TypeError(f"name must be a str or None, got {name!r}")
+        index = C.c_int(-1)
+        self._call("cdyn_constraint_set_add_contact", frame_name.encode(), _ctype(type),
+                   _rf(frame), None if name is None else name.encode(), C.byref(index))
+        return index.value
+
+    # -- queries
+
+    @property
+    def size(self):
+        """Number of constraints."""
+        out = C.c_int()
+        self._call("cdyn_constraint_set_size", C.byref(out))
+        return out.value
+
+    def __len__(self):
+        return self.size
+
+    @property
+    def nrows(self):
+        """Number of rows m (sum of the constraints' rows)."""
+        out = C.c_int()
+        self._call("cdyn_constraint_set_nrows", C.byref(out))
+        return out.value
+
+    @property
+    def row_names(self):
+        """Tuple of the m row names "<constraint>:<component>"."""
+        out, s = [], C.c_char_p()
+        for r in range(self.nrows):
+            self._call("cdyn_constraint_set_row_name", r, C.byref(s))
+            out.append(s.value.decode())
+        return tuple(out)
+
+    @property
+    def names(self):
+        """Tuple of the constraint names, in index order (from the row names)."""
+        out = []
+        for row in self.row_names:
+            n = row.rsplit(":", 1)[0]
+            if not out or out[-1] != n:
+                out.append(n)
+        return tuple(out)
+
+    def workspace(self):
+        """A new :class:`ConstraintWorkspace` of this set (one per thread). The set is
+        read-only from now on (add raises)."""
+        return ConstraintWorkspace(self)
+
+
+# ---- constraint workspaces -------------------------------------------------------------------
+
+class ConstraintWorkspace:
+    """Everything the constrained algorithms of one :class:`ConstraintSet` write
+    (cdyn_constraint_workspace, with its own cluster workspace); one per thread.
+
+    q (nq,) and v (nv,) must be a closed spanning state (Workspace.independent_to_spanning,
+    project_to_constraints); tau (ny,) independent efforts; fext None or (nbodies, 6).
+    Matrices come back in their natural shape: J (m, ny), D (m, m).
+    """
+
+    def __init__(self, cset):
+        self.set = cset
+        self.model = cset.model
+        self._h = None
+        h = C.c_void_p()
+        _check(lib().cdyn_constraint_workspace_create(self.model.handle, cset.handle,
+                                                      C.byref(h)),
+               "cdyn_constraint_workspace_create")
+        self._h = h
+        cset._workspaces.add(self)
+        self._m = cset.nrows
+        self._nc = cset.size
+
+    def close(self):
+        """Frees the workspace. Idempotent."""
+        if self._h is not None:
+            lib().cdyn_constraint_workspace_free(self._h)
+            self._h = None
+
+    def __del__(self):
+        try:
+            self.close()
+        except Exception:
+            pass
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    @property
+    def handle(self):
+        """The cdyn_constraint_workspace* handle (ctypes c_void_p)."""
+        if self._h is None:
+            raise ValueError("the constraint workspace has been closed")
+        return self._h
+
+    @property
+    def last_error(self):
+        """Message of the last failed compute call on this workspace ("" after a success)."""
+        return lib().cdyn_constraint_workspace_last_error(self._h).decode(errors="replace")
+
+    @property
+    def nrows(self):
+        """Rows m of the set."""
+        return self._m
+
+    def __repr__(self):
+        return f"<clusterdyn.ConstraintWorkspace: {self._nc} constraints, {self._m} rows>"
+
+    def _call(self, name, *args):
+        status = getattr(lib(), name)(self.set.handle, self.handle, *args)
+        if status != OK:
+            raise ClusterdynError(status, self.last_error, name)
+
+    def _q(self, q):
+        return _vec(q, self.model.nq, "q")
+
+    # -- matrices
+
+    def jacobian(self, q, v=None):
+        """(J (m, ny), gamma (m,)) at the closed state q (nq,), v (nv,) (None: zero velocity):
+        row Jacobian and row accelerations at ydd = 0, so J ydd + gamma is the rows'
+        acceleration."""
+        q = self._q(q)
+        v = None if v is None else _vec(v, self.model.nv, "v")
+        m, ny = self._m, self.model.ny
+        J = np.zeros((m, ny), order="F")
+        gamma = np.zeros(m)
+        self._call("cdyn_constraint_jacobian", _ptr(q), _ptr(v), m, _ptr(J), max(1, m),
+                   _ptr(gamma))
+        return np.ascontiguousarray(J), gamma
+
+    def delassus(self, q):
+        """Delassus matrix D = J H^-1 J^T (m, m) at the closed configuration q (PV-OSIMr)."""
+        q = self._q(q)
+        m = self._m
+        D = np.zeros((m, m), order="F")
+        self._call("cdyn_delassus_matrix", _ptr(q), _ptr(D), max(1, m))
+        return np.ascontiguousarray(D)
+
+    def damped_delassus_inverse(self, q, rho):
+        """(D + rho I)^-1 (m, m) at q, rho > 0 (cABA-OSIM for contact sets, else Cholesky)."""
+        q = self._q(q)
+        rho = _number(rho, "rho")
+        m = self._m
+        Dinv = np.zeros((m, m), order="F")
+        self._call("cdyn_damped_delassus_inverse", _ptr(q), rho, _ptr(Dinv), max(1, m))
+        return np.ascontiguousarray(Dinv)
+
+    # -- proximal constrained dynamics
+
+    def _solve(self, fn, q, v, tau, fext, mu, tolerance, max_iterations, warm_start,
+               on_not_converged):
+        model = self.model
+        q, v = self._q(q), _vec(v, model.nv, "v")
+        tau = _vec(tau, model.ny, "tau")
+        f = _fext(fext, model.nbodies)
+        _on_not_converged(on_not_converged)
+        settings = _CSettings(_number(mu, "mu"), _number(tolerance, "tolerance"),
+                              _count(max_iterations, "max_iterations"), 1 if warm_start else 0)
+        m = self._m
+        ydd, qdd, lam = np.zeros(model.ny), np.zeros(model.nv), np.zeros(m)
+        res = _CResult()
+        status = getattr(lib(), fn)(self.set.handle, self.handle, _ptr(q), _ptr(v), _ptr(tau),
+                                    _ptr(f), C.byref(settings), _ptr(ydd), _ptr(qdd), _ptr(lam),
+                                    m, C.byref(res))
+        if status not in (OK, ERR_NOT_CONVERGED):
+            raise ClusterdynError(status, self.last_error, fn)
+        result = ProximalResult(ydd, qdd, lam, res.iterations, res.residual, res.dual_step,
+                                bool(res.converged), status)
+        if status == ERR_NOT_CONVERGED:
+            message = (self.last_error or f"residual {res.residual:.3g} > tolerance "
+                       f"{settings.tolerance:.3g} after {res.iterations} iterations")
+            if on_not_converged == "raise":
+                raise NotConvergedError(message, fn, result)
+            if on_not_converged == "warn":
+                warnings.warn(f"{fn}: not converged: {message}", NotConvergedWarning,
+                              stacklevel=3)
+        return result
+
+    def constrained_aba(self, q, v, tau, fext=None, mu=1e-4, tolerance=1e-10, max_iterations=50,
+                        warm_start=False, on_not_converged="warn"):
+        """constrainedABA (Sathya & Carpentier 2024): constrained forward dynamics of a contact
+        set (every constraint with the world; ClusterdynError ERR_INVALID_ARGUMENT otherwise).
+
+        q (nq,), v (nv,): closed state; tau (ny,) independent efforts; fext None or
+        (nbodies, 6). mu: proximal parameter (augmented-Lagrangian penalty 1/mu); tolerance on
+        |J ydd + gamma - k|_inf; max_iterations after the first solve; warm_start: start from
+        this workspace's lam of its last solve. Returns a :class:`ProximalResult`.
+
+        When the residual stays above the tolerance the library returns ERR_NOT_CONVERGED and
+        still writes the last iterate: on_not_converged="warn" (default) returns it with
+        converged=False and issues a :class:`NotConvergedWarning`, "ignore" returns it
+        silently, "raise" raises :class:`NotConvergedError` (its ``result`` holds it).
+        """
+        return self._solve("cdyn_constrained_aba", q, v, tau, fext, mu, tolerance,
+                           max_iterations, warm_start, on_not_converged)
+
+    def prox_pv(self, q, v, tau, fext=None, mu=1e-4, tolerance=1e-10, max_iterations=50,
+                warm_start=False, on_not_converged="warn"):
+        """proxPV (Sathya & Carpentier 2024, Alg. 4) for any set (contacts and two-body
+        constraints); arguments and result as :meth:`constrained_aba`."""
+        return self._solve("cdyn_prox_pv", q, v, tau, fext, mu, tolerance, max_iterations,
+                           warm_start, on_not_converged)
+
+    def constrained_dynamics_dense(self, q, v, tau, fext=None, mu=1e-4, tolerance=1e-10,
+                                   max_iterations=50, on_not_converged="warn"):
+        """Dense baseline (Cholesky of H, the same proximal iterations; no warm start), any
+        set; arguments and result as :meth:`constrained_aba`."""
+        return self._solve("cdyn_constrained_dynamics_dense", q, v, tau, fext, mu, tolerance,
+                           max_iterations, False, on_not_converged)
+
+    def wrenches(self):
+        """(nconstraints, 6) wrenches [moment; force] (N m, N) each constraint applies to its
+        body1, at the origin of frame A, from the multipliers of this workspace's last solve
+        (zeros before the first): in A's axes ("local" constraints) or world axes
+        ("local_world_aligned"); components a constraint leaves free are 0; body2 receives
+        the opposite wrench."""
+        if not hasattr(lib(), "cdyn_constraint_wrenches"):
+            raise ClusterdynError(ERR_INVALID_ARGUMENT, "the loaded library "
+                                  f"{_core._library.find_library()} predates this function",
+                                  "cdyn_constraint_wrenches")
+        W = np.zeros((self._nc, 6))
+        self._call("cdyn_constraint_wrenches", _ptr(W), 6)
+        return W
+
+
+# ---- constraint forces -----------------------------------------------------------------------
+
+class Forces:
+    """Forces inside the mechanism after a CE-ABA or CE-RNEA call on a :class:`Workspace`
+    (cdyn_forces; one per thread): the wrench of every spanning-tree joint, of every embedded
+    <loop> joint and the multiplier of every coupling / mimic. Create with
+    :meth:`Model.forces`; fill with :meth:`after_ce_aba` / :meth:`after_ce_rnea`, then read.
+    """
+
+    def __init__(self, model):
+        self.model = model
+        self._h = None
+        h = C.c_void_p()
+        _check(lib().cdyn_forces_create(model.handle, C.byref(h)), "cdyn_forces_create")
+        self._h = h
+        model._nforces += 1
+
+    def close(self):
+        """Frees the forces. Idempotent."""
+        if self._h is not None:
+            lib().cdyn_forces_free(self._h)
+            self._h = None
+            self.model._nforces -= 1
+
+    def __del__(self):
+        try:
+            self.close()
+        except Exception:
+            pass
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    @property
+    def handle(self):
+        """The cdyn_forces* handle (ctypes c_void_p)."""
+        if self._h is None:
+            raise ValueError("the forces have been closed")
+        return self._h
+
+    def _ws(self, ws):
+        if not isinstance(ws, Workspace):
+            raise TypeError(f"ws must be a clusterdyn.Workspace, got {type(ws).__name__}")
+        return ws
+
+    def _call_ws(self, name, ws, *args):
+        ws = self._ws(ws)
+        status = getattr(lib(), name)(self.model.handle, ws.handle, self.handle, *args)
+        if status != OK:
+            raise ClusterdynError(status, ws.last_error, name)
+
+    def _call(self, name, *args, message=""):
+        _check(getattr(lib(), name)(self.model.handle, self.handle, *args), name, message)
+
+    # -- filling
+
+    def after_ce_aba(self, ws, tau, spanning=False):
+        """Fills the forces from ws's last successful ce_aba / ce_aba_independent (spanning
+        False; tau: the same (ny,) efforts) or ce_aba_spanning_forces (spanning True; the same
+        (nv,) efforts), with no other call on ws in between."""
+        n = self.model.nv if spanning else self.model.ny
+        tau = _vec(tau, n, "tau")
+        self._call_ws("cdyn_forces_after_ce_aba", ws, _ptr(tau), tau.size, 1 if spanning else 0)
+        return self
+
+    def after_ce_rnea(self, ws):
+        """Fills the forces from ws's last successful ce_rnea."""
+        self._call_ws("cdyn_forces_after_ce_rnea", ws)
+        return self
+
+    # -- results
+
+    def joint_wrenches(self, ws, frame="body"):
+        """(nbodies, 6): row i the spatial force (moment; force) [N m; N] joint i applies TO
+        its child body, in the child body's frame about its origin (frame="body") or in world
+        axes about the world origin (frame="world", with the poses of ws's last call)."""
+        if frame not in FORCE_FRAMES:
+            raise ValueError(f"frame must be one of {tuple(FORCE_FRAMES)}, got {frame!r}")
+        W = np.zeros((self.model.nbodies, 6))
+        self._call_ws("cdyn_forces_joint_wrenches", ws, FORCE_FRAMES[frame], _ptr(W), 6)
+        return W
+
+    def loop_wrenches(self):
+        """(nloops, 6): row l the wrench (moment; force) of <loop> l's cut joint applied TO its
+        successor body BY its predecessor, in the loop frame P (see :meth:`loop_info`) about
+        P's origin; the predecessor receives the opposite."""
+        W = np.zeros((self.model.nloops, 6))
+        self._call("cdyn_forces_loop_wrenches", _ptr(W), 6)
+        return W
+
+    def loop_rows(self, loop):
+        """The multipliers of a loop (index or name): its wrench along the constrained
+        directions, rotational rows then translational ones ((nrows,); redundant rows 0)."""
+        k = self.model._loop(loop)
+        n = self.model.loop_info(k)["nrows"]
+        rows = np.zeros(n)
+        self._call("cdyn_forces_loop_rows", k, _ptr(rows), n)
+        return rows
+
+    def loop_info(self, loop):
+        """Model.loop_info (name, predecessor, successor, nrows, placement)."""
+        return self.model.loop_info(loop)
+
+    def coupling_info(self, relation):
+        """Model.coupling_info (name, velocity_indices, velocity_names, coefficients)."""
+        return self.model.coupling_info(relation)
+
+    def coupling(self, relation):
+        """(multiplier, joint_forces (nterms,)) of a coupling / mimic relation (index or name):
+        joint_forces[t] = coefficients[t] * multiplier is the generalized force [N m or N] the
+        relation exerts on its t-th joint (the gear torque on each side)."""
+        k = self.model._relation(relation)
+        n = len(self.model.coupling_info(k)["coefficients"])
+        mult, jf = C.c_double(), np.zeros(n)
+        self._call("cdyn_forces_coupling", k, C.byref(mult), _ptr(jf), n)
+        return mult.value, jf
+
+    def couplings(self):
+        """(nrelations,) multipliers of every coupling / mimic relation."""
+        return np.array([self.coupling(r)[0] for r in range(self.model.nrelations)])
+
+
+__all__ = ["ConstraintSet", "ConstraintWorkspace", "Forces", "ProximalResult",
+           "NotConvergedWarning", "NotConvergedError", "CONSTRAINT_TYPES", "CONSTRAINT_ROWS",
+           "default_proximal_settings"]

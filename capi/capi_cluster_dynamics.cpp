@@ -23,6 +23,7 @@ cdyn_status cdyn_ce_aba(const cdyn_model* model, cdyn_workspace* ws, const doubl
     CDYN_CHECK_CXX(cd::ceAba(cm, data, ConstMap(q, nq), ConstMap(v, nv), ConstMap(tau, ntau), f));
     copyOut(data.ydd, ydd);
     if (hasQdd) copyOut(data.qdd, qdd);
+    ws->lastDynamics = kCeAbaIndependent;
     return ok(ws);
   });
 }
@@ -46,6 +47,7 @@ cdyn_status cdyn_ce_aba_spanning_forces(const cdyn_model* model, cdyn_workspace*
                                            ConstMap(tau, ntau), f));
     copyOut(data.ydd, ydd);
     if (hasQdd) copyOut(data.qdd, qdd);
+    ws->lastDynamics = kCeAbaSpanning;
     return ok(ws);
   });
 }
@@ -74,6 +76,7 @@ cdyn_status cdyn_ce_aba_independent(const cdyn_model* model, cdyn_workspace* ws,
     if (hasQ) copyOut(data.q, q);
     if (hasV) copyOut(data.v, v);
     if (hasQdd) copyOut(data.qdd, qdd);
+    ws->lastDynamics = kCeAbaIndependent;
     return ok(ws);
   });
 }
@@ -95,6 +98,7 @@ cdyn_status cdyn_ce_rnea(const cdyn_model* model, cdyn_workspace* ws, const doub
     CDYN_CHECK_CXX(cd::ceRnea(cm, data, ConstMap(q, nq), ConstMap(v, nv), ConstMap(ydd, nydd), f));
     copyOut(data.tauY, tau);
     if (hasQdd) copyOut(data.qdd, qdd);
+    ws->lastDynamics = kCeRnea;
     return ok(ws);
   });
 }

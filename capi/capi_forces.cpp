@@ -1,6 +1,7 @@
 // C API of the constraint forces (constraint_forces.hpp): converts and checks arguments, calls
 // the C++ API, maps statuses. Every entry point catches every exception. The handle internals
 // come from capi_internal_forces.hpp (accessors on the structs of capi_internal.hpp).
+#include <cmath>
 #include <cstdarg>
 #include <cstdint>
 #include <cstdio>
@@ -119,10 +120,23 @@ cdyn_status cdyn_forces_after_ce_aba(const cdyn_model* model, cdyn_workspace* ws
     if (ntau != expected)
       return fail(ws, CDYN_ERR_INVALID_SIZE, "tau has %d elements, expected %d", ntau, expected);
     if (tau == nullptr && ntau > 0) return fail(ws, CDYN_ERR_NULL_POINTER, "tau is NULL");
+    for (int i = 0; i < ntau; ++i)
+      if (!std::isfinite(tau[i]))
+        return fail(ws, CDYN_ERR_NON_FINITE, "tau[%d] is not finite (%g)", i, tau[i]);
+    if (cf::lastDynamics(ws) != (spanning ? cf::kCeAbaSpanning : cf::kCeAbaIndependent))
+      return fail(ws, CDYN_ERR_INVALID_ARGUMENT,
+                  spanning ? "the workspace's last call is not a successful "
+                             "cdyn_ce_aba_spanning_forces (needed with spanning = 1)"
+                           : "the workspace's last call is not a successful cdyn_ce_aba or "
+                             "cdyn_ce_aba_independent (needed with spanning = 0)");
     const Eigen::Map<const cd::VecX> t(tau, ntau);
-    return fromStatus(cd::ceAbaConstraintForces(
-        cm, cf::clusterData(ws), forces->forces, t,
-        spanning ? cd::GeneralizedForceLayout::Spanning : cd::GeneralizedForceLayout::Independent));
+    cd::ClusterData& data = cf::clusterData(ws);
+    const cd::Status st = cd::ceAbaConstraintForces(
+        cm, data, forces->forces, t,
+        spanning ? cd::GeneralizedForceLayout::Spanning : cd::GeneralizedForceLayout::Independent);
+    if (st != cd::Status::Ok) return fromStatus(st);
+    // World-frame wrenches now, from this call's poses (later calls move the workspace's).
+    return fromStatus(cd::jointForcesInWorld(cm, data, forces->forces));
   });
 }
 
@@ -130,8 +144,14 @@ cdyn_status cdyn_forces_after_ce_rnea(const cdyn_model* model, cdyn_workspace* w
                                       cdyn_forces* forces) {
   if (const cdyn_status s = enter(model, ws, forces)) return s;
   return guarded([&] {
-    return fromStatus(
-        cd::ceRneaConstraintForces(cf::clusterModel(model), cf::clusterData(ws), forces->forces));
+    if (cf::lastDynamics(ws) != cf::kCeRnea)
+      return fail(ws, CDYN_ERR_INVALID_ARGUMENT,
+                  "the workspace's last call is not a successful cdyn_ce_rnea");
+    const cd::ClusterModel& cm = cf::clusterModel(model);
+    cd::ClusterData& data = cf::clusterData(ws);
+    const cd::Status st = cd::ceRneaConstraintForces(cm, data, forces->forces);
+    if (st != cd::Status::Ok) return fromStatus(st);
+    return fromStatus(cd::jointForcesInWorld(cm, data, forces->forces));
   });
 }
 
@@ -148,7 +168,7 @@ cdyn_status cdyn_forces_joint_wrenches(const cdyn_model* model, cdyn_workspace* 
     if (W == nullptr && cm.tree.nbodies > 0) return fail(ws, CDYN_ERR_NULL_POINTER, "W is NULL");
     for (int b = 0; b < cm.tree.nbodies; ++b) {
       const cd::Force& f = forces->forces.joint[b];
-      writeWrench(frame == CDYN_FORCE_FRAME_BODY ? f : cd::Force(data.tree.oMi[b].actForce(f)),
+      writeWrench(frame == CDYN_FORCE_FRAME_BODY ? f : forces->forces.jointWorld[b],
                   W + static_cast<long>(b) * ldw);
     }
     data.tree.lastError[0] = '\0';

@@ -27,6 +27,7 @@ cdyn_status enter(const cdyn_model* m, cdyn_workspace* ws) {
     return fail(ws, CDYN_ERR_INVALID_ARGUMENT, "model is not a valid cdyn_model handle");
   if (ws->model != m)
     return fail(ws, CDYN_ERR_WORKSPACE_MISMATCH, "the workspace was created for another model");
+  ws->lastDynamics = kNoDynamics;
   return CDYN_OK;
 }
 

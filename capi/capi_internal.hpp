@@ -72,9 +72,14 @@ struct cdyn_workspace {
   cdyn_internal::Arena scratch;  ///< reset by each call that needs temporaries (integrate, neutral)
   void* heapBlock;  ///< block to free (cdyn_workspace_create), nullptr for caller memory
   int kinLevel;
+  int lastDynamics;  ///< cdyn_internal::LastDynamics of the last successful call (forces read it)
 };
 
 namespace cdyn_internal {
+
+/// Which dynamics call last filled the workspace (cdyn_forces_after_* need the matching one):
+/// reset by every compute function's entry check, set by CE-ABA / CE-RNEA on success.
+enum LastDynamics : int { kNoDynamics = 0, kCeAbaIndependent, kCeAbaSpanning, kCeRnea };
 
 // ---- errors and entry checks ----------------------------------------------------------------
 

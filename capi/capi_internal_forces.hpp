@@ -21,5 +21,11 @@ inline const void* workspaceModel(const void* ws) {
   return static_cast<const cdyn_workspace*>(ws)->model;
 }
 inline ClusterData& clusterData(void* ws) { return static_cast<cdyn_workspace*>(ws)->body->data; }
+inline int lastDynamics(const void* ws) {
+  return static_cast<const cdyn_workspace*>(ws)->lastDynamics;
+}
+using cdyn_internal::kCeAbaIndependent;
+using cdyn_internal::kCeAbaSpanning;
+using cdyn_internal::kCeRnea;
 
 }  // namespace clusterdyn::capi_forces

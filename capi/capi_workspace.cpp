@@ -63,6 +63,7 @@ cdyn_status workspaceInit(const cdyn_model* m, void* mem, std::size_t size, void
   ws->scratch = Arena::over(p + l.scratchOffset, l.scratchBytes);
   ws->heapBlock = heapBlock;
   ws->kinLevel = kNone;
+  ws->lastDynamics = kNoDynamics;
   {
     ArenaScope scope(&ws->arena);
     ws->body = new (p + l.bodyOffset) WorkspaceBody(m->cm);

@@ -823,17 +823,19 @@ CDYN_API cdyn_status cdyn_forces_free(cdyn_forces* forces);
 /** Fills forces from the workspace's last successful cdyn_ce_aba / cdyn_ce_aba_independent
  *  (spanning = 0, tau: the same ny efforts, acting on the independent joints) or
  *  cdyn_ce_aba_spanning_forces (spanning = 1, tau: the same nv efforts), with no other call on
- *  the workspace in between. */
+ *  the workspace in between (else CDYN_ERR_INVALID_ARGUMENT, with a message). */
 CDYN_API cdyn_status cdyn_forces_after_ce_aba(const cdyn_model* model, cdyn_workspace* ws,
                                               cdyn_forces* forces, const double* tau, int ntau,
                                               int spanning);
 /** Fills forces from the workspace's last successful cdyn_ce_rnea (its efforts act on the
- *  independent joints). */
+ *  independent joints), with no other call on the workspace in between (else
+ *  CDYN_ERR_INVALID_ARGUMENT). */
 CDYN_API cdyn_status cdyn_forces_after_ce_rnea(const cdyn_model* model, cdyn_workspace* ws,
                                                cdyn_forces* forces);
 /** Spatial force (moment, force) each spanning-tree joint applies TO its child body: W is
  *  6 x nbodies, column-major, ldw >= 6, column i = joint i. frame: CDYN_FORCE_FRAME_BODY or
- *  CDYN_FORCE_FRAME_WORLD (uses the poses of the workspace's last call). */
+ *  CDYN_FORCE_FRAME_WORLD (world axes about the world origin, from the body poses of the
+ *  dynamics call the forces were filled from). */
 CDYN_API cdyn_status cdyn_forces_joint_wrenches(const cdyn_model* model, cdyn_workspace* ws,
                                                 const cdyn_forces* forces, int frame, double* W,
                                                 int ldw);

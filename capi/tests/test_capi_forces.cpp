@@ -163,6 +163,10 @@ TEST(CapiForcesMisuse, DocumentedStatuses) {
   EXPECT_EQ(cdyn_forces_after_ce_aba(a.m, b.ws, a.f, tau.data(), ny, 0),
             CDYN_ERR_WORKSPACE_MISMATCH);
   EXPECT_EQ(cdyn_forces_after_ce_rnea(a.m, a.ws, nullptr), CDYN_ERR_NULL_POINTER);
+  // No dynamics call on a.ws yet: rejected by name.
+  EXPECT_EQ(cdyn_forces_after_ce_aba(a.m, a.ws, a.f, tau.data(), ny, 0), CDYN_ERR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(cdyn_workspace_last_error(a.ws)).find("cdyn_ce_aba"), std::string::npos)
+      << cdyn_workspace_last_error(a.ws);
   tau[0] = NAN;
   EXPECT_EQ(cdyn_forces_after_ce_aba(a.m, a.ws, a.f, tau.data(), ny, 0), CDYN_ERR_NON_FINITE);
   EXPECT_EQ(cdyn_forces_joint_wrenches(a.m, a.ws, a.f, CDYN_FORCE_FRAME_LOOP, W.data(), 6),
@@ -178,6 +182,68 @@ TEST(CapiForcesMisuse, DocumentedStatuses) {
   EXPECT_EQ(cdyn_forces_create(nullptr, &f), CDYN_ERR_NULL_POINTER);
   EXPECT_EQ(f, nullptr);
   EXPECT_EQ(cdyn_forces_free(nullptr), CDYN_OK);
+}
+
+// The forces need the workspace's last call to be the matching dynamics call; world-frame wrenches
+// keep the poses of that call.
+TEST(CapiForcesMisuse, SequenceOfCalls) {
+  const std::string path = model("cd_four_bar.urdf");
+  CHandles h;
+  load(h, path);
+  const cd::ClusterModel cm = cd::loadModel(path);
+  cd::ClusterData data(cm);
+  std::mt19937_64 rng(8);
+  cd::VecX y(cm.nyq), yd(cm.ny);
+  ASSERT_EQ(cd::spanningToIndependent(cm, data, cm.qReference, cd::VecX::Zero(cm.tree.nv), y, yd),
+            cd::Status::Ok);
+  yd = cd::test::randomVector(cm.ny, rng);
+  ASSERT_EQ(cd::independentToSpanning(cm, data, y, yd), cd::Status::Ok);
+  const cd::VecX q = data.q, v = data.v, tau = cd::test::randomVector(cm.ny, rng);
+  const cd::VecX tauS = cd::test::randomVector(cm.tree.nv, rng);
+  const int n = cm.tree.nbodies;
+  std::vector<double> ydd(cm.ny), tauBack(cm.ny), Ww(6 * n), Ww2(6 * n);
+  auto ceAba = [&] {
+    return cdyn_ce_aba(h.m, h.ws, q.data(), q.size(), v.data(), v.size(), tau.data(), tau.size(),
+                       nullptr, 0, ydd.data(), cm.ny, nullptr, 0);
+  };
+  auto message = [&] { return std::string(cdyn_workspace_last_error(h.ws)); };
+  ASSERT_EQ(ceAba(), CDYN_OK);
+  ASSERT_EQ(cdyn_forces_after_ce_aba(h.m, h.ws, h.f, tau.data(), tau.size(), 0), CDYN_OK);
+  ASSERT_EQ(cdyn_forces_joint_wrenches(h.m, h.ws, h.f, CDYN_FORCE_FRAME_WORLD, Ww.data(), 6),
+            CDYN_OK);
+  // Another call moves the workspace: the world wrenches stay those of the CE-ABA call ...
+  std::vector<double> q2(q.data(), q.data() + q.size());
+  q2[0] += 0.3;
+  ASSERT_EQ(cdyn_forward_kinematics(h.m, h.ws, q2.data(), q.size(), nullptr, 0, nullptr, 0),
+            CDYN_OK);
+  ASSERT_EQ(cdyn_forces_joint_wrenches(h.m, h.ws, h.f, CDYN_FORCE_FRAME_WORLD, Ww2.data(), 6),
+            CDYN_OK);
+  EXPECT_EQ(Ww, Ww2);
+  // ... and the forces can no longer be filled from it.
+  EXPECT_EQ(cdyn_forces_after_ce_aba(h.m, h.ws, h.f, tau.data(), tau.size(), 0),
+            CDYN_ERR_INVALID_ARGUMENT);
+  EXPECT_NE(message().find("last call"), std::string::npos) << message();
+  // The layout must match the call: CE-ABA with independent efforts is not spanning = 1.
+  ASSERT_EQ(ceAba(), CDYN_OK);
+  EXPECT_EQ(cdyn_forces_after_ce_aba(h.m, h.ws, h.f, tauS.data(), tauS.size(), 1),
+            CDYN_ERR_INVALID_ARGUMENT);
+  EXPECT_NE(message().find("cdyn_ce_aba_spanning_forces"), std::string::npos) << message();
+  // CE-RNEA forces after CE-ABA (and the reverse) are rejected; a failed CE-ABA leaves nothing.
+  ASSERT_EQ(ceAba(), CDYN_OK);
+  EXPECT_EQ(cdyn_forces_after_ce_rnea(h.m, h.ws, h.f), CDYN_ERR_INVALID_ARGUMENT);
+  ASSERT_EQ(cdyn_ce_rnea(h.m, h.ws, q.data(), q.size(), v.data(), v.size(), ydd.data(), cm.ny,
+                         nullptr, 0, tauBack.data(), cm.ny, nullptr, 0),
+            CDYN_OK);
+  EXPECT_EQ(cdyn_forces_after_ce_aba(h.m, h.ws, h.f, tau.data(), tau.size(), 0),
+            CDYN_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(cdyn_forces_after_ce_rnea(h.m, h.ws, h.f), CDYN_OK);
+  std::vector<double> bad(q.data(), q.data() + q.size());
+  bad[0] = NAN;
+  EXPECT_EQ(cdyn_ce_aba(h.m, h.ws, bad.data(), q.size(), v.data(), v.size(), tau.data(), tau.size(),
+                        nullptr, 0, ydd.data(), cm.ny, nullptr, 0),
+            CDYN_ERR_NON_FINITE);
+  EXPECT_EQ(cdyn_forces_after_ce_aba(h.m, h.ws, h.f, tau.data(), tau.size(), 0),
+            CDYN_ERR_INVALID_ARGUMENT);
 }
 
 }  // namespace

@@ -189,6 +189,10 @@ def test_forces_errors():
     with pytest.raises(cd.ClusterdynError) as e:
         forces.after_ce_rnea(ws_other)
     assert e.value.status == cd.ERR_WORKSPACE_MISMATCH and "another model" in e.value.message
+    # The forces need the workspace's last call to be the matching dynamics call.
+    with pytest.raises(cd.ClusterdynError) as e:
+        forces.after_ce_aba(ws, [0.0])
+    assert e.value.status == cd.ERR_INVALID_ARGUMENT and "last call" in e.value.message
     with pytest.raises(TypeError, match="Workspace"):
         forces.joint_wrenches(object())
     with pytest.raises(ValueError, match="frame must be one of"):

@@ -122,6 +122,9 @@ void run(benchmark::State& state, Fixture* f, Algo algo) {
       case Algo::ConstrainedAba:
         st = constrainedAba(m, d, set, cd, s.q, s.v, tau, settings);
         break;
+      case Algo::ConstrainedAbaOnePass:
+        st = constrainedAba(m, d, set, cd, s.q, s.v, tau, onePass);
+        break;
       case Algo::ProxPv:
         st = proxPv(m, d, set, cd, s.q, s.v, tau, settings);
         break;

@@ -73,7 +73,7 @@ program test_capi_constraints_fortran
   ! Point contacts in their LOCAL frames: the wrench at the foot is [0; lambda of its rows].
   call expect(cdyn_constraint_wrenches(cset, cws, wrench, 6) == CDYN_OK, 'wrenches')
   do k = 1, 4
-    call expect(maxval(abs(wrench(1:3, k))) == 0 .and. &
+    call expect(maxval(abs(wrench(1:3, k))) <= 0 .and. &
                 maxval(abs(wrench(4:6, k) - lambda2(3 * k - 2:3 * k))) < 1e-12_c_double, &
                 'contact wrench = multipliers')
   end do

@@ -3,7 +3,7 @@
 // inverse and the proximal solves (constrainedABA, proxPV: Sathya & Carpentier 2024; dense
 // baseline) must give the C++ results bit for bit on the same closed states; every error status
 // comes with its message and leaves the outputs untouched; no compute call allocates (counted by
-// a malloc interposer in this executable); N threads with their own workspaces are
+// tests/alloc_counter.cpp, linked in); N threads with their own workspaces are
 // bit-identical to one thread.
 #include <gtest/gtest.h>
 
@@ -17,60 +17,11 @@
 #include <thread>
 #include <vector>
 
+#include "alloc_counter.hpp"
 #include "clusterdyn.h"
 #include "clusterdyn/clusterdyn.hpp"
 #include "clusterdyn/constraints.hpp"
 #include "test_util.hpp"
-
-// ---- counting interposer (glibc), as in test_capi_alloc.cpp ----------------------------------
-// Left out of sanitizer builds (CLUSTERDYN_SANITIZED): the sanitizer runtime owns malloc.
-
-extern "C" {
-void* __libc_malloc(size_t);
-void* __libc_calloc(size_t, size_t);
-void* __libc_realloc(void*, size_t);
-void* __libc_memalign(size_t, size_t);
-void __libc_free(void*);
-}
-
-namespace {
-std::atomic<bool> g_counting{false};
-std::atomic<long> g_allocations{0};
-inline void countAllocation() {
-  if (g_counting.load(std::memory_order_relaxed)) g_allocations.fetch_add(1);
-}
-}  // namespace
-
-#ifndef CLUSTERDYN_SANITIZED
-extern "C" {
-void* malloc(size_t n) {
-  countAllocation();
-  return __libc_malloc(n);
-}
-void* calloc(size_t n, size_t m) {
-  countAllocation();
-  return __libc_calloc(n, m);
-}
-void* realloc(void* p, size_t n) {
-  countAllocation();
-  return __libc_realloc(p, n);
-}
-void* memalign(size_t a, size_t n) {
-  countAllocation();
-  return __libc_memalign(a, n);
-}
-void* aligned_alloc(size_t a, size_t n) {
-  countAllocation();
-  return __libc_memalign(a, n);
-}
-int posix_memalign(void** out, size_t a, size_t n) {
-  countAllocation();
-  *out = __libc_memalign(a, n);
-  return *out ? 0 : 12;
-}
-void free(void* p) { __libc_free(p); }
-}
-#endif
 
 namespace {
 
@@ -744,8 +695,8 @@ TEST(CApiConstraints, ComputeErrors) {
 
 TEST(CApiConstraints, ComputeCallsDoNotAllocate) {
 #ifdef CLUSTERDYN_SANITIZED
-  GTEST_SKIP() << "allocation counting needs the malloc interposer (not in sanitizer builds)";
-#endif
+  GTEST_SKIP() << "allocation counting replaces malloc (not in sanitizer builds)";
+#else
   for (const std::string& path : {quadrupedPath(), cheetahPath()}) {
     SCOPED_TRACE(path);
     CSetup c;
@@ -775,8 +726,8 @@ TEST(CApiConstraints, ComputeCallsDoNotAllocate) {
     tight.tolerance = 1e-300;
     cdyn_proximal_result res;
     long calls = 0, failures = 0;
-    g_allocations = 0;
-    g_counting = true;
+    long allocations = 0;
+    cd::test::AllocationScope scope;
     for (int rep = 0; rep < 50; ++rep) {
       calls += 12;
       failures += cdyn_constraint_jacobian(c.set, c.ws, q.data(), v.data(), m, J.data(), m,
@@ -808,19 +759,19 @@ TEST(CApiConstraints, ComputeCallsDoNotAllocate) {
                       ? 0
                       : 1;
     }
-    g_counting = false;
+    allocations = scope.stop();
     EXPECT_EQ(failures, 0);
-    EXPECT_EQ(g_allocations.load(), 0) << "in " << calls << " compute calls";
+    EXPECT_EQ(allocations, 0) << "in " << calls << " compute calls";
     // Positive control: the counter sees the library's allocations (a set creation).
-    g_allocations = 0;
-    g_counting = true;
     cdyn_constraint_set* extra = nullptr;
+    cd::test::AllocationScope control;
     const cdyn_status st = cdyn_constraint_set_create(c.m, &extra);
-    g_counting = false;
+    allocations = control.stop();
     ASSERT_EQ(st, CDYN_OK);
-    EXPECT_GT(g_allocations.load(), 0);
+    EXPECT_GT(allocations, 0);
     cdyn_constraint_set_free(extra);
   }
+#endif
 }
 
 TEST(CApiConstraints, ThreadsAreBitIdentical) {

@@ -1,7 +1,9 @@
 // Batched evaluation of the C API (cdyn_batch_*, cdyn_pool_*): n states per call, spread over
-// threads, each state evaluated by the public single-state function (cdyn_ce_aba, ...), so the
-// results are bit-identical to single calls by construction. This file uses only clusterdyn.h:
-// it holds no dynamics and no knowledge of the handles' internals.
+// threads, each state evaluated by the public single-state function (cdyn_ce_aba, ...,
+// cdyn_prox_pv), so the results are bit-identical to single calls by construction. This file
+// uses clusterdyn.h and, for the constrained solves, capi_batch_internal.hpp (argument checks
+// and a gather buffer of the constraint workspace): it holds no dynamics and no knowledge of
+// the handles' internals.
 #include <algorithm>
 #include <atomic>
 #include <climits>
@@ -15,6 +17,7 @@
 #include <thread>
 #include <vector>
 
+#include "capi_batch_internal.hpp"
 #include "clusterdyn.h"
 
 namespace {
@@ -59,10 +62,18 @@ struct Arg {
   const char* name = "";
 };
 
+/// What one thread works with: a workspace (constrained solves: a constraint workspace) and a
+/// scratch for the gathered arrays of one state (column-major layout) and the spanning state.
+struct Worker {
+  cdyn_workspace* ws = nullptr;
+  cdyn_constraint_workspace* cws = nullptr;
+  double* scratch = nullptr;
+};
+
 struct Job;
-/// Evaluates one state: p[k] is the state's pointer of argument k (nullptr when absent),
-/// tmp a scratch of nq + nv doubles.
-using StateFn = cdyn_status (*)(const Job&, cdyn_workspace*, double* const* p, double* tmp);
+/// Evaluates state i: p[k] is the state's pointer of argument k (nullptr when absent), tmp a
+/// scratch of nq + nv doubles.
+using StateFn = cdyn_status (*)(const Job&, const Worker&, int i, double* const* p, double* tmp);
 
 /// One batch call: the arguments, the per-state function, and the shared progress counters.
 struct Job {
@@ -76,16 +87,36 @@ struct Job {
   int nq = 0;  ///< size of the tmp spanning configuration
   StateFn fn = nullptr;
   int chunk = 1;
-  int badArg = -1;                      ///< first argument checkArgs rejected
-  std::atomic<int> next{0};             ///< first state not yet taken
-  std::atomic<int> firstFail{INT_MAX};  ///< lowest failed state so far
+  int badArg = -1;                  ///< first argument checkArgs rejected
+  const Worker* workers = nullptr;  ///< one per thread; workers[0] is the calling thread's
+  // Constrained solves (cdyn_*_constrained_dynamics): a state that stops above the tolerance
+  // (CDYN_ERR_NOT_CONVERGED) still writes its outputs and does not stop the batch.
+  bool constrained = false;
+  const cdyn_constraint_set* set = nullptr;
+  int solver = 0;
+  const cdyn_proximal_settings* settings = nullptr;
+  cdyn_proximal_result* results = nullptr;      ///< n results (optional, not stacked)
+  std::atomic<int> next{0};                     ///< first state not yet taken
+  std::atomic<int> firstFail{INT_MAX};          ///< lowest failed state so far
+  std::atomic<int> firstNotConverged{INT_MAX};  ///< lowest state that did not converge
 };
 
-/// Runs state i of the job on workspace ws (scratch: scratchSize doubles).
-cdyn_status runState(const Job& job, cdyn_workspace* ws, double* scratch, int i) {
+/// Whether a state's outputs are written: success, or a constrained solve that did not converge.
+bool outputsWritten(const Job& job, cdyn_status s) {
+  return s == CDYN_OK || (job.constrained && s == CDYN_ERR_NOT_CONVERGED);
+}
+
+void lowerTo(std::atomic<int>& a, int i) {
+  int cur = a.load(std::memory_order_relaxed);
+  while (i < cur && !a.compare_exchange_weak(cur, i)) {
+  }
+}
+
+/// Runs state i of the job on worker w.
+cdyn_status runState(const Job& job, const Worker& w, int i) {
   double* p[kMaxArgs] = {};
   const std::size_t n = static_cast<std::size_t>(job.n), si = static_cast<std::size_t>(i);
-  double* cursor = scratch;
+  double* cursor = w.scratch;
   const bool rowMajor = job.layout == CDYN_BATCH_ROW_MAJOR;
   for (int k = 0; k < job.nargs; ++k) {
     const Arg& a = job.args[k];
@@ -101,8 +132,8 @@ cdyn_status runState(const Job& job, cdyn_workspace* ws, double* scratch, int i)
         for (std::size_t j = 0; j < len; ++j) p[k][j] = a.in[si + j * n];
     }
   }
-  const cdyn_status s = job.fn(job, ws, p, cursor);
-  if (s == CDYN_OK && !rowMajor) {
+  const cdyn_status s = job.fn(job, w, i, p, cursor);
+  if (outputsWritten(job, s) && !rowMajor) {
     for (int k = 0; k < job.nargs; ++k) {
       const Arg& a = job.args[k];
       if (a.out == nullptr || a.len == 0) continue;
@@ -114,31 +145,41 @@ cdyn_status runState(const Job& job, cdyn_workspace* ws, double* scratch, int i)
 
 /// Work loop of one thread: takes chunks of states until none is left; records the lowest
 /// failed state (states after a known failure are skipped).
-void work(Job& job, cdyn_workspace* ws, double* scratch) noexcept {
+void work(Job& job, const Worker& w) noexcept {
   for (;;) {
     const int begin = job.next.fetch_add(job.chunk, std::memory_order_relaxed);
     if (begin < 0 || begin >= job.n) return;  // begin < 0: the counter wrapped (n near INT_MAX)
     const int end = std::min(job.n, begin + job.chunk);
     for (int i = begin; i < end; ++i) {
       if (i > job.firstFail.load(std::memory_order_relaxed)) return;
-      if (runState(job, ws, scratch, i) != CDYN_OK) {
-        int cur = job.firstFail.load(std::memory_order_relaxed);
-        while (i < cur && !job.firstFail.compare_exchange_weak(cur, i)) {
-        }
-        return;
+      const cdyn_status s = runState(job, w, i);
+      if (s == CDYN_OK) continue;
+      if (outputsWritten(job, s)) {
+        lowerTo(job.firstNotConverged, i);
+        continue;
       }
+      lowerTo(job.firstFail, i);
+      return;
     }
   }
 }
 
-cdyn_status stateCeAbaIndependent(const Job& j, cdyn_workspace* ws, double* const* p, double* tmp);
+cdyn_status stateCeAbaIndependent(const Job& j, const Worker& w, int i, double* const* p,
+                                  double* tmp);
 constexpr int kGuessArg = kMaxArgs;  ///< Job::badArg value of a wrong q_guess
 
 /// Argument checks before any state runs. When an array's length or pointer is wrong, the
-/// single-state function is called once on ws0 with the unshifted pointers: it rejects the same
-/// argument, with its status and message, before reading any data.
-cdyn_status checkArgs(Job& job, cdyn_workspace* ws0, double* tmp) {
+/// single-state function is called once on worker w0 with the unshifted pointers: it rejects the
+/// same argument, with its status and message, before reading any data. Constrained solves take
+/// their lengths from the model: their checks are the constraint layer's (message in w0.cws).
+cdyn_status checkArgs(Job& job, const Worker& w0) {
   job.badArg = -1;
+  if (job.constrained) {
+    const Arg* a = job.args;  // q v tau fext ydd qdd lambda
+    return cdyn_batch_internal::checkBatchedSolve(job.solver, job.set, w0.cws, a[0].in, a[1].in,
+                                                  a[2].in, a[4].out, a[6].out, a[6].len,
+                                                  job.settings);
+  }
   for (int k = 0; k < job.nargs && job.badArg < 0; ++k) {
     const Arg& a = job.args[k];
     const void* base = a.in ? static_cast<const void*>(a.in) : static_cast<const void*>(a.out);
@@ -153,7 +194,7 @@ cdyn_status checkArgs(Job& job, cdyn_workspace* ws0, double* tmp) {
   double* p[kMaxArgs] = {};
   for (int k = 0; k < job.nargs; ++k)
     p[k] = job.args[k].in ? const_cast<double*>(job.args[k].in) : job.args[k].out;
-  const cdyn_status s = job.fn(job, ws0, p, tmp);
+  const cdyn_status s = job.fn(job, w0, 0, p, w0.scratch);
   return s != CDYN_OK ? s : CDYN_ERR_INVALID_SIZE;
 }
 
@@ -161,29 +202,31 @@ int chunkFor(int n, int threads) { return std::max(1, std::min(64, n / (8 * thre
 
 // ---- the per-state functions ---------------------------------------------------------------
 
-cdyn_status stateCeAba(const Job& j, cdyn_workspace* ws, double* const* p, double*) {
+cdyn_status stateCeAba(const Job& j, const Worker& w, int, double* const* p, double*) {
   const Arg* a = j.args;
-  return cdyn_ce_aba(j.model, ws, p[0], a[0].len, p[1], a[1].len, p[2], a[2].len, p[3], a[3].len,
+  return cdyn_ce_aba(j.model, w.ws, p[0], a[0].len, p[1], a[1].len, p[2], a[2].len, p[3], a[3].len,
                      p[4], a[4].len, p[5], a[5].len);
 }
 
-cdyn_status stateCeRnea(const Job& j, cdyn_workspace* ws, double* const* p, double*) {
+cdyn_status stateCeRnea(const Job& j, const Worker& w, int, double* const* p, double*) {
   const Arg* a = j.args;
-  return cdyn_ce_rnea(j.model, ws, p[0], a[0].len, p[1], a[1].len, p[2], a[2].len, p[3], a[3].len,
+  return cdyn_ce_rnea(j.model, w.ws, p[0], a[0].len, p[1], a[1].len, p[2], a[2].len, p[3], a[3].len,
                       p[4], a[4].len, p[5], a[5].len);
 }
 
-cdyn_status stateMassMatrix(const Job& j, cdyn_workspace* ws, double* const* p, double*) {
+cdyn_status stateMassMatrix(const Job& j, const Worker& w, int, double* const* p, double*) {
   const Arg* a = j.args;
   if (a[1].len != a[1].expected)  // H is passed as a matrix: its length is checked here
-    return cdyn_cluster_mass_matrix(j.model, ws, p[0], a[0].len, nullptr, -1);
+    return cdyn_cluster_mass_matrix(j.model, w.ws, p[0], a[0].len, nullptr, -1);
   int ny = 0;
   cdyn_model_ny(j.model, &ny);
-  return cdyn_cluster_mass_matrix(j.model, ws, p[0], a[0].len, p[1], std::max(1, ny));
+  return cdyn_cluster_mass_matrix(j.model, w.ws, p[0], a[0].len, p[1], std::max(1, ny));
 }
 
 /// Arguments: 0 y, 1 ydot, 2 tau, 3 fext, 4 ydd, 5 q, 6 v, 7 qdd.
-cdyn_status stateCeAbaIndependent(const Job& j, cdyn_workspace* ws, double* const* p, double* tmp) {
+cdyn_status stateCeAbaIndependent(const Job& j, const Worker& w, int, double* const* p,
+                                  double* tmp) {
+  cdyn_workspace* ws = w.ws;
   const Arg* a = j.args;
   double* q = p[5] ? p[5] : tmp;
   double* v = p[6] ? p[6] : tmp + j.nq;
@@ -203,6 +246,22 @@ cdyn_status stateCeAbaIndependent(const Job& j, cdyn_workspace* ws, double* cons
                      p[7], a[7].len);
 }
 
+/// Arguments: 0 q, 1 v, 2 tau, 3 fext, 4 ydd, 5 qdd, 6 lambda (lengths from the model and m).
+cdyn_status stateConstrained(const Job& j, const Worker& w, int i, double* const* p, double*) {
+  cdyn_proximal_result* r = j.results ? j.results + i : nullptr;
+  const int m = j.args[6].len;
+  switch (j.solver) {
+    case CDYN_SOLVER_CONSTRAINED_ABA:
+      return cdyn_constrained_aba(j.set, w.cws, p[0], p[1], p[2], p[3], j.settings, p[4], p[5],
+                                  p[6], m, r);
+    case CDYN_SOLVER_PROX_PV:
+      return cdyn_prox_pv(j.set, w.cws, p[0], p[1], p[2], p[3], j.settings, p[4], p[5], p[6], m, r);
+    default:
+      return cdyn_constrained_dynamics_dense(j.set, w.cws, p[0], p[1], p[2], p[3], j.settings, p[4],
+                                             p[5], p[6], m, r);
+  }
+}
+
 // ---- running a job on threads --------------------------------------------------------------
 
 /// Common prologue: layout and n. Returns CDYN_OK or the status to return.
@@ -213,14 +272,34 @@ cdyn_status checkShape(int n, int layout) {
   return CDYN_OK;
 }
 
-/// After the threads finished: the status of the lowest failed state, re-run on ws0 (the
-/// states are deterministic, so the re-run fails the same way and leaves its message in ws0).
-cdyn_status finish(Job& job, cdyn_workspace* ws0, double* scratch0, int* failedIndex) {
-  const int fail = job.firstFail.load();
+/// After the threads finished: the status of the lowest failed state (else of the lowest state
+/// that did not converge), re-run on worker w0 (the states are deterministic, so the re-run
+/// ends the same way, writes the same outputs and leaves its message in w0's workspace).
+cdyn_status finish(Job& job, const Worker& w0, int* failedIndex) {
+  int fail = job.firstFail.load();
+  if (fail == INT_MAX) fail = job.firstNotConverged.load();
   if (fail == INT_MAX) return CDYN_OK;
   if (failedIndex) *failedIndex = fail;
-  const cdyn_status s = runState(job, ws0, scratch0, fail);
+  const cdyn_status s = runState(job, w0, fail);
   return s != CDYN_OK ? s : CDYN_ERR_INTERNAL;
+}
+
+/// Runs the job on `threads` workers (workers[0] on the calling thread, the others on threads
+/// started here; fewer when a thread cannot start).
+void runStarted(Job& job, const Worker* workers, int threads) {
+  job.workers = workers;
+  job.chunk = chunkFor(job.n, threads);
+  std::vector<std::thread> started;
+  if (threads > 1) started.reserve(threads - 1);
+  for (int k = 1; k < threads; ++k) {
+    try {
+      started.emplace_back(work, std::ref(job), std::cref(workers[k]));
+    } catch (const std::system_error&) {
+      break;  // fewer threads: the started ones and this one take every state
+    }
+  }
+  work(job, workers[0]);
+  for (std::thread& t : started) t.join();
 }
 
 /// cdyn_batch_*: threads started here, one per caller workspace (the caller's thread is one).
@@ -241,21 +320,12 @@ cdyn_status runWithWorkspaces(Job& job, cdyn_workspace* const* ws, int nws, int*
     if (cdyn_status s = readSizes(job.model, &sizes)) return s;
     const int threads = std::max(1, std::min(nws, job.n));
     std::vector<std::vector<double>> scratch(threads, std::vector<double>(scratchSize(sizes)));
-    if (cdyn_status s = checkArgs(job, ws[0], scratch[0].data())) return s;
+    std::vector<Worker> workers(threads);
+    for (int k = 0; k < threads; ++k) workers[k] = {ws[k], nullptr, scratch[k].data()};
+    if (cdyn_status s = checkArgs(job, workers[0])) return s;
     if (job.n == 0) return CDYN_OK;
-    job.chunk = chunkFor(job.n, threads);
-    std::vector<std::thread> started;
-    started.reserve(threads - 1);
-    for (int k = 1; k < threads; ++k) {
-      try {
-        started.emplace_back(work, std::ref(job), ws[k], scratch[k].data());
-      } catch (const std::system_error&) {
-        break;  // fewer threads: the started ones and this one take every state
-      }
-    }
-    work(job, ws[0], scratch[0].data());
-    for (std::thread& t : started) t.join();
-    return finish(job, ws[0], scratch[0].data(), failedIndex);
+    runStarted(job, workers.data(), threads);
+    return finish(job, workers[0], failedIndex);
   } catch (const std::bad_alloc&) {
     return CDYN_ERR_OUT_OF_MEMORY;
   } catch (...) {
@@ -273,7 +343,9 @@ struct cdyn_pool {
   int nthreads = 0;
   std::vector<cdyn_workspace*> ws;
   std::vector<std::vector<double>> scratch;
-  std::vector<double> qReference;  ///< start of the independent solves without q_guess
+  std::vector<Worker> threadWorkers;      ///< ws[k] with scratch[k]
+  std::vector<Worker> constraintWorkers;  ///< the caller's constraint workspaces of one call
+  std::vector<double> qReference;         ///< start of the independent solves without q_guess
   std::vector<std::thread> workers;
   std::mutex callMutex;  ///< one batch at a time
   std::mutex mutex;      ///< guards job, generation, pending, stop
@@ -300,7 +372,7 @@ void workerLoop(cdyn_pool* pool, int k) {
       seen = pool->generation;
       job = pool->job;
     }
-    work(*job, pool->ws[k], pool->scratch[k].data());
+    work(*job, job->workers[k]);
     std::lock_guard<std::mutex> lock(pool->mutex);
     if (--pool->pending == 0) pool->doneCv.notify_one();
   }
@@ -320,19 +392,65 @@ void setMessage(cdyn_pool* pool, const char* text) {
   std::snprintf(pool->message, sizeof pool->message, "%s", text);
 }
 
-/// cdyn_pool_*: the pool's workers and workspaces; no allocation.
-cdyn_status runOnPool(Job& job, cdyn_pool* pool, int* failedIndex) {
+/// The constraint workspaces of a constrained pool call, one per pool thread: each checked
+/// against the set (message copied to the pool), then used as the call's workers.
+cdyn_status takeConstraintWorkspaces(Job& job, cdyn_pool* pool,
+                                     cdyn_constraint_workspace* const* cws, int ncws) {
+  if (cws == nullptr) {
+    setMessage(pool, "ws (the constraint workspaces) is NULL");
+    return CDYN_ERR_NULL_POINTER;
+  }
+  if (ncws != pool->nthreads) {
+    std::snprintf(pool->message, sizeof pool->message,
+                  "nws is %d, expected the pool's %d threads (one constraint workspace each)", ncws,
+                  pool->nthreads);
+    return CDYN_ERR_INVALID_ARGUMENT;
+  }
+  for (int k = 0; k < ncws; ++k) {
+    if (cws[k] == nullptr) {
+      std::snprintf(pool->message, sizeof pool->message, "ws[%d] is NULL", k);
+      return CDYN_ERR_NULL_POINTER;
+    }
+    for (int l = 0; l < k; ++l)
+      if (cws[l] == cws[k]) {
+        std::snprintf(pool->message, sizeof pool->message,
+                      "ws[%d] and ws[%d] are the same constraint workspace", l, k);
+        return CDYN_ERR_INVALID_ARGUMENT;
+      }
+    // Handle, set, settings: the full check (the arrays' NULL-ness is checked again on ws[0]).
+    const Arg* a = job.args;
+    if (cdyn_status s = cdyn_batch_internal::checkBatchedSolve(job.solver, job.set, cws[k], a[0].in,
+                                                               a[1].in, a[2].in, a[4].out, a[6].out,
+                                                               a[6].len, job.settings)) {
+      setMessage(pool, cdyn_constraint_workspace_last_error(cws[k]));
+      return s;
+    }
+    pool->constraintWorkers[k] = {nullptr, cws[k], cdyn_batch_internal::constraintGather(cws[k])};
+  }
+  return CDYN_OK;
+}
+
+/// cdyn_pool_*: the pool's workers and workspaces (constrained solves: the caller's constraint
+/// workspaces cws, one per thread); no allocation.
+cdyn_status runOnPool(Job& job, cdyn_pool* pool, int* failedIndex,
+                      cdyn_constraint_workspace* const* cws = nullptr, int ncws = 0) {
   if (failedIndex) *failedIndex = -1;
   if (pool == nullptr) return CDYN_ERR_NULL_POINTER;
   if (!validPool(pool)) return CDYN_ERR_INVALID_ARGUMENT;
   std::lock_guard<std::mutex> call(pool->callMutex);
   pool->message[0] = '\0';
-  if (job.model == nullptr) {
-    setMessage(pool, "model is NULL");
+  if (job.constrained && job.set == nullptr) {
+    setMessage(pool, "set is NULL");
     return CDYN_ERR_NULL_POINTER;
   }
+  if (job.model == nullptr) {
+    setMessage(pool,
+               job.constrained ? "set is not a valid cdyn_constraint_set handle" : "model is NULL");
+    return job.constrained ? CDYN_ERR_INVALID_ARGUMENT : CDYN_ERR_NULL_POINTER;
+  }
   if (job.model != pool->model) {
-    setMessage(pool, "the pool was created for another model");
+    setMessage(pool, job.constrained ? "the pool was created for another model than the set's"
+                                     : "the pool was created for another model");
     return CDYN_ERR_WORKSPACE_MISMATCH;
   }
   if (cdyn_status s = checkShape(job.n, job.layout)) {
@@ -341,9 +459,13 @@ cdyn_status runOnPool(Job& job, cdyn_pool* pool, int* failedIndex) {
                          : "layout is not CDYN_BATCH_ROW_MAJOR or CDYN_BATCH_COL_MAJOR");
     return s;
   }
-  cdyn_workspace* ws0 = pool->ws[0];
-  double* scratch0 = pool->scratch[0].data();
-  cdyn_status s = checkArgs(job, ws0, scratch0);
+  job.workers = pool->threadWorkers.data();
+  if (job.constrained) {
+    if (cdyn_status s = takeConstraintWorkspaces(job, pool, cws, ncws)) return s;
+    job.workers = pool->constraintWorkers.data();
+  }
+  const Worker& w0 = job.workers[0];
+  cdyn_status s = checkArgs(job, w0);
   if (s == CDYN_OK && job.n > 0) {
     job.chunk = chunkFor(job.n, pool->nthreads);
     if (pool->nthreads > 1) {
@@ -355,13 +477,13 @@ cdyn_status runOnPool(Job& job, cdyn_pool* pool, int* failedIndex) {
         pool->startCv.notify_all();
       }
     }
-    work(job, ws0, scratch0);
+    work(job, w0);
     if (pool->nthreads > 1) {
       std::unique_lock<std::mutex> lock(pool->mutex);
       pool->doneCv.wait(lock, [&] { return pool->pending == 0; });
       pool->job = nullptr;
     }
-    s = finish(job, ws0, scratch0, failedIndex);
+    s = finish(job, w0, failedIndex);
   }
   if (s != CDYN_OK) {
     if (job.badArg == kGuessArg) {
@@ -375,7 +497,8 @@ cdyn_status runOnPool(Job& job, cdyn_pool* pool, int* failedIndex) {
       else
         std::snprintf(pool->message, sizeof pool->message, "%s is NULL", a.name);
     } else {
-      setMessage(pool, cdyn_workspace_last_error(ws0));
+      setMessage(pool, job.constrained ? cdyn_constraint_workspace_last_error(w0.cws)
+                                       : cdyn_workspace_last_error(w0.ws));
     }
   }
   return s;
@@ -410,6 +533,10 @@ cdyn_status cdyn_pool_create(const cdyn_model* model, int nthreads, cdyn_pool** 
         return s;
       }
     }
+    p->threadWorkers.resize(nthreads);
+    for (int k = 0; k < nthreads; ++k)
+      p->threadWorkers[k] = {p->ws[k], nullptr, p->scratch[k].data()};
+    p->constraintWorkers.resize(nthreads);
     p->workers.reserve(nthreads - 1);
     for (int k = 1; k < nthreads; ++k) p->workers.emplace_back(workerLoop, p, k);
   } catch (...) {  // bad_alloc, or system_error when a thread cannot start
@@ -664,6 +791,104 @@ cdyn_status cdyn_pool_ce_aba_independent(const cdyn_model* model, cdyn_pool* poo
   job.n = n;
   job.layout = layout;
   return runOnPool(job, pool, failed_index);
+}
+
+}  // extern "C"
+
+// ---- batched constrained dynamics ------------------------------------------------------------
+
+namespace {
+
+/// Job of a batched proximal solve. A NULL or invalid set leaves job.model NULL (reported by
+/// the runners).
+cdyn_status constrainedJob(Job& j, const cdyn_constraint_set* set, int n, int layout, int solver,
+                           const double* q, const double* v, const double* tau, const double* fext,
+                           const cdyn_proximal_settings* settings, double* ydd, double* qdd,
+                           double* lambda, int m, cdyn_proximal_result* results) {
+  j.constrained = true;
+  j.set = set;
+  j.n = n;
+  j.layout = layout;
+  j.model = set ? cdyn_batch_internal::constraintSetModel(set) : nullptr;
+  if (j.model == nullptr) return CDYN_OK;
+  Sizes s;
+  if (cdyn_status st = readSizes(j.model, &s)) return st;
+  j.solver = solver;
+  j.settings = settings;
+  j.results = results;
+  j.nargs = 7;
+  j.args[0] = {q, nullptr, s.nq, s.nq, false, "q"};
+  j.args[1] = {v, nullptr, s.nv, s.nv, false, "v"};
+  j.args[2] = {tau, nullptr, s.ny, s.ny, false, "tau"};
+  j.args[3] = {fext, nullptr, fext ? 6 * s.nbodies : 0, 6 * s.nbodies, true, "fext"};
+  j.args[4] = {nullptr, ydd, s.ny, s.ny, false, "ydd"};
+  j.args[5] = {nullptr, qdd, qdd ? s.nv : 0, s.nv, true, "qdd"};
+  j.args[6] = {nullptr, lambda, std::max(0, m), m, false, "lambda"};  // m is checked by the set
+  j.fn = stateConstrained;
+  return CDYN_OK;
+}
+
+}  // namespace
+
+extern "C" {
+
+cdyn_status cdyn_batch_constrained_dynamics(const cdyn_constraint_set* set,
+                                            cdyn_constraint_workspace* const* ws, int nws, int n,
+                                            int layout, int solver, const double* q,
+                                            const double* v, const double* tau, const double* fext,
+                                            const cdyn_proximal_settings* settings, double* ydd,
+                                            double* qdd, double* lambda, int m,
+                                            cdyn_proximal_result* results, int* failed_index) {
+  if (failed_index) *failed_index = -1;
+  if (ws == nullptr) return CDYN_ERR_NULL_POINTER;
+  if (nws < 1 || nws > kMaxThreads) return CDYN_ERR_INVALID_ARGUMENT;
+  if (cdyn_status s = checkShape(n, layout)) return s;
+  Job job;
+  if (cdyn_status s = constrainedJob(job, set, n, layout, solver, q, v, tau, fext, settings, ydd,
+                                     qdd, lambda, m, results))
+    return s;
+  for (int k = 0; k < nws; ++k) {
+    if (ws[k] == nullptr) return CDYN_ERR_NULL_POINTER;
+    for (int l = 0; l < k; ++l)
+      if (ws[l] == ws[k]) return CDYN_ERR_INVALID_ARGUMENT;  // one workspace, two threads
+  }
+  // Every workspace: handle, set, and the state-independent arguments (message in ws[k]).
+  for (int k = 0; k < nws; ++k)
+    if (cdyn_status s = checkArgs(job, Worker{nullptr, ws[k], nullptr})) return s;
+  if (n == 0) return CDYN_OK;
+  const int threads = std::max(1, std::min(nws, n));
+  Worker one[1];
+  try {
+    std::vector<Worker> many;
+    Worker* workers = one;
+    if (threads > 1) {
+      many.resize(threads);
+      workers = many.data();
+    }
+    for (int k = 0; k < threads; ++k)
+      workers[k] = {nullptr, ws[k], cdyn_batch_internal::constraintGather(ws[k])};
+    runStarted(job, workers, threads);
+    return finish(job, workers[0], failed_index);
+  } catch (const std::bad_alloc&) {
+    return CDYN_ERR_OUT_OF_MEMORY;
+  } catch (...) {
+    return CDYN_ERR_INTERNAL;
+  }
+}
+
+cdyn_status cdyn_pool_constrained_dynamics(const cdyn_constraint_set* set, cdyn_pool* pool,
+                                           cdyn_constraint_workspace* const* ws, int nws, int n,
+                                           int layout, int solver, const double* q, const double* v,
+                                           const double* tau, const double* fext,
+                                           const cdyn_proximal_settings* settings, double* ydd,
+                                           double* qdd, double* lambda, int m,
+                                           cdyn_proximal_result* results, int* failed_index) {
+  if (failed_index) *failed_index = -1;
+  Job job;
+  if (cdyn_status s = constrainedJob(job, set, n, layout, solver, q, v, tau, fext, settings, ydd,
+                                     qdd, lambda, m, results))
+    return s;
+  return runOnPool(job, pool, failed_index, ws, nws);
 }
 
 }  // extern "C"

@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "capi_batch_internal.hpp"
 #include "capi_internal.hpp"
 #include "clusterdyn.h"
 #include "clusterdyn/clusterdyn.hpp"
@@ -52,13 +53,20 @@ struct cdyn_constraint_workspace {
         data(s->model->cm),
         cdata(s->model->cm, s->set),
         fext(s->model->cm.tree.nbodies, cd::Force::Zero()),
-        vzero(cd::VecX::Zero(s->model->cm.tree.nv)) {}
+        vzero(cd::VecX::Zero(s->model->cm.tree.nv)),
+        gather(gatherSize(s->model->cm, s->set.rows())) {}
+  /// Doubles of one state of a batched proximal solve: q v tau fext ydd qdd lambda.
+  static std::size_t gatherSize(const cd::ClusterModel& cm, int m) {
+    return static_cast<std::size_t>(cm.tree.nq + 2 * cm.tree.nv + 2 * cm.ny + 6 * cm.tree.nbodies +
+                                    m);
+  }
   std::uint32_t tag = kWorkspaceTag;
   const cdyn_constraint_set* set;
   cd::ClusterData data;  ///< data.tree.lastError: the message of the last failure
   cd::ConstraintData cdata;
   std::vector<cd::Force> fext;  ///< aligned copy of the caller's external forces
   cd::VecX vzero;               ///< zero spanning velocity (v == NULL)
+  std::vector<double> gather;   ///< one state's arrays in column-major batches (capi_batch.cpp)
 };
 
 namespace {
@@ -200,6 +208,32 @@ using ConstMap = Eigen::Map<const cd::VecX>;
 
 enum class Solver { ConstrainedAba, ProxPv, Dense };
 
+/// The state-independent arguments of a proximal solve (after enter): required arrays, m, the
+/// settings (NULL: defaults) converted into *ps and *warm.
+cdyn_status checkSolveArgs(Solver which, cdyn_constraint_workspace* ws, const double* q,
+                           const double* v, const double* tau, const double* ydd,
+                           const double* lambda, int m, const cdyn_proximal_settings* settings,
+                           cd::ProximalSettings* ps, bool* warm) {
+  if (cdyn_status s = need(ws, q, "q")) return s;
+  if (cdyn_status s = need(ws, v, "v")) return s;
+  if (cdyn_status s = need(ws, tau, "tau")) return s;
+  if (cdyn_status s = need(ws, ydd, "ydd")) return s;
+  if (cdyn_status s = checkRows(ws, m, "m")) return s;
+  if (m > 0)
+    if (cdyn_status s = need(ws, lambda, "lambda")) return s;
+  *warm = false;
+  if (settings) {
+    ps->mu = settings->mu;
+    ps->tolerance = settings->tolerance;
+    ps->maxIterations = settings->max_iterations;
+    *warm = settings->warm_start != 0;
+  }
+  if (*warm && which == Solver::Dense)
+    return wsFail(ws, CDYN_ERR_INVALID_ARGUMENT,
+                  "warm_start is not supported by the dense baseline (set it to 0)");
+  return CDYN_OK;
+}
+
 /// The three proximal solves: checks, the C++ call, outputs (also on NotConverged).
 cdyn_status solve(Solver which, const cdyn_constraint_set* set, cdyn_constraint_workspace* ws,
                   const double* q, const double* v, const double* tau, const double* fext,
@@ -208,24 +242,10 @@ cdyn_status solve(Solver which, const cdyn_constraint_set* set, cdyn_constraint_
   if (cdyn_status s = enter(set, ws)) return s;
   return guarded(&ws->data.tree.lastError, [&]() -> cdyn_status {
     const cd::ClusterModel& cm = set->model->cm;
-    if (cdyn_status s = need(ws, q, "q")) return s;
-    if (cdyn_status s = need(ws, v, "v")) return s;
-    if (cdyn_status s = need(ws, tau, "tau")) return s;
-    if (cdyn_status s = need(ws, ydd, "ydd")) return s;
-    if (cdyn_status s = checkRows(ws, m, "m")) return s;
-    if (m > 0)
-      if (cdyn_status s = need(ws, lambda, "lambda")) return s;
     cd::ProximalSettings ps;
     bool warm = false;
-    if (settings) {
-      ps.mu = settings->mu;
-      ps.tolerance = settings->tolerance;
-      ps.maxIterations = settings->max_iterations;
-      warm = settings->warm_start != 0;
-    }
-    if (warm && which == Solver::Dense)
-      return wsFail(ws, CDYN_ERR_INVALID_ARGUMENT,
-                    "warm_start is not supported by the dense baseline (set it to 0)");
+    if (cdyn_status s = checkSolveArgs(which, ws, q, v, tau, ydd, lambda, m, settings, &ps, &warm))
+      return s;
     const cd::Force* f = nullptr;
     if (fext) {
       for (int i = 0; i < cm.tree.nbodies; ++i)
@@ -547,3 +567,44 @@ cdyn_status cdyn_constraint_wrenches(const cdyn_constraint_set* set, cdyn_constr
 }
 
 }  // extern "C"
+
+// ---- support of the batched solves (capi_batch_internal.hpp) ---------------------------------
+
+namespace cdyn_batch_internal {
+
+const cdyn_model* constraintSetModel(const cdyn_constraint_set* set) {
+  return validSet(set) ? set->model : nullptr;
+}
+
+double* constraintGather(cdyn_constraint_workspace* ws) { return ws->gather.data(); }
+
+cdyn_status checkBatchedSolve(int solver, const cdyn_constraint_set* set,
+                              cdyn_constraint_workspace* ws, const double* q, const double* v,
+                              const double* tau, const double* ydd, const double* lambda, int m,
+                              const cdyn_proximal_settings* settings) {
+  if (cdyn_status s = enter(set, ws)) return s;
+  return guarded(&ws->data.tree.lastError, [&]() -> cdyn_status {
+    if (solver < CDYN_SOLVER_CONSTRAINED_ABA || solver > CDYN_SOLVER_DENSE)
+      return wsFail(ws, CDYN_ERR_INVALID_ARGUMENT,
+                    "solver %d is not a cdyn_constrained_solver (0..2)", solver);
+    const Solver which = solver == CDYN_SOLVER_CONSTRAINED_ABA ? Solver::ConstrainedAba
+                         : solver == CDYN_SOLVER_PROX_PV       ? Solver::ProxPv
+                                                               : Solver::Dense;
+    cd::ProximalSettings ps;
+    bool warm = false;
+    if (cdyn_status s = checkSolveArgs(which, ws, q, v, tau, ydd, lambda, m, settings, &ps, &warm))
+      return s;
+    if (warm)
+      return wsFail(ws, CDYN_ERR_INVALID_ARGUMENT,
+                    "warm_start is not supported in batched solves (a state's result would depend "
+                    "on the state its thread solved before): set it to 0");
+    if (cd::checkProximalSettings(ws->data, ps) != cd::Status::Ok) return CDYN_ERR_INVALID_ARGUMENT;
+    if (which == Solver::ConstrainedAba && !set->set.allWorldAttached())
+      return wsFail(ws, CDYN_ERR_INVALID_ARGUMENT,
+                    "CDYN_SOLVER_CONSTRAINED_ABA takes contact sets only (every constraint with "
+                    "body2 = -1); use CDYN_SOLVER_PROX_PV for this set");
+    return CDYN_OK;
+  });
+}
+
+}  // namespace cdyn_batch_internal

@@ -87,6 +87,10 @@ module clusterdyn
   integer(c_int), parameter, public :: CDYN_CONSTRAINT_REVOLUTE = 2
   integer(c_int), parameter, public :: CDYN_CONSTRAINT_PLANAR = 3
   integer(c_int), parameter, public :: CDYN_CONSTRAINT_PRISMATIC = 4
+  ! Solvers of the batched constrained dynamics (cdyn_constrained_solver).
+  integer(c_int), parameter, public :: CDYN_SOLVER_CONSTRAINED_ABA = 0
+  integer(c_int), parameter, public :: CDYN_SOLVER_PROX_PV = 1
+  integer(c_int), parameter, public :: CDYN_SOLVER_DENSE = 2
 
   ! Settings and outcome of the proximal solves (cdyn_proximal_settings, cdyn_proximal_result).
   type, bind(C), public :: cdyn_proximal_settings
@@ -1451,6 +1455,46 @@ module clusterdyn
       type(c_ptr), value :: set, ws
       real(c_double), intent(inout) :: w(*)
       integer(c_int), value :: ldw
+    end function
+
+    ! Batched constrained dynamics: stacked arrays as in "Batched evaluation" (q(nq, n) with
+    ! CDYN_BATCH_ROW_MAJOR), ws an array of type(c_ptr) constraint workspaces, results(n).
+    integer(c_int) function cdyn_batch_constrained_dynamics(set, ws, nws, n, layout, solver, q, &
+                                                            v, tau, fext, settings, ydd, qdd, &
+                                                            lambda, m, results, failed_index) &
+        bind(C, name="cdyn_batch_constrained_dynamics")
+      import :: c_double, c_int, c_ptr, cdyn_proximal_settings, cdyn_proximal_result
+      type(c_ptr), value :: set
+      type(c_ptr), intent(in) :: ws(*)
+      integer(c_int), value :: nws, n, layout, solver
+      real(c_double), intent(in) :: q(*), v(*), tau(*)
+      real(c_double), intent(in), optional :: fext(*)
+      type(cdyn_proximal_settings), intent(in), optional :: settings
+      real(c_double), intent(inout) :: ydd(*)
+      real(c_double), intent(inout), optional :: qdd(*)
+      real(c_double), intent(inout) :: lambda(*)
+      integer(c_int), value :: m
+      type(cdyn_proximal_result), intent(inout), optional :: results(*)
+      integer(c_int), intent(out), optional :: failed_index
+    end function
+
+    integer(c_int) function cdyn_pool_constrained_dynamics(set, pool, ws, nws, n, layout, solver, &
+                                                           q, v, tau, fext, settings, ydd, qdd, &
+                                                           lambda, m, results, failed_index) &
+        bind(C, name="cdyn_pool_constrained_dynamics")
+      import :: c_double, c_int, c_ptr, cdyn_proximal_settings, cdyn_proximal_result
+      type(c_ptr), value :: set, pool
+      type(c_ptr), intent(in) :: ws(*)
+      integer(c_int), value :: nws, n, layout, solver
+      real(c_double), intent(in) :: q(*), v(*), tau(*)
+      real(c_double), intent(in), optional :: fext(*)
+      type(cdyn_proximal_settings), intent(in), optional :: settings
+      real(c_double), intent(inout) :: ydd(*)
+      real(c_double), intent(inout), optional :: qdd(*)
+      real(c_double), intent(inout) :: lambda(*)
+      integer(c_int), value :: m
+      type(cdyn_proximal_result), intent(inout), optional :: results(*)
+      integer(c_int), intent(out), optional :: failed_index
     end function
 
   end interface

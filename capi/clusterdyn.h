@@ -1055,6 +1055,52 @@ CDYN_API cdyn_status cdyn_constrained_dynamics_dense(
 CDYN_API cdyn_status cdyn_constraint_wrenches(const cdyn_constraint_set* set,
                                               cdyn_constraint_workspace* ws, double* W, int ldw);
 
+/* Batched constrained dynamics: n states of one constraint set per call, on several threads.
+ * As the batch functions of the section "Batched evaluation" (stacked arrays in `layout`,
+ * threads started per call or a pool's, results BIT-IDENTICAL to single calls, arguments
+ * checked before any state runs), with these differences:
+ *  - ws: nws DISTINCT constraint workspaces of `set` (cdyn_batch_*: min(nws, n) threads, the
+ *    calling thread with ws[0]; cdyn_pool_*: exactly one per pool thread, nws == the pool's
+ *    nthreads, and the pool must belong to the set's model). The per-state lengths come from
+ *    the model as in the single calls: q (n x nq), v (n x nv), tau (n x ny), optional fext
+ *    (n x 6 * nbodies), ydd (n x ny), optional qdd (n x nv), lambda (n x m; m: the set's rows,
+ *    checked). results: NULL or n cdyn_proximal_result (one per state, in state order whatever
+ *    the layout).
+ *  - settings: NULL for the defaults; settings->warm_start must be 0 (a warm start would make a
+ *    state's result depend on the state its thread solved before). Settings, solver and set
+ *    (contact sets only for CDYN_SOLVER_CONSTRAINED_ABA) are checked once, before any state.
+ *  - A state that stops above the tolerance writes its outputs (the last iterate) and its
+ *    result, and the batch goes on. Return value: the status of the lowest state that failed
+ *    otherwise (outputs of later states unspecified), else CDYN_ERR_NOT_CONVERGED with
+ *    *failed_index the lowest state that did not converge (every output written), else
+ *    CDYN_OK. Messages are in ws[0] (cdyn_constraint_workspace_last_error; in the workspace
+ *    concerned for an argument error of ws[k]) or in cdyn_pool_last_error.
+ *  - Allocation: cdyn_batch_constrained_dynamics with nws == 1 does not allocate (either
+ *    layout: the column-major gather buffer belongs to the workspace); more workspaces start
+ *    threads. cdyn_pool_constrained_dynamics does not allocate. */
+
+/** The proximal solver of a batched call. */
+typedef enum cdyn_constrained_solver {
+  CDYN_SOLVER_CONSTRAINED_ABA = 0, /**< cdyn_constrained_aba (contact sets only) */
+  CDYN_SOLVER_PROX_PV = 1,         /**< cdyn_prox_pv (any set) */
+  CDYN_SOLVER_DENSE = 2            /**< cdyn_constrained_dynamics_dense (any set) */
+} cdyn_constrained_solver;
+
+/** n x the single-state solve named by `solver` (a cdyn_constrained_solver) on threads started
+ *  by the call, one per constraint workspace (see above). */
+CDYN_API cdyn_status cdyn_batch_constrained_dynamics(
+    const cdyn_constraint_set* set, cdyn_constraint_workspace* const* ws, int nws, int n,
+    int layout, int solver, const double* q, const double* v, const double* tau, const double* fext,
+    const cdyn_proximal_settings* settings, double* ydd, double* qdd, double* lambda, int m,
+    cdyn_proximal_result* results, int* failed_index);
+/** cdyn_batch_constrained_dynamics on the pool's threads with the caller's constraint
+ *  workspaces ws[0..nws-1], nws == the pool's nthreads (no allocation). */
+CDYN_API cdyn_status cdyn_pool_constrained_dynamics(
+    const cdyn_constraint_set* set, cdyn_pool* pool, cdyn_constraint_workspace* const* ws, int nws,
+    int n, int layout, int solver, const double* q, const double* v, const double* tau,
+    const double* fext, const cdyn_proximal_settings* settings, double* ydd, double* qdd,
+    double* lambda, int m, cdyn_proximal_result* results, int* failed_index);
+
 #ifdef __cplusplus
 } /* extern "C" */
 #endif

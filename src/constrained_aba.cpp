@@ -26,6 +26,10 @@ Status checkProximal(Data& td, const ProximalSettings& s) {
 }
 }  // namespace detail
 
+Status checkProximalSettings(ClusterData& data, const ProximalSettings& settings) {
+  return detail::checkProximal(data.tree, settings);
+}
+
 Status constrainedAba(const ClusterModel& model, ClusterData& data, const ConstraintSet& set,
                       ConstraintData& cd, ConstVecRef q, ConstVecRef v, ConstVecRef tauY,
                       const ProximalSettings& settings, const Force* fext, bool warmStart) {

@@ -195,6 +195,11 @@ Status delassusMatrix(const ClusterModel& model, ClusterData& data, const Constr
 Status dampedDelassusInverse(const ClusterModel& model, ClusterData& data, const ConstraintSet& set,
                              ConstraintData& cdata, ConstVecRef q, double rho);
 
+/// Checks settings as the proximal solves do (mu and tolerance positive and finite,
+/// maxIterations >= 0): InvalidArgument with the message in data.tree.lastError, else Ok. For
+/// callers that validate once before many solves (the batched C API).
+Status checkProximalSettings(ClusterData& data, const ProximalSettings& settings);
+
 /// constrainedABA (Sathya & Carpentier 2024, Alg. 1-3): augmented-Lagrangian iterations on
 /// articulated-body sweeps with the constraint-augmented inertias, O(n + m) per iteration.
 /// Sets whose constraints all attach to the world only (InvalidArgument otherwise).

@@ -13,9 +13,9 @@ cluster tree), from Python through the C ABI (libclusterdyn.so.0, ctypes, numpy)
 Units are SI; spatial vectors are angular first. See docs/python.md.
 """
 
-from ._constraints import (CONSTRAINT_ROWS, CONSTRAINT_TYPES, ConstraintSet,
-                           ConstraintWorkspace, Forces, NotConvergedError, NotConvergedWarning,
-                           ProximalResult, default_proximal_settings)
+from ._constraints import (CONSTRAINT_ROWS, CONSTRAINT_TYPES, SOLVERS, BatchProximalResult,
+                           ConstraintSet, ConstraintWorkspace, Forces, NotConvergedError,
+                           NotConvergedWarning, ProximalResult, default_proximal_settings)
 from ._core import (CLUSTER_KINDS, ERR_CONSTRAINT_FAILURE, ERR_INTERNAL, ERR_INVALID_ARGUMENT,
                     ERR_INVALID_INDEX, ERR_INVALID_SIZE, ERR_NON_FINITE, ERR_NOT_CONVERGED,
                     ERR_NOT_FOUND, ERR_NOT_POSITIVE_DEFINITE, ERR_NOT_UNIT_QUATERNION,
@@ -35,6 +35,6 @@ __all__ = [
     "ERR_CONSTRAINT_FAILURE", "ERR_WORKSPACE_MISMATCH", "ERR_INVALID_ARGUMENT",
     "ERR_NULL_POINTER", "ERR_VERSION", "ERR_PARSE", "ERR_INTERNAL", "ERR_NOT_FOUND",
     "ERR_OUT_OF_MEMORY", "ERR_NOT_CONVERGED", "ConstraintSet", "ConstraintWorkspace", "Forces",
-    "ProximalResult", "NotConvergedWarning", "NotConvergedError", "CONSTRAINT_TYPES",
-    "CONSTRAINT_ROWS", "default_proximal_settings",
+    "ProximalResult", "BatchProximalResult", "SOLVERS", "NotConvergedWarning",
+    "NotConvergedError", "CONSTRAINT_TYPES", "CONSTRAINT_ROWS", "default_proximal_settings",
 ]

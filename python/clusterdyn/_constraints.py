@@ -48,6 +48,20 @@ class ProximalResult(collections.namedtuple(
     __slots__ = ()
 
 
+class BatchProximalResult(collections.namedtuple(
+        "BatchProximalResult", "ydd qdd lam iterations residual dual_step converged status")):
+    """Result of N proximal solves (:meth:`ConstraintSet.constrained_dynamics_batch`): the
+    fields of :class:`ProximalResult` stacked per state: ydd (N, ny), qdd (N, nv), lam (N, m),
+    iterations (N,) int, residual (N,), dual_step (N,), converged (N,) bool, status (N,) int
+    (OK or ERR_NOT_CONVERGED). States that did not converge hold their last iterate (finite).
+    """
+    __slots__ = ()
+
+
+SOLVERS = {"constrained_aba": 0, "prox_pv": 1, "dense": 2}
+"""Solvers of the batched constrained dynamics (cdyn_constrained_solver)."""
+
+
 class NotConvergedWarning(RuntimeWarning):
     """A proximal solve stopped above its tolerance (on_not_converged="warn")."""
 
@@ -142,6 +156,7 @@ class ConstraintSet:
         self.model = model
         self._h = None
         self._workspaces = weakref.WeakSet()
+        self._batch_ws = []  # constraint workspaces of the batched calls, one per thread
         h = C.c_void_p()
         fn = "cdyn_constraint_set_create" + ("_cut_loops" if cut_loops else "")
         _check(getattr(lib(), fn)(model.handle, C.byref(h)), fn)
@@ -155,6 +170,7 @@ class ConstraintSet:
             return
         for ws in list(self._workspaces):
             ws.close()
+        self._batch_ws.clear()
         status = lib().cdyn_constraint_set_free(self._h)
         if status != OK:
             raise ClusterdynError(status, "constraint workspaces of this set still exist",
@@ -290,6 +306,80 @@ class ConstraintSet:
         """A new :class:`ConstraintWorkspace` of this set (one per thread). The set is
         read-only from now on (add raises)."""
         return ConstraintWorkspace(self)
+
+    # -- batched constrained dynamics
+
+    def _batch_workspaces(self, n):
+        ws = self._batch_ws
+        while len(ws) < n:
+            ws.append(ConstraintWorkspace(self))
+        return (C.c_void_p * n)(*(w.handle.value for w in ws[:n])), ws[0]
+
+    def constrained_dynamics_batch(self, Q, V, TAU, fext=None, solver="prox_pv", mu=1e-4,
+                                   tolerance=1e-10, max_iterations=50, threads=None,
+                                   use_pool=True, on_not_converged="warn"):
+        """Proximal constrained dynamics of N closed states at once
+        (cdyn_batch_constrained_dynamics / cdyn_pool_constrained_dynamics).
+
+        Q (N, nq), V (N, nv): closed spanning states; TAU (N, ny) independent efforts; fext
+        None or (N, nbodies, 6). solver: "constrained_aba" (contact sets only), "prox_pv" or
+        "dense"; mu, tolerance, max_iterations as :meth:`ConstraintWorkspace.prox_pv` (no warm
+        start: each state is solved from lam = 0). threads: default os.cpu_count(); use_pool:
+        the model's persistent pool (True) or threads started for this call. The set keeps
+        one constraint workspace per thread (so it is read-only from the first call on).
+        Returns a :class:`BatchProximalResult`; every state's arrays are bit-identical to the
+        single call. States that stop above the tolerance still return their last iterate:
+        on_not_converged "warn" (default), "ignore" or "raise" (:class:`NotConvergedError`
+        whose ``result`` is the whole BatchProximalResult), as for the single calls.
+        """
+        if not hasattr(lib(), "cdyn_batch_constrained_dynamics"):
+            raise ClusterdynError(ERR_INVALID_ARGUMENT, "the loaded library "
+                                  f"{_core._library.find_library()} predates batched "
+                                  "constrained dynamics", "cdyn_batch_constrained_dynamics")
+        if solver not in SOLVERS:
+            raise ValueError(f"solver must be one of {tuple(SOLVERS)}, got {solver!r}")
+        _on_not_converged(on_not_converged)
+        model = self.model
+        N, (Q, V, TAU), layout = _core._stack([(Q, model.nq, "Q"), (V, model.nv, "V"),
+                                               (TAU, model.ny, "TAU")])
+        F = _core._stack_fext(fext, N, model.nbodies, layout)
+        settings = _CSettings(_number(mu, "mu"), _number(tolerance, "tolerance"),
+                              _count(max_iterations, "max_iterations"), 0)
+        m = self.nrows
+        YDD, QDD, LAM = (_core._out(N, k, layout) for k in (model.ny, model.nv, m))
+        res = (_CResult * max(1, N))()
+        failed = C.c_int(-1)
+        n = _core._threads(threads)
+        ws, ws0 = self._batch_workspaces(n)
+        args = (N, layout, SOLVERS[solver], _ptr(Q), _ptr(V), _ptr(TAU), _ptr(F),
+                C.byref(settings), _ptr(YDD), _ptr(QDD), _ptr(LAM), m, res, C.byref(failed))
+        if use_pool:
+            pool = model.pool(n)
+            fn = "cdyn_pool_constrained_dynamics"
+            status = lib().cdyn_pool_constrained_dynamics(self.handle, pool.handle, ws, n, *args)
+            message = pool.last_error
+        else:
+            fn = "cdyn_batch_constrained_dynamics"
+            status = lib().cdyn_batch_constrained_dynamics(self.handle, ws, n, *args)
+            message = ws0.last_error
+        where = f" (state {failed.value})" if failed.value >= 0 else ""
+        if status not in (OK, ERR_NOT_CONVERGED):
+            raise ClusterdynError(status, message + where, fn)
+        r = res[:N]
+        result = BatchProximalResult(
+            np.ascontiguousarray(YDD), np.ascontiguousarray(QDD), np.ascontiguousarray(LAM),
+            np.array([x.iterations for x in r], dtype=int),
+            np.array([x.residual for x in r]), np.array([x.dual_step for x in r]),
+            np.array([bool(x.converged) for x in r], dtype=bool),
+            np.array([x.status for x in r], dtype=int))
+        if status == ERR_NOT_CONVERGED:
+            count = int(np.count_nonzero(~result.converged))
+            text = f"{count} of {N} states did not converge; first{where}: {message}"
+            if on_not_converged == "raise":
+                raise NotConvergedError(text, fn, result)
+            if on_not_converged == "warn":
+                warnings.warn(f"{fn}: {text}", NotConvergedWarning, stacklevel=2)
+        return result
 
 
 # ---- constraint workspaces -------------------------------------------------------------------

@@ -41,7 +41,8 @@ class ProximalResult(C.Structure):
 
 # Functions added after the first 0.2 libraries: declared when the library exports them (a
 # wrapper calling one that is missing raises a ClusterdynError naming it).
-OPTIONAL = ("cdyn_constraint_wrenches",)
+OPTIONAL = ("cdyn_constraint_wrenches", "cdyn_batch_constrained_dynamics",
+            "cdyn_pool_constrained_dynamics")
 
 
 def _candidates():
@@ -226,4 +227,8 @@ def _declare(lib):
     for name in ("constrained_aba", "prox_pv", "constrained_dynamics_dense"):
         f("cdyn_" + name, _H, _H, _D, _D, _D, _D, PS, _D, _D, _D, _int, PR)
     f("cdyn_constraint_wrenches", _H, _H, _D, _int)
+    # Batched constrained dynamics (caller constraint workspaces; on threads or a pool).
+    solve = (_int, _int, _int, _D, _D, _D, _D, PS, _D, _D, _D, _int, PR, _I)
+    f("cdyn_batch_constrained_dynamics", _H, W, _int, *solve)
+    f("cdyn_pool_constrained_dynamics", _H, _H, W, _int, *solve)
     return lib

@@ -1,8 +1,10 @@
 """States per second of the batched C API against the number of threads.
 
 For N random closed states of a model (default models/cd_quadruped.urdf, N = 10^4), times
-CE-ABA (spanning state), CE-ABA from independent coordinates (loop closure + CE-ABA), CE-RNEA
-and the independent mass matrix H, evaluated
+CE-ABA (spanning state), CE-ABA from independent coordinates (loop closure + CE-ABA), CE-RNEA,
+the independent mass matrix H and, with point contacts at the frames of --contacts (default: the
+quadruped's four feet, when the model has them), constrained dynamics by constrainedABA and
+proxPV, evaluated
 
 * one state at a time from Python (Workspace.ce_aba & co.: the per-call cost seen from Python),
 * as one batch on a persistent pool (cdyn_pool_*) with 1, 2, ... threads,
@@ -14,6 +16,7 @@ once on min(N, 2000) states and scaled to N. With --check, also verifies that ev
 calls bit for bit (exit 1 otherwise).
 
 Usage: python3 bench_batch.py [--model PATH] [--states 10000] [--threads 1,2,4] [--repeat 5]
+                              [--contacts lf_foot,rf_foot,lh_foot,rh_foot] [--only NAME,...]
 """
 import argparse
 import os
@@ -69,6 +72,9 @@ def main():
                     help="comma-separated thread counts (default 1, 2, os.cpu_count())")
     ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--check", action="store_true")
+    ap.add_argument("--contacts", default="lf_foot,rf_foot,lh_foot,rh_foot",
+                    help="frames of the point contacts ('' for none; skipped when absent)")
+    ap.add_argument("--only", default=None, help="comma-separated function names to time")
     args = ap.parse_args()
     cd.set_log_level("off")
     model = cd.Model.load(args.model)
@@ -92,6 +98,22 @@ def main():
         "mass_matrix": (lambda t, p: model.mass_matrix_batch(Q, threads=t, use_pool=p),
                         lambda i: ws.cluster_mass_matrix(Q[i])),
     }
+    frames = [f for f in args.contacts.split(",") if f and f in model.frame_names]
+    if frames:
+        cset = model.constraint_set()
+        for f in frames:
+            cset.add_contact(f)
+        cws = cset.workspace()
+        kw = dict(on_not_converged="ignore")
+        for solver, single_fn in (("constrained_aba", cws.constrained_aba),
+                                  ("prox_pv", cws.prox_pv)):
+            funcs[solver] = (
+                lambda t, p, solver=solver: cset.constrained_dynamics_batch(
+                    Q, V, TAU, solver=solver, threads=t, use_pool=p, **kw),
+                lambda i, fn=single_fn: fn(Q[i], V[i], TAU[i], **kw))
+        print(f"constrained dynamics: {len(frames)} point contacts ({cset.nrows} rows)")
+    if args.only:
+        funcs = {k: f for k, f in funcs.items() if k in args.only.split(",")}
     print(f"{'function':20s} {'how':24s} {'ms/batch':>9s} {'states/s':>11s} {'ns/state':>9s} "
           f"{'speed-up':>8s}")
     ok = True

@@ -440,3 +440,77 @@ def test_freeing_order():
     assert w3.delassus(q).shape == (3, 3)
     del w3
     gc.collect()
+
+
+# ---- batched constrained dynamics --------------------------------------------------------------
+
+has_batch = pytest.mark.skipif(not hasattr(cd.lib(), "cdyn_batch_constrained_dynamics"),
+                               reason="the library predates batched constrained dynamics")
+
+
+def closed_states(model, ws, n, seed):
+    rng = np.random.default_rng(seed)
+    Q, V = np.zeros((n, model.nq)), np.zeros((n, model.nv))
+    for i in range(n):
+        Q[i], V[i] = random_closed_state(model, ws, rng)
+    return Q, V, rng.uniform(-5, 5, (n, model.ny)), rng.uniform(-1, 1, (n, model.nbodies, 6))
+
+
+@has_batch
+@pytest.mark.parametrize("solver", ["constrained_aba", "prox_pv", "dense"])
+def test_batch_equals_single_calls(quadruped, solver):
+    """Every state of the batch (pool and started threads, C and Fortran order) equals the
+    single call bit for bit, and satisfies the dense KKT system."""
+    model, ws, cset, cws = quadruped
+    Q, V, TAU, F = closed_states(model, ws, 13, 4)
+    single = {"constrained_aba": cws.constrained_aba, "prox_pv": cws.prox_pv,
+              "dense": cws.constrained_dynamics_dense}[solver]
+    refs = [single(Q[i], V[i], TAU[i], fext=F[i]) for i in range(len(Q))]
+    for use_pool in (True, False):
+        for order in ("C", "F"):
+            r = cset.constrained_dynamics_batch(
+                np.asarray(Q, order=order), np.asarray(V, order=order),
+                np.asarray(TAU, order=order), fext=F, solver=solver, threads=2,
+                use_pool=use_pool)
+            assert isinstance(r, cd.BatchProximalResult)
+            assert r.ydd.shape == (13, model.ny) and r.lam.shape == (13, cset.nrows)
+            for i, ref in enumerate(refs):
+                assert np.array_equal(r.ydd[i], ref.ydd)
+                assert np.array_equal(r.qdd[i], ref.qdd)
+                assert np.array_equal(r.lam[i], ref.lam)
+                assert r.iterations[i] == ref.iterations and r.residual[i] == ref.residual
+            assert r.converged.all() and (r.status == cd.OK).all()
+    # Independent oracle on one state: the KKT system with fext folded into tau by CE-RNEA.
+    i = 5
+    H = ws.cluster_mass_matrix(Q[i])
+    J, gamma = cws.jacobian(Q[i], V[i])
+    C = ws.ce_rnea(Q[i], V[i], np.zeros(model.ny), fext=F[i])
+    ydd, lam = kkt(H, C, J, gamma, TAU[i])
+    tol = 1e-6 if solver == "constrained_aba" else 1e-8
+    assert np.allclose(r.ydd[i], ydd, atol=tol * max(1.0, np.abs(ydd).max()))
+
+
+@has_batch
+def test_batch_not_converged_and_errors(quadruped):
+    model, ws, cset, cws = quadruped
+    Q, V, TAU, _ = closed_states(model, ws, 6, 8)
+    kw = dict(solver="constrained_aba", max_iterations=0, tolerance=1e-14, threads=2)
+    with pytest.warns(cd.NotConvergedWarning, match="did not converge"):
+        r = cset.constrained_dynamics_batch(Q, V, TAU, **kw)
+    assert not r.converged.all() and np.isfinite(r.ydd).all()
+    assert set(r.status[~r.converged]) == {cd.ERR_NOT_CONVERGED}
+    with pytest.raises(cd.NotConvergedError) as e:
+        cset.constrained_dynamics_batch(Q, V, TAU, on_not_converged="raise", **kw)
+    assert np.array_equal(e.value.result.ydd, r.ydd)
+    # A non-finite state: the library's message and the state's index.
+    V[3, 2] = np.nan
+    with pytest.raises(cd.ClusterdynError, match=r"v\[2\].*\(state 3\)") as e:
+        cset.constrained_dynamics_batch(Q, V, TAU, threads=2)
+    assert e.value.status == cd.ERR_NON_FINITE
+    with pytest.raises(ValueError, match="solver"):
+        cset.constrained_dynamics_batch(Q, V, TAU, solver="pgs")
+    with pytest.raises(ValueError, match=r"TAU has 5 rows"):
+        cset.constrained_dynamics_batch(Q, V, TAU[:5])
+    with pytest.raises(cd.ClusterdynError, match="mu") as e:
+        cset.constrained_dynamics_batch(Q, V, TAU, mu=-1.0)
+    assert e.value.status == cd.ERR_INVALID_ARGUMENT

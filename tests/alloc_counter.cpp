@@ -1,14 +1,18 @@
 // Heap-allocation counter shared by the no-allocation tests (alloc_counter.hpp): replaces the
 // global operator new / new[] / delete (every variant: sized, aligned, nothrow) and malloc /
-// calloc / realloc / free (Eigen allocates through malloc, not operator new), counts the calls
-// made while an AllocationScope is armed and records a backtrace of the first counted
-// allocation so that a failure points at the culprit. Link it into a test binary once.
+// calloc / realloc / memalign / aligned_alloc / posix_memalign / free (Eigen allocates through
+// malloc, not operator new), counts the allocations and the frees made while an AllocationScope
+// is armed, in every thread, and records a backtrace of the first counted allocation so that a
+// failure points at the culprit. Link it into a test binary once; a binary whose shared
+// libraries must see the replacements (libclusterdyn.so's allocations) exports them
+// (ENABLE_EXPORTS).
 #include "alloc_counter.hpp"
 
 #include <execinfo.h>
 #include <unistd.h>
 
 #include <atomic>
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <new>
@@ -25,6 +29,7 @@ namespace {
 
 std::atomic<bool> gArmed{false};
 std::atomic<long> gAllocations{0};
+std::atomic<long> gFrees{0};
 std::atomic<bool> gInHook{false};
 constexpr int kMaxFrames = 48;
 void* gFirstTrace[kMaxFrames];
@@ -38,6 +43,11 @@ void noteAllocation(size_t n) {
     gFirstTraceDepth = backtrace(gFirstTrace, kMaxFrames);  // pre-warmed, does not allocate
     gInHook = false;
   }
+}
+
+void countedFree(void* p) {
+  if (p && gArmed.load(std::memory_order_relaxed)) gFrees.fetch_add(1);
+  __libc_free(p);
 }
 
 void* countedMalloc(size_t n) {
@@ -69,7 +79,23 @@ extern "C" void* realloc(void* p, size_t n) {
   noteAllocation(n);
   return __libc_realloc(p, n);
 }
-extern "C" void free(void* p) { __libc_free(p); }
+extern "C" void* memalign(size_t al, size_t n) {
+  noteAllocation(n);
+  return __libc_memalign(al, n);
+}
+extern "C" void* aligned_alloc(size_t al, size_t n) {
+  noteAllocation(n);
+  return __libc_memalign(al, n);
+}
+extern "C" int posix_memalign(void** out, size_t al, size_t n) {
+  noteAllocation(n);
+  if (al < sizeof(void*) || (al & (al - 1)) != 0) return EINVAL;
+  void* p = __libc_memalign(al, n);
+  if (!p) return ENOMEM;
+  *out = p;
+  return 0;
+}
+extern "C" void free(void* p) { countedFree(p); }
 
 // ---- Every replaceable global operator new / delete.
 void* operator new(size_t n) { return countedMalloc(n); }
@@ -92,25 +118,33 @@ void* operator new[](size_t n, std::align_val_t al, const std::nothrow_t&) noexc
   noteAllocation(n);
   return __libc_memalign(static_cast<size_t>(al), n == 0 ? 1 : n);
 }
-void operator delete(void* p) noexcept { __libc_free(p); }
-void operator delete[](void* p) noexcept { __libc_free(p); }
-void operator delete(void* p, size_t) noexcept { __libc_free(p); }
-void operator delete[](void* p, size_t) noexcept { __libc_free(p); }
-void operator delete(void* p, const std::nothrow_t&) noexcept { __libc_free(p); }
-void operator delete[](void* p, const std::nothrow_t&) noexcept { __libc_free(p); }
-void operator delete(void* p, std::align_val_t) noexcept { __libc_free(p); }
-void operator delete[](void* p, std::align_val_t) noexcept { __libc_free(p); }
-void operator delete(void* p, size_t, std::align_val_t) noexcept { __libc_free(p); }
-void operator delete[](void* p, size_t, std::align_val_t) noexcept { __libc_free(p); }
-void operator delete(void* p, std::align_val_t, const std::nothrow_t&) noexcept { __libc_free(p); }
+void operator delete(void* p) noexcept { countedFree(p); }
+void operator delete[](void* p) noexcept { countedFree(p); }
+void operator delete(void* p, size_t) noexcept { countedFree(p); }
+void operator delete[](void* p, size_t) noexcept { countedFree(p); }
+void operator delete(void* p, const std::nothrow_t&) noexcept { countedFree(p); }
+void operator delete[](void* p, const std::nothrow_t&) noexcept { countedFree(p); }
+void operator delete(void* p, std::align_val_t) noexcept { countedFree(p); }
+void operator delete[](void* p, std::align_val_t) noexcept { countedFree(p); }
+void operator delete(void* p, size_t, std::align_val_t) noexcept { countedFree(p); }
+void operator delete[](void* p, size_t, std::align_val_t) noexcept { countedFree(p); }
+void operator delete(void* p, std::align_val_t, const std::nothrow_t&) noexcept { countedFree(p); }
 void operator delete[](void* p, std::align_val_t, const std::nothrow_t&) noexcept {
-  __libc_free(p);
+  countedFree(p);
 }
 
 namespace clusterdyn::test {
 
 AllocationScope::AllocationScope() {
+  // Loads libgcc's unwinder on first use (that allocates), so that the backtrace of a counted
+  // allocation never allocates; later scopes find the static initialized.
+  static const bool kUnwinderLoaded = [] {
+    void* frames[4];
+    return backtrace(frames, 4) > 0;
+  }();
+  (void)kUnwinderLoaded;
   gAllocations = 0;
+  gFrees = 0;
   gFirstTraceDepth = 0;
   gArmed = true;
 }
@@ -122,6 +156,8 @@ long AllocationScope::stop() {
   return gAllocations.load();
 }
 
+long AllocationScope::frees() const { return gFrees.load(); }
+
 ::testing::AssertionResult noAllocation(long count, const char* what) {
   if (count == 0) return ::testing::AssertionSuccess();
   std::fprintf(stderr, "first allocation (%zu bytes) during %s:\n", gFirstSize, what);
@@ -129,18 +165,5 @@ long AllocationScope::stop() {
   return ::testing::AssertionFailure() << count << " heap allocation(s) during " << what
                                        << " (backtrace of the first one on stderr)";
 }
-
-namespace {
-
-class Environment : public ::testing::Environment {
- public:
-  void SetUp() override {
-    void* frames[4];
-    backtrace(frames, 4);  // loads libgcc's unwinder now, so backtrace() never allocates later
-  }
-};
-const auto* const kEnvironment = ::testing::AddGlobalTestEnvironment(new Environment);
-
-}  // namespace
 
 }  // namespace clusterdyn::test

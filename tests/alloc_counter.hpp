@@ -8,8 +8,9 @@
 
 namespace clusterdyn::test {
 
-/// Counts the heap allocations (malloc family and every operator new) made between construction
-/// and stop() (or destruction). Not reentrant: one scope at a time.
+/// Counts the heap allocations (malloc family and every operator new) and the frees (free and
+/// every operator delete, of non-null pointers) made in any thread between construction and
+/// stop() (or destruction). Not reentrant: one scope at a time.
 class AllocationScope {
  public:
   AllocationScope();
@@ -18,6 +19,8 @@ class AllocationScope {
   AllocationScope& operator=(const AllocationScope&) = delete;
   /// Disarms the counter and returns the number of allocations counted.
   long stop();
+  /// The number of frees counted (so far, or until stop()).
+  long frees() const;
 };
 
 /// Success when count is zero; otherwise the size and a backtrace of the first allocation

@@ -32,8 +32,16 @@ foreach(f IN LISTS expected)
     message(FATAL_ERROR "not installed: ${PREFIX}/${f}")
   endif()
 endforeach()
-# C consumers need nothing but the library: no C++ dependency leaks into the package.
+# C consumers need nothing but the library: no C++ dependency leaks into the package. The C++
+# API (clusterdyn::core, component clusterdyn_cxx) is not part of this install; the config file
+# searches for its dependencies only when clusterdynCoreTargets.cmake is present.
+file(GLOB core_files ${PREFIX}/${LIBDIR}/cmake/clusterdyn/clusterdynCore*
+     ${PREFIX}/${LIBDIR}/libclusterdyn_core* ${PREFIX}/${INCLUDEDIR}/clusterdyn/*)
+if(core_files)
+  message(FATAL_ERROR "the C API component installs C++ API files: ${core_files}")
+endif()
 file(GLOB pkg_files ${PREFIX}/${LIBDIR}/cmake/clusterdyn/*.cmake ${PREFIX}/${LIBDIR}/pkgconfig/*.pc)
+list(FILTER pkg_files EXCLUDE REGEX "/clusterdynConfig\\.cmake$")
 foreach(f IN LISTS pkg_files)
   file(READ ${f} text)
   if(text MATCHES "Eigen|tinyxml2|spdlog|clusterdyn_core|${BUILD_DIR}")

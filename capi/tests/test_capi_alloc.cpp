@@ -1,11 +1,11 @@
 // Real-time check of the C API: no heap allocation in any call that takes a workspace (tree and
 // cluster-tree compute functions, loop-closure solves, failing calls included) and in the model
 // queries, none in cdyn_workspace_init_in / cdyn_workspace_free, thousands of calls per model. This
-// executable interposes the process allocator (malloc & co., which operator new also ends in) and
-// counts every call made while counting is switched on.
+// executable links the shared allocation counter (tests/alloc_counter.cpp: malloc & co. and every
+// operator new / delete replaced, exported to libclusterdyn.so) and counts every allocation and
+// free made while a scope is armed.
 //
 // Usage: test_capi_alloc model.urdf...
-#include <atomic>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -13,59 +13,8 @@
 #include <string>
 #include <vector>
 
+#include "alloc_counter.hpp"
 #include "clusterdyn.h"
-
-// ---- counting interposer (glibc) -------------------------------------------------------------
-
-extern "C" {
-void* __libc_malloc(size_t);
-void* __libc_calloc(size_t, size_t);
-void* __libc_realloc(void*, size_t);
-void* __libc_memalign(size_t, size_t);
-void __libc_free(void*);
-}
-
-namespace {
-std::atomic<bool> g_counting{false};
-std::atomic<long> g_allocations{0}, g_frees{0};
-inline void countAllocation() {
-  if (g_counting.load(std::memory_order_relaxed)) g_allocations.fetch_add(1);
-}
-}  // namespace
-
-extern "C" {
-void* malloc(size_t n) {
-  countAllocation();
-  return __libc_malloc(n);
-}
-void* calloc(size_t n, size_t m) {
-  countAllocation();
-  return __libc_calloc(n, m);
-}
-void* realloc(void* p, size_t n) {
-  countAllocation();
-  return __libc_realloc(p, n);
-}
-void* memalign(size_t a, size_t n) {
-  countAllocation();
-  return __libc_memalign(a, n);
-}
-void* aligned_alloc(size_t a, size_t n) {
-  countAllocation();
-  return __libc_memalign(a, n);
-}
-int posix_memalign(void** out, size_t a, size_t n) {
-  countAllocation();
-  void* p = __libc_memalign(a, n);
-  if (!p) return 12;  // ENOMEM
-  *out = p;
-  return 0;
-}
-void free(void* p) {
-  if (p && g_counting.load(std::memory_order_relaxed)) g_frees.fetch_add(1);
-  __libc_free(p);
-}
-}
 
 // ---- test ----------------------------------------------------------------------------------
 
@@ -84,13 +33,11 @@ int g_failures = 0;
 /// Counts the allocations and frees made by f().
 template <typename F>
 long counted(F&& f, long* frees = nullptr) {
-  g_allocations = 0;
-  g_frees = 0;
-  g_counting = true;
+  clusterdyn::test::AllocationScope scope;
   f();
-  g_counting = false;
-  if (frees) *frees = g_frees.load();
-  return g_allocations.load();
+  const long allocations = scope.stop();
+  if (frees) *frees = scope.frees();
+  return allocations;
 }
 
 /// Buffers and sizes for runCalls(), prepared before counting starts.
@@ -393,12 +340,16 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "usage: %s model.urdf...\n", argv[0]);
     return 2;
   }
-  // The counter works: a malloc inside the window is seen.
-  const long control = counted([] {
-    void* volatile p = std::malloc(24);
-    std::free(p);
-  });
+  // The counter works: a malloc and its free inside the window are seen.
+  long controlFrees = 0;
+  const long control = counted(
+      [] {
+        void* volatile p = std::malloc(24);
+        std::free(p);
+      },
+      &controlFrees);
   CHECK(control == 1);
+  CHECK(controlFrees == 1);
 
   const int reps = 200;
   for (int k = 1; k < argc; ++k) {

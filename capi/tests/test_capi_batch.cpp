@@ -2,10 +2,10 @@
 // every batch function, both layouts, 1..4 threads, caller workspaces and pools, optional
 // outputs and external forces, against single calls BIT FOR BIT; failures (the lowest failed
 // state is reported with its message), argument errors; and no heap allocation in pool calls
-// (this executable interposes the process allocator and counts, in every thread).
+// (this executable links the shared allocation counter tests/alloc_counter.cpp, exported to
+// libclusterdyn.so, which counts in every thread).
 //
 // Usage: test_capi_batch model.urdf...
-#include <atomic>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -14,56 +14,8 @@
 #include <string>
 #include <vector>
 
+#include "alloc_counter.hpp"
 #include "clusterdyn.h"
-
-// ---- counting interposer (glibc), as in test_capi_alloc.cpp ----------------------------------
-
-extern "C" {
-void* __libc_malloc(size_t);
-void* __libc_calloc(size_t, size_t);
-void* __libc_realloc(void*, size_t);
-void* __libc_memalign(size_t, size_t);
-void __libc_free(void*);
-}
-
-namespace {
-std::atomic<bool> g_counting{false};
-std::atomic<long> g_allocations{0};
-inline void countAllocation() {
-  if (g_counting.load(std::memory_order_relaxed)) g_allocations.fetch_add(1);
-}
-}  // namespace
-
-extern "C" {
-void* malloc(size_t n) {
-  countAllocation();
-  return __libc_malloc(n);
-}
-void* calloc(size_t n, size_t m) {
-  countAllocation();
-  return __libc_calloc(n, m);
-}
-void* realloc(void* p, size_t n) {
-  countAllocation();
-  return __libc_realloc(p, n);
-}
-void* memalign(size_t a, size_t n) {
-  countAllocation();
-  return __libc_memalign(a, n);
-}
-void* aligned_alloc(size_t a, size_t n) {
-  countAllocation();
-  return __libc_memalign(a, n);
-}
-int posix_memalign(void** out, size_t a, size_t n) {
-  countAllocation();
-  void* p = __libc_memalign(a, n);
-  if (!p) return 12;  // ENOMEM
-  *out = p;
-  return 0;
-}
-void free(void* p) { __libc_free(p); }
-}
 
 namespace {
 
@@ -370,34 +322,39 @@ void checkNoAllocation(cdyn_pool* pool, const cdyn_model* m, const Sizes& s, con
       tau(static_cast<size_t>(N) * s.ny), H(static_cast<size_t>(N) * s.ny * s.ny),
       q(static_cast<size_t>(N) * s.nq), v(static_cast<size_t>(N) * s.nv);
   int failed = 0, bad = 0;
-  g_allocations = 0;
-  g_counting = true;
-  for (int round = 0; round < 5; ++round) {
-    for (int l = 0; l < 2; ++l) {
-      bad += r.ceAba(N, l, Q[l], V[l], T[l], F[l].data(), 6 * s.nb, ydd, qdd.data(), s.nv, s,
-                     &failed) != CDYN_OK;
-      bad += r.ceRnea(N, l, Q[l], V[l], A[l], F[l], tau, qdd, s, &failed) != CDYN_OK;
-      bad += r.massMatrix(N, l, Q[l], H, s, &failed) != CDYN_OK;
-      bad += r.ceAbaIndependent(N, l, Y[l], YD[l], T[l], nullptr, 0, ydd, q, v, qdd, s, &failed) !=
-             CDYN_OK;
-      bad += r.ceAba(N, l, Q[l], VB[l], T[l], nullptr, 0, ydd, nullptr, 0, s, &failed) ==
-             CDYN_OK;  // a failing batch
-      bad += r.ceAba(N, l, Q[l], V[l], T[l], nullptr, 0, ydd, nullptr, s.nv + 1, s, &failed) ==
-             CDYN_OK;  // an argument error
+  long allocations = 0;
+  {
+    clusterdyn::test::AllocationScope scope;
+    for (int round = 0; round < 5; ++round) {
+      for (int l = 0; l < 2; ++l) {
+        bad += r.ceAba(N, l, Q[l], V[l], T[l], F[l].data(), 6 * s.nb, ydd, qdd.data(), s.nv, s,
+                       &failed) != CDYN_OK;
+        bad += r.ceRnea(N, l, Q[l], V[l], A[l], F[l], tau, qdd, s, &failed) != CDYN_OK;
+        bad += r.massMatrix(N, l, Q[l], H, s, &failed) != CDYN_OK;
+        bad += r.ceAbaIndependent(N, l, Y[l], YD[l], T[l], nullptr, 0, ydd, q, v, qdd, s,
+                                  &failed) != CDYN_OK;
+        bad += r.ceAba(N, l, Q[l], VB[l], T[l], nullptr, 0, ydd, nullptr, 0, s, &failed) ==
+               CDYN_OK;  // a failing batch
+        bad += r.ceAba(N, l, Q[l], V[l], T[l], nullptr, 0, ydd, nullptr, s.nv + 1, s, &failed) ==
+               CDYN_OK;  // an argument error
+      }
     }
+    allocations = scope.stop();
   }
-  g_counting = false;
   CHECK(bad == 0);
-  CHECK(g_allocations.load() == 0);
-  if (g_allocations.load() != 0)
-    std::fprintf(stderr, "  %ld allocations in pool calls\n", g_allocations.load());
+  CHECK(allocations == 0);
+  if (allocations != 0)  // with the backtrace of the first one
+    std::fprintf(stderr, "  %s\n",
+                 clusterdyn::test::noAllocation(allocations, "pool calls").message());
   // Positive control: the counter sees allocations made in the library (a workspace).
   cdyn_workspace* w = nullptr;
-  g_allocations = 0;
-  g_counting = true;
-  cdyn_workspace_create(m, &w);
-  g_counting = false;
-  CHECK(g_allocations.load() > 0);
+  long created = 0;
+  {
+    clusterdyn::test::AllocationScope control;
+    cdyn_workspace_create(m, &w);
+    created = control.stop();
+  }
+  CHECK(created > 0);
   cdyn_workspace_free(w);
 }
 

@@ -530,7 +530,9 @@ TEST_P(LoopModels, ConstraintMatricesAndKkt) {
     const VecX x = A.fullPivLu().solve(b);
     EXPECT_TRUE(isClose(qdd, x.head(t.nv), kFd)) << "CE-ABA vs dense KKT (K, k by FD)";
     // The acceleration constraint K qdd = k (k by FD).
-    if (K.rows() > 0) EXPECT_LE(maxAbs((K * qdd - k)), kFd * std::max(1.0, maxAbs((K * qdd))));
+    if (K.rows() > 0) {
+      EXPECT_LE(maxAbs((K * qdd - k)), kFd * std::max(1.0, maxAbs((K * qdd))));
+    }
 
     // (d) G^T M G ydd = G^T (tau - c - M g): exact given the library's G, g.
     EXPECT_TRUE(isClose(G.transpose() * M * G * ydd, G.transpose() * (tauS - c - M * g), kExact));
@@ -606,7 +608,9 @@ TEST_P(LoopModels, InverseDynamicsMassMatrixAndBias) {
       Hcols.col(j) = data.tauY - C;
     }
     EXPECT_TRUE(isClose(H, Hcols, kExact)) << "H e_j != ceRnea(e_j) - C";
-    if (!fp) EXPECT_TRUE(isClose(H * ydd + C, tauY, kExact)) << "H ydd + C != tau";
+    if (!fp) {
+      EXPECT_TRUE(isClose(H * ydd + C, tauY, kExact)) << "H ydd + C != tau";
+    }
 
     // ceAbaIndependent == independentToSpanning + ceAba.
     data.q = q;
@@ -715,7 +719,9 @@ TEST_P(LoopModels, LoopClosureAndProjection) {
     EXPECT_LE(data.lastIterations, 4);
     EXPECT_LE(data.lastResidual, 1e-12);
     EXPECT_LE(maxAbs(f.oracle->residual(data.q)), 1e-10);
-    if (implicit && trial == 0) EXPECT_GE(cold, 1) << "closure needed no iteration?";
+    if (implicit && trial == 0) {
+      EXPECT_GE(cold, 1) << "closure needed no iteration?";
+    }
 
     // Projection of a perturbed state: constraints hold, independent coordinates are kept,
     // the velocity is G y_dot with y_dot the independent part, and projecting again is a no-op.
@@ -725,7 +731,9 @@ TEST_P(LoopModels, LoopClosureAndProjection) {
     const VecX qp = data.q, vp = data.v;
     EXPECT_LE(maxAbs(f.oracle->residual(qp)), 1e-10);
     const MatX K = f.oracle->jacobian(qp);
-    if (K.rows() > 0) EXPECT_LE(maxAbs((K * vp)), kFd * std::max(1.0, maxAbs(K) * maxAbs(vp)));
+    if (K.rows() > 0) {
+      EXPECT_LE(maxAbs((K * vp)), kFd * std::max(1.0, maxAbs(K) * maxAbs(vp)));
+    }
     VecX yIn(cm.nyq), ydIn(cm.ny), yOut(cm.nyq), ydOut(cm.ny);
     ASSERT_EQ(spanningToIndependent(cm, data, qBad, vBad, yIn, ydIn), Status::Ok);
     ASSERT_EQ(spanningToIndependent(cm, data, qp, vp, yOut, ydOut), Status::Ok);

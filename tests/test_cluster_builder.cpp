@@ -294,7 +294,9 @@ TEST(ClusterBuilder, ChordsAcrossDeepBranchesTakeTheWholePaths) {
     const Cluster& c = cm.clusters[k];
     EXPECT_EQ(c.outputBody, t.bodyId("t"));
     for (int b = c.firstBody; b < c.firstBody + c.nbodies; ++b)
-      if (t.parent[b] < c.firstBody) EXPECT_EQ(t.parent[b], c.outputBody) << t.bodyNames[b];
+      if (t.parent[b] < c.firstBody) {
+        EXPECT_EQ(t.parent[b], c.outputBody) << t.bodyNames[b];
+      }
     EXPECT_EQ(c.ny, 3);
     EXPECT_EQ(cm.ny, 5);
     // c1 hangs from a2 inside the cluster: its own cluster has output body a2.

@@ -379,8 +379,9 @@ TEST(Configuration, RevoluteAndPrismaticIntegrateLinearly) {
     const RandomState st = randomState(m, rng);
     const VecX q1 = integrate(m, st.q, st.v, 0.37);
     for (int i = 0; i < m.nbodies; ++i)
-      if (m.joints[i].nq == 1)
+      if (m.joints[i].nq == 1) {
         EXPECT_DOUBLE_EQ(q1[m.idx_q[i]], st.q[m.idx_q[i]] + 0.37 * st.v[m.idx_v[i]]);
+      }
   }
 }
 

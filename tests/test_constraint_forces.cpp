@@ -32,7 +32,7 @@ bool hasChords(const std::string& path) {
 const std::vector<Case>& cases() {
   static const std::vector<Case> all = [] {
     std::vector<std::string> files;
-    for (const std::string dir :
+    for (const std::string& dir :
          {clusterdyn::test::sharedPath("urdfplus"), std::string(CLUSTERDYN_MODELS_DIR)})
       if (fs::exists(dir))
         for (const auto& e : fs::directory_iterator(dir))

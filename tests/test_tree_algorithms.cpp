@@ -280,8 +280,9 @@ TEST(TreeAlgorithms, ExternalForceOnSingleBodyIsLocalized) {
     std::vector<bool> supports(model.nbodies, false);
     for (int j = body; j >= 0; j = model.parent[j]) supports[j] = true;
     for (int k = 0; k < model.nv; ++k)
-      if (!supports[model.velocityOwner[k]])
+      if (!supports[model.velocityOwner[k]]) {
         EXPECT_EQ(data.tau[k], g[k]) << "coordinate " << k << " does not support body " << body;
+      }
   });
 }
 

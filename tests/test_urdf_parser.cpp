@@ -392,7 +392,8 @@ TEST(UrdfErrors, NonFiniteNumbers) {
 }
 
 TEST(UrdfErrors, WrongNumberOfComponents) {
-  for (const std::string& xyz : {"0 0", "0 0 0 1", "", "1,2,3", "0 0 x"}) {
+  for (const std::string& xyz :
+       std::initializer_list<std::string>{"0 0", "0 0 0 1", "", "1,2,3", "0 0 x"}) {
     SCOPED_TRACE("xyz='" + xyz + "'");
     const std::string text =
         robot("  <link name=\"base\"/>\n" + link("l1") +
@@ -608,7 +609,9 @@ TEST(UrdfModels, SharedTreeModelsLoad) {
     EXPECT_EQ(m.nq, e.nq);
     EXPECT_EQ(m.nv, e.nv);
     EXPECT_EQ(m.joints[0].type == JointType::Floating, e.floating);
-    if (!e.root.empty()) EXPECT_EQ(m.rootLink, e.root);
+    if (!e.root.empty()) {
+      EXPECT_EQ(m.rootLink, e.root);
+    }
     // Cross-check against the file text.
     const std::string text = readTextFile(path);
     const auto linkNames = matches(text, R"re(<link\s+name="([^"]*)")re");

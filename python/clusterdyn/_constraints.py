@@ -58,6 +58,13 @@ class BatchProximalResult(collections.namedtuple(
     __slots__ = ()
 
 
+_RESULT_DTYPE = np.dtype({
+    "names": [name for name, _ in _CResult._fields_],
+    "formats": [np.int32 if t is C.c_int else np.float64 for _, t in _CResult._fields_],
+    "offsets": [getattr(_CResult, name).offset for name, _ in _CResult._fields_],
+    "itemsize": C.sizeof(_CResult)})
+"""numpy view of cdyn_proximal_result."""
+
 SOLVERS = {"constrained_aba": 0, "prox_pv": 1, "dense": 2}
 """Solvers of the batched constrained dynamics (cdyn_constrained_solver)."""
 
@@ -365,13 +372,11 @@ class ConstraintSet:
         where = f" (state {failed.value})" if failed.value >= 0 else ""
         if status not in (OK, ERR_NOT_CONVERGED):
             raise ClusterdynError(status, message + where, fn)
-        r = res[:N]
+        r = np.frombuffer(res, dtype=_RESULT_DTYPE, count=N)  # the C structs, no copy
         result = BatchProximalResult(
             np.ascontiguousarray(YDD), np.ascontiguousarray(QDD), np.ascontiguousarray(LAM),
-            np.array([x.iterations for x in r], dtype=int),
-            np.array([x.residual for x in r]), np.array([x.dual_step for x in r]),
-            np.array([bool(x.converged) for x in r], dtype=bool),
-            np.array([x.status for x in r], dtype=int))
+            r["iterations"].astype(int), r["residual"].copy(), r["dual_step"].copy(),
+            r["converged"] != 0, r["status"].astype(int))
         if status == ERR_NOT_CONVERGED:
             count = int(np.count_nonzero(~result.converged))
             text = f"{count} of {N} states did not converge; first{where}: {message}"

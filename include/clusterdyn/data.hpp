@@ -33,8 +33,9 @@ struct Data {
   std::vector<Eigen::Matrix<double, Eigen::Dynamic, 1, 0, 6, 1>> u;
 
   // Composite rigid body (CRBA).
-  std::vector<SpatialInertia> Ycrb;  ///< composite inertia of the subtree at i (rigid)
-  Mat6X Fcrb;                        ///< 6 x nv scratch
+  std::vector<SpatialInertia>
+      Ycrb;    ///< composite inertia of the subtree at i (rigid; crba: world coordinates)
+  Mat6X Fcrb;  ///< 6 x nv scratch (crba: world-frame motion subspaces)
 
   // Outputs.
   VecX tau;  ///< RNEA result (nv)

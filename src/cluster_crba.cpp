@@ -94,7 +94,9 @@ Status clusterMassMatrix(const ClusterModel& model, ClusterData& data, ConstVecR
       body = cl.outputBody;
     }
   }
-  return detail::ok(td);
+  detail::ok(td);
+  return detail::checkOverflow(td, Status::Ok, data.H, "clusterMassMatrix: H",
+                               {{"q", detail::maxAbs(q), 2}});
 }
 
 }  // namespace clusterdyn

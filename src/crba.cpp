@@ -52,7 +52,8 @@ Status crba(const Model& model, Data& data, ConstVecRef q) {
     const int p = model.parent[i];
     if (p >= 0) data.Ycrb[p] += Ic.transformedBy(data.liMi[i]);  // rigid composite (Table 6.2)
   }
-  return detail::ok(data);
+  detail::ok(data);
+  return detail::checkOverflow(data, Status::Ok, data.M, "crba: M", {{"q", detail::maxAbs(q), 2}});
 }
 
 }  // namespace clusterdyn

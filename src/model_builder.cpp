@@ -2,6 +2,7 @@
 // order), fixed joints fused into their parent body, optional floating base.
 #include "clusterdyn/model_builder.hpp"
 
+#include <cmath>
 #include <functional>
 #include <limits>
 #include <map>
@@ -154,7 +155,16 @@ Model detail::buildSpanningTree(const UrdfDescription& urdf, const ModelOptions&
     const UrdfLink& l = urdf.links[i];
     const int b = linkBody[i];
     if (b >= 0) {
-      model.inertias[b] = model.inertias[b] + linkInertia(l).transformedBy(linkPlacement[i]);
+      // A link without <inertial> adds nothing (transforming its zero inertia by a huge but
+      // finite fixed-joint offset would give 0 * Inf = NaN).
+      if (l.inertial.present) {
+        const SpatialInertia fused = linkInertia(l).transformedBy(linkPlacement[i]);
+        if (!(std::isfinite(fused.mass) && fused.h.allFinite() && fused.Io.allFinite()))
+          throw ModelError(urdf.where(l.line) + ": <link name=\"" + l.name +
+                           "\">: its inertia, moved to the frame of body '" + model.bodyNames[b] +
+                           "' through fixed joints, is not finite (origin offsets too large)");
+        model.inertias[b] = model.inertias[b] + fused;
+      }
     } else if (l.inertial.present && l.inertial.mass > 0.0) {
       log::debug("{}: link '{}' is fixed to the world; its inertia has no effect", urdf.source,
                  l.name);

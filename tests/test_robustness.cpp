@@ -150,6 +150,91 @@ TEST(Robustness, OverflowingInputsAreNamed) {
   EXPECT_TRUE(d.tauY.allFinite());
 }
 
+// A turntable (revolute about z) carrying a slider (prismatic along (0.6, 0, 0.8)) with a 2 kg
+// block and a tool frame 1e308 m out along x: huge but finite slider positions make the mass
+// matrix (m (0.6 q)^2), the potential energy (m g 0.8 q) and the tool placement overflow.
+const char* kSliderUrdf = R"(<robot name="slider">
+  <link name="base"/>
+  <link name="table"><inertial><mass value="1"/><inertia ixx="0.1" iyy="0.1" izz="0.1" ixy="0" ixz="0" iyz="0"/></inertial></link>
+  <link name="block"><inertial><mass value="2"/><inertia ixx="0.1" iyy="0.1" izz="0.1" ixy="0" ixz="0" iyz="0"/></inertial></link>
+  <link name="tool"/>
+  <joint name="turn" type="continuous"><parent link="base"/><child link="table"/><axis xyz="0 0 1"/></joint>
+  <joint name="slide" type="prismatic"><parent link="table"/><child link="block"/><axis xyz="0.6 0 0.8"/>
+    <limit lower="-1" upper="1" effort="1" velocity="1"/></joint>
+  <joint name="tool_joint" type="fixed"><parent link="block"/><child link="tool"/><origin xyz="1e308 0 0"/></joint>
+</robot>)";
+
+::testing::AssertionResult namesInput(Status s, const char* message, const char* input) {
+  if (s != Status::NonFinite)
+    return ::testing::AssertionFailure() << "status " << statusName(s) << ": " << message;
+  const std::string want = std::string("input ") + input + " is out of range";
+  if (std::string(message).find(want) == std::string::npos)
+    return ::testing::AssertionFailure() << "message does not name " << input << ": " << message;
+  return ::testing::AssertionSuccess();
+}
+
+// Finite but huge inputs to every tree and cluster compute function: a named NonFinite status,
+// never Ok with Inf/NaN; moderate inputs afterwards give Ok with an empty message.
+TEST(Robustness, HugeInputsToEveryTreeFunction) {
+  const ClusterModel cm = buildClusterModel(parseUrdfString(kSliderUrdf));
+  const Model& m = cm.tree;
+  ASSERT_EQ(m.nv, 2);
+  Data d(m);
+  const VecX zero = VecX::Zero(2), one = VecX::Ones(2);
+  const VecX qFar = vec({0.0, 1e300}), qFarRnea = vec({0.0, 1e200});
+  EXPECT_TRUE(namesInput(crba(m, d, qFar), d.errorMessage(), "q"));
+  EXPECT_TRUE(
+      namesInput(rnea(m, d, vec({0.0, 0.5}), vec({1e200, 0.0}), zero), d.errorMessage(), "v"));
+  EXPECT_TRUE(namesInput(rnea(m, d, zero, zero, vec({0.0, 1e308})), d.errorMessage(), "a"));
+  EXPECT_TRUE(namesInput(rnea(m, d, qFarRnea, zero, vec({1.0, 0.0})), d.errorMessage(), "q"));
+  EXPECT_TRUE(
+      namesInput(nonLinearEffects(m, d, qFarRnea, vec({1e200, 0.0})), d.errorMessage(), "v"));
+  EXPECT_TRUE(namesInput(forwardKinematics(m, d, vec({0.0, 1e100}), vec({1e250, 0.0})),
+                         d.errorMessage(), "v"));
+  EXPECT_TRUE(
+      namesInput(computeKineticEnergy(m, d, zero, vec({0.0, 1e160})), d.errorMessage(), "v"));
+  EXPECT_TRUE(namesInput(computePotentialEnergy(m, d, vec({0.0, 1.7e308})), d.errorMessage(), "q"));
+  // The tool frame lies 1e308 m beyond the block: its placement (and Jacobian) overflow at
+  // q_slide = 1.5e308 (the block at x = 0.9e308) although every body placement is finite.
+  Mat6X J(6, 2);
+  const int tool = m.frameId("tool");
+  ASSERT_GE(tool, 0);
+  EXPECT_EQ(
+      computeFrameJacobian(m, d, vec({0.0, 1.5e308}), tool, ReferenceFrame::LocalWorldAligned, J),
+      Status::NonFinite);
+  EXPECT_NE(std::string(d.errorMessage()).find("out of range"), std::string::npos)
+      << d.errorMessage();
+  // Moderate inputs: Ok, finite, no stale message.
+  ASSERT_EQ(crba(m, d, vec({0.3, 0.5})), Status::Ok);
+  EXPECT_NEAR(d.M(0, 0), 0.1 + 0.1 + 2.0 * 0.3 * 0.3, 1e-9);  // izz + izz + m (0.6 q)^2
+  EXPECT_STREQ(d.errorMessage(), "");
+  ASSERT_EQ(rnea(m, d, vec({0.3, 0.5}), one, one), Status::Ok);
+  EXPECT_TRUE(d.tau.allFinite());
+  ASSERT_EQ(computeFrameJacobian(m, d, vec({0.0, 1.0}), tool, ReferenceFrame::LocalWorldAligned, J),
+            Status::Ok);
+  EXPECT_TRUE(J.allFinite());
+  EXPECT_NEAR(J(4, 0), 1e308, 1e293);  // d(tool y)/d(turn) = x of the tool
+  // The cluster mass matrix.
+  ClusterData cd(cm);
+  EXPECT_TRUE(namesInput(clusterMassMatrix(cm, cd, qFar), cd.errorMessage(), "q"));
+  ASSERT_EQ(clusterMassMatrix(cm, cd, vec({0.3, 0.5})), Status::Ok);
+  EXPECT_NEAR(cd.H(0, 0), 0.38, 1e-9);
+  // A massive link fused 1e308 m away: its inertia about the body overflows, a load error.
+  std::string massiveTool = kSliderUrdf;
+  const std::string emptyTool = "<link name=\"tool\"/>";
+  massiveTool.replace(massiveTool.find(emptyTool), emptyTool.size(),
+                      "<link name=\"tool\"><inertial><mass value=\"1\"/><inertia ixx=\"1\" "
+                      "iyy=\"1\" izz=\"1\" ixy=\"0\" ixz=\"0\" iyz=\"0\"/></inertial></link>");
+  try {
+    buildClusterModel(parseUrdfString(massiveTool));
+    ADD_FAILURE() << "no ModelError";
+  } catch (const ModelError& e) {
+    EXPECT_NE(std::string(e.what()).find("<link name=\"tool\">: its inertia"), std::string::npos)
+        << e.what();
+    EXPECT_NE(std::string(e.what()).find("not finite"), std::string::npos) << e.what();
+  }
+}
+
 // ---- numerical edges -------------------------------------------------------------------------
 
 // 1e6 rad/s on every independent velocity of the quadruped: Ok and finite, and CE-RNEA inverts

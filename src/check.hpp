@@ -107,11 +107,22 @@ inline Status nonFiniteOutput(Data& data, const char* output,
               output);
 }
 
-/// True when the body placements (and, with the levels, velocities and accelerations) of the
-/// first n bodies are finite: one branch-free pass (x - x is 0 for finite x, NaN otherwise).
-inline bool bodiesFinite(const Data& data, int n, bool velocities, bool accelerations) {
+/// True when every coefficient of x is finite: one branch-free, vectorizable pass (x - x is 0
+/// for finite x and NaN otherwise; a sum of zeros is 0 exactly).
+template <typename Derived>
+bool allFiniteFast(const Eigen::DenseBase<Derived>& x) {
+  return (x.derived().array() - x.derived().array()).sum() == 0.0;
+}
+
+/// True when the body placements (and, with the levels, velocities and accelerations) of every
+/// body are finite. Only the leaves are read: every quantity of a body is computed from its
+/// parent's by products with finite joint transforms, so a NaN or Inf in a body reaches every
+/// coefficient of its descendants (Inf * 0 is NaN), in particular a leaf.
+inline bool bodiesFinite(const Model& model, const Data& data, bool velocities,
+                         bool accelerations) {
   double z = 0.0;
-  for (int i = 0; i < n; ++i) {
+  for (int i = 0; i < model.nbodies; ++i) {
+    if (!model.children[i].empty()) continue;
     z += (data.oMi[i].R - data.oMi[i].R).sum() + (data.oMi[i].p - data.oMi[i].p).sum();
     if (velocities) z += (data.v[i] - data.v[i]).sum();
     if (accelerations) z += (data.a[i] - data.a[i]).sum();
@@ -124,7 +135,7 @@ inline bool bodiesFinite(const Data& data, int n, bool velocities, bool accelera
 template <typename Out>
 Status checkOverflow(Data& data, Status status, const Out& out, const char* output,
                      std::initializer_list<InputMagnitude> inputs) {
-  const bool finite = status != Status::Ok || out.allFinite();
+  const bool finite = status != Status::Ok || allFiniteFast(out);
   if (status == Status::Ok && finite) return status;
   if (status != Status::Ok && status != Status::ConstraintFailure &&
       status != Status::NotPositiveDefinite)

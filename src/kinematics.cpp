@@ -25,7 +25,7 @@ Status fk(const Model& model, Data& data, ConstVecRef q, const double* vptr, con
       }
     }
   }
-  if (!detail::bodiesFinite(data, model.nbodies, Level >= 1, Level >= 2))
+  if (!detail::bodiesFinite(model, data, Level >= 1, Level >= 2))
     return detail::nonFiniteOutput(
         data, "forwardKinematics: body placements / velocities / accelerations",
         {{"q", detail::maxAbs(q), 1},

@@ -235,6 +235,69 @@ TEST(Robustness, HugeInputsToEveryTreeFunction) {
   }
 }
 
+// Found by fuzz_capi: the dense constrained dynamics with an empty constraint set (m = 0) took
+// the max of an empty residual vector (undefined behaviour). Every solver must give the
+// unconstrained accelerations with residual 0.
+TEST(Robustness, EmptyConstraintSet) {
+  const ClusterModel m = loadModel(modelsPath("cd_four_bar.urdf"));
+  const ConstraintSet set(m);
+  ClusterData d(m), ref(m);
+  ConstraintData cd(m, set);
+  ASSERT_EQ(independentToSpanning(m, ref, vec({0.5}), vec({1.0})), Status::Ok);
+  const VecX q = ref.q, v = ref.v, tau = vec({0.3});
+  ASSERT_EQ(ceAba(m, ref, q, v, tau), Status::Ok);
+  ASSERT_EQ(constrainedDynamicsDense(m, d, set, cd, q, v, tau), Status::Ok) << d.errorMessage();
+  EXPECT_EQ(cd.result.residual, 0.0);
+  EXPECT_TRUE(cd.result.converged);
+  EXPECT_NEAR(d.ydd[0], ref.ydd[0], 1e-9);
+  ASSERT_EQ(proxPv(m, d, set, cd, q, v, tau), Status::Ok) << d.errorMessage();
+  EXPECT_EQ(cd.result.residual, 0.0);
+  EXPECT_NEAR(d.ydd[0], ref.ydd[0], 1e-9);
+}
+
+// Found by fuzz_capi: proxPv on the four-bar with its loop cut, v_2 = 9.3e194, returned
+// NotConverged with ydd = NaN (the documented last iterate must be finite). Every proximal
+// solver now reports NonFinite naming v.
+TEST(Robustness, ProximalSolversOverflowNamed) {
+  ModelOptions o;
+  o.cutLoops = true;
+  const ClusterModel m = loadModel(modelsPath("cd_four_bar.urdf"), o);
+  const ConstraintSet set = cutLoopConstraints(m);
+  ASSERT_EQ(set.rows(), 5);
+  ClusterData d(m);
+  ConstraintData cd(m, set);
+  const VecX q = VecX::Zero(m.tree.nq), tau = VecX::Zero(m.ny);
+  VecX v = VecX::Zero(m.tree.nv);
+  v[2] = 9.2851e194;
+  EXPECT_TRUE(namesInput(proxPv(m, d, set, cd, q, v, tau), d.errorMessage(), "v"));
+  EXPECT_TRUE(
+      namesInput(constrainedDynamicsDense(m, d, set, cd, q, v, tau), d.errorMessage(), "v"));
+  // A damping so small that 1/rho^2 overflows (found by fuzz_capi with rho = 1.3e-163 on a
+  // contact of the four-bar's coupler: Ok with Inf/NaN entries).
+  const ClusterModel fourBar = loadModel(modelsPath("cd_four_bar.urdf"));
+  ConstraintSet contact(fourBar);
+  contact.addContact("coupler", ConstraintType::Point, ReferenceFrame::Local);
+  ClusterData fd(fourBar);
+  ConstraintData fcd(fourBar, contact);
+  EXPECT_TRUE(
+      namesInput(dampedDelassusInverse(fourBar, fd, contact, fcd, fourBar.qReference, 1.3e-163),
+                 fd.errorMessage(), "rho"));
+  ASSERT_EQ(dampedDelassusInverse(fourBar, fd, contact, fcd, fourBar.qReference, 1e-3), Status::Ok)
+      << fd.errorMessage();
+  EXPECT_TRUE(fcd.dampedInverse.allFinite());
+  // gamma holds velocity products: v_0 = 4.9e204 on the cut four-bar (found by fuzz_capi: Ok
+  // with gamma = NaN).
+  ConstraintSet coupler(m);
+  coupler.addContact("coupler", ConstraintType::Point, ReferenceFrame::Local);
+  ConstraintData ccd(m, coupler);
+  const VecX vFast = vec({4.9267e204, 0.145313, 0.145313});
+  EXPECT_TRUE(namesInput(constraintJacobian(m, d, coupler, ccd, q, vFast), d.errorMessage(), "v"));
+  v[2] = 1.0;
+  const Status s = proxPv(m, d, set, cd, q, v, tau);
+  ASSERT_TRUE(s == Status::Ok || s == Status::NotConverged) << d.errorMessage();
+  EXPECT_TRUE(d.ydd.allFinite());
+}
+
 // ---- numerical edges -------------------------------------------------------------------------
 
 // 1e6 rad/s on every independent velocity of the quadruped: Ok and finite, and CE-RNEA inverts

@@ -187,6 +187,44 @@ TEST(Robustness, HugeInputsNameTheInput) {
   EXPECT_TRUE(std::isfinite(e));
 }
 
+// Found by fuzz_capi (tests/fuzz/regressions/capi/empty_constraint_set_dense): the dense
+// constrained dynamics on an empty constraint set (m = 0) read the max of an empty residual.
+TEST(Robustness, EmptyConstraintSetDense) {
+  CModel c(kModels + "/cd_four_bar.urdf");
+  ASSERT_TRUE(c.m);
+  cdyn_constraint_set* set = nullptr;
+  cdyn_constraint_workspace* cws = nullptr;
+  ASSERT_EQ(cdyn_constraint_set_create(c.m, &set), CDYN_OK);
+  ASSERT_EQ(cdyn_constraint_workspace_create(c.m, set, &cws), CDYN_OK);
+  std::vector<double> q(c.nq), v(c.nv), qdd(c.nv), qddRef(c.nv);
+  const double y = 0.5, ydot = 1.0, tau = 0.3;
+  ASSERT_EQ(cdyn_independent_to_spanning(c.m, c.ws, &y, 1, &ydot, 1, nullptr, 0, q.data(), c.nq,
+                                         v.data(), c.nv),
+            CDYN_OK);
+  double ydd = 7.0, yddRef = 0.0;
+  ASSERT_EQ(cdyn_ce_aba(c.m, c.ws, q.data(), c.nq, v.data(), c.nv, &tau, 1, nullptr, 0, &yddRef, 1,
+                        qddRef.data(), c.nv),
+            CDYN_OK);
+  cdyn_proximal_result res;
+  using Solve =
+      cdyn_status (*)(const cdyn_constraint_set*, cdyn_constraint_workspace*, const double*,
+                      const double*, const double*, const double*, const cdyn_proximal_settings*,
+                      double*, double*, double*, int, cdyn_proximal_result*);
+  for (Solve solve : {Solve(cdyn_constrained_dynamics_dense), Solve(cdyn_prox_pv)}) {
+    res.residual = -1.0;
+    ASSERT_EQ(solve(set, cws, q.data(), v.data(), &tau, nullptr, nullptr, &ydd, qdd.data(), nullptr,
+                    0, &res),
+              CDYN_OK)
+        << cdyn_constraint_workspace_last_error(cws);
+    EXPECT_EQ(res.residual, 0.0);
+    EXPECT_EQ(res.converged, 1);
+    EXPECT_NEAR(ydd, yddRef, 1e-9);
+    for (int i = 0; i < c.nv; ++i) EXPECT_NEAR(qdd[i], qddRef[i], 1e-9);
+  }
+  EXPECT_EQ(cdyn_constraint_workspace_free(cws), CDYN_OK);
+  EXPECT_EQ(cdyn_constraint_set_free(set), CDYN_OK);
+}
+
 // Header: rows r..ld-1 of every matrix output are left untouched.
 TEST(Robustness, LeadingDimensionPaddingUntouched) {
   CModel c(kModels + "/cd_quadruped.urdf");

@@ -9,6 +9,9 @@ namespace clusterdyn {
 Status crba(const Model& model, Data& data, ConstVecRef q) {
   CDYN_TRY(detail::checkWorkspace(model, data));
   CDYN_TRY(detail::checkConfiguration(model, data, q));
+  if (data.M.rows() != model.nv)
+    return detail::fail(data, Status::InvalidArgument,
+                        "crba: the workspace was created without dense matrices (no M)");
   const int n = model.nbodies;
   for (int i = 0; i < n; ++i) {
     detail::placementStep(model, data, i, q);

@@ -298,6 +298,38 @@ TEST(Robustness, ProximalSolversOverflowNamed) {
   EXPECT_TRUE(d.ydd.allFinite());
 }
 
+// Size: a 60 000-link revolute chain loads in about a second (the URDF reader's joint lookup was
+// quadratic: 91 s for 100 000 links; the spanning-tree traversal no longer recurses once per
+// link), and the model builder's workspace leaves out the nv x nv / ny x ny matrices (loading a
+// 5000-link chain used to peak at 435 MB for them).
+TEST(Robustness, LongChainLoadsInLinearMemory) {
+  const int n = 60000;
+  std::string xml = "<robot name=\"chain\"><link name=\"base\"/>";
+  for (int i = 0; i < n; ++i)
+    xml += "<link name=\"l" + std::to_string(i) +
+           "\"><inertial><mass value=\"1\"/><inertia ixx=\"0.01\" iyy=\"0.01\" izz=\"0.01\" "
+           "ixy=\"0\" ixz=\"0\" iyz=\"0\"/></inertial></link>";
+  for (int i = 0; i < n; ++i)
+    xml += "<joint name=\"j" + std::to_string(i) + "\" type=\"continuous\"><parent link=\"" +
+           (i ? "l" + std::to_string(i - 1) : std::string("base")) + "\"/><child link=\"l" +
+           std::to_string(i) + "\"/><origin xyz=\"0 0 0.1\"/><axis xyz=\"0 1 0\"/></joint>";
+  xml += "</robot>";
+  const ClusterModel m = buildClusterModel(parseUrdfString(xml));
+  ASSERT_EQ(m.tree.nv, n);
+  EXPECT_EQ(m.tree.parent[n - 1], n - 2);
+  EXPECT_EQ(m.tree.bodyNames[n - 1], "l" + std::to_string(n - 1));
+  // A workspace without dense matrices: linear size, and the mass-matrix calls say why they fail.
+  ClusterData d(m, false);
+  EXPECT_EQ(d.H.size(), 0);
+  EXPECT_EQ(d.tree.M.size(), 0);
+  const VecX q = VecX::Zero(n);
+  EXPECT_EQ(crba(m.tree, d.tree, q), Status::InvalidArgument);
+  EXPECT_NE(std::string(d.errorMessage()).find("without dense matrices"), std::string::npos);
+  EXPECT_EQ(clusterMassMatrix(m, d, q), Status::InvalidArgument);
+  ASSERT_EQ(ceAba(m, d, q, VecX::Ones(n), VecX::Zero(n)), Status::Ok) << d.errorMessage();
+  EXPECT_TRUE(d.ydd.allFinite());
+}
+
 // ---- numerical edges -------------------------------------------------------------------------
 
 // 1e6 rad/s on every independent velocity of the quadruped: Ok and finite, and CE-RNEA inverts

@@ -87,9 +87,10 @@ Status constrainedAba(const ClusterModel& model, ClusterData& data, const Constr
   }
   detail::freeAccelerations(model, data, cd);  // clusters that carry no constraint
   cd.rowAcceleration = cd.desired - cd.residual;
-  if (!(detail::allFiniteFast(data.ydd) && detail::allFiniteFast(cd.lambda) &&
-        std::isfinite(res.residual)))
-    return detail::nonFiniteOutput(td, "constrainedAba: ydd / lambda",
+  if (!(detail::allFiniteFast(data.ydd) && detail::allFiniteFast(data.qdd) &&
+        detail::allFiniteFast(cd.lambda) && std::isfinite(res.residual) &&
+        std::isfinite(res.dualStep)))
+    return detail::nonFiniteOutput(td, "constrainedAba: ydd / qdd / lambda",
                                    {{"q", detail::maxAbs(q), 1},
                                     {"v", detail::maxAbs(v), 2},
                                     {"tau", detail::maxAbs(tauY), 1},

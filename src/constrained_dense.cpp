@@ -60,9 +60,10 @@ Status constrainedDynamicsDense(const ClusterModel& model, ClusterData& data,
   cd.rowAcceleration = cd.gamma;
   cd.rowAcceleration.noalias() += cd.jacobian * data.ydd;
   cd.result.residual = m ? (cd.rowAcceleration - cd.desired).cwiseAbs().maxCoeff() : 0.0;
-  if (!(detail::allFiniteFast(data.ydd) && detail::allFiniteFast(cd.lambda) &&
-        std::isfinite(cd.result.residual)))
-    return detail::nonFiniteOutput(td, "constrainedDynamicsDense: ydd / lambda",
+  if (!(detail::allFiniteFast(data.ydd) && detail::allFiniteFast(data.qdd) &&
+        detail::allFiniteFast(cd.lambda) && std::isfinite(cd.result.residual) &&
+        std::isfinite(cd.result.dualStep)))
+    return detail::nonFiniteOutput(td, "constrainedDynamicsDense: ydd / qdd / lambda",
                                    {{"q", detail::maxAbs(q), 1},
                                     {"v", detail::maxAbs(v), 2},
                                     {"tau", detail::maxAbs(tauY), 1},

@@ -83,9 +83,10 @@ Status proxPv(const ClusterModel& model, ClusterData& data, const ConstraintSet&
   detail::allAccelerations(model, data);
   cd.result.residual = detail::rowResidual(model, data, cd, cd.residual);  // of the roll-out
   cd.rowAcceleration = cd.desired - cd.residual;
-  if (!(detail::allFiniteFast(data.ydd) && detail::allFiniteFast(cd.lambda) &&
-        std::isfinite(cd.result.residual)))
-    return detail::nonFiniteOutput(td, "proxPv: ydd / lambda",
+  if (!(detail::allFiniteFast(data.ydd) && detail::allFiniteFast(data.qdd) &&
+        detail::allFiniteFast(cd.lambda) && std::isfinite(cd.result.residual) &&
+        std::isfinite(cd.result.dualStep)))
+    return detail::nonFiniteOutput(td, "proxPv: ydd / qdd / lambda",
                                    {{"q", detail::maxAbs(q), 1},
                                     {"v", detail::maxAbs(v), 2},
                                     {"tau", detail::maxAbs(tauY), 1},

@@ -292,6 +292,29 @@ TEST(Robustness, ProximalSolversOverflowNamed) {
   ConstraintData ccd(m, coupler);
   const VecX vFast = vec({4.9267e204, 0.145313, 0.145313});
   EXPECT_TRUE(namesInput(constraintJacobian(m, d, coupler, ccd, q, vFast), d.errorMessage(), "v"));
+  // Efforts of 1e305 with a diverging proximal iteration (found by fuzz_capi on the quadruped's
+  // body-body set: NotConverged with qdd = Inf): NonFinite naming tau.
+  {
+    const ClusterModel quad = loadModel(modelsPath("cd_quadruped.urdf"));
+    ConstraintSet weld(quad);
+    weld.addContact("lf_foot", ConstraintType::Weld, ReferenceFrame::Local);
+    ClusterData qd(quad);
+    ConstraintData qcd(quad, weld);
+    VecX tauHuge = VecX::Zero(quad.ny);
+    tauHuge[quad.ny - 1] = -2e305;
+    tauHuge[quad.ny - 2] = 7.6e74;
+    ProximalSettings ps;
+    ps.mu = 1e-11;
+    ps.tolerance = 0.145;
+    const VecX vq = VecX::Zero(quad.tree.nv);
+    const Status sd =
+        constrainedDynamicsDense(quad, qd, weld, qcd, quad.qReference, vq, tauHuge, ps);
+    if (sd == Status::Ok || sd == Status::NotConverged) {
+      EXPECT_TRUE(qd.ydd.allFinite() && qd.qdd.allFinite() && qcd.lambda.allFinite());
+    } else {
+      EXPECT_TRUE(namesInput(sd, qd.errorMessage(), "tau"));
+    }
+  }
   v[2] = 1.0;
   const Status s = proxPv(m, d, set, cd, q, v, tau);
   ASSERT_TRUE(s == Status::Ok || s == Status::NotConverged) << d.errorMessage();

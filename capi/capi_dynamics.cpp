@@ -92,12 +92,8 @@ cdyn_status cdyn_kinetic_energy(const cdyn_model* model, cdyn_workspace* ws, con
     CDYN_CHECK(checkArray(ws, v, nv, m.nv, "v"));
     CDYN_CHECK(checkPointer(ws, energy, "energy"));
     const ConstMap qm(q, nq), vm(v, nv);
-    const double T = cd::kineticEnergy(m, data, qm, vm);
-    if (!std::isfinite(T)) {  // invalid input (the C++ call reports it by NaN): get the status
-      CDYN_CHECK_CXX(cd::forwardKinematics(m, data, qm, vm));
-      return fail(ws, CDYN_ERR_NON_FINITE, "the kinetic energy is not finite");
-    }
-    *energy = T;
+    CDYN_CHECK_CXX(cd::computeKineticEnergy(m, data, qm, vm));
+    *energy = data.kineticEnergy;
     return ok(ws);
   });
 }
@@ -110,12 +106,8 @@ cdyn_status cdyn_potential_energy(const cdyn_model* model, cdyn_workspace* ws, c
     CDYN_CHECK(checkArray(ws, q, nq, m.nq, "q"));
     CDYN_CHECK(checkPointer(ws, energy, "energy"));
     const ConstMap qm(q, nq);
-    const double V = cd::potentialEnergy(m, data, qm);
-    if (!std::isfinite(V)) {
-      CDYN_CHECK_CXX(cd::forwardKinematics(m, data, qm));
-      return fail(ws, CDYN_ERR_NON_FINITE, "the potential energy is not finite");
-    }
-    *energy = V;
+    CDYN_CHECK_CXX(cd::computePotentialEnergy(m, data, qm));
+    *energy = data.potentialEnergy;
     return ok(ws);
   });
 }

@@ -34,8 +34,9 @@ inline std::size_t roundUp(std::size_t n, std::size_t a) { return (n + a - 1) / 
 
 /// Everything a workspace owns besides its handle; constructed inside the workspace's arena.
 struct WorkspaceBody {
-  explicit WorkspaceBody(const cd::ClusterModel& m)
-      : data(m),
+  /// dense = false: without the nv x nv M and ny x ny H (measureLayout adds their sizes).
+  explicit WorkspaceBody(const cd::ClusterModel& m, bool dense = true)
+      : data(m, dense),
         fext(m.tree.nbodies, cd::Force::Zero()),
         y(cd::VecX::Zero(m.nyq)),
         ydot(cd::VecX::Zero(m.ny)) {}

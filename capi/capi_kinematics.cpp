@@ -3,6 +3,18 @@
 
 using namespace cdyn_internal;
 
+namespace {
+/// A frame quantity computed from the workspace's kinematics overflowed (it is not written).
+template <typename Vec>
+cdyn_status checkFrameOutput(cdyn_workspace* ws, const Vec& x, const char* what) {
+  if (x.allFinite()) return CDYN_OK;
+  return fail(ws, CDYN_ERR_NON_FINITE,
+              "%s overflowed (not finite): the state of the last cdyn_forward_kinematics call is "
+              "out of range (inputs q, v or a too large)",
+              what);
+}
+}  // namespace
+
 extern "C" {
 
 cdyn_status cdyn_forward_kinematics(const cdyn_model* model, cdyn_workspace* ws, const double* q,
@@ -41,6 +53,7 @@ cdyn_status cdyn_frame_placement(const cdyn_model* model, cdyn_workspace* ws, in
     if (ldr < 3) return fail(ws, CDYN_ERR_INVALID_SIZE, "ldr is %d, expected >= 3", ldr);
     CDYN_CHECK(needKinematics(ws, kPlacements));
     const cd::Transform T = cd::framePlacement(model->cm.tree, ws->body->data.tree, frame);
+    CDYN_CHECK(checkFrameOutput(ws, T.p, "the frame placement"));
     for (int j = 0; j < 3; ++j) {
       for (int i = 0; i < 3; ++i) R[i + j * ldr] = T.R(i, j);
       p[j] = T.p[j];
@@ -57,6 +70,7 @@ cdyn_status cdyn_frame_placement_matrix(const cdyn_model* model, cdyn_workspace*
     if (ldt < 4) return fail(ws, CDYN_ERR_INVALID_SIZE, "ldt is %d, expected >= 4", ldt);
     CDYN_CHECK(needKinematics(ws, kPlacements));
     const cd::Transform X = cd::framePlacement(model->cm.tree, ws->body->data.tree, frame);
+    CDYN_CHECK(checkFrameOutput(ws, X.p, "the frame placement"));
     for (int j = 0; j < 4; ++j)
       for (int i = 0; i < 4; ++i)
         T[i + j * ldt] = i < 3 ? (j < 3 ? X.R(i, j) : X.p[i]) : (j < 3 ? 0.0 : 1.0);
@@ -73,6 +87,7 @@ cdyn_status cdyn_frame_velocity(const cdyn_model* model, cdyn_workspace* ws, int
     CDYN_CHECK(checkPointer(ws, velocity, "velocity"));
     CDYN_CHECK(needKinematics(ws, kVelocities));
     const cd::Motion m = cd::frameVelocity(model->cm.tree, ws->body->data.tree, frame, r);
+    CDYN_CHECK(checkFrameOutput(ws, m, "the frame velocity"));
     std::copy_n(m.data(), 6, velocity);
     return ok(ws);
   });
@@ -87,6 +102,7 @@ cdyn_status cdyn_frame_acceleration(const cdyn_model* model, cdyn_workspace* ws,
     CDYN_CHECK(checkPointer(ws, acceleration, "acceleration"));
     CDYN_CHECK(needKinematics(ws, kAccelerations));
     const cd::Motion m = cd::frameAcceleration(model->cm.tree, ws->body->data.tree, frame, r);
+    CDYN_CHECK(checkFrameOutput(ws, m, "the frame acceleration"));
     std::copy_n(m.data(), 6, acceleration);
     return ok(ws);
   });
@@ -102,6 +118,7 @@ cdyn_status cdyn_frame_classical_acceleration(const cdyn_model* model, cdyn_work
     CDYN_CHECK(needKinematics(ws, kAccelerations));
     const cd::Vec3 acc =
         cd::frameClassicalAcceleration(model->cm.tree, ws->body->data.tree, frame, r);
+    CDYN_CHECK(checkFrameOutput(ws, acc, "the frame classical acceleration"));
     std::copy_n(acc.data(), 3, acceleration);
     return ok(ws);
   });
@@ -160,6 +177,9 @@ cdyn_status cdyn_center_of_mass(const cdyn_model* model, cdyn_workspace* ws, con
     CDYN_CHECK(checkPointer(ws, com, "com"));
     CDYN_CHECK_CXX(cd::forwardKinematics(m, ws->body->data.tree, ConstMap(q, nq)));
     const cd::Vec3 c = cd::centerOfMass(m, ws->body->data.tree);
+    if (!c.allFinite())
+      return fail(ws, CDYN_ERR_NON_FINITE,
+                  "the center of mass overflowed (not finite): input q is out of range");
     std::copy_n(c.data(), 3, com);
     return ok(ws);
   });

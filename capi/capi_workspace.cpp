@@ -15,8 +15,14 @@ Layout measureLayout(const cd::ClusterModel& cm) {
   {
     Arena a = Arena::measure();
     ArenaScope scope(&a);
-    WorkspaceBody body(cm);
+    // Measured without the two dense matrices (M: nv x nv, H: ny x ny), which are then
+    // allocated but never written (untouched pages): loading a 5000-link chain must not touch
+    // the 400 MB a workspace of it needs.
+    WorkspaceBody body(cm, false);
     (void)body;
+    cd::MatX M, H;
+    M.resize(model.nv, model.nv);
+    H.resize(cm.ny, cm.ny);
     l.arenaBytes = a.measured;
   }
   const cd::VecX q0 = cd::neutralConfiguration(model);

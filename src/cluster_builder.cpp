@@ -424,7 +424,7 @@ ClusterModel buildClusterModel(const UrdfDescription& urdf, const ModelOptions& 
   // --- 6. Close the loops at the reference configuration; check the independent sets. ------
   cm.qReference = neutralConfiguration(tree);
   {
-    ClusterData data(cm);
+    ClusterData data(cm, false);  // cluster workspaces only: no ny x ny / nv x nv matrices
     for (int k = 0; k < static_cast<int>(cm.clusters.size()); ++k) {
       Cluster& c = cm.clusters[k];
       if (!c.constrained()) {

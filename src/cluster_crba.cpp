@@ -28,6 +28,10 @@ void transportForces(const Transform& T, Block&& F) {
 
 Status clusterMassMatrix(const ClusterModel& model, ClusterData& data, ConstVecRef q) {
   CDYN_TRY(detail::checkClusterArgs(model, data, q, nullptr));
+  if (data.H.rows() != model.ny)
+    return detail::fail(data.tree, Status::InvalidArgument,
+                        "clusterMassMatrix: the workspace was created without dense matrices "
+                        "(no H)");
   CDYN_TRY(detail::clusterVelocityPass(model, data, q, nullptr, false, true));
   const Model& tree = model.tree;
   Data& td = data.tree;
@@ -94,7 +98,9 @@ Status clusterMassMatrix(const ClusterModel& model, ClusterData& data, ConstVecR
       body = cl.outputBody;
     }
   }
-  return detail::ok(td);
+  detail::ok(td);
+  return detail::checkOverflow(td, Status::Ok, data.H, "clusterMassMatrix: H",
+                               {{"q", detail::maxAbs(q), 2}});
 }
 
 }  // namespace clusterdyn

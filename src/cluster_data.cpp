@@ -4,7 +4,8 @@
 
 namespace clusterdyn {
 
-ClusterData::ClusterData(const ClusterModel& m) : model(&m), tree(m.tree) {
+ClusterData::ClusterData(const ClusterModel& m, bool denseMatrices)
+    : model(&m), tree(m.tree, denseMatrices) {
   clusters.resize(m.clusters.size());
   for (size_t k = 0; k < m.clusters.size(); ++k) {
     const Cluster& c = m.clusters[k];
@@ -38,7 +39,7 @@ ClusterData::ClusterData(const ClusterModel& m) : model(&m), tree(m.tree) {
   ydd.setZero(m.ny);
   qdd.setZero(m.tree.nv);
   tauY.setZero(m.ny);
-  H.setZero(m.ny, m.ny);
+  if (denseMatrices) H.setZero(m.ny, m.ny);
   C.setZero(m.ny);
   q = m.qReference.size() == m.tree.nq ? m.qReference : VecX::Zero(m.tree.nq);
   v.setZero(m.tree.nv);

@@ -73,9 +73,11 @@ Status constrainedAba(const ClusterModel& model, ClusterData& data, const Constr
     res.residual = detail::rowResidual(model, data, cd, cd.residual);
     res.iterations = it;
     if (!std::isfinite(res.residual))
-      return detail::fail(td, Status::NonFinite,
-                          "constrainedAba: the row accelerations are not finite (input out of "
-                          "range?)");
+      return detail::nonFiniteOutput(td, "constrainedAba: row accelerations",
+                                     {{"q", detail::maxAbs(q), 1},
+                                      {"v", detail::maxAbs(v), 2},
+                                      {"tau", detail::maxAbs(tauY), 1},
+                                      {"fext", detail::maxAbsForces(model.tree, fext), 1}});
     if (res.residual <= settings.tolerance) {
       res.converged = true;
       break;
@@ -89,6 +91,14 @@ Status constrainedAba(const ClusterModel& model, ClusterData& data, const Constr
   }
   detail::freeAccelerations(model, data, cd);  // clusters that carry no constraint
   cd.rowAcceleration = cd.desired - cd.residual;
+  if (!(detail::allFiniteFast(data.ydd) && detail::allFiniteFast(data.qdd) &&
+        detail::allFiniteFast(cd.lambda) && std::isfinite(res.residual) &&
+        std::isfinite(res.dualStep)))
+    return detail::nonFiniteOutput(td, "constrainedAba: ydd / qdd / lambda",
+                                   {{"q", detail::maxAbs(q), 1},
+                                    {"v", detail::maxAbs(v), 2},
+                                    {"tau", detail::maxAbs(tauY), 1},
+                                    {"fext", detail::maxAbsForces(model.tree, fext), 1}});
   if (!res.converged)
     return detail::fail(td, Status::NotConverged,
                         "constrainedAba: residual %.3g > tolerance %.3g after %d iterations",

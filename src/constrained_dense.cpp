@@ -35,7 +35,14 @@ Status constrainedDynamicsDense(const ClusterModel& model, ClusterData& data,
   cd.z = cd.desired - cd.gamma;
   cd.z.noalias() -= cd.jacobian * cd.yddFree;
   cd.lambda.setZero();
-  CDYN_TRY(detail::proximalDual(td, cd, settings));
+  const Status dual = detail::proximalDual(td, cd, settings);
+  if (dual == Status::NonFinite)  // the free motion overflowed: name the input
+    return detail::nonFiniteOutput(td, "constrainedDynamicsDense: row accelerations",
+                                   {{"q", detail::maxAbs(q), 1},
+                                    {"v", detail::maxAbs(v), 2},
+                                    {"tau", detail::maxAbs(tauY), 1},
+                                    {"fext", detail::maxAbsForces(model.tree, fext), 1}});
+  CDYN_TRY(dual);
   data.ydd.noalias() = cd.jacobian.transpose() * cd.lambda;
   cd.lltH.solveInPlace(data.ydd);
   data.ydd += cd.yddFree;
@@ -52,7 +59,15 @@ Status constrainedDynamicsDense(const ClusterModel& model, ClusterData& data,
   }
   cd.rowAcceleration = cd.gamma;
   cd.rowAcceleration.noalias() += cd.jacobian * data.ydd;
-  cd.result.residual = (cd.rowAcceleration - cd.desired).cwiseAbs().maxCoeff();
+  cd.result.residual = m ? (cd.rowAcceleration - cd.desired).cwiseAbs().maxCoeff() : 0.0;
+  if (!(detail::allFiniteFast(data.ydd) && detail::allFiniteFast(data.qdd) &&
+        detail::allFiniteFast(cd.lambda) && std::isfinite(cd.result.residual) &&
+        std::isfinite(cd.result.dualStep)))
+    return detail::nonFiniteOutput(td, "constrainedDynamicsDense: ydd / qdd / lambda",
+                                   {{"q", detail::maxAbs(q), 1},
+                                    {"v", detail::maxAbs(v), 2},
+                                    {"tau", detail::maxAbs(tauY), 1},
+                                    {"fext", detail::maxAbsForces(model.tree, fext), 1}});
   if (!cd.result.converged)
     return detail::fail(td, Status::NotConverged,
                         "constrainedDynamicsDense: residual %.3g > tolerance %.3g after %d "

@@ -239,6 +239,9 @@ Status constraintJacobian(const ClusterModel& model, ClusterData& data, const Co
   CDYN_TRY(detail::checkConstraintArgs(model, data, set, cd));
   CDYN_TRY(detail::checkClusterArgs(model, data, q, &v));
   CDYN_TRY(detail::denseConstraintJacobian(model, data, cd, q, v.data()));
+  if (!(detail::allFiniteFast(cd.jacobian) && detail::allFiniteFast(cd.gamma)))
+    return detail::nonFiniteOutput(data.tree, "constraintJacobian: J / gamma",
+                                   {{"q", detail::maxAbs(q), 1}, {"v", detail::maxAbs(v), 2}});
   return detail::ok(data.tree);
 }
 

@@ -13,6 +13,9 @@ namespace clusterdyn {
 Status crba(const Model& model, Data& data, ConstVecRef q) {
   CDYN_TRY(detail::checkWorkspace(model, data));
   CDYN_TRY(detail::checkConfiguration(model, data, q));
+  if (data.M.rows() != model.nv)
+    return detail::fail(data, Status::InvalidArgument,
+                        "crba: the workspace was created without dense matrices (no M)");
   const int n = model.nbodies;
   Mat6X& oS = data.Fcrb;  // world-frame motion subspaces, column block idx_v[i] of body i
   // Pass 1: poses, world-frame body inertias and motion subspaces.
@@ -64,7 +67,8 @@ Status crba(const Model& model, Data& data, ConstVecRef q) {
     const int p = model.parent[i];
     if (p >= 0) data.Ycrb[p] += Ic;
   }
-  return detail::ok(data);
+  detail::ok(data);
+  return detail::checkOverflow(data, Status::Ok, data.M, "crba: M", {{"q", detail::maxAbs(q), 2}});
 }
 
 }  // namespace clusterdyn

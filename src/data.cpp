@@ -30,7 +30,7 @@ const char* statusName(Status s) {
   return "unknown status";
 }
 
-Data::Data(const Model& m) : model(&m) {
+Data::Data(const Model& m, bool denseMatrices) : model(&m) {
   const int n = m.nbodies;
   liMi.resize(n);
   oMi.resize(n);
@@ -54,7 +54,7 @@ Data::Data(const Model& m) : model(&m) {
   tau.setZero(m.nv);
   ddq.setZero(m.nv);
   nle.setZero(m.nv);
-  M.setZero(m.nv, m.nv);
+  if (denseMatrices) M.setZero(m.nv, m.nv);
   J.setZero(6, m.nv);
   lastError[0] = '\0';
 }

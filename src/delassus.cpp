@@ -234,6 +234,12 @@ Status dampedDelassusInverse(const ClusterModel& model, ClusterData& data, const
     cd.dampedInverse.setIdentity();
     cd.llt.solveInPlace(cd.dampedInverse);
   }
+  if (!detail::allFiniteFast(cd.dampedInverse))
+    return detail::fail(data.tree, Status::NonFinite,
+                        "dampedDelassusInverse: the result overflowed (not finite): input rho is "
+                        "out of range (rho = %.3g; the inverse holds 1/rho^2 terms, which exceed "
+                        "double precision)",
+                        rho);
   return detail::ok(data.tree);
 }
 

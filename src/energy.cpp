@@ -2,6 +2,8 @@
 
 #include <limits>
 
+#include "check.hpp"
+
 namespace clusterdyn {
 
 Status computeKineticEnergy(const Model& model, Data& data, ConstVecRef q, ConstVecRef v) {
@@ -9,6 +11,9 @@ Status computeKineticEnergy(const Model& model, Data& data, ConstVecRef q, Const
   if (s != Status::Ok) return s;
   double T = 0.0;
   for (int i = 0; i < model.nbodies; ++i) T += 0.5 * data.v[i].dot(model.inertias[i] * data.v[i]);
+  if (!std::isfinite(T))
+    return detail::nonFiniteOutput(data, "kinetic energy",
+                                   {{"q", detail::maxAbs(q), 1}, {"v", detail::maxAbs(v), 2}});
   data.kineticEnergy = T;
   return Status::Ok;
 }
@@ -39,6 +44,8 @@ Status computePotentialEnergy(const Model& model, Data& data, ConstVecRef q) {
     const Vec3 mc = I.mass * data.oMi[i].p + data.oMi[i].R * I.h;  // m * com in world
     V -= model.gravity.dot(mc);
   }
+  if (!std::isfinite(V))
+    return detail::nonFiniteOutput(data, "potential energy", {{"q", detail::maxAbs(q), 1}});
   data.potentialEnergy = V;
   return Status::Ok;
 }

@@ -38,6 +38,10 @@ Status frameJacobian(const Model& model, Data& data, int frameId, ReferenceFrame
       J.col(jv + c) = col;
     }
   }
+  if (!J.allFinite())
+    return detail::fail(data, Status::NonFinite,
+                        "frameJacobian: J overflowed (not finite): the body placements of the last "
+                        "forward kinematics are out of range (input q too large)");
   return detail::ok(data);
 }
 

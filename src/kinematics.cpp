@@ -25,6 +25,14 @@ Status fk(const Model& model, Data& data, ConstVecRef q, const double* vptr, con
       }
     }
   }
+  if (!detail::bodiesFinite(model, data, Level >= 1, Level >= 2))
+    return detail::nonFiniteOutput(
+        data, "forwardKinematics: body placements / velocities / accelerations",
+        {{"q", detail::maxAbs(q), 1},
+         {"v", vptr ? detail::maxAbs(ConstVecRef(Eigen::Map<const VecX>(vptr, model.nv))) : 0.0,
+          Level >= 2 ? 2 : 1},
+         {"a", aptr ? detail::maxAbs(ConstVecRef(Eigen::Map<const VecX>(aptr, model.nv))) : 0.0,
+          1}});
   return detail::ok(data);
 }
 

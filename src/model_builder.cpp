@@ -2,6 +2,7 @@
 // order), fixed joints fused into their parent body, optional floating base.
 #include "clusterdyn/model_builder.hpp"
 
+#include <cmath>
 #include <functional>
 #include <limits>
 #include <map>
@@ -117,32 +118,38 @@ Model detail::buildSpanningTree(const UrdfDescription& urdf, const ModelOptions&
     linkBody[root] = -1;  // the root link is the fixed world
   }
 
-  // Depth-first traversal in file order gives regular numbering.
-  std::vector<int> stack;
-  std::function<void(int)> visit = [&](int link) {
-    for (int k : childJoints[link]) {
-      const UrdfJoint& j = urdf.joints[k];
-      const int c = linkIndex.at(j.child);
-      if (linkBody[c] != -2)
-        throw ModelError(urdf.where(j.line) + ": <joint name=\"" + j.name +
-                         "\">: the joints form a cycle through link '" + j.child + "'");
-      const Transform placement = linkPlacement[link] * j.origin;
-      if (j.type == "fixed") {
-        linkBody[c] = linkBody[link];
-        linkPlacement[c] = placement;
-      } else {
-        const Joint joint = makeJoint(j);
-        if (joint.type == JointType::Floating && linkBody[link] != -1)
-          throw ModelError(urdf.where(j.line) + ": <joint name=\"" + j.name +
-                           "\">: a floating joint must connect the root link to its child");
-        linkBody[c] = addBody(j.child, j.name, joint, linkBody[link], placement);
-        linkPlacement[c] = Transform();
-        pushLimits(joint, &j);
-      }
-      visit(c);
+  // Depth-first traversal in file order gives regular numbering. An explicit stack of (link,
+  // next child joint) instead of recursion: a chain of 10^5 links must not exhaust the
+  // thread's stack.
+  std::vector<std::pair<int, size_t>> stack{{root, 0}};
+  while (!stack.empty()) {
+    const int link = stack.back().first;
+    const size_t next = stack.back().second;
+    if (next == childJoints[link].size()) {
+      stack.pop_back();
+      continue;
     }
-  };
-  visit(root);
+    ++stack.back().second;
+    const UrdfJoint& j = urdf.joints[childJoints[link][next]];
+    const int c = linkIndex.at(j.child);
+    if (linkBody[c] != -2)
+      throw ModelError(urdf.where(j.line) + ": <joint name=\"" + j.name +
+                       "\">: the joints form a cycle through link '" + j.child + "'");
+    const Transform placement = linkPlacement[link] * j.origin;
+    if (j.type == "fixed") {
+      linkBody[c] = linkBody[link];
+      linkPlacement[c] = placement;
+    } else {
+      const Joint joint = makeJoint(j);
+      if (joint.type == JointType::Floating && linkBody[link] != -1)
+        throw ModelError(urdf.where(j.line) + ": <joint name=\"" + j.name +
+                         "\">: a floating joint must connect the root link to its child");
+      linkBody[c] = addBody(j.child, j.name, joint, linkBody[link], placement);
+      linkPlacement[c] = Transform();
+      pushLimits(joint, &j);
+    }
+    stack.emplace_back(c, 0);
+  }
   for (int i = 0; i < nlinks; ++i)
     if (linkBody[i] == -2)
       throw ModelError(urdf.where(urdf.links[i].line) + ": <link name=\"" + urdf.links[i].name +
@@ -154,7 +161,16 @@ Model detail::buildSpanningTree(const UrdfDescription& urdf, const ModelOptions&
     const UrdfLink& l = urdf.links[i];
     const int b = linkBody[i];
     if (b >= 0) {
-      model.inertias[b] = model.inertias[b] + linkInertia(l).transformedBy(linkPlacement[i]);
+      // A link without <inertial> adds nothing (transforming its zero inertia by a huge but
+      // finite fixed-joint offset would give 0 * Inf = NaN).
+      if (l.inertial.present) {
+        const SpatialInertia fused = linkInertia(l).transformedBy(linkPlacement[i]);
+        if (!(std::isfinite(fused.mass) && fused.h.allFinite() && fused.Io.allFinite()))
+          throw ModelError(urdf.where(l.line) + ": <link name=\"" + l.name +
+                           "\">: its inertia, moved to the frame of body '" + model.bodyNames[b] +
+                           "' through fixed joints, is not finite (origin offsets too large)");
+        model.inertias[b] = model.inertias[b] + fused;
+      }
     } else if (l.inertial.present && l.inertial.mass > 0.0) {
       log::debug("{}: link '{}' is fixed to the world; its inertia has no effect", urdf.source,
                  l.name);

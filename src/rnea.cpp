@@ -52,20 +52,29 @@ Status rnea(const Model& model, Data& data, ConstVecRef q, ConstVecRef v, ConstV
   CDYN_TRY(detail::checkVector(data, v, model.nv, "v"));
   CDYN_TRY(detail::checkVector(data, a, model.nv, "a"));
   CDYN_TRY(detail::checkForces(model, data, fext));
-  return detail::rneaPasses(model, data, q, v.data(), a.data(), fext, data.tau);
+  CDYN_TRY(detail::rneaPasses(model, data, q, v.data(), a.data(), fext, data.tau));
+  return detail::checkOverflow(data, Status::Ok, data.tau, "rnea: tau",
+                               {{"q", detail::maxAbs(q), 1},
+                                {"v", detail::maxAbs(v), 2},
+                                {"a", detail::maxAbs(a), 1},
+                                {"fext", detail::maxAbsForces(model, fext), 1}});
 }
 
 Status nonLinearEffects(const Model& model, Data& data, ConstVecRef q, ConstVecRef v) {
   CDYN_TRY(detail::checkWorkspace(model, data));
   CDYN_TRY(detail::checkConfiguration(model, data, q));
   CDYN_TRY(detail::checkVector(data, v, model.nv, "v"));
-  return detail::rneaPasses(model, data, q, v.data(), nullptr, nullptr, data.nle);
+  CDYN_TRY(detail::rneaPasses(model, data, q, v.data(), nullptr, nullptr, data.nle));
+  return detail::checkOverflow(data, Status::Ok, data.nle, "nonLinearEffects: nle",
+                               {{"q", detail::maxAbs(q), 1}, {"v", detail::maxAbs(v), 2}});
 }
 
 Status generalizedGravity(const Model& model, Data& data, ConstVecRef q) {
   CDYN_TRY(detail::checkWorkspace(model, data));
   CDYN_TRY(detail::checkConfiguration(model, data, q));
-  return detail::rneaPasses(model, data, q, nullptr, nullptr, nullptr, data.nle);
+  CDYN_TRY(detail::rneaPasses(model, data, q, nullptr, nullptr, nullptr, data.nle));
+  return detail::checkOverflow(data, Status::Ok, data.nle, "generalizedGravity: g",
+                               {{"q", detail::maxAbs(q), 1}});
 }
 
 }  // namespace clusterdyn

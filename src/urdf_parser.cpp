@@ -283,12 +283,10 @@ class Reader {
     if (d.links.empty()) fail(robot, "the robot has no <link>");
     // Per-joint references.
     std::set<std::string> childOf;
+    size_t jointIndex = 0;  // the <joint> elements were pushed to d.joints in document order
     for (const XMLElement* e = robot->FirstChildElement("joint"); e;
          e = e->NextSiblingElement("joint")) {
-      const std::string name = e->Attribute("name");
-      const UrdfJoint* j = nullptr;
-      for (const auto& jj : d.joints)
-        if (jj.name == name) j = &jj;
+      const UrdfJoint* j = &d.joints[jointIndex++];
       if (!linkNames.count(j->parent))
         fail(e->FirstChildElement("parent"),
              "joint '" + j->name + "': attribute 'link': unknown parent link '" + j->parent + "'");

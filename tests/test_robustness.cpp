@@ -150,6 +150,209 @@ TEST(Robustness, OverflowingInputsAreNamed) {
   EXPECT_TRUE(d.tauY.allFinite());
 }
 
+// A turntable (revolute about z) carrying a slider (prismatic along (0.6, 0, 0.8)) with a 2 kg
+// block and a tool frame 1e308 m out along x: huge but finite slider positions make the mass
+// matrix (m (0.6 q)^2), the potential energy (m g 0.8 q) and the tool placement overflow.
+const char* kSliderUrdf = R"(<robot name="slider">
+  <link name="base"/>
+  <link name="table"><inertial><mass value="1"/><inertia ixx="0.1" iyy="0.1" izz="0.1" ixy="0" ixz="0" iyz="0"/></inertial></link>
+  <link name="block"><inertial><mass value="2"/><inertia ixx="0.1" iyy="0.1" izz="0.1" ixy="0" ixz="0" iyz="0"/></inertial></link>
+  <link name="tool"/>
+  <joint name="turn" type="continuous"><parent link="base"/><child link="table"/><axis xyz="0 0 1"/></joint>
+  <joint name="slide" type="prismatic"><parent link="table"/><child link="block"/><axis xyz="0.6 0 0.8"/>
+    <limit lower="-1" upper="1" effort="1" velocity="1"/></joint>
+  <joint name="tool_joint" type="fixed"><parent link="block"/><child link="tool"/><origin xyz="1e308 0 0"/></joint>
+</robot>)";
+
+::testing::AssertionResult namesInput(Status s, const char* message, const char* input) {
+  if (s != Status::NonFinite)
+    return ::testing::AssertionFailure() << "status " << statusName(s) << ": " << message;
+  const std::string want = std::string("input ") + input + " is out of range";
+  if (std::string(message).find(want) == std::string::npos)
+    return ::testing::AssertionFailure() << "message does not name " << input << ": " << message;
+  return ::testing::AssertionSuccess();
+}
+
+// Finite but huge inputs to every tree and cluster compute function: a named NonFinite status,
+// never Ok with Inf/NaN; moderate inputs afterwards give Ok with an empty message.
+TEST(Robustness, HugeInputsToEveryTreeFunction) {
+  const ClusterModel cm = buildClusterModel(parseUrdfString(kSliderUrdf));
+  const Model& m = cm.tree;
+  ASSERT_EQ(m.nv, 2);
+  Data d(m);
+  const VecX zero = VecX::Zero(2), one = VecX::Ones(2);
+  const VecX qFar = vec({0.0, 1e300}), qFarRnea = vec({0.0, 1e200});
+  EXPECT_TRUE(namesInput(crba(m, d, qFar), d.errorMessage(), "q"));
+  EXPECT_TRUE(
+      namesInput(rnea(m, d, vec({0.0, 0.5}), vec({1e200, 0.0}), zero), d.errorMessage(), "v"));
+  EXPECT_TRUE(namesInput(rnea(m, d, zero, zero, vec({0.0, 1e308})), d.errorMessage(), "a"));
+  EXPECT_TRUE(namesInput(rnea(m, d, qFarRnea, zero, vec({1.0, 0.0})), d.errorMessage(), "q"));
+  EXPECT_TRUE(
+      namesInput(nonLinearEffects(m, d, qFarRnea, vec({1e200, 0.0})), d.errorMessage(), "v"));
+  EXPECT_TRUE(namesInput(forwardKinematics(m, d, vec({0.0, 1e100}), vec({1e250, 0.0})),
+                         d.errorMessage(), "v"));
+  EXPECT_TRUE(
+      namesInput(computeKineticEnergy(m, d, zero, vec({0.0, 1e160})), d.errorMessage(), "v"));
+  EXPECT_TRUE(namesInput(computePotentialEnergy(m, d, vec({0.0, 1.7e308})), d.errorMessage(), "q"));
+  // The tool frame lies 1e308 m beyond the block: its placement (and Jacobian) overflow at
+  // q_slide = 1.5e308 (the block at x = 0.9e308) although every body placement is finite.
+  Mat6X J(6, 2);
+  const int tool = m.frameId("tool");
+  ASSERT_GE(tool, 0);
+  EXPECT_EQ(
+      computeFrameJacobian(m, d, vec({0.0, 1.5e308}), tool, ReferenceFrame::LocalWorldAligned, J),
+      Status::NonFinite);
+  EXPECT_NE(std::string(d.errorMessage()).find("out of range"), std::string::npos)
+      << d.errorMessage();
+  // Moderate inputs: Ok, finite, no stale message.
+  ASSERT_EQ(crba(m, d, vec({0.3, 0.5})), Status::Ok);
+  EXPECT_NEAR(d.M(0, 0), 0.1 + 0.1 + 2.0 * 0.3 * 0.3, 1e-9);  // izz + izz + m (0.6 q)^2
+  EXPECT_STREQ(d.errorMessage(), "");
+  ASSERT_EQ(rnea(m, d, vec({0.3, 0.5}), one, one), Status::Ok);
+  EXPECT_TRUE(d.tau.allFinite());
+  ASSERT_EQ(computeFrameJacobian(m, d, vec({0.0, 1.0}), tool, ReferenceFrame::LocalWorldAligned, J),
+            Status::Ok);
+  EXPECT_TRUE(J.allFinite());
+  EXPECT_NEAR(J(4, 0), 1e308, 1e293);  // d(tool y)/d(turn) = x of the tool
+  // The cluster mass matrix.
+  ClusterData cd(cm);
+  EXPECT_TRUE(namesInput(clusterMassMatrix(cm, cd, qFar), cd.errorMessage(), "q"));
+  ASSERT_EQ(clusterMassMatrix(cm, cd, vec({0.3, 0.5})), Status::Ok);
+  EXPECT_NEAR(cd.H(0, 0), 0.38, 1e-9);
+  // A massive link fused 1e308 m away: its inertia about the body overflows, a load error.
+  std::string massiveTool = kSliderUrdf;
+  const std::string emptyTool = "<link name=\"tool\"/>";
+  massiveTool.replace(massiveTool.find(emptyTool), emptyTool.size(),
+                      "<link name=\"tool\"><inertial><mass value=\"1\"/><inertia ixx=\"1\" "
+                      "iyy=\"1\" izz=\"1\" ixy=\"0\" ixz=\"0\" iyz=\"0\"/></inertial></link>");
+  try {
+    buildClusterModel(parseUrdfString(massiveTool));
+    ADD_FAILURE() << "no ModelError";
+  } catch (const ModelError& e) {
+    EXPECT_NE(std::string(e.what()).find("<link name=\"tool\">: its inertia"), std::string::npos)
+        << e.what();
+    EXPECT_NE(std::string(e.what()).find("not finite"), std::string::npos) << e.what();
+  }
+}
+
+// Found by fuzz_capi: the dense constrained dynamics with an empty constraint set (m = 0) took
+// the max of an empty residual vector (undefined behaviour). Every solver must give the
+// unconstrained accelerations with residual 0.
+TEST(Robustness, EmptyConstraintSet) {
+  const ClusterModel m = loadModel(modelsPath("cd_four_bar.urdf"));
+  const ConstraintSet set(m);
+  ClusterData d(m), ref(m);
+  ConstraintData cd(m, set);
+  ASSERT_EQ(independentToSpanning(m, ref, vec({0.5}), vec({1.0})), Status::Ok);
+  const VecX q = ref.q, v = ref.v, tau = vec({0.3});
+  ASSERT_EQ(ceAba(m, ref, q, v, tau), Status::Ok);
+  ASSERT_EQ(constrainedDynamicsDense(m, d, set, cd, q, v, tau), Status::Ok) << d.errorMessage();
+  EXPECT_EQ(cd.result.residual, 0.0);
+  EXPECT_TRUE(cd.result.converged);
+  EXPECT_NEAR(d.ydd[0], ref.ydd[0], 1e-9);
+  ASSERT_EQ(proxPv(m, d, set, cd, q, v, tau), Status::Ok) << d.errorMessage();
+  EXPECT_EQ(cd.result.residual, 0.0);
+  EXPECT_NEAR(d.ydd[0], ref.ydd[0], 1e-9);
+}
+
+// Found by fuzz_capi: proxPv on the four-bar with its loop cut, v_2 = 9.3e194, returned
+// NotConverged with ydd = NaN (the documented last iterate must be finite). Every proximal
+// solver now reports NonFinite naming v.
+TEST(Robustness, ProximalSolversOverflowNamed) {
+  ModelOptions o;
+  o.cutLoops = true;
+  const ClusterModel m = loadModel(modelsPath("cd_four_bar.urdf"), o);
+  const ConstraintSet set = cutLoopConstraints(m);
+  ASSERT_EQ(set.rows(), 5);
+  ClusterData d(m);
+  ConstraintData cd(m, set);
+  const VecX q = VecX::Zero(m.tree.nq), tau = VecX::Zero(m.ny);
+  VecX v = VecX::Zero(m.tree.nv);
+  v[2] = 9.2851e194;
+  EXPECT_TRUE(namesInput(proxPv(m, d, set, cd, q, v, tau), d.errorMessage(), "v"));
+  EXPECT_TRUE(
+      namesInput(constrainedDynamicsDense(m, d, set, cd, q, v, tau), d.errorMessage(), "v"));
+  // A damping so small that 1/rho^2 overflows (found by fuzz_capi with rho = 1.3e-163 on a
+  // contact of the four-bar's coupler: Ok with Inf/NaN entries).
+  const ClusterModel fourBar = loadModel(modelsPath("cd_four_bar.urdf"));
+  ConstraintSet contact(fourBar);
+  contact.addContact("coupler", ConstraintType::Point, ReferenceFrame::Local);
+  ClusterData fd(fourBar);
+  ConstraintData fcd(fourBar, contact);
+  EXPECT_TRUE(
+      namesInput(dampedDelassusInverse(fourBar, fd, contact, fcd, fourBar.qReference, 1.3e-163),
+                 fd.errorMessage(), "rho"));
+  ASSERT_EQ(dampedDelassusInverse(fourBar, fd, contact, fcd, fourBar.qReference, 1e-3), Status::Ok)
+      << fd.errorMessage();
+  EXPECT_TRUE(fcd.dampedInverse.allFinite());
+  // gamma holds velocity products: v_0 = 4.9e204 on the cut four-bar (found by fuzz_capi: Ok
+  // with gamma = NaN).
+  ConstraintSet coupler(m);
+  coupler.addContact("coupler", ConstraintType::Point, ReferenceFrame::Local);
+  ConstraintData ccd(m, coupler);
+  const VecX vFast = vec({4.9267e204, 0.145313, 0.145313});
+  EXPECT_TRUE(namesInput(constraintJacobian(m, d, coupler, ccd, q, vFast), d.errorMessage(), "v"));
+  // Efforts of 1e305 with a diverging proximal iteration (found by fuzz_capi on the quadruped's
+  // body-body set: NotConverged with qdd = Inf): NonFinite naming tau.
+  {
+    const ClusterModel quad = loadModel(modelsPath("cd_quadruped.urdf"));
+    ConstraintSet weld(quad);
+    weld.addContact("lf_foot", ConstraintType::Weld, ReferenceFrame::Local);
+    ClusterData qd(quad);
+    ConstraintData qcd(quad, weld);
+    VecX tauHuge = VecX::Zero(quad.ny);
+    tauHuge[quad.ny - 1] = -2e305;
+    tauHuge[quad.ny - 2] = 7.6e74;
+    ProximalSettings ps;
+    ps.mu = 1e-11;
+    ps.tolerance = 0.145;
+    const VecX vq = VecX::Zero(quad.tree.nv);
+    const Status sd =
+        constrainedDynamicsDense(quad, qd, weld, qcd, quad.qReference, vq, tauHuge, ps);
+    if (sd == Status::Ok || sd == Status::NotConverged) {
+      EXPECT_TRUE(qd.ydd.allFinite() && qd.qdd.allFinite() && qcd.lambda.allFinite());
+    } else {
+      EXPECT_TRUE(namesInput(sd, qd.errorMessage(), "tau"));
+    }
+  }
+  v[2] = 1.0;
+  const Status s = proxPv(m, d, set, cd, q, v, tau);
+  ASSERT_TRUE(s == Status::Ok || s == Status::NotConverged) << d.errorMessage();
+  EXPECT_TRUE(d.ydd.allFinite());
+}
+
+// Size: a 60 000-link revolute chain loads in about a second (the URDF reader's joint lookup was
+// quadratic: 91 s for 100 000 links; the spanning-tree traversal no longer recurses once per
+// link), and the model builder's workspace leaves out the nv x nv / ny x ny matrices (loading a
+// 5000-link chain used to peak at 435 MB for them).
+TEST(Robustness, LongChainLoadsInLinearMemory) {
+  const int n = 60000;
+  std::string xml = "<robot name=\"chain\"><link name=\"base\"/>";
+  for (int i = 0; i < n; ++i)
+    xml += "<link name=\"l" + std::to_string(i) +
+           "\"><inertial><mass value=\"1\"/><inertia ixx=\"0.01\" iyy=\"0.01\" izz=\"0.01\" "
+           "ixy=\"0\" ixz=\"0\" iyz=\"0\"/></inertial></link>";
+  for (int i = 0; i < n; ++i)
+    xml += "<joint name=\"j" + std::to_string(i) + "\" type=\"continuous\"><parent link=\"" +
+           (i ? "l" + std::to_string(i - 1) : std::string("base")) + "\"/><child link=\"l" +
+           std::to_string(i) + "\"/><origin xyz=\"0 0 0.1\"/><axis xyz=\"0 1 0\"/></joint>";
+  xml += "</robot>";
+  const ClusterModel m = buildClusterModel(parseUrdfString(xml));
+  ASSERT_EQ(m.tree.nv, n);
+  EXPECT_EQ(m.tree.parent[n - 1], n - 2);
+  EXPECT_EQ(m.tree.bodyNames[n - 1], "l" + std::to_string(n - 1));
+  // A workspace without dense matrices: linear size, and the mass-matrix calls say why they fail.
+  ClusterData d(m, false);
+  EXPECT_EQ(d.H.size(), 0);
+  EXPECT_EQ(d.tree.M.size(), 0);
+  const VecX q = VecX::Zero(n);
+  EXPECT_EQ(crba(m.tree, d.tree, q), Status::InvalidArgument);
+  EXPECT_NE(std::string(d.errorMessage()).find("without dense matrices"), std::string::npos);
+  EXPECT_EQ(clusterMassMatrix(m, d, q), Status::InvalidArgument);
+  ASSERT_EQ(ceAba(m, d, q, VecX::Ones(n), VecX::Zero(n)), Status::Ok) << d.errorMessage();
+  EXPECT_TRUE(d.ydd.allFinite());
+}
+
 // ---- numerical edges -------------------------------------------------------------------------
 
 // 1e6 rad/s on every independent velocity of the quadruped: Ok and finite, and CE-RNEA inverts

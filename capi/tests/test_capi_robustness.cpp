@@ -132,6 +132,109 @@ TEST(Robustness, OverflowNamesTheInput) {
   EXPECT_STREQ(cdyn_workspace_last_error(c.ws), "");
 }
 
+// A turntable (revolute z) carrying a 2 kg block on a slider along (0.6, 0, 0.8) and a tool frame
+// 1e308 m beyond it: finite but huge inputs to every tree compute call give CDYN_ERR_NON_FINITE
+// with a message naming the input, never CDYN_OK with Inf/NaN.
+const char* kSliderUrdf = R"(<robot name="slider">
+  <link name="base"/>
+  <link name="table"><inertial><mass value="1"/><inertia ixx="0.1" iyy="0.1" izz="0.1" ixy="0" ixz="0" iyz="0"/></inertial></link>
+  <link name="block"><inertial><mass value="2"/><inertia ixx="0.1" iyy="0.1" izz="0.1" ixy="0" ixz="0" iyz="0"/></inertial></link>
+  <link name="tool"/>
+  <joint name="turn" type="continuous"><parent link="base"/><child link="table"/><axis xyz="0 0 1"/></joint>
+  <joint name="slide" type="prismatic"><parent link="table"/><child link="block"/><axis xyz="0.6 0 0.8"/>
+    <limit lower="-1" upper="1" effort="1" velocity="1"/></joint>
+  <joint name="tool_joint" type="fixed"><parent link="block"/><child link="tool"/><origin xyz="1e308 0 0"/></joint>
+</robot>)";
+
+TEST(Robustness, HugeInputsNameTheInput) {
+  CModel c(kSliderUrdf, true);
+  ASSERT_TRUE(c.m);
+  ASSERT_EQ(c.nv, 2);
+  auto named = [&](cdyn_status s, const char* input) {
+    EXPECT_EQ(s, CDYN_ERR_NON_FINITE) << c.error();
+    EXPECT_NE(c.error().find(std::string("input ") + input + " is out of range"), std::string::npos)
+        << c.error();
+  };
+  const double zero[2] = {0, 0}, one[2] = {1, 1}, qFar[2] = {0, 1e300}, qMid[2] = {0, 0.5};
+  double out[2] = {7, 7}, M[4] = {7, 7, 7, 7}, e = 7, H[4];
+  const double vFast[2] = {1e200, 0}, aHuge[2] = {0, 1e308}, vSlide[2] = {0, 1e160};
+  named(cdyn_crba(c.m, c.ws, qFar, 2, M, 2), "q");
+  EXPECT_EQ(M[0], 7.0);  // untouched on failure
+  named(cdyn_rnea(c.m, c.ws, qMid, 2, vFast, 2, zero, 2, nullptr, 0, out, 2), "v");
+  named(cdyn_rnea(c.m, c.ws, zero, 2, zero, 2, aHuge, 2, nullptr, 0, out, 2), "a");
+  EXPECT_EQ(out[0], 7.0);
+  named(cdyn_nonlinear_effects(c.m, c.ws, qMid, 2, vFast, 2, out, 2), "v");
+  named(cdyn_kinetic_energy(c.m, c.ws, zero, 2, vSlide, 2, &e), "v");
+  const double qTop[2] = {0, 1.7e308};
+  named(cdyn_potential_energy(c.m, c.ws, qTop, 2, &e), "q");
+  EXPECT_EQ(e, 7.0);
+  named(cdyn_center_of_mass(c.m, c.ws, qTop, 2, out), "q");
+  named(cdyn_cluster_mass_matrix(c.m, c.ws, qFar, 2, H, 2), "q");
+  const double qFk[2] = {0, 1e100}, vFk[2] = {1e250, 0};
+  named(cdyn_forward_kinematics(c.m, c.ws, qFk, 2, vFk, 2, nullptr, 0), "v");
+  // The tool frame at q_slide = 1.5e308: the block is at x = 0.9e308, the tool beyond double range.
+  int tool = -1;
+  ASSERT_EQ(cdyn_model_frame_index(c.m, "tool", &tool), CDYN_OK);
+  const double qTool[2] = {0, 1.5e308};
+  double R[9], p[3], J[12];
+  EXPECT_EQ(cdyn_compute_frame_jacobian(c.m, c.ws, qTool, 2, tool, CDYN_LOCAL_WORLD_ALIGNED, J, 6),
+            CDYN_ERR_NON_FINITE);
+  EXPECT_NE(c.error().find("out of range"), std::string::npos) << c.error();
+  const cdyn_status fk = cdyn_forward_kinematics(c.m, c.ws, qTool, 2, nullptr, 0, nullptr, 0);
+  if (fk == CDYN_OK) {  // the tool is a frame on the block: its placement overflows
+    EXPECT_EQ(cdyn_frame_placement(c.m, c.ws, tool, R, 3, p), CDYN_ERR_NON_FINITE);
+    EXPECT_NE(c.error().find("out of range"), std::string::npos) << c.error();
+  } else {
+    EXPECT_EQ(fk, CDYN_ERR_NON_FINITE);
+  }
+  // Moderate inputs afterwards: CDYN_OK, finite, empty message.
+  ASSERT_EQ(cdyn_crba(c.m, c.ws, qMid, 2, M, 2), CDYN_OK) << c.error();
+  EXPECT_NEAR(M[0], 0.1 + 0.1 + 2.0 * 0.3 * 0.3, 1e-9);  // izz + izz + m (0.6 q_slide)^2
+  EXPECT_STREQ(cdyn_workspace_last_error(c.ws), "");
+  ASSERT_EQ(cdyn_rnea(c.m, c.ws, qMid, 2, one, 2, one, 2, nullptr, 0, out, 2), CDYN_OK);
+  EXPECT_TRUE(std::isfinite(out[0]) && std::isfinite(out[1]));
+  ASSERT_EQ(cdyn_kinetic_energy(c.m, c.ws, zero, 2, one, 2, &e), CDYN_OK);
+  EXPECT_TRUE(std::isfinite(e));
+}
+
+// Found by fuzz_capi (tests/fuzz/regressions/capi/empty_constraint_set_dense): the dense
+// constrained dynamics on an empty constraint set (m = 0) read the max of an empty residual.
+TEST(Robustness, EmptyConstraintSetDense) {
+  CModel c(kModels + "/cd_four_bar.urdf");
+  ASSERT_TRUE(c.m);
+  cdyn_constraint_set* set = nullptr;
+  cdyn_constraint_workspace* cws = nullptr;
+  ASSERT_EQ(cdyn_constraint_set_create(c.m, &set), CDYN_OK);
+  ASSERT_EQ(cdyn_constraint_workspace_create(c.m, set, &cws), CDYN_OK);
+  std::vector<double> q(c.nq), v(c.nv), qdd(c.nv), qddRef(c.nv);
+  const double y = 0.5, ydot = 1.0, tau = 0.3;
+  ASSERT_EQ(cdyn_independent_to_spanning(c.m, c.ws, &y, 1, &ydot, 1, nullptr, 0, q.data(), c.nq,
+                                         v.data(), c.nv),
+            CDYN_OK);
+  double ydd = 7.0, yddRef = 0.0;
+  ASSERT_EQ(cdyn_ce_aba(c.m, c.ws, q.data(), c.nq, v.data(), c.nv, &tau, 1, nullptr, 0, &yddRef, 1,
+                        qddRef.data(), c.nv),
+            CDYN_OK);
+  cdyn_proximal_result res;
+  using Solve =
+      cdyn_status (*)(const cdyn_constraint_set*, cdyn_constraint_workspace*, const double*,
+                      const double*, const double*, const double*, const cdyn_proximal_settings*,
+                      double*, double*, double*, int, cdyn_proximal_result*);
+  for (Solve solve : {Solve(cdyn_constrained_dynamics_dense), Solve(cdyn_prox_pv)}) {
+    res.residual = -1.0;
+    ASSERT_EQ(solve(set, cws, q.data(), v.data(), &tau, nullptr, nullptr, &ydd, qdd.data(), nullptr,
+                    0, &res),
+              CDYN_OK)
+        << cdyn_constraint_workspace_last_error(cws);
+    EXPECT_EQ(res.residual, 0.0);
+    EXPECT_EQ(res.converged, 1);
+    EXPECT_NEAR(ydd, yddRef, 1e-9);
+    for (int i = 0; i < c.nv; ++i) EXPECT_NEAR(qdd[i], qddRef[i], 1e-9);
+  }
+  EXPECT_EQ(cdyn_constraint_workspace_free(cws), CDYN_OK);
+  EXPECT_EQ(cdyn_constraint_set_free(set), CDYN_OK);
+}
+
 // Header: rows r..ld-1 of every matrix output are left untouched.
 TEST(Robustness, LeadingDimensionPaddingUntouched) {
   CModel c(kModels + "/cd_quadruped.urdf");

@@ -37,7 +37,11 @@ struct ClusterWorkspace {
 };
 
 struct ClusterData {
-  explicit ClusterData(const ClusterModel& model);
+  /// denseMatrices = false leaves the ny x ny H and the tree's nv x nv M empty (the only
+  /// workspace parts quadratic in the model size) for workspaces that never compute a mass
+  /// matrix (the model builder's); clusterMassMatrix, crba and the dense constrained dynamics
+  /// then fail with InvalidArgument.
+  explicit ClusterData(const ClusterModel& model, bool denseMatrices = true);
 
   const ClusterModel* model = nullptr;
   Data tree;  ///< spanning-tree workspace (placements, velocities, forces ...)

@@ -12,7 +12,10 @@
 namespace clusterdyn {
 
 struct Data {
-  explicit Data(const Model& model);
+  /// denseMatrices = false leaves M empty (nv x nv doubles: 200 MB at nv = 5000) for
+  /// workspaces that never call crba (the model builder's); crba then fails with
+  /// InvalidArgument.
+  explicit Data(const Model& model, bool denseMatrices = true);
 
   const Model* model = nullptr;  ///< the model this workspace was made for
 

@@ -18,10 +18,11 @@ art="$BUILD/fuzz-artifacts"
 mkdir -p "$work/urdf" "$work/capi" "$art"
 cp models/*.urdf "$work/urdf/"
 if compgen -G "../shared/urdfplus/*.urdf" >/dev/null; then cp ../shared/urdfplus/*.urdf "$work/urdf/"; fi
-# fuzz_capi seeds: byte 0 selects the model, byte 1 the function; zero bytes after that mean
-# "expected lengths, reference configuration, small values".
-for m in 0 1; do
-  for fn in $(seq 0 19); do
+# fuzz_capi seeds: byte 0 selects the model (quadruped, four-bar, four-bar with cut loops),
+# byte 1 the function (0-19 C compute calls, 20-30 constraint calls, 31 a fuzzed constraint
+# set); zero bytes after that mean "expected lengths, reference configuration, small values".
+for m in 0 1 2; do
+  for fn in $(seq 0 31); do
     { printf "\\x$(printf %02x $m)\\x$(printf %02x $fn)"; head -c 256 /dev/zero; } \
       >"$work/capi/seed_${m}_${fn}"
   done

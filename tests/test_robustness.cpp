@@ -315,6 +315,21 @@ TEST(Robustness, ProximalSolversOverflowNamed) {
       EXPECT_TRUE(namesInput(sd, qd.errorMessage(), "tau"));
     }
   }
+  // A constraint frame 1e200 m from its body (found by fuzz_capi on a fuzzed set): the Delassus
+  // matrix holds its square; it used to be Ok with Inf.
+  {
+    ConstraintSet far(fourBar);
+    RigidConstraint r;
+    r.name = "far";
+    r.type = ConstraintType::Weld;
+    r.body1 = 1;
+    r.placement1.p = Vec3(1e200, 0.0, 0.0);
+    far.add(r);
+    ConstraintData farData(fourBar, far);
+    EXPECT_EQ(delassusMatrix(fourBar, fd, far, farData, fourBar.qReference), Status::NonFinite);
+    EXPECT_NE(std::string(fd.errorMessage()).find("constraint placements"), std::string::npos)
+        << fd.errorMessage();
+  }
   v[2] = 1.0;
   const Status s = proxPv(m, d, set, cd, q, v, tau);
   ASSERT_TRUE(s == Status::Ok || s == Status::NotConverged) << d.errorMessage();

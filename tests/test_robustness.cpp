@@ -270,6 +270,10 @@ TEST(Robustness, ProximalSolversOverflowNamed) {
   VecX v = VecX::Zero(m.tree.nv);
   v[2] = 9.2851e194;
   EXPECT_TRUE(namesInput(proxPv(m, d, set, cd, q, v, tau), d.errorMessage(), "v"));
+  // The failed solve leaves no NaN multipliers behind for the wrenches (fuzz_capi:
+  // cdyn_constraint_wrenches returned Ok with NaN after such a solve).
+  EXPECT_TRUE(cd.lambda.allFinite());
+  EXPECT_TRUE(constraintWrench(set, cd, 0).allFinite());
   EXPECT_TRUE(
       namesInput(constrainedDynamicsDense(m, d, set, cd, q, v, tau), d.errorMessage(), "v"));
   // A damping so small that 1/rho^2 overflows (found by fuzz_capi with rho = 1.3e-163 on a

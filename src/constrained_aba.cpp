@@ -73,7 +73,8 @@ Status constrainedAba(const ClusterModel& model, ClusterData& data, const Constr
     res.residual = detail::rowResidual(model, data, cd, cd.residual);
     res.iterations = it;
     if (!std::isfinite(res.residual))
-      return detail::nonFiniteOutput(td, "constrainedAba: row accelerations",
+      return cd.lambda.setZero(),
+             detail::nonFiniteOutput(td, "constrainedAba: row accelerations",
                                      {{"q", detail::maxAbs(q), 1},
                                       {"v", detail::maxAbs(v), 2},
                                       {"tau", detail::maxAbs(tauY), 1},
@@ -94,7 +95,8 @@ Status constrainedAba(const ClusterModel& model, ClusterData& data, const Constr
   if (!(detail::allFiniteFast(data.ydd) && detail::allFiniteFast(data.qdd) &&
         detail::allFiniteFast(cd.lambda) && std::isfinite(res.residual) &&
         std::isfinite(res.dualStep)))
-    return detail::nonFiniteOutput(td, "constrainedAba: ydd / qdd / lambda",
+    return cd.lambda.setZero(),
+           detail::nonFiniteOutput(td, "constrainedAba: ydd / qdd / lambda",
                                    {{"q", detail::maxAbs(q), 1},
                                     {"v", detail::maxAbs(v), 2},
                                     {"tau", detail::maxAbs(tauY), 1},

@@ -37,7 +37,8 @@ Status constrainedDynamicsDense(const ClusterModel& model, ClusterData& data,
   cd.lambda.setZero();
   const Status dual = detail::proximalDual(td, cd, settings);
   if (dual == Status::NonFinite)  // the free motion overflowed: name the input
-    return detail::nonFiniteOutput(td, "constrainedDynamicsDense: row accelerations",
+    return cd.lambda.setZero(),
+           detail::nonFiniteOutput(td, "constrainedDynamicsDense: row accelerations",
                                    {{"q", detail::maxAbs(q), 1},
                                     {"v", detail::maxAbs(v), 2},
                                     {"tau", detail::maxAbs(tauY), 1},
@@ -63,7 +64,8 @@ Status constrainedDynamicsDense(const ClusterModel& model, ClusterData& data,
   if (!(detail::allFiniteFast(data.ydd) && detail::allFiniteFast(data.qdd) &&
         detail::allFiniteFast(cd.lambda) && std::isfinite(cd.result.residual) &&
         std::isfinite(cd.result.dualStep)))
-    return detail::nonFiniteOutput(td, "constrainedDynamicsDense: ydd / qdd / lambda",
+    return cd.lambda.setZero(),
+           detail::nonFiniteOutput(td, "constrainedDynamicsDense: ydd / qdd / lambda",
                                    {{"q", detail::maxAbs(q), 1},
                                     {"v", detail::maxAbs(v), 2},
                                     {"tau", detail::maxAbs(tauY), 1},

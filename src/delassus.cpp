@@ -195,6 +195,14 @@ Status delassusMatrix(const ClusterModel& model, ClusterData& data, const Constr
   cd.du.setZero();
   CDYN_TRY(pass2(model, data, cd.du.data()));
   detail::delassusPropagation(model, data, cd, cd.delassus);
+  if (!detail::allFiniteFast(cd.delassus)) {
+    const detail::InputMagnitude qIn{"q", detail::maxAbs(q), 2};
+    if (detail::overflowingInput({qIn}))
+      return detail::overflowFailure(data.tree, "delassusMatrix: D", qIn);
+    return detail::fail(data.tree, Status::NonFinite,
+                        "delassusMatrix: D overflowed (not finite): the constraint placements of "
+                        "the set are out of range for this model");
+  }
   return detail::ok(data.tree);
 }
 

@@ -72,7 +72,8 @@ Status proxPv(const ClusterModel& model, ClusterData& data, const ConstraintSet&
   detail::delassusPropagation(model, data, cd, cd.delassus);
   const Status dual = detail::proximalDual(td, cd, settings);
   if (dual == Status::NonFinite)  // the free motion overflowed: name the input
-    return detail::nonFiniteOutput(td, "proxPv: row accelerations",
+    return cd.lambda.setZero(),
+           detail::nonFiniteOutput(td, "proxPv: row accelerations",
                                    {{"q", detail::maxAbs(q), 1},
                                     {"v", detail::maxAbs(v), 2},
                                     {"tau", detail::maxAbs(tauY), 1},
@@ -86,7 +87,8 @@ Status proxPv(const ClusterModel& model, ClusterData& data, const ConstraintSet&
   if (!(detail::allFiniteFast(data.ydd) && detail::allFiniteFast(data.qdd) &&
         detail::allFiniteFast(cd.lambda) && std::isfinite(cd.result.residual) &&
         std::isfinite(cd.result.dualStep)))
-    return detail::nonFiniteOutput(td, "proxPv: ydd / qdd / lambda",
+    return cd.lambda.setZero(),
+           detail::nonFiniteOutput(td, "proxPv: ydd / qdd / lambda",
                                    {{"q", detail::maxAbs(q), 1},
                                     {"v", detail::maxAbs(v), 2},
                                     {"tau", detail::maxAbs(tauY), 1},

@@ -270,6 +270,10 @@ TEST(Robustness, ProximalSolversOverflowNamed) {
   VecX v = VecX::Zero(m.tree.nv);
   v[2] = 9.2851e194;
   EXPECT_TRUE(namesInput(proxPv(m, d, set, cd, q, v, tau), d.errorMessage(), "v"));
+  // The failed solve leaves no NaN multipliers behind for the wrenches (fuzz_capi:
+  // cdyn_constraint_wrenches returned Ok with NaN after such a solve).
+  EXPECT_TRUE(cd.lambda.allFinite());
+  EXPECT_TRUE(constraintWrench(set, cd, 0).allFinite());
   EXPECT_TRUE(
       namesInput(constrainedDynamicsDense(m, d, set, cd, q, v, tau), d.errorMessage(), "v"));
   // A damping so small that 1/rho^2 overflows (found by fuzz_capi with rho = 1.3e-163 on a
@@ -314,6 +318,21 @@ TEST(Robustness, ProximalSolversOverflowNamed) {
     } else {
       EXPECT_TRUE(namesInput(sd, qd.errorMessage(), "tau"));
     }
+  }
+  // A constraint frame 1e200 m from its body (found by fuzz_capi on a fuzzed set): the Delassus
+  // matrix holds its square; it used to be Ok with Inf.
+  {
+    ConstraintSet far(fourBar);
+    RigidConstraint r;
+    r.name = "far";
+    r.type = ConstraintType::Weld;
+    r.body1 = 1;
+    r.placement1.p = Vec3(1e200, 0.0, 0.0);
+    far.add(r);
+    ConstraintData farData(fourBar, far);
+    EXPECT_EQ(delassusMatrix(fourBar, fd, far, farData, fourBar.qReference), Status::NonFinite);
+    EXPECT_NE(std::string(fd.errorMessage()).find("constraint placements"), std::string::npos)
+        << fd.errorMessage();
   }
   v[2] = 1.0;
   const Status s = proxPv(m, d, set, cd, q, v, tau);

@@ -47,9 +47,10 @@ cmake --build build-asan -j "$JOBS"
 #    itself owns;
 #  - capi_python_ctypes*, capi_example_python, python_*: dlopen an ASan-instrumented library into
 #    an uninstrumented python3 (ASan must be the first library loaded);
-#  - capi_install: the installed consumers are built and run without the sanitizer runtime;
+#  - capi_install, capi_install_cxx: the installed consumers are built and run without the
+#    sanitizer runtime (the C++ one links the instrumented static archive: undefined __asan_*);
 #  - readme_demo_script: runs tools/demo.sh, i.e. the ordinary build/ (already tested above).
-EXCLUDE='^(NoAlloc\.|ClusterNoAlloc\.|ConstraintsNoAlloc\.|ForcesNoAlloc\.|capi_batch$|capi_python_ctypes_constraints$|python_.*|capi_no_allocation$|capi_python_ctypes$|capi_example_python$|capi_install$|readme_demo_script$)'
+EXCLUDE='^(NoAlloc\.|ClusterNoAlloc\.|ConstraintsNoAlloc\.|ForcesNoAlloc\.|capi_batch$|capi_python_ctypes_constraints$|python_.*|capi_no_allocation$|capi_python_ctypes$|capi_example_python$|capi_install$|capi_install_cxx$|readme_demo_script$)'
 (cd build-asan && ctest --output-on-failure -j "$JOBS" --timeout 900 -E "$EXCLUDE|fortran")
 # The Fortran programs, with two ASan checks off that only see gfortran's runtime: LeakSanitizer
 # (a main program's allocatable arrays are implicitly SAVEd, never deallocated) and the strndup

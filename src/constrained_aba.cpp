@@ -73,12 +73,8 @@ Status constrainedAba(const ClusterModel& model, ClusterData& data, const Constr
     res.residual = detail::rowResidual(model, data, cd, cd.residual);
     res.iterations = it;
     if (!std::isfinite(res.residual))
-      return cd.lambda.setZero(),
-             detail::nonFiniteOutput(td, "constrainedAba: row accelerations",
-                                     {{"q", detail::maxAbs(q), 1},
-                                      {"v", detail::maxAbs(v), 2},
-                                      {"tau", detail::maxAbs(tauY), 1},
-                                      {"fext", detail::maxAbsForces(model.tree, fext), 1}});
+      return detail::solveOverflow(model, td, cd, "constrainedAba: row accelerations", q, v, tauY,
+                                   fext);
     if (res.residual <= settings.tolerance) {
       res.converged = true;
       break;
@@ -92,15 +88,9 @@ Status constrainedAba(const ClusterModel& model, ClusterData& data, const Constr
   }
   detail::freeAccelerations(model, data, cd);  // clusters that carry no constraint
   cd.rowAcceleration = cd.desired - cd.residual;
-  if (!(detail::allFiniteFast(data.ydd) && detail::allFiniteFast(data.qdd) &&
-        detail::allFiniteFast(cd.lambda) && std::isfinite(res.residual) &&
-        std::isfinite(res.dualStep)))
-    return cd.lambda.setZero(),
-           detail::nonFiniteOutput(td, "constrainedAba: ydd / qdd / lambda",
-                                   {{"q", detail::maxAbs(q), 1},
-                                    {"v", detail::maxAbs(v), 2},
-                                    {"tau", detail::maxAbs(tauY), 1},
-                                    {"fext", detail::maxAbsForces(model.tree, fext), 1}});
+  if (!detail::solveOutputsFinite(data, cd))
+    return detail::solveOverflow(model, td, cd, "constrainedAba: ydd / qdd / lambda", q, v, tauY,
+                                 fext);
   if (!res.converged)
     return detail::fail(td, Status::NotConverged,
                         "constrainedAba: residual %.3g > tolerance %.3g after %d iterations",

@@ -37,12 +37,8 @@ Status constrainedDynamicsDense(const ClusterModel& model, ClusterData& data,
   cd.lambda.setZero();
   const Status dual = detail::proximalDual(td, cd, settings);
   if (dual == Status::NonFinite)  // the free motion overflowed: name the input
-    return cd.lambda.setZero(),
-           detail::nonFiniteOutput(td, "constrainedDynamicsDense: row accelerations",
-                                   {{"q", detail::maxAbs(q), 1},
-                                    {"v", detail::maxAbs(v), 2},
-                                    {"tau", detail::maxAbs(tauY), 1},
-                                    {"fext", detail::maxAbsForces(model.tree, fext), 1}});
+    return detail::solveOverflow(model, td, cd, "constrainedDynamicsDense: row accelerations", q, v,
+                                 tauY, fext);
   CDYN_TRY(dual);
   data.ydd.noalias() = cd.jacobian.transpose() * cd.lambda;
   cd.lltH.solveInPlace(data.ydd);
@@ -61,15 +57,9 @@ Status constrainedDynamicsDense(const ClusterModel& model, ClusterData& data,
   cd.rowAcceleration = cd.gamma;
   cd.rowAcceleration.noalias() += cd.jacobian * data.ydd;
   cd.result.residual = m ? (cd.rowAcceleration - cd.desired).cwiseAbs().maxCoeff() : 0.0;
-  if (!(detail::allFiniteFast(data.ydd) && detail::allFiniteFast(data.qdd) &&
-        detail::allFiniteFast(cd.lambda) && std::isfinite(cd.result.residual) &&
-        std::isfinite(cd.result.dualStep)))
-    return cd.lambda.setZero(),
-           detail::nonFiniteOutput(td, "constrainedDynamicsDense: ydd / qdd / lambda",
-                                   {{"q", detail::maxAbs(q), 1},
-                                    {"v", detail::maxAbs(v), 2},
-                                    {"tau", detail::maxAbs(tauY), 1},
-                                    {"fext", detail::maxAbsForces(model.tree, fext), 1}});
+  if (!detail::solveOutputsFinite(data, cd))
+    return detail::solveOverflow(model, td, cd, "constrainedDynamicsDense: ydd / qdd / lambda", q,
+                                 v, tauY, fext);
   if (!cd.result.converged)
     return detail::fail(td, Status::NotConverged,
                         "constrainedDynamicsDense: residual %.3g > tolerance %.3g after %d "

@@ -1,9 +1,30 @@
 // Internal building blocks of the constraint algorithms (Delassus matrix, proximal dynamics).
 #pragma once
 
+#include "check.hpp"
 #include "clusterdyn/constraints.hpp"
 
 namespace clusterdyn::detail {
+
+/// A proximal solve whose outputs overflowed: the multipliers are reset (they are the next
+/// warm start and the source of the constraint wrenches) and the input out of range is named.
+inline Status solveOverflow(const ClusterModel& model, Data& td, ConstraintData& cd,
+                            const char* output, const Eigen::Ref<const VecX>& q,
+                            const Eigen::Ref<const VecX>& v, const Eigen::Ref<const VecX>& tauY,
+                            const Force* fext) {
+  cd.lambda.setZero();
+  return nonFiniteOutput(td, output,
+                         {{"q", maxAbs(q), 1},
+                          {"v", maxAbs(v), 2},
+                          {"tau", maxAbs(tauY), 1},
+                          {"fext", maxAbsForces(model.tree, fext), 1}});
+}
+
+/// Every output of a proximal solve is finite: ydd, qdd, lambda, the residual and dual step.
+inline bool solveOutputsFinite(const ClusterData& data, const ConstraintData& cd) {
+  return allFiniteFast(data.ydd) && allFiniteFast(data.qdd) && allFiniteFast(cd.lambda) &&
+         std::isfinite(cd.result.residual) && std::isfinite(cd.result.dualStep);
+}
 
 /// Checks shared by the constraint algorithms: workspace and set belong to the model.
 Status checkConstraintArgs(const ClusterModel& cm, ClusterData& data, const ConstraintSet& set,

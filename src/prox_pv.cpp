@@ -72,27 +72,15 @@ Status proxPv(const ClusterModel& model, ClusterData& data, const ConstraintSet&
   detail::delassusPropagation(model, data, cd, cd.delassus);
   const Status dual = detail::proximalDual(td, cd, settings);
   if (dual == Status::NonFinite)  // the free motion overflowed: name the input
-    return cd.lambda.setZero(),
-           detail::nonFiniteOutput(td, "proxPv: row accelerations",
-                                   {{"q", detail::maxAbs(q), 1},
-                                    {"v", detail::maxAbs(v), 2},
-                                    {"tau", detail::maxAbs(tauY), 1},
-                                    {"fext", detail::maxAbsForces(model.tree, fext), 1}});
+    return detail::solveOverflow(model, td, cd, "proxPv: row accelerations", q, v, tauY, fext);
   CDYN_TRY(dual);
   // Roll-out with the multipliers.
   detail::applyRowForces(model, data, cd, cd.lambda);
   detail::allAccelerations(model, data);
   cd.result.residual = detail::rowResidual(model, data, cd, cd.residual);  // of the roll-out
   cd.rowAcceleration = cd.desired - cd.residual;
-  if (!(detail::allFiniteFast(data.ydd) && detail::allFiniteFast(data.qdd) &&
-        detail::allFiniteFast(cd.lambda) && std::isfinite(cd.result.residual) &&
-        std::isfinite(cd.result.dualStep)))
-    return cd.lambda.setZero(),
-           detail::nonFiniteOutput(td, "proxPv: ydd / qdd / lambda",
-                                   {{"q", detail::maxAbs(q), 1},
-                                    {"v", detail::maxAbs(v), 2},
-                                    {"tau", detail::maxAbs(tauY), 1},
-                                    {"fext", detail::maxAbsForces(model.tree, fext), 1}});
+  if (!detail::solveOutputsFinite(data, cd))
+    return detail::solveOverflow(model, td, cd, "proxPv: ydd / qdd / lambda", q, v, tauY, fext);
   if (!cd.result.converged)
     return detail::fail(td, Status::NotConverged,
                         "proxPv: residual %.3g > tolerance %.3g after %d iterations",

@@ -264,6 +264,20 @@ cdyn_status stateConstrained(const Job& j, const Worker& w, int i, double* const
 
 // ---- running a job on threads --------------------------------------------------------------
 
+/// The caller's per-thread handles: 1..kMaxThreads of them, none NULL, no handle twice (one
+/// workspace on two threads).
+template <typename Handle>
+cdyn_status checkHandleArray(Handle* const* ws, int nws) {
+  if (ws == nullptr) return CDYN_ERR_NULL_POINTER;
+  if (nws < 1 || nws > kMaxThreads) return CDYN_ERR_INVALID_ARGUMENT;
+  for (int k = 0; k < nws; ++k) {
+    if (ws[k] == nullptr) return CDYN_ERR_NULL_POINTER;
+    for (int l = 0; l < k; ++l)
+      if (ws[l] == ws[k]) return CDYN_ERR_INVALID_ARGUMENT;
+  }
+  return CDYN_OK;
+}
+
 /// Common prologue: layout and n. Returns CDYN_OK or the status to return.
 cdyn_status checkShape(int n, int layout) {
   if (n < 0) return CDYN_ERR_INVALID_SIZE;
@@ -305,13 +319,9 @@ void runStarted(Job& job, const Worker* workers, int threads) {
 /// cdyn_batch_*: threads started here, one per caller workspace (the caller's thread is one).
 cdyn_status runWithWorkspaces(Job& job, cdyn_workspace* const* ws, int nws, int* failedIndex) {
   if (failedIndex) *failedIndex = -1;
-  if (ws == nullptr) return CDYN_ERR_NULL_POINTER;
-  if (nws < 1 || nws > kMaxThreads) return CDYN_ERR_INVALID_ARGUMENT;
+  if (cdyn_status s = checkHandleArray(ws, nws)) return s;
   if (cdyn_status s = checkShape(job.n, job.layout)) return s;
   for (int k = 0; k < nws; ++k) {
-    if (ws[k] == nullptr) return CDYN_ERR_NULL_POINTER;
-    for (int l = 0; l < k; ++l)
-      if (ws[l] == ws[k]) return CDYN_ERR_INVALID_ARGUMENT;  // one workspace, two threads
     // Handle kind and model of every workspace (cdyn_last_loop_closure reads nothing else).
     if (cdyn_status s = cdyn_last_loop_closure(job.model, ws[k], nullptr, nullptr)) return s;
   }
@@ -840,18 +850,12 @@ cdyn_status cdyn_batch_constrained_dynamics(const cdyn_constraint_set* set,
                                             double* qdd, double* lambda, int m,
                                             cdyn_proximal_result* results, int* failed_index) {
   if (failed_index) *failed_index = -1;
-  if (ws == nullptr) return CDYN_ERR_NULL_POINTER;
-  if (nws < 1 || nws > kMaxThreads) return CDYN_ERR_INVALID_ARGUMENT;
+  if (cdyn_status s = checkHandleArray(ws, nws)) return s;
   if (cdyn_status s = checkShape(n, layout)) return s;
   Job job;
   if (cdyn_status s = constrainedJob(job, set, n, layout, solver, q, v, tau, fext, settings, ydd,
                                      qdd, lambda, m, results))
     return s;
-  for (int k = 0; k < nws; ++k) {
-    if (ws[k] == nullptr) return CDYN_ERR_NULL_POINTER;
-    for (int l = 0; l < k; ++l)
-      if (ws[l] == ws[k]) return CDYN_ERR_INVALID_ARGUMENT;  // one workspace, two threads
-  }
   // Every workspace: handle, set, and the state-independent arguments (message in ws[k]).
   for (int k = 0; k < nws; ++k)
     if (cdyn_status s = checkArgs(job, Worker{nullptr, ws[k], nullptr})) return s;

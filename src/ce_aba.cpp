@@ -18,10 +18,10 @@ Status ceAbaCore(const ClusterModel& cm, ClusterData& data, ConstVecRef q, Const
   // Pass 1: kinematics, G and g, inertias, bias forces, cluster motion subspaces.
   CDYN_TRY(detail::clusterVelocityPass(cm, data, q, v.data(), true, true));
   detail::clusterInertiaAndBias(cm, data, fext);
-  // Pass 2: articulated inertias, leaf clusters to root (eq. 55-59).
+  // Pass 2: articulated inertias, leaf clusters to root (eq. 53, 58-60).
   for (int k = ncl - 1; k >= 0; --k)
     CDYN_TRY(detail::clusterArticulatedStep(cm, data, k, tau, spanningForces));
-  // Pass 3: accelerations, root cluster to leaves (eq. 60-61).
+  // Pass 3: accelerations, root cluster to leaves (eq. 53, 61).
   const Motion a0 = detail::gravityAcceleration(cm.tree);
   for (int k = 0; k < ncl; ++k) {
     const int o = cm.clusters[k].outputBody;

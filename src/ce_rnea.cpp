@@ -1,5 +1,5 @@
 // Constraint-embedding RNEA (Chignoli et al. 2023, §V): spanning accelerations v_dot = G y_ddot + g
-// per cluster, Newton-Euler on the tree, then tau_k = S_k^T f_k = G_k^T (S^T f)_k (eq. 62-64).
+// per cluster, Newton-Euler on the tree, then tau_k = S_k^T f_k = G_k^T (S^T f)_k (eq. 62-65, 23).
 #include "check.hpp"
 #include "cluster_detail.hpp"
 #include "clusterdyn/cluster_algorithms.hpp"
@@ -10,7 +10,7 @@ namespace clusterdyn {
 
 namespace {
 
-/// Spanning accelerations of cluster k: q_ddot_k = G_k y_ddot_k + g_k (eq. 14; g_k = 0 and G_k
+/// Spanning accelerations of cluster k: q_ddot_k = G_k y_ddot_k + g_k (eq. 3; g_k = 0 and G_k
 /// constant for couplings and mimics, G_k = 1 without constraints). ydd == nullptr: y_ddot = 0.
 void spanningAccelerations(const ClusterModel& cm, ClusterData& data, int k, const double* ydd) {
   const Cluster& c = cm.clusters[k];
@@ -30,7 +30,8 @@ void spanningAccelerations(const ClusterModel& cm, ClusterData& data, int k, con
     qdd.noalias() += w.G * Eigen::Map<const VecX>(ydd + c.y0, c.ny);
 }
 
-/// tau_y = G^T tau for every cluster (eq. 64, tau = S^T f of the spanning tree in data.tree.tau).
+/// tau_y = G^T tau for every cluster (eq. 23 and 65, tau = S^T f of the spanning tree in
+/// data.tree.tau).
 void independentForces(const ClusterModel& cm, ClusterData& data, VecX& out) {
   const VecX& tau = data.tree.tau;
   for (int k = 0; k < static_cast<int>(cm.clusters.size()); ++k) {

@@ -2,10 +2,10 @@
 // bodies and d independent coordinates uses
 //   S_k  = JXJ diag(S_i) G_k                                (6m x d, eq. 15)
 //   c_k  = JXJ [diag(S_i) g_k + stack(v_i x S_i qd_i)]      (6m,     eq. 19)
-//   U = IA S,  D = S^T U,  u = tau - S^T pA                 (eq. 55-57)
-//   IA_out += Xh^T (IA - U D^-1 U^T) Xh,                    (eq. 58)
-//   pA_out += Xh^T (pA + Ia c + U D^-1 u)                   (eq. 59)
-//   y_ddot = D^-1 (u - U^T (Xh a_out + c)),  a = Xh a_out + c + S y_ddot   (eq. 60-61)
+//   U = IA S,  D = S^T U,  u = tau - S^T pA                 (eq. 53)
+//   IA_out += Xh^T (IA - U D^-1 U^T) Xh,                    (eq. 59-60)
+//   pA_out += Xh^T (pA + Ia c + U D^-1 u)                   (eq. 59-60)
+//   y_ddot = D^-1 (u - U^T (Xh a_out + c)),  a = Xh a_out + c + S y_ddot   (eq. 53, 61)
 // where Xh (6m x 6) is the one non-zero block column of kX_lambda (stacked b_X_output), and
 // IA of a cluster stays block diagonal (children only touch the output body's 6x6 block).
 // Xh is applied body by body as a transform (outputTb), never as a 6m x 6 matrix.
@@ -53,9 +53,9 @@ Status articulatedScalar(const ClusterModel& cm, ClusterData& data, int k, const
     const int i = 6 * (b - c.firstBody);
     const auto s = w.S.block<6, 1>(i, 0);
     auto U = w.U.block<6, 1>(i, 0);
-    U.noalias() = td.IA[b] * s;  // eq. 55
-    D += s.dot(U);               // eq. 56
-    u -= s.dot(td.pA[b]);        // eq. 57
+    U.noalias() = td.IA[b] * s;  // eq. 53: U
+    D += s.dot(U);               // eq. 53: D
+    u -= s.dot(td.pA[b]);        // eq. 53: u
   }
   if (!(D > 0.0)) return singular(td, c);
   const double Dinv = 1.0 / D;
@@ -80,8 +80,8 @@ Status articulatedScalar(const ClusterModel& cm, ClusterData& data, int k, const
   }
   w.Ubar.col(0) = Ubar;
   if (o < 0) return Status::Ok;
-  IAo.noalias() -= (Dinv * Ubar) * Ubar.transpose();  // eq. 58
-  po += Ubar * (Dinv * t);                            // eq. 59
+  IAo.noalias() -= (Dinv * Ubar) * Ubar.transpose();  // eq. 60
+  po += Ubar * (Dinv * t);                            // eq. 60
   td.IA[o] += IAo;
   td.pA[o] += po;
   return Status::Ok;
@@ -108,10 +108,10 @@ Status articulatedFixed(const ClusterModel& cm, ClusterData& data, int k, const 
   for (int b = c.firstBody; b < c.firstBody + c.nbodies; ++b) {
     const int i = 6 * (b - c.firstBody);
     const Mat6D S = w.S.template block<6, D>(i, 0);
-    const Mat6D U = td.IA[b] * S;  // eq. 55
+    const Mat6D U = td.IA[b] * S;  // eq. 53: U
     w.U.template block<6, D>(i, 0) = U;
-    Dm.noalias() += S.transpose() * U;        // eq. 56
-    u.noalias() -= S.transpose() * td.pA[b];  // eq. 57
+    Dm.noalias() += S.transpose() * U;        // eq. 53: D
+    u.noalias() -= S.transpose() * td.pA[b];  // eq. 53: u
   }
   const Eigen::LLT<MatDD> llt(Dm);
   if (llt.info() != Eigen::Success) return singular(td, c);
@@ -137,8 +137,8 @@ Status articulatedFixed(const ClusterModel& cm, ClusterData& data, int k, const 
   w.Ubar = Ubar;
   if (o < 0) return Status::Ok;
   const Mat6D UbarDinv = Ubar * Dinv;
-  IAo.noalias() -= UbarDinv * Ubar.transpose();  // eq. 58
-  po.noalias() += UbarDinv * t;                  // eq. 59
+  IAo.noalias() -= UbarDinv * Ubar.transpose();  // eq. 60
+  po.noalias() += UbarDinv * t;                  // eq. 60
   td.IA[o] += IAo;
   td.pA[o] += po;
   return Status::Ok;
@@ -151,11 +151,11 @@ Status articulatedGeneric(const ClusterModel& cm, ClusterData& data, int k, cons
   Data& td = data.tree;
   ClusterWorkspace& w = data.clusters[k];
   const int o = c.outputBody;
-  for (int b = c.firstBody; b < c.firstBody + c.nbodies; ++b) {  // eq. 55 (IA block diagonal)
+  for (int b = c.firstBody; b < c.firstBody + c.nbodies; ++b) {  // eq. 53: U (IA block diagonal)
     const int i = 6 * (b - c.firstBody);
     w.U.middleRows<6>(i).noalias() = td.IA[b] * w.S.middleRows<6>(i);
   }
-  w.D.noalias() = w.S.transpose() * w.U;  // eq. 56
+  w.D.noalias() = w.S.transpose() * w.U;  // eq. 53: D
   w.llt.compute(w.D);
   if (w.llt.info() != Eigen::Success) return singular(td, c);
   w.Dinv.setIdentity();
@@ -164,9 +164,9 @@ Status articulatedGeneric(const ClusterModel& cm, ClusterData& data, int k, cons
     w.u.noalias() = w.G.transpose() * Eigen::Map<const VecX>(tau + c.v0, c.nv);
   else
     w.u = Eigen::Map<const VecX>(tau + c.y0, c.ny);
-  for (int b = c.firstBody; b < c.firstBody + c.nbodies; ++b)  // eq. 57
+  for (int b = c.firstBody; b < c.firstBody + c.nbodies; ++b)  // eq. 53: u
     w.u.noalias() -= w.S.middleRows<6>(6 * (b - c.firstBody)).transpose() * td.pA[b];
-  // Xh^T (IA - U D^-1 U^T) Xh = sum_b X_b^T IA_b X_b - Ubar D^-1 Ubar^T, Ubar = Xh^T U (eq. 58).
+  // Xh^T (IA - U D^-1 U^T) Xh = sum_b X_b^T IA_b X_b - Ubar D^-1 Ubar^T, Ubar = Xh^T U (eq. 59-60).
   w.Ubar.setZero();
   Mat6 IAo = Mat6::Zero();
   Force po = Force::Zero();
@@ -184,13 +184,13 @@ Status articulatedGeneric(const ClusterModel& cm, ClusterData& data, int k, cons
   if (o < 0) return Status::Ok;
   w.UbarDinv.noalias() = w.Ubar * w.Dinv;
   IAo.noalias() -= w.UbarDinv * w.Ubar.transpose();
-  po.noalias() += w.UbarDinv * w.tmpd;  // eq. 59: Xh^T (pA + Ia c + U D^-1 u)
+  po.noalias() += w.UbarDinv * w.tmpd;  // eq. 59-60: Xh^T (pA + Ia c + U D^-1 u)
   td.IA[o] += IAo;
   td.pA[o] += po;
   return Status::Ok;
 }
 
-/// Pass 3 with D independent coordinates (D = Eigen::Dynamic: any), eq. 60-61.
+/// Pass 3 with D independent coordinates (D = Eigen::Dynamic: any), eq. 53 and 61.
 template <int D>
 void accelerationsOf(const ClusterModel& cm, ClusterData& data, int k, const Motion& ao) {
   const Cluster& c = cm.clusters[k];
@@ -206,7 +206,7 @@ void accelerationsOf(const ClusterModel& cm, ClusterData& data, int k, const Mot
     t.noalias() -= w.U.template block<6, D>(i, 0, 6, d).transpose() * ab;
   }
   auto ydd = data.ydd.template segment<D>(c.y0, d);
-  ydd.noalias() = w.Dinv.template topLeftCorner<D, D>(d, d) * t;  // eq. 60
+  ydd.noalias() = w.Dinv.template topLeftCorner<D, D>(d, d) * t;  // eq. 53
   for (int b = c.firstBody; b < c.firstBody + c.nbodies; ++b)     // eq. 61
     td.a_gf[b].noalias() += w.S.template block<6, D>(6 * (b - c.firstBody), 0, 6, d) * ydd;
   auto qdd = data.qdd.segment(c.v0, c.nv);

@@ -13,14 +13,14 @@ namespace clusterdyn::detail {
 /// and the motion subspace S and bias c of every constrained cluster (eq. 15, 19).
 void clusterInertiaAndBias(const ClusterModel& cm, ClusterData& data, const Force* fext);
 
-/// Pass 2 for cluster k: U, D^-1, u (eq. 55-57) and the articulated inertia and bias it adds to
-/// its output body (eq. 58-59). tau: independent forces (ny) or, with spanningForces, spanning
+/// Pass 2 for cluster k: U, D^-1, u (eq. 53) and the articulated inertia and bias it adds to
+/// its output body (eq. 59-60). tau: independent forces (ny) or, with spanningForces, spanning
 /// forces (nv) mapped by G^T. Also stores Ubar = Xh^T U (data.clusters[k].Ubar) for the
 /// constraint-space propagation.
 Status clusterArticulatedStep(const ClusterModel& cm, ClusterData& data, int k, const double* tau,
                               bool spanningForces);
 
-/// Pass 3 for cluster k: y_ddot (eq. 60), body accelerations a_gf (eq. 61) and spanning
+/// Pass 3 for cluster k: y_ddot (eq. 53), body accelerations a_gf (eq. 61) and spanning
 /// accelerations qdd = G y_ddot + g, from the output body's acceleration ao.
 void clusterAccelerationStep(const ClusterModel& cm, ClusterData& data, int k, const Motion& ao);
 

@@ -1,14 +1,16 @@
 // Joint, loop and coupling constraint forces (docs/design/constraint-forces.md).
 //
 // 1. Spanning RNEA forces f^R (no loop or coupling force): after CE-ABA every body b has
-//    h_b = IA_b a_b + pA_b (Jain 2011, eq. 18), its own inertial force plus what its child
-//    clusters transmit, and f^R_b = h_b + sum over children c in b's cluster of cXb^T f^R_c.
+//    h_b = IA_b a_b + pA_b (Jain, inter-body forces, eq. 18), its own inertial force plus what its
+//    child clusters transmit, and f^R_b = h_b + sum over children c in b's cluster of cXb^T f^R_c.
 //    After CE-RNEA, data.tree.f already is f^R.
-// 2. Per constrained cluster: M q_ddot + c - tau = K^T lambda (Chignoli et al. 2023, eq. 33);
+// 2. Per constrained cluster: M q_ddot + c - tau = K^T lambda (Chignoli et al. 2023, eq. 1-2
+//    with multipliers);
 //    on the dependent columns with the selected rows: Kd^T lambda = (S^T f^R - tau)_dep.
 // 3. A loop row block lambda_l gives the cut-joint wrench w_l = [Trot lambda_rot; Tlin lambda_lin]
 //    in frame P on the successor (-w_l on the predecessor); the tree joint forces are
-//    f_b = f^R_b - (loop wrenches acting on b's subtree inside the cluster) (Jain 2011, eq. 68).
+//    f_b = f^R_b - (loop wrenches acting on b's subtree inside the cluster) (Jain, inter-body
+//    forces, eq. 68).
 #include "clusterdyn/constraint_forces.hpp"
 
 #include <algorithm>
@@ -96,7 +98,7 @@ Status clusterConstraintForces(const ClusterModel& cm, ClusterData& data, JointF
     if (tauSpanning) r -= tauSpanning[iv];
     F.rhs[i] = r;
   }
-  // Kd^T lambda_sel = rhs (Chignoli et al. 2023, eq. 33 on the dependent columns).
+  // Kd^T lambda_sel = rhs (Chignoli et al. 2023, eq. 1-2 on the dependent columns).
   auto lam = F.rhs.head(nd);
   if (nd == 1) {
     const double kd = K(c.selectedRows[0], c.dependent[0]);
@@ -150,7 +152,8 @@ Status clusterConstraintForces(const ClusterModel& cm, ClusterData& data, JointF
     }
     if (inCluster(p)) F.correction[p] -= lj.predecessorPlacement.actForce(wP);
   }
-  // f_b = f^R_b - loop wrenches on b's subtree inside the cluster (Jain 2011, eq. 68).
+  // f_b = f^R_b - loop wrenches on b's subtree inside the cluster (Jain, inter-body forces, eq.
+  // 68).
   for (int b = c.firstBody + c.nbodies - 1; b >= c.firstBody; --b) {
     F.joint[b] -= F.correction[b];
     const int p = tree.parent[b];
@@ -174,7 +177,7 @@ Status abaJointForces(const Model& model, Data& data, std::vector<Force>& f) {
   if (static_cast<int>(f.size()) != model.nbodies)
     return detail::fail(data, Status::InvalidSize, "f has %ld entries, expected %d",
                         static_cast<long>(f.size()), model.nbodies);
-  for (int i = 0; i < model.nbodies; ++i) {  // Jain 2011, eq. 18: f = P a + z
+  for (int i = 0; i < model.nbodies; ++i) {  // Jain, inter-body forces, eq. 18: f = P a + z
     f[i] = data.pA[i];
     f[i].noalias() += data.IA[i] * data.a_gf[i];
   }

@@ -1,11 +1,11 @@
 // Delassus matrix J H^-1 J^T on the cluster tree by constraint-space propagation (the PV-OSIM
-// family of Sathya et al. 2024 / Sathya, Bruyninckx, Decré, Pipeleers 2024) and its damped
+// family of Sathya, Decré, Swevers 2024 / Sathya, Bruyninckx, Decré, Pipeleers 2024) and its damped
 // inverse by cABA-OSIM (Sathya & Carpentier 2024, Alg. 5).
 //
 // For each cluster k (leaf to root), with n active rows below it and the output body o:
 //   M     (n x 6m)  the rows as covectors on the accelerations of k's bodies: the attachments'
 //                   C and the children's T placed at the bodies they hang from;
-//   L_k = sum_children L_c + (M S) D^-1 (M S)^T       (Sathya 2024, eq. 13-15 / Alg. 1 l. 14)
+//   L_k = sum_children L_c + (M S) D^-1 (M S)^T       (PV-OSIMr, eq. 13-15)
 //   T_k = M Xh - (M S) D^-1 Ubar^T                    (the constraint-space motion propagator,
 //                                                     eq. 12: rows on a_o)
 // where S, D^-1, Ubar = Xh^T IA S are the cluster quantities of CE-ABA's pass 2. At a cluster
@@ -142,7 +142,8 @@ void delassusPropagation(const ClusterModel& cm, ClusterData& data, ConstraintDa
       for (int r = 0; r < n; ++r)
         for (int s = 0; s < n; ++s) full(R.rows[r], R.rows[s]) += R.L(r, s);
   }
-  // Expand the compressed rows, highest compression first (Sathya et al. 2024, eq. 13):
+  // Expand the compressed rows, highest compression first (PV-OSIMr, Sathya, Decré, Swevers 2024,
+  // eq. 13):
   //   Lambda^-1[R, j] = T Lambda^-1[v, j],  Lambda^-1[R, R] = L + T Lambda^-1[v, v] T^T.
   const int total = cd.totalRows;
   for (auto it = cd.compressions.rbegin(); it != cd.compressions.rend(); ++it) {

@@ -1,7 +1,7 @@
 // Constraints of a cluster: explicit relations (couplings, mimics) and implicit loop joints.
 // Rows are expressed in the loop's predecessor frame P, so only poses relative to the cluster's
 // output body are needed. G and g follow from partitioning K into dependent and independent
-// columns (Chignoli et al. 2023, eq. 12-14): G = [I; -Kd^-1 Ki], g = [0; Kd^-1 k].
+// columns (Chignoli et al. 2023, eq. 2-4, 6): G = [I; -Kd^-1 Ki], g = [0; Kd^-1 k].
 #include <Eigen/SVD>
 #include <cmath>
 #include <limits>

@@ -45,9 +45,9 @@ struct ClosureSettings {
 /// The settings every closure and state check uses.
 inline constexpr ClosureSettings kClosureSettings{};
 
-/// Constraint-embedding ABA (Chignoli et al. 2023, Alg. 1, eq. 55-61): independent accelerations
-/// y_ddot (data.ydd, size ny) and spanning accelerations (data.qdd, size nv) from a spanning state
-/// and independent generalized forces tauY (size ny).
+/// Constraint-embedding ABA (Chignoli et al. 2023, Alg. 1, eq. 53, 57-61): independent
+/// accelerations y_ddot (data.ydd, size ny) and spanning accelerations (data.qdd, size nv) from a
+/// spanning state and independent generalized forces tauY (size ny).
 Status ceAba(const ClusterModel& model, ClusterData& data, ConstVecRef q, ConstVecRef v,
              ConstVecRef tauY, const Force* fext = nullptr);
 

@@ -12,8 +12,8 @@ namespace clusterdyn {
 
 /// Per-cluster scratch (m bodies, n spanning dofs, d independent dofs, r constraint rows).
 struct ClusterWorkspace {
-  MatX G;                ///< n x d explicit constraint  v = G y_dot  (Chignoli et al. 2023, eq. 12)
-  VecX g;                ///< n      v_dot = G y_ddot + g            (eq. 14)
+  MatX G;                ///< n x d explicit constraint  v = G y_dot  (Chignoli et al. 2023, eq. 6)
+  VecX g;                ///< n      v_dot = G y_ddot + g            (eq. 3)
   MatX K;                ///< r x n  all constraint rows: K v = 0, K v_dot = k
   VecX k;                ///< r
   VecX phi;              ///< r      position residual

@@ -10,7 +10,7 @@
 //  * independent y (positions, size nyq) and y_dot (velocities, size ny): the coordinates of the
 //    floating base, of every joint outside loops, and of the joints marked independent="true"
 //    inside loop clusters, in spanning order. Spanning velocities are v = G y_dot with G block
-//    diagonal over clusters; v_dot = G y_ddot + g (Chignoli et al. 2023, eq. 12-14).
+//    diagonal over clusters; v_dot = G y_ddot + g (Chignoli et al. 2023, eq. 3, 6).
 // Joints inside loop clusters must be 1-dof (revolute, continuous, prismatic).
 #pragma once
 

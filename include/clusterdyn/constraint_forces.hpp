@@ -58,8 +58,8 @@ struct JointForces {
   std::vector<char> leaf;         ///< per body: 1 when no body hangs below it
 };
 
-/// After aba(): f[b] = IA_b a_b + pA_b (Jain 2011, eq. 18), the force transmitted by every tree
-/// joint onto its child body (body coordinates). f must have model.nbodies entries.
+/// After aba(): f[b] = IA_b a_b + pA_b (Jain, inter-body forces, eq. 18), the force transmitted by
+/// every tree joint onto its child body (body coordinates). f must have model.nbodies entries.
 Status abaJointForces(const Model& model, Data& data, std::vector<Force>& f);
 
 /// After a successful ceAba / ceAbaIndependent (layout Independent, tau = tauY) or

@@ -80,7 +80,7 @@ def test_cluster_dynamics(model):
         np.testing.assert_allclose(G @ ydd + g, qdd, atol=TOL)
         y, ydot = ws.spanning_to_independent(q, v)
         np.testing.assert_allclose(G @ ydot, v, atol=TOL)
-        # H = G^T M G with the spanning tree's M (Featherstone 2008; Jain 2011).
+        # H = G^T M G with the spanning tree's M (Featherstone 2008; Jain, inter-body forces).
         np.testing.assert_allclose(G.T @ ws.crba(q) @ G, H, atol=TOL)
         # Efforts on the spanning joints act through G^T.
         tau_s = rng.uniform(-1, 1, model.nv)

@@ -515,8 +515,4 @@ ClusterModel buildClusterModel(const UrdfDescription& urdf, const ModelOptions& 
   return cm;
 }
 
-ClusterModel loadModel(const std::string& path, const ModelOptions& options) {
-  return buildClusterModel(parseUrdfFile(path), options);
-}
-
 }  // namespace clusterdyn

@@ -564,7 +564,7 @@ void closeClusterAtReference(ClusterModel& cm, ClusterData& data, int k) {
   c.selectedRows.clear();
   for (int i = 0; i < rank; ++i) c.selectedRows.push_back(qrT.colsPermutation().indices()[i]);
   std::sort(c.selectedRows.begin(), c.selectedRows.end());
-  if (detail::explicitForm(cm, data, k, false) != Status::Ok)
+  if (detail::explicitForm(cm, data, k, detail::Bias::Skip) != Status::Ok)
     fail(where, elem,
          "the independent coordinates (" + velocityNameList(tree, c, c.independent) +
              ") do not parametrize the loop: the dependent block of the constraint "

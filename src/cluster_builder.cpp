@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "cluster_detail.hpp"
+#include "clusterdyn/cluster_algorithms.hpp"
 #include "clusterdyn/cluster_data.hpp"
 #include "clusterdyn/cluster_model.hpp"
 #include "clusterdyn/configuration.hpp"
@@ -18,6 +19,10 @@
 
 namespace clusterdyn {
 namespace {
+
+/// A leaf rotor is axisymmetric when rotating its inertia about the joint axis changes it by at
+/// most this much relative to mass + |Io| + |h|.
+constexpr double kAxisymmetryTolerance = 1e-12;
 
 /// Chord kinds before the bodies are renumbered (expressed with names).
 struct ChordBodies {
@@ -336,7 +341,7 @@ void findAxisymmetricRotors(ClusterModel& cm) {
     const Transform Rj = tree.joints[b].transform(std::array<double, 1>{1.0}.data());
     const SpatialInertia Ir = I.transformedBy(Rj);
     const double scale = I.mass + I.Io.norm() + I.h.norm();
-    if ((Ir.Io - I.Io).norm() + (Ir.h - I.h).norm() > 1e-12 * scale) continue;
+    if ((Ir.Io - I.Io).norm() + (Ir.h - I.h).norm() > kAxisymmetryTolerance * scale) continue;
     cm.axisymmetricLeaf[b] = 1;
     cm.axisymmetricInertiaInParent[b] = I.transformedBy(tree.jointPlacement[b]);
   }
@@ -481,7 +486,7 @@ void nameClusters(ClusterModel& cm) {
 /// rows).
 Eigen::ColPivHouseholderQR<MatX> constraintRankQR(const ClusterData& data, int k) {
   Eigen::ColPivHouseholderQR<MatX> qr(data.clusters[k].K.transpose());
-  qr.setThreshold(1e-9);
+  qr.setThreshold(kClosureSettings.referenceRankThreshold);
   return qr;
 }
 

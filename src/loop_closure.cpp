@@ -61,7 +61,7 @@ NewtonResult newton(const ClusterModel& cm, ClusterData& data, int k, Eigen::Ref
     // Converged: at tolerance, keep polishing (ill-conditioned loops gain accuracy) while
     // Newton still improves the residual tenfold.
     const bool atTolerance = res <= s.residualTolerance;
-    if (atTolerance && (res <= 1e-15 || res > 0.1 * previous))
+    if (atTolerance && (res <= s.exactResidual || res > 0.1 * previous))
       return regular ? NewtonResult::Converged : NewtonResult::Singular;
     if (it >= s.maxIterations) return NewtonResult::Failed;
     // Near-singular Kd with a (nearly) closed loop: a branch or dead point. Far from closure

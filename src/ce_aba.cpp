@@ -12,15 +12,16 @@ namespace clusterdyn {
 namespace {
 
 Status ceAbaCore(const ClusterModel& cm, ClusterData& data, ConstVecRef q, ConstVecRef v,
-                 const double* tau, bool spanningForces, const Force* fext) {
+                 const double* tau, detail::ForceCoordinates forces, const Force* fext) {
   Data& td = data.tree;
   const int ncl = static_cast<int>(cm.clusters.size());
   // Pass 1: kinematics, G and g, inertias, bias forces, cluster motion subspaces.
-  CDYN_TRY(detail::clusterVelocityPass(cm, data, q, v.data(), true, true));
+  CDYN_TRY(detail::clusterVelocityPass(cm, data, q, v.data(), detail::Bias::Compute,
+                                       detail::StateCheck::Check));
   detail::clusterInertiaAndBias(cm, data, fext);
   // Pass 2: articulated inertias, leaf clusters to root (eq. 53, 58-60).
   for (int k = ncl - 1; k >= 0; --k)
-    CDYN_TRY(detail::clusterArticulatedStep(cm, data, k, tau, spanningForces));
+    CDYN_TRY(detail::clusterArticulatedStep(cm, data, k, tau, forces));
   // Pass 3: accelerations, root cluster to leaves (eq. 53, 61).
   const Motion a0 = detail::gravityAcceleration(cm.tree);
   for (int k = 0; k < ncl; ++k) {
@@ -37,7 +38,8 @@ Status ceAba(const ClusterModel& model, ClusterData& data, ConstVecRef q, ConstV
   CDYN_TRY(detail::checkClusterArgs(model, data, q, &v));
   CDYN_TRY(detail::checkVector(data.tree, tauY, model.ny, "tau"));
   CDYN_TRY(detail::checkForces(model.tree, data.tree, fext));
-  const Status s = ceAbaCore(model, data, q, v, tauY.data(), false, fext);
+  const Status s =
+      ceAbaCore(model, data, q, v, tauY.data(), detail::ForceCoordinates::Independent, fext);
   return detail::checkOverflow(data.tree, s, data.qdd, "ceAba: qdd",
                                {{"q", detail::maxAbs(q), 1},
                                 {"v", detail::maxAbs(v), 2},
@@ -50,7 +52,8 @@ Status ceAbaSpanningForces(const ClusterModel& model, ClusterData& data, ConstVe
   CDYN_TRY(detail::checkClusterArgs(model, data, q, &v));
   CDYN_TRY(detail::checkVector(data.tree, tauSpanning, model.tree.nv, "tau"));
   CDYN_TRY(detail::checkForces(model.tree, data.tree, fext));
-  const Status s = ceAbaCore(model, data, q, v, tauSpanning.data(), true, fext);
+  const Status s =
+      ceAbaCore(model, data, q, v, tauSpanning.data(), detail::ForceCoordinates::Spanning, fext);
   return detail::checkOverflow(data.tree, s, data.qdd, "ceAbaSpanningForces: qdd",
                                {{"q", detail::maxAbs(q), 1},
                                 {"v", detail::maxAbs(v), 2},
@@ -67,7 +70,8 @@ Status ceAbaIndependent(const ClusterModel& model, ClusterData& data, ConstVecRe
   CDYN_TRY(detail::checkForces(model.tree, data.tree, fext));
   Status s = independentToSpanning(model, data, y, ydot);
   if (s == Status::Ok)
-    s = ceAbaCore(model, data, data.q, data.v, tauY.data(), false, fext);
+    s = ceAbaCore(model, data, data.q, data.v, tauY.data(), detail::ForceCoordinates::Independent,
+                  fext);
   else if (s != Status::ConstraintFailure)
     return s;  // size / finiteness of y, ydot
   return detail::checkOverflow(data.tree, s, data.qdd, "ceAbaIndependent: qdd",

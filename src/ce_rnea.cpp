@@ -48,10 +48,9 @@ void independentForces(const ClusterModel& cm, ClusterData& data, VecX& out) {
 /// Models whose clusters all have a constant G (couplings, mimics): check the state, q_ddot =
 /// G y_ddot, the tree RNEA in one fused pass, tau_y = G^T tau.
 Status ceRneaConstantG(const ClusterModel& cm, ClusterData& data, ConstVecRef q, const double* v,
-                       const double* ydd, const Force* fext, VecX& out, bool checkState) {
+                       const double* ydd, const Force* fext, VecX& out) {
   for (int k = 0; k < static_cast<int>(cm.clusters.size()); ++k) {
-    if (checkState && cm.clusters[k].constrained())
-      CDYN_TRY(detail::checkClusterState(cm, data, k, q, v));
+    if (cm.clusters[k].constrained()) CDYN_TRY(detail::checkClusterState(cm, data, k, q, v));
     spanningAccelerations(cm, data, k, ydd);
   }
   CDYN_TRY(detail::rneaPasses(cm.tree, data.tree, q, v, data.qdd.data(), fext, data.tree.tau));
@@ -60,14 +59,16 @@ Status ceRneaConstantG(const ClusterModel& cm, ClusterData& data, ConstVecRef q,
 }
 
 Status ceRneaCore(const ClusterModel& cm, ClusterData& data, ConstVecRef q, const double* v,
-                  const double* ydd, const Force* fext, VecX& out, bool checkState) {
-  if (!cm.hasImplicitClusters()) return ceRneaConstantG(cm, data, q, v, ydd, fext, out, checkState);
+                  const double* ydd, const Force* fext, VecX& out) {
+  if (!cm.hasImplicitClusters()) return ceRneaConstantG(cm, data, q, v, ydd, fext, out);
   const Model& tree = cm.tree;
   Data& td = data.tree;
   const Motion a0 = detail::gravityAcceleration(tree);
   for (int k = 0; k < static_cast<int>(cm.clusters.size()); ++k) {
     // Kinematics (and G, g) of cluster k, then its accelerations and forces (eq. 62-63).
-    CDYN_TRY(detail::clusterVelocityStep(cm, data, k, q, v, true, checkState, false));
+    CDYN_TRY(detail::clusterVelocityStep(cm, data, k, q, v, detail::Bias::Compute,
+                                         detail::StateCheck::Check,
+                                         detail::OutputPoses::ImplicitOnly));
     spanningAccelerations(cm, data, k, ydd);
     const Cluster& c = cm.clusters[k];
     for (int b = c.firstBody; b < c.firstBody + c.nbodies; ++b) {
@@ -100,7 +101,7 @@ Status ceRnea(const ClusterModel& model, ClusterData& data, ConstVecRef q, Const
   CDYN_TRY(detail::checkClusterArgs(model, data, q, &v));
   CDYN_TRY(detail::checkVector(data.tree, ydd, model.ny, "ydd"));
   CDYN_TRY(detail::checkForces(model.tree, data.tree, fext));
-  const Status s = ceRneaCore(model, data, q, v.data(), ydd.data(), fext, data.tauY, true);
+  const Status s = ceRneaCore(model, data, q, v.data(), ydd.data(), fext, data.tauY);
   return detail::checkOverflow(data.tree, s, data.tauY, "ceRnea: tau",
                                {{"q", detail::maxAbs(q), 1},
                                 {"v", detail::maxAbs(v), 2},
@@ -110,7 +111,7 @@ Status ceRnea(const ClusterModel& model, ClusterData& data, ConstVecRef q, Const
 
 Status clusterBias(const ClusterModel& model, ClusterData& data, ConstVecRef q, ConstVecRef v) {
   CDYN_TRY(detail::checkClusterArgs(model, data, q, &v));
-  const Status s = ceRneaCore(model, data, q, v.data(), nullptr, nullptr, data.C, true);
+  const Status s = ceRneaCore(model, data, q, v.data(), nullptr, nullptr, data.C);
   return detail::checkOverflow(data.tree, s, data.C, "clusterBias: C",
                                {{"q", detail::maxAbs(q), 1}, {"v", detail::maxAbs(v), 2}});
 }

@@ -146,6 +146,9 @@ Status checkOverflow(Data& data, Status status, const Out& out, const char* outp
   return status;
 }
 
+/// A quaternion in q is unit when | |q| - 1 | <= kQuaternionNormTolerance (else NotUnitQuaternion).
+inline constexpr double kQuaternionNormTolerance = 1e-6;
+
 /// Sizes, finiteness and unit quaternions of a configuration vector.
 Status checkConfiguration(const Model& model, Data& data, const Eigen::Ref<const VecX>& q);
 

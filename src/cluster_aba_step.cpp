@@ -42,13 +42,15 @@ Status singular(Data& td, const Cluster& c) {
 /// Pass 2 with one independent coordinate (rotor-link pairs, belts, four-bars): S a 6m x 1
 /// column, D a scalar.
 Status articulatedScalar(const ClusterModel& cm, ClusterData& data, int k, const double* tau,
-                         bool spanningForces) {
+                         ForceCoordinates forces) {
   const Cluster& c = cm.clusters[k];
   Data& td = data.tree;
   ClusterWorkspace& w = data.clusters[k];
   const int o = c.outputBody;
   double D = 0.0;
-  double u = spanningForces ? w.G.col(0).dot(Eigen::Map<const VecX>(tau + c.v0, c.nv)) : tau[c.y0];
+  double u = forces == ForceCoordinates::Spanning
+                 ? w.G.col(0).dot(Eigen::Map<const VecX>(tau + c.v0, c.nv))
+                 : tau[c.y0];
   for (int b = c.firstBody; b < c.firstBody + c.nbodies; ++b) {
     const int i = 6 * (b - c.firstBody);
     const auto s = w.S.block<6, 1>(i, 0);
@@ -91,7 +93,7 @@ Status articulatedScalar(const ClusterModel& cm, ClusterData& data, int k, const
 /// pair, D = 2).
 template <int D>
 Status articulatedFixed(const ClusterModel& cm, ClusterData& data, int k, const double* tau,
-                        bool spanningForces) {
+                        ForceCoordinates forces) {
   using Mat6D = Eigen::Matrix<double, 6, D>;
   using MatDD = Eigen::Matrix<double, D, D>;
   using VecD = Eigen::Matrix<double, D, 1>;
@@ -101,7 +103,7 @@ Status articulatedFixed(const ClusterModel& cm, ClusterData& data, int k, const 
   const int o = c.outputBody;
   MatDD Dm = MatDD::Zero();
   VecD u;
-  if (spanningForces)
+  if (forces == ForceCoordinates::Spanning)
     u.noalias() = w.G.transpose() * Eigen::Map<const VecX>(tau + c.v0, c.nv);
   else
     u = Eigen::Map<const VecD>(tau + c.y0);
@@ -146,7 +148,7 @@ Status articulatedFixed(const ClusterModel& cm, ClusterData& data, int k, const 
 
 /// Pass 2 with any number of independent coordinates (workspace storage, no heap).
 Status articulatedGeneric(const ClusterModel& cm, ClusterData& data, int k, const double* tau,
-                          bool spanningForces) {
+                          ForceCoordinates forces) {
   const Cluster& c = cm.clusters[k];
   Data& td = data.tree;
   ClusterWorkspace& w = data.clusters[k];
@@ -160,7 +162,7 @@ Status articulatedGeneric(const ClusterModel& cm, ClusterData& data, int k, cons
   if (w.llt.info() != Eigen::Success) return singular(td, c);
   w.Dinv.setIdentity();
   w.llt.solveInPlace(w.Dinv);
-  if (spanningForces)
+  if (forces == ForceCoordinates::Spanning)
     w.u.noalias() = w.G.transpose() * Eigen::Map<const VecX>(tau + c.v0, c.nv);
   else
     w.u = Eigen::Map<const VecX>(tau + c.y0, c.ny);
@@ -227,26 +229,27 @@ void clusterInertiaAndBias(const ClusterModel& cm, ClusterData& data, const Forc
     if (fext) td.pA[b] -= fext[b];
   }
   for (int k = 0; k < static_cast<int>(cm.clusters.size()); ++k)
-    if (cm.clusters[k].constrained()) clusterMotionSubspace(cm, data, k, true);
+    if (cm.clusters[k].constrained()) clusterMotionSubspace(cm, data, k, Bias::Compute);
 }
 
 Status clusterArticulatedStep(const ClusterModel& cm, ClusterData& data, int k, const double* tau,
-                              bool spanningForces) {
+                              ForceCoordinates forces) {
   const Cluster& c = cm.clusters[k];
   if (!c.constrained()) {  // one body: the ABA step (Featherstone Table 7.1)
     const int b = c.firstBody;
-    return articulatedBodyStep(cm.tree, data.tree, b, c.outputBody,
-                               spanningForces ? tau + cm.tree.idx_v[b] : tau + c.y0);
+    return articulatedBodyStep(
+        cm.tree, data.tree, b, c.outputBody,
+        forces == ForceCoordinates::Spanning ? tau + cm.tree.idx_v[b] : tau + c.y0);
   }
   switch (c.ny) {
     case 1:
-      return articulatedScalar(cm, data, k, tau, spanningForces);
+      return articulatedScalar(cm, data, k, tau, forces);
     case 2:
-      return articulatedFixed<2>(cm, data, k, tau, spanningForces);
+      return articulatedFixed<2>(cm, data, k, tau, forces);
     case 3:
-      return articulatedFixed<3>(cm, data, k, tau, spanningForces);
+      return articulatedFixed<3>(cm, data, k, tau, forces);
     default:
-      return articulatedGeneric(cm, data, k, tau, spanningForces);
+      return articulatedGeneric(cm, data, k, tau, forces);
   }
 }
 

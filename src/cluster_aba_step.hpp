@@ -9,16 +9,20 @@
 
 namespace clusterdyn::detail {
 
+/// The generalized forces tau of clusterArticulatedStep: independent (ny, the layout of
+/// ClusterModel::independentVelocityNames) or on the spanning-tree joints (nv, mapped by G^T).
+enum class ForceCoordinates : bool { Independent = false, Spanning = true };
+
 /// Pass 1 after clusterVelocityPass: IA_b = I_b, pA_b = v_b x* I_b v_b - fext_b for every body
 /// and the motion subspace S and bias c of every constrained cluster (eq. 15, 19).
 void clusterInertiaAndBias(const ClusterModel& cm, ClusterData& data, const Force* fext);
 
 /// Pass 2 for cluster k: U, D^-1, u (eq. 53) and the articulated inertia and bias it adds to
-/// its output body (eq. 59-60). tau: independent forces (ny) or, with spanningForces, spanning
-/// forces (nv) mapped by G^T. Also stores Ubar = Xh^T U (data.clusters[k].Ubar) for the
-/// constraint-space propagation.
+/// its output body (eq. 59-60). tau: independent forces (ny) or, with
+/// ForceCoordinates::Spanning, spanning forces (nv) mapped by G^T. Also stores Ubar = Xh^T U
+/// (data.clusters[k].Ubar) for the constraint-space propagation.
 Status clusterArticulatedStep(const ClusterModel& cm, ClusterData& data, int k, const double* tau,
-                              bool spanningForces);
+                              ForceCoordinates forces);
 
 /// Pass 3 for cluster k: y_ddot (eq. 53), body accelerations a_gf (eq. 61) and spanning
 /// accelerations qdd = G y_ddot + g, from the output body's acceleration ao.

@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "cluster_detail.hpp"
+#include "clusterdyn/cluster_algorithms.hpp"
 #include "clusterdyn/cluster_data.hpp"
 #include "clusterdyn/cluster_model.hpp"
 #include "clusterdyn/configuration.hpp"
@@ -18,6 +19,10 @@
 
 namespace clusterdyn {
 namespace {
+
+/// A leaf rotor is axisymmetric when rotating its inertia about the joint axis changes it by at
+/// most this much relative to mass + |Io| + |h|.
+constexpr double kAxisymmetryTolerance = 1e-12;
 
 /// Chord kinds before the bodies are renumbered (expressed with names).
 struct ChordBodies {
@@ -147,20 +152,19 @@ LoopJoint makeLoop(const Model& tree, const UrdfDescription& urdf, const UrdfLoo
   return lj;
 }
 
-}  // namespace
+// --- 1. Chords and the bodies each puts in one cluster (original numbering). ----------------
 
-ClusterModel buildClusterModel(const UrdfDescription& urdf, const ModelOptions& options) {
-  const Model tree0 = detail::buildSpanningTree(urdf, options);
-  const int n = tree0.nbodies;
+using JointsByName = std::map<std::string, const UrdfJoint*>;
 
-  // --- 1. Chords and the bodies each puts in one cluster (original numbering). -------------
-  std::map<std::string, const UrdfJoint*> jointByName;
-  for (const auto& j : urdf.joints) jointByName[j.name] = &j;
+/// One chord per coupling, uncut loop and mimic, with the spanning-tree bodies it puts in one
+/// cluster. Rejects chords through multi-dof joints and cycles among mimics.
+std::vector<ChordBodies> chordBodies(const Model& tree0, const UrdfDescription& urdf,
+                                     const ModelOptions& options, const JointsByName& jointByName) {
   std::vector<ChordBodies> chords;
   // `ends` are bodies whose connecting paths the chord constrains; the cluster holds every body
   // on those paths below the ends' nearest common ancestor `C` (given explicitly for mimics).
-  auto chordBodies = [&](const std::vector<int>& ends, const std::string& where,
-                         const std::string& elem, int C = -2) {
+  auto addChord = [&](const std::vector<int>& ends, const std::string& where,
+                      const std::string& elem, int C = -2) {
     if (C == -2) {
       C = ends[0];
       for (int b : ends) C = nearestCommonAncestor(tree0, C, b);
@@ -183,12 +187,12 @@ ClusterModel buildClusterModel(const UrdfDescription& urdf, const ModelOptions& 
     std::vector<int> ends;
     for (const auto& t : c.predecessors) ends.push_back(linkRef(tree0, t.link).body);
     ends.push_back(linkRef(tree0, c.successor).body);
-    chordBodies(ends, urdf.where(c.line), "<coupling name=\"" + c.name + "\">");
+    addChord(ends, urdf.where(c.line), "<coupling name=\"" + c.name + "\">");
   }
   for (const auto& l : urdf.loops)
     if (!detail::isCutLoop(l, options))
-      chordBodies({linkRef(tree0, l.predecessor).body, linkRef(tree0, l.successor).body},
-                  urdf.where(l.line), "<loop name=\"" + l.name + "\">");
+      addChord({linkRef(tree0, l.predecessor).body, linkRef(tree0, l.successor).body},
+               urdf.where(l.line), "<loop name=\"" + l.name + "\">");
   // Mimic chords; reject cycles among mimics.
   for (const auto& j : urdf.joints) {
     if (!j.mimic.present) continue;
@@ -204,11 +208,19 @@ ClusterModel buildClusterModel(const UrdfDescription& urdf, const ModelOptions& 
     if (bf < 0 || bl < 0)
       fail(urdf.where(j.mimic.line), elem, "mimic between fixed joints is meaningless");
     // Both joints' bodies belong to the cluster: paths up to the NCA of their parents.
-    chordBodies({bf, bl}, urdf.where(j.mimic.line), elem,
-                nearestCommonAncestor(tree0, tree0.parent[bf], tree0.parent[bl]));
+    addChord({bf, bl}, urdf.where(j.mimic.line), elem,
+             nearestCommonAncestor(tree0, tree0.parent[bf], tree0.parent[bl]));
   }
+  return chords;
+}
 
-  // --- 2. Merge overlapping chords; grow clusters to a single output body (footnote 2). ----
+// --- 2. Merge overlapping chords; grow clusters to a single output body (footnote 2). -------
+
+/// Group of every spanning-tree body: the union-find root of its merged chords, or n + b for a
+/// body in no chord (a cluster of its own).
+std::vector<int> mergeChords(const Model& tree0, const UrdfDescription& urdf,
+                             const std::vector<ChordBodies>& chords) {
+  const int n = tree0.nbodies;
   UnionFind uf(n);
   std::vector<char> inChord(n, 0);
   for (const auto& c : chords)
@@ -242,13 +254,20 @@ ClusterModel buildClusterModel(const UrdfDescription& urdf, const ModelOptions& 
       break;  // recompute the groups
     }
   }
-
-  // --- 3. Clusters in regular order; renumber bodies so clusters are contiguous. -----------
   std::vector<int> groupOf(n);
   for (int b = 0; b < n; ++b) groupOf[b] = inChord[b] ? uf.find(b) : n + b;
+  return groupOf;
+}
+
+// --- 3. Clusters in regular order; renumber bodies so clusters are contiguous. -------------
+
+/// The groups' bodies (original, topological order within a group), groups in the regular
+/// order of the cluster tree: depth first from the roots, children ordered by their first body.
+std::vector<std::vector<int>> clustersInRegularOrder(const Model& tree0,
+                                                     const std::vector<int>& groupOf) {
+  const int n = tree0.nbodies;
   std::map<int, std::vector<int>> groups;  // bodies in original (topological) order
   for (int b = 0; b < n; ++b) groups[groupOf[b]].push_back(b);
-  // Cluster tree by DFS from the roots, children ordered by their first body.
   std::map<int, std::vector<int>> childGroups;
   std::vector<int> rootGroups;
   for (const auto& [gid, bodies] : groups) {
@@ -259,30 +278,34 @@ ClusterModel buildClusterModel(const UrdfDescription& urdf, const ModelOptions& 
   auto byFirst = [&](int a, int b) { return firstBody(a) < firstBody(b); };
   std::sort(rootGroups.begin(), rootGroups.end(), byFirst);
   for (auto& [g, ch] : childGroups) std::sort(ch.begin(), ch.end(), byFirst);
-  std::vector<int> groupOrder, order;
+  std::vector<std::vector<int>> ordered;
   std::vector<int> stack(rootGroups.rbegin(), rootGroups.rend());
   while (!stack.empty()) {
     const int g = stack.back();
     stack.pop_back();
-    groupOrder.push_back(g);
+    ordered.push_back(groups[g]);
     auto it = childGroups.find(g);
     if (it != childGroups.end()) stack.insert(stack.end(), it->second.rbegin(), it->second.rend());
   }
-  for (int g : groupOrder)
-    for (int b : groups[g]) order.push_back(b);
+  return ordered;
+}
 
-  ClusterModel cm;
+/// cm.tree (tree0 with its bodies renumbered cluster by cluster), cm.bodyCluster and the
+/// clusters' bodies, output bodies, parents and coordinate ranges.
+void addClusters(ClusterModel& cm, const Model& tree0,
+                 const std::vector<std::vector<int>>& clusterBodies, const std::string& source) {
+  std::vector<int> order;
+  for (const auto& bodies : clusterBodies)
+    for (int b : bodies) order.push_back(b);
   cm.tree = permuteBodies(tree0, order);
   const Model& tree = cm.tree;
   cm.bodyCluster.assign(tree.nbodies, -1);
-  std::map<int, int> clusterOfGroup;
   int body = 0;
-  for (int g : groupOrder) {
+  for (const auto& bodies : clusterBodies) {
     Cluster c;
     c.firstBody = body;
-    c.nbodies = static_cast<int>(groups[g].size());
+    c.nbodies = static_cast<int>(bodies.size());
     body += c.nbodies;
-    clusterOfGroup[g] = static_cast<int>(cm.clusters.size());
     for (int b = c.firstBody; b < c.firstBody + c.nbodies; ++b)
       cm.bodyCluster[b] = static_cast<int>(cm.clusters.size());
     cm.clusters.push_back(c);
@@ -296,7 +319,7 @@ ClusterModel buildClusterModel(const UrdfDescription& urdf, const ModelOptions& 
     for (int b = c.firstBody; b < last; ++b) {
       const int p = tree.parent[b];
       if (p < c.firstBody && p != c.outputBody)
-        throw ModelError(urdf.source + ": internal error: cluster with two output bodies");
+        throw ModelError(source + ": internal error: cluster with two output bodies");
     }
     c.q0 = tree.idx_q[c.firstBody];
     c.v0 = tree.idx_v[c.firstBody];
@@ -304,9 +327,12 @@ ClusterModel buildClusterModel(const UrdfDescription& urdf, const ModelOptions& 
     c.nv = (last < tree.nbodies ? tree.idx_v[last] : tree.nv) - c.v0;
     cm.maxClusterBodies = std::max(cm.maxClusterBodies, c.nbodies);
   }
+}
 
-  // Rotors: leaf bodies on revolute joints whose inertia is invariant under rotation about the
-  // joint axis (then it is invariant for every angle; checked at one generic angle).
+/// Rotors: leaf bodies on revolute joints whose inertia is invariant under rotation about the
+/// joint axis (then it is invariant for every angle; checked at one generic angle).
+void findAxisymmetricRotors(ClusterModel& cm) {
+  const Model& tree = cm.tree;
   cm.axisymmetricLeaf.assign(tree.nbodies, 0);
   cm.axisymmetricInertiaInParent.assign(tree.nbodies, SpatialInertia());
   for (int b = 0; b < tree.nbodies; ++b) {
@@ -315,18 +341,28 @@ ClusterModel buildClusterModel(const UrdfDescription& urdf, const ModelOptions& 
     const Transform Rj = tree.joints[b].transform(std::array<double, 1>{1.0}.data());
     const SpatialInertia Ir = I.transformedBy(Rj);
     const double scale = I.mass + I.Io.norm() + I.h.norm();
-    if ((Ir.Io - I.Io).norm() + (Ir.h - I.h).norm() > 1e-12 * scale) continue;
+    if ((Ir.Io - I.Io).norm() + (Ir.h - I.h).norm() > kAxisymmetryTolerance * scale) continue;
     cm.axisymmetricLeaf[b] = 1;
     cm.axisymmetricInertiaInParent[b] = I.transformedBy(tree.jointPlacement[b]);
   }
+}
 
-  // --- 4. Constraints in the new numbering. ------------------------------------------------
+// --- 4. Constraints in the new numbering. --------------------------------------------------
+
+/// Explicit relations of the couplings (coefficients on the spanning velocities).
+void addCouplingRelations(ClusterModel& cm, const UrdfDescription& urdf) {
   for (const auto& c : urdf.couplings) {
-    ExplicitRelation rel = couplingRelation(tree, urdf, c);
-    rel.cluster = cm.bodyCluster[tree.velocityOwner[rel.terms[0].first]];
+    ExplicitRelation rel = couplingRelation(cm.tree, urdf, c);
+    rel.cluster = cm.bodyCluster[cm.tree.velocityOwner[rel.terms[0].first]];
     cm.clusters[rel.cluster].relations.push_back(static_cast<int>(cm.relations.size()));
     cm.relations.push_back(rel);
   }
+}
+
+/// Explicit relations of the mimic joints; returns the followers' velocity indices (dependent
+/// coordinates).
+std::set<int> addMimicRelations(ClusterModel& cm, const UrdfDescription& urdf) {
+  const Model& tree = cm.tree;
   std::set<int> mimicFollowers;
   for (const auto& j : urdf.joints) {
     if (!j.mimic.present) continue;
@@ -345,24 +381,38 @@ ClusterModel buildClusterModel(const UrdfDescription& urdf, const ModelOptions& 
     cm.clusters[rel.cluster].relations.push_back(static_cast<int>(cm.relations.size()));
     cm.relations.push_back(rel);
   }
+  return mimicFollowers;
+}
+
+/// Loop joints: implicit constraints of their clusters, or cut loops (left open: constraints
+/// for the proximal solvers).
+void addLoopJoints(ClusterModel& cm, const UrdfDescription& urdf, const ModelOptions& options) {
   for (const auto& l : urdf.loops) {
-    if (detail::isCutLoop(l, options)) {  // left open: a constraint for the proximal solvers
-      cm.cutLoops.push_back(makeLoop(tree, urdf, l));
+    if (detail::isCutLoop(l, options)) {
+      cm.cutLoops.push_back(makeLoop(cm.tree, urdf, l));
       continue;
     }
-    LoopJoint lj = makeLoop(tree, urdf, l);
+    LoopJoint lj = makeLoop(cm.tree, urdf, l);
     // The deeper end lies inside the loop's cluster (the other may be its output body).
     lj.cluster = cm.bodyCluster[std::max(lj.successorBody, lj.predecessorBody)];
     cm.clusters[lj.cluster].loops.push_back(static_cast<int>(cm.loops.size()));
     cm.loops.push_back(lj);
   }
+}
 
-  // --- 5. Independent coordinates per cluster. ---------------------------------------------
+// --- 5. Independent coordinates per cluster. -----------------------------------------------
+
+/// Each cluster's independent and dependent velocities (independent="false" joints and mimic
+/// followers are dependent), its explicit constraint matrix and its number of constraint rows.
+void partitionCoordinates(ClusterModel& cm, const UrdfDescription& urdf,
+                          const ModelOptions& options, const JointsByName& jointByName,
+                          const std::set<int>& mimicFollowers) {
+  const Model& tree = cm.tree;
   const std::set<std::string> cutPathJoints = detail::cutLoopPathJoints(urdf, options);
   for (auto& c : cm.clusters) {
     for (int b = c.firstBody; b < c.firstBody + c.nbodies; ++b) {
       const UrdfJoint* uj =
-          jointByName.count(tree.jointNames[b]) ? jointByName[tree.jointNames[b]] : nullptr;
+          jointByName.count(tree.jointNames[b]) ? jointByName.at(tree.jointNames[b]) : nullptr;
       const bool declaredDependent = uj && uj->independentGiven && !uj->independent;
       for (int k = 0; k < tree.nvs[b]; ++k) {
         const int iv = tree.idx_v[b] + k;
@@ -386,6 +436,12 @@ ClusterModel buildClusterModel(const UrdfDescription& urdf, const ModelOptions& 
     c.constraintRows = static_cast<int>(c.relations.size());
     for (int l : c.loops) c.constraintRows += cm.loops[l].rows();
   }
+}
+
+/// Layout of the independent coordinates y (velocities) and yq (positions) over the clusters,
+/// with their spanning indices and names.
+void indexIndependentCoordinates(ClusterModel& cm) {
+  const Model& tree = cm.tree;
   int y = 0, yq = 0;
   for (auto& c : cm.clusters) {
     c.y0 = y;
@@ -411,112 +467,158 @@ ClusterModel buildClusterModel(const UrdfDescription& urdf, const ModelOptions& 
   }
   cm.ny = y;
   cm.nyq = yq;
+}
 
-  // Cluster names: the chords' names, or the single body's link name.
+/// Cluster names: the chords' names, or the single body's link name.
+void nameClusters(ClusterModel& cm) {
   for (auto& c : cm.clusters) {
     std::string name;
     for (int r : c.relations) name += (name.empty() ? "" : "+") + cm.relations[r].name;
     for (int l : c.loops) name += (name.empty() ? "" : "+") + cm.loops[l].name;
-    if (name.empty() || c.nbodies == 1) name = tree.bodyNames[c.firstBody];
+    if (name.empty() || c.nbodies == 1) name = cm.tree.bodyNames[c.firstBody];
     c.name = name;
   }
-
-  // --- 6. Close the loops at the reference configuration; check the independent sets. ------
-  cm.qReference = neutralConfiguration(tree);
-  {
-    ClusterData data(cm, false);  // cluster workspaces only: no ny x ny / nv x nv matrices
-    for (int k = 0; k < static_cast<int>(cm.clusters.size()); ++k) {
-      Cluster& c = cm.clusters[k];
-      if (!c.constrained()) {
-        c.G.setIdentity(c.nv, c.nv);
-        continue;
-      }
-      std::string elem = "cluster '" + c.name + "'";
-      const std::string where =
-          !c.loops.empty() ? cm.loops[c.loops[0]].location : cm.relations[c.relations[0]].location;
-      // Close the loops at y = 0 and at a few random independent values (the zero
-      // configuration may be singular, e.g. a parallelogram four-bar with collinear links);
-      // keep the closed configuration where K has the largest rank (the generic one).
-      std::mt19937_64 rng(7);
-      std::uniform_real_distribution<double> uni(-0.6, 0.6);
-      VecX best;
-      int bestRank = -1;
-      std::string lastError;
-      for (int attempt = 0; attempt < 8 && bestRank < c.nv - c.ny; ++attempt) {
-        VecX qTry = cm.qReference;
-        for (int iv : c.independent)
-          qTry[tree.idx_q[tree.velocityOwner[c.v0 + iv]]] = attempt == 0 ? 0.0 : uni(rng);
-        if (detail::closeClusterPositions(cm, data, k, qTry) != Status::Ok) {
-          lastError = data.errorMessage();
-          continue;
-        }
-        detail::constraintJacobian(cm, data, k);
-        Eigen::ColPivHouseholderQR<MatX> qr(data.clusters[k].K.transpose());
-        qr.setThreshold(1e-9);
-        if (static_cast<int>(qr.rank()) > bestRank) {
-          bestRank = static_cast<int>(qr.rank());
-          best = qTry;
-        }
-      }
-      auto names = [&](const std::vector<int>& idx) {
-        std::string s;
-        for (int iv : idx) s += (s.empty() ? "'" : ", '") + tree.velocityNames[c.v0 + iv] + "'";
-        return s.empty() ? std::string("none") : s;
-      };
-      auto countError = [&](int freedom, const char* qualifier) {
-        fail(where, elem,
-             "has " + std::to_string(c.ny) + " independent coordinates (" + names(c.independent) +
-                 ") but its constraints leave " + qualifier + std::to_string(freedom) +
-                 " degrees of freedom; mark exactly that many of its joints independent=\"true\"" +
-                 (c.ny > freedom ? " (more independent coordinates than the cluster's freedom)"
-                                 : ""));
-      };
-      if (bestRank < 0) {
-        // No closure: before blaming the geometry, check the count. The rank of K at an
-        // unclosed configuration bounds the rank on the constraint manifold from above for the
-        // generic mechanisms URDF+ describes; more independent coordinates than nv - rank
-        // cannot be right (nor can zero dependent coordinates with a violated constraint).
-        detail::clusterPlacements(cm, data, k, cm.qReference);
-        detail::constraintJacobian(cm, data, k);
-        Eigen::ColPivHouseholderQR<MatX> qr(data.clusters[k].K.transpose());
-        qr.setThreshold(1e-9);
-        const int freedom = c.nv - static_cast<int>(qr.rank());
-        if (c.ny > freedom || c.dependent.empty()) countError(freedom, "at most ");
-        fail(where, elem,
-             "the loop cannot be closed (tried the independent coordinates at zero and at 7 "
-             "random values): " +
-                 lastError);
-      }
-      cm.qReference = best;
-      detail::clusterPlacements(cm, data, k, cm.qReference);
-      detail::constraintJacobian(cm, data, k);
-      ClusterWorkspace& w = data.clusters[k];
-      // Rank-revealing QR of K^T: its column pivots rank the constraint rows; keep rank(K).
-      Eigen::ColPivHouseholderQR<MatX> qrT(w.K.transpose());
-      qrT.setThreshold(1e-9);
-      const int rank = static_cast<int>(qrT.rank());
-      const int freedom = c.nv - rank;
-      if (c.ny != freedom) countError(freedom, "");
-      c.selectedRows.clear();
-      for (int i = 0; i < rank; ++i) c.selectedRows.push_back(qrT.colsPermutation().indices()[i]);
-      std::sort(c.selectedRows.begin(), c.selectedRows.end());
-      if (detail::explicitForm(cm, data, k, false) != Status::Ok)
-        fail(where, elem,
-             "the independent coordinates (" + names(c.independent) +
-                 ") do not parametrize the loop: the dependent block of the constraint "
-                 "Jacobian for (" +
-                 names(c.dependent) + ") is singular at the reference configuration");
-      if (!c.implicit()) c.G = w.G;
-    }
-  }
-  // Log a short summary at debug level.
-  log::debug("{}: {} clusters, nv spanning {}, ny {}", urdf.source, cm.clusters.size(), tree.nv,
-             cm.ny);
-  return cm;
 }
 
-ClusterModel loadModel(const std::string& path, const ModelOptions& options) {
-  return buildClusterModel(parseUrdfFile(path), options);
+// --- 6. Close the loops at the reference configuration; check the independent sets. --------
+
+/// Rank-revealing QR of K^T for cluster k's K in data (its column pivots rank the constraint
+/// rows).
+Eigen::ColPivHouseholderQR<MatX> constraintRankQR(const ClusterData& data, int k) {
+  Eigen::ColPivHouseholderQR<MatX> qr(data.clusters[k].K.transpose());
+  qr.setThreshold(kClosureSettings.referenceRankThreshold);
+  return qr;
+}
+
+/// 'name1', 'name2' of the cluster's local velocities idx, or none.
+std::string velocityNameList(const Model& tree, const Cluster& c, const std::vector<int>& idx) {
+  std::string s;
+  for (int iv : idx) s += (s.empty() ? "'" : ", '") + tree.velocityNames[c.v0 + iv] + "'";
+  return s.empty() ? std::string("none") : s;
+}
+
+/// The cluster's independent coordinates and the constraints' freedom do not match.
+[[noreturn]] void failIndependentCount(const Model& tree, const Cluster& c,
+                                       const std::string& where, const std::string& elem,
+                                       int freedom, const char* qualifier) {
+  fail(where, elem,
+       "has " + std::to_string(c.ny) + " independent coordinates (" +
+           velocityNameList(tree, c, c.independent) + ") but its constraints leave " + qualifier +
+           std::to_string(freedom) +
+           " degrees of freedom; mark exactly that many of its joints independent=\"true\"" +
+           (c.ny > freedom ? " (more independent coordinates than the cluster's freedom)" : ""));
+}
+
+/// Closes constrained cluster k in cm.qReference and checks its independent set: the
+/// constraints' freedom nv - rank(K) equals ny and the dependent block is regular there. Sets
+/// the cluster's selected rows and, for explicit clusters, its constant G.
+void closeClusterAtReference(ClusterModel& cm, ClusterData& data, int k) {
+  const Model& tree = cm.tree;
+  Cluster& c = cm.clusters[k];
+  std::string elem = "cluster '" + c.name + "'";
+  const std::string where =
+      !c.loops.empty() ? cm.loops[c.loops[0]].location : cm.relations[c.relations[0]].location;
+  // Close the loops at y = 0 and at a few random independent values (the zero
+  // configuration may be singular, e.g. a parallelogram four-bar with collinear links);
+  // keep the closed configuration where K has the largest rank (the generic one).
+  std::mt19937_64 rng(7);
+  std::uniform_real_distribution<double> uni(-0.6, 0.6);
+  VecX best;
+  int bestRank = -1;
+  std::string lastError;
+  for (int attempt = 0; attempt < 8 && bestRank < c.nv - c.ny; ++attempt) {
+    VecX qTry = cm.qReference;
+    for (int iv : c.independent)
+      qTry[tree.idx_q[tree.velocityOwner[c.v0 + iv]]] = attempt == 0 ? 0.0 : uni(rng);
+    if (detail::closeClusterPositions(cm, data, k, qTry) != Status::Ok) {
+      lastError = data.errorMessage();
+      continue;
+    }
+    detail::constraintJacobian(cm, data, k);
+    const auto qr = constraintRankQR(data, k);
+    if (static_cast<int>(qr.rank()) > bestRank) {
+      bestRank = static_cast<int>(qr.rank());
+      best = qTry;
+    }
+  }
+  if (bestRank < 0) {
+    // No closure: before blaming the geometry, check the count. The rank of K at an
+    // unclosed configuration bounds the rank on the constraint manifold from above for the
+    // generic mechanisms URDF+ describes; more independent coordinates than nv - rank
+    // cannot be right (nor can zero dependent coordinates with a violated constraint).
+    detail::clusterPlacements(cm, data, k, cm.qReference);
+    detail::constraintJacobian(cm, data, k);
+    const auto qr = constraintRankQR(data, k);
+    const int freedom = c.nv - static_cast<int>(qr.rank());
+    if (c.ny > freedom || c.dependent.empty())
+      failIndependentCount(tree, c, where, elem, freedom, "at most ");
+    fail(where, elem,
+         "the loop cannot be closed (tried the independent coordinates at zero and at 7 "
+         "random values): " +
+             lastError);
+  }
+  cm.qReference = best;
+  detail::clusterPlacements(cm, data, k, cm.qReference);
+  detail::constraintJacobian(cm, data, k);
+  ClusterWorkspace& w = data.clusters[k];
+  // Rank-revealing QR of K^T: its column pivots rank the constraint rows; keep rank(K).
+  const auto qrT = constraintRankQR(data, k);
+  const int rank = static_cast<int>(qrT.rank());
+  const int freedom = c.nv - rank;
+  if (c.ny != freedom) failIndependentCount(tree, c, where, elem, freedom, "");
+  c.selectedRows.clear();
+  for (int i = 0; i < rank; ++i) c.selectedRows.push_back(qrT.colsPermutation().indices()[i]);
+  std::sort(c.selectedRows.begin(), c.selectedRows.end());
+  if (detail::explicitForm(cm, data, k, detail::Bias::Skip) != Status::Ok)
+    fail(where, elem,
+         "the independent coordinates (" + velocityNameList(tree, c, c.independent) +
+             ") do not parametrize the loop: the dependent block of the constraint "
+             "Jacobian for (" +
+             velocityNameList(tree, c, c.dependent) +
+             ") is singular at the reference configuration");
+  if (!c.implicit()) c.G = w.G;
+}
+
+/// cm.qReference: the neutral configuration with every constrained cluster closed; G = I for
+/// the unconstrained clusters.
+void closeReferenceConfiguration(ClusterModel& cm) {
+  cm.qReference = neutralConfiguration(cm.tree);
+  ClusterData data(cm, false);  // cluster workspaces only: no ny x ny / nv x nv matrices
+  for (int k = 0; k < static_cast<int>(cm.clusters.size()); ++k) {
+    Cluster& c = cm.clusters[k];
+    if (!c.constrained())
+      c.G.setIdentity(c.nv, c.nv);
+    else
+      closeClusterAtReference(cm, data, k);
+  }
+}
+
+}  // namespace
+
+ClusterModel buildClusterModel(const UrdfDescription& urdf, const ModelOptions& options) {
+  const Model tree0 = detail::buildSpanningTree(urdf, options);
+  JointsByName jointByName;
+  for (const auto& j : urdf.joints) jointByName[j.name] = &j;
+
+  const std::vector<ChordBodies> chords = chordBodies(tree0, urdf, options, jointByName);
+  const std::vector<int> groupOf = mergeChords(tree0, urdf, chords);
+
+  ClusterModel cm;
+  addClusters(cm, tree0, clustersInRegularOrder(tree0, groupOf), urdf.source);
+  findAxisymmetricRotors(cm);
+
+  addCouplingRelations(cm, urdf);
+  const std::set<int> mimicFollowers = addMimicRelations(cm, urdf);
+  addLoopJoints(cm, urdf, options);
+
+  partitionCoordinates(cm, urdf, options, jointByName, mimicFollowers);
+  indexIndependentCoordinates(cm);
+  nameClusters(cm);
+
+  closeReferenceConfiguration(cm);
+  log::debug("{}: {} clusters, nv spanning {}, ny {}", urdf.source, cm.clusters.size(), cm.tree.nv,
+             cm.ny);
+  return cm;
 }
 
 }  // namespace clusterdyn

@@ -32,14 +32,16 @@ Status clusterMassMatrix(const ClusterModel& model, ClusterData& data, ConstVecR
     return detail::fail(data.tree, Status::InvalidArgument,
                         "clusterMassMatrix: the workspace was created without dense matrices "
                         "(no H)");
-  CDYN_TRY(detail::clusterVelocityPass(model, data, q, nullptr, false, true));
+  CDYN_TRY(detail::clusterVelocityPass(model, data, q, nullptr, detail::Bias::Skip,
+                                       detail::StateCheck::Check));
   const Model& tree = model.tree;
   Data& td = data.tree;
   std::vector<SpatialInertia>& Ic = td.Ycrb;  // I~_b: rigid composites
   for (int b = 0; b < tree.nbodies; ++b) Ic[b] = tree.inertias[b];
   const int ncl = static_cast<int>(model.clusters.size());
   for (int k = 0; k < ncl; ++k)
-    if (model.clusters[k].constrained()) detail::clusterMotionSubspace(model, data, k, false);
+    if (model.clusters[k].constrained())
+      detail::clusterMotionSubspace(model, data, k, detail::Bias::Skip);
   data.H.setZero();
   for (int k = ncl - 1; k >= 0; --k) {
     const Cluster& c = model.clusters[k];

@@ -5,6 +5,22 @@
 
 namespace clusterdyn::detail {
 
+// Named switches of the per-cluster building blocks (call sites read `Bias::Compute`, not
+// `true`). Each is a compile-time-cheap bool underneath: the same code as the flags they replace.
+
+/// Whether a step also computes the velocity-product terms: the explicit-form bias g
+/// (Chignoli et al. 2023, eq. 14) and the constraint bias k, and the cluster bias c (eq. 19).
+/// Kinematics-only users (CRBA, v = G y_dot, the Delassus rows, the builder) skip them.
+enum class Bias : bool { Skip = false, Compute = true };
+
+/// Whether the cluster velocity pass rejects spanning states (q, v) that violate the
+/// constraints (checkClusterState, ConstraintFailure).
+enum class StateCheck : bool { Skip = false, Check = true };
+
+/// Poses relative to the output body (ClusterWorkspace::outputTb) in the cluster velocity pass:
+/// of every constrained cluster, or of the implicit ones only (which always need them).
+enum class OutputPoses : bool { ImplicitOnly = false, All = true };
+
 /// liMi of the cluster's bodies from q and their poses relative to the output body
 /// (ClusterWorkspace::outputTb).
 void clusterPlacements(const ClusterModel& cm, ClusterData& data, int k,
@@ -19,9 +35,9 @@ void constraintResidual(const ClusterModel& cm, ClusterData& data, int k,
 void constraintJacobian(const ClusterModel& cm, ClusterData& data, int k);
 /// Bias k (r) with K v_dot = k (needs poses, data.tree.v and data.localBias).
 void constraintBias(const ClusterModel& cm, ClusterData& data, int k);
-/// G (and g if withBias) from the selected rows of K (and k). Fails (ConstraintFailure) if
-/// the dependent block is singular (ClosureSettings::singularTolerance).
-Status explicitForm(const ClusterModel& cm, ClusterData& data, int k, bool withBias);
+/// G (and g with Bias::Compute) from the selected rows of K (and k). Fails (ConstraintFailure)
+/// if the dependent block is singular (ClosureSettings::singularTolerance).
+Status explicitForm(const ClusterModel& cm, ClusterData& data, int k, Bias bias);
 /// Copies the dependent block of K (selected rows, dependent columns) into w.Kd; returns
 /// max |Kd_ij|.
 double gatherDependentBlock(const ClusterModel& cm, ClusterData& data, int k);
@@ -44,26 +60,27 @@ Status closeClusterPositions(const ClusterModel& cm, ClusterData& data, int k, E
 namespace clusterdyn::detail {
 
 /// Tree kinematics cluster by cluster (liMi, oMi, v, c = v x S qd) and each cluster's G (and g
-/// when withBias) at (q, v). With checkState, rejects spanning states that violate the
-/// constraints (ConstraintFailure). v may be nullptr (zero velocity). withPoses: also the
-/// poses relative to the output body (outputTb) of explicit clusters (implicit ones always).
+/// with Bias::Compute) at (q, v). With StateCheck::Check, rejects spanning states that violate
+/// the constraints (ConstraintFailure). v may be nullptr (zero velocity). OutputPoses::All: also
+/// the poses relative to the output body (outputTb) of explicit clusters (implicit ones always).
 Status clusterVelocityPass(const ClusterModel& cm, ClusterData& data,
-                           const Eigen::Ref<const VecX>& q, const double* v, bool withBias,
-                           bool checkState, bool withPoses = true);
+                           const Eigen::Ref<const VecX>& q, const double* v, Bias bias,
+                           StateCheck check, OutputPoses poses = OutputPoses::All);
 
-/// ConstraintFailure unless (q, v) satisfies cluster k's constraints (to 1e-6); v may be
-/// nullptr. Implicit clusters need their poses and K (clusterVelocityStep) first.
+/// ConstraintFailure unless (q, v) satisfies cluster k's constraints (to
+/// ClosureSettings::stateTolerance); v may be nullptr. Implicit clusters need their poses and K
+/// (clusterVelocityStep) first.
 Status checkClusterState(const ClusterModel& cm, ClusterData& data, int k,
                          const Eigen::Ref<const VecX>& q, const double* v);
 
 /// clusterVelocityPass for cluster k only (its parent cluster's bodies must be done).
 Status clusterVelocityStep(const ClusterModel& cm, ClusterData& data, int k,
-                           const Eigen::Ref<const VecX>& q, const double* v, bool withBias,
-                           bool checkState, bool withPoses);
+                           const Eigen::Ref<const VecX>& q, const double* v, Bias bias,
+                           StateCheck check, OutputPoses poses);
 
-/// Cluster motion subspace S (6m x d, eq. 15) into data.clusters[k].S and, with withBias, the
-/// cluster bias c (6m, eq. 19) (after clusterVelocityPass).
-void clusterMotionSubspace(const ClusterModel& cm, ClusterData& data, int k, bool withBias);
+/// Cluster motion subspace S (6m x d, eq. 15) into data.clusters[k].S and, with Bias::Compute,
+/// the cluster bias c (6m, eq. 19) (after clusterVelocityPass).
+void clusterMotionSubspace(const ClusterModel& cm, ClusterData& data, int k, Bias bias);
 
 /// Argument checks common to the cluster algorithms.
 Status checkClusterArgs(const ClusterModel& cm, ClusterData& data, const Eigen::Ref<const VecX>& q,

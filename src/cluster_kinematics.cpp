@@ -66,8 +66,8 @@ Status checkClusterState(const ClusterModel& cm, ClusterData& data, int k,
 }
 
 Status clusterVelocityStep(const ClusterModel& cm, ClusterData& data, int k,
-                           const Eigen::Ref<const VecX>& q, const double* v, bool withBias,
-                           bool checkState, bool withPoses) {
+                           const Eigen::Ref<const VecX>& q, const double* v, Bias bias,
+                           StateCheck check, OutputPoses poses) {
   const Model& tree = cm.tree;
   Data& td = data.tree;
   const Cluster& c = cm.clusters[k];
@@ -80,7 +80,7 @@ Status clusterVelocityStep(const ClusterModel& cm, ClusterData& data, int k,
     td.c[b] = crossMotion(td.v[b], vJ);
   }
   if (!c.constrained()) return Status::Ok;
-  if (withPoses || c.implicit()) clusterRelativePoses(cm, data, k);
+  if (poses == OutputPoses::All || c.implicit()) clusterRelativePoses(cm, data, k);
   if (c.implicit()) {
     for (int b = c.firstBody; b < last; ++b) {
       const int p = tree.parent[b];
@@ -88,25 +88,25 @@ Status clusterVelocityStep(const ClusterModel& cm, ClusterData& data, int k,
       if (p >= c.firstBody) data.localBias[b] += td.liMi[b].actInvMotion(data.localBias[p]);
     }
     constraintJacobian(cm, data, k);
-    if (withBias) constraintBias(cm, data, k);
-    CDYN_TRY(explicitForm(cm, data, k, withBias));
+    if (bias == Bias::Compute) constraintBias(cm, data, k);
+    CDYN_TRY(explicitForm(cm, data, k, bias));
   }
-  if (checkState) CDYN_TRY(checkClusterState(cm, data, k, q, v));
+  if (check == StateCheck::Check) CDYN_TRY(checkClusterState(cm, data, k, q, v));
   return Status::Ok;
 }
 
 Status clusterVelocityPass(const ClusterModel& cm, ClusterData& data,
-                           const Eigen::Ref<const VecX>& q, const double* v, bool withBias,
-                           bool checkState, bool withPoses) {
+                           const Eigen::Ref<const VecX>& q, const double* v, Bias bias,
+                           StateCheck check, OutputPoses poses) {
   for (int k = 0; k < static_cast<int>(cm.clusters.size()); ++k)
-    CDYN_TRY(clusterVelocityStep(cm, data, k, q, v, withBias, checkState, withPoses));
+    CDYN_TRY(clusterVelocityStep(cm, data, k, q, v, bias, check, poses));
   return Status::Ok;
 }
 
 /// Cluster motion subspace S_k = JXJ diag(S_i) G_k (Chignoli et al. 2023, eq. 15) and, with
-/// withBias, the cluster bias c_k = JXJ [diag(S_i) g_k + stack(v_i x S_i qd_i)] (eq. 19), in body
-/// coordinates (after clusterVelocityPass set G and g).
-void clusterMotionSubspace(const ClusterModel& cm, ClusterData& data, int k, bool withBias) {
+/// Bias::Compute, the cluster bias c_k = JXJ [diag(S_i) g_k + stack(v_i x S_i qd_i)] (eq. 19), in
+/// body coordinates (after clusterVelocityPass set G and g).
+void clusterMotionSubspace(const ClusterModel& cm, ClusterData& data, int k, Bias bias) {
   const Cluster& c = cm.clusters[k];
   const Model& tree = cm.tree;
   ClusterWorkspace& w = data.clusters[k];
@@ -123,7 +123,7 @@ void clusterMotionSubspace(const ClusterModel& cm, ClusterData& data, int k, boo
       if (internal) s += X.actInvMotion(w.S.block<6, 1>(ip, j));
       w.S.block<6, 1>(i, j) = s;
     }
-    if (!withBias) continue;
+    if (bias == Bias::Skip) continue;
     Motion cb = Sb * w.g[lv] + data.tree.c[b];
     if (internal) cb += X.actInvMotion(w.c.segment<6>(ip));
     w.c.segment<6>(i) = cb;

@@ -48,7 +48,8 @@ Status constrainedAba(const ClusterModel& model, ClusterData& data, const Constr
   if (!warmStart) cd.lambda.setZero();
 
   // Pass 1 and the augmented inertias and forces (Alg. 1 lines 1-5).
-  CDYN_TRY(detail::clusterVelocityPass(model, data, q, v.data(), true, true));
+  CDYN_TRY(detail::clusterVelocityPass(model, data, q, v.data(), detail::Bias::Compute,
+                                       detail::StateCheck::Check));
   detail::clusterInertiaAndBias(model, data, fext);
   detail::constraintRowsAt(model, data, cd);
   const double mua = 1.0 / settings.mu;
@@ -63,7 +64,8 @@ Status constrainedAba(const ClusterModel& model, ClusterData& data, const Constr
   // Passes 2 and 3 (Alg. 1 lines 6-12); pass 3 over the clusters supporting a constraint only,
   // the others once after the iterations (Alg. 3 lines 9-11).
   for (int k = static_cast<int>(model.clusters.size()) - 1; k >= 0; --k)
-    CDYN_TRY(detail::clusterArticulatedStep(model, data, k, tauY.data(), false));
+    CDYN_TRY(detail::clusterArticulatedStep(model, data, k, tauY.data(),
+                                            detail::ForceCoordinates::Independent));
   detail::supportAccelerations(model, data, cd);
 
   // Augmented-Lagrangian iterations (Alg. 3) with the reduced sweeps (Alg. 2).

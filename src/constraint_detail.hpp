@@ -30,11 +30,15 @@ inline bool solveOutputsFinite(const ClusterData& data, const ConstraintData& cd
 Status checkConstraintArgs(const ClusterModel& cm, ClusterData& data, const ConstraintSet& set,
                            const ConstraintData& cd);
 
-/// After the cluster velocity pass: every attachment's rows C (body coordinates), the row
-/// targets kprime on gravity-offset accelerations (C1 a1 + C2 a2 = kprime), the position errors
-/// phi and the Baumgarte targets `desired`.
+/// Whether constraintRowsAt also computes the row targets (kprime, phi, desired); the Delassus
+/// matrix needs the rows only.
+enum class RowTargets : bool { Skip = false, Compute = true };
+
+/// After the cluster velocity pass: every attachment's rows C (body coordinates) and, with
+/// RowTargets::Compute, the row targets kprime on gravity-offset accelerations (C1 a1 + C2 a2 =
+/// kprime), the position errors phi and the Baumgarte targets `desired`.
 void constraintRowsAt(const ClusterModel& cm, const ClusterData& data, ConstraintData& cd,
-                      bool withTargets = true);
+                      RowTargets targets = RowTargets::Compute);
 
 /// r = kprime - (C1 a1 + C2 a2) with the gravity-offset accelerations data.tree.a_gf: the
 /// row-acceleration error. Returns |r|_inf.

@@ -53,7 +53,7 @@ Status checkConstraintArgs(const ClusterModel& cm, ClusterData& data, const Cons
 }
 
 void constraintRowsAt(const ClusterModel& cm, const ClusterData& data, ConstraintData& cd,
-                      bool withTargets) {
+                      RowTargets targets) {
   const Data& td = data.tree;
   const ConstraintSet& set = *cd.set;
   const Motion a0 = gravityAcceleration(cm.tree);
@@ -88,7 +88,7 @@ void constraintRowsAt(const ClusterModel& cm, const ClusterData& data, Constrain
     } else {
       Ab2 = oMA.inverse();
     }
-    if (!withTargets) continue;  // the Delassus matrix needs the rows only
+    if (targets == RowTargets::Skip) continue;  // the Delassus matrix needs the rows only
     // Relative velocity nu = v_A - A_X_B v_B and the bias of the row accelerations.
     const Motion vA = c.placement1.actInvMotion(td.v[c.body1]);
     const Motion vB = c.body2 >= 0 ? Ab2.actMotion(td.v[c.body2]) : Motion::Zero();
@@ -193,9 +193,9 @@ namespace detail {
 
 Status denseConstraintJacobian(const ClusterModel& model, ClusterData& data, ConstraintData& cd,
                                const Eigen::Ref<const VecX>& q, const double* v) {
-  CDYN_TRY(clusterVelocityPass(model, data, q, v, true, true));
+  CDYN_TRY(clusterVelocityPass(model, data, q, v, Bias::Compute, StateCheck::Check));
   for (int k = 0; k < static_cast<int>(model.clusters.size()); ++k)
-    if (model.clusters[k].constrained()) clusterMotionSubspace(model, data, k, true);
+    if (model.clusters[k].constrained()) clusterMotionSubspace(model, data, k, Bias::Compute);
   constraintRowsAt(model, data, cd);
   // Bias accelerations (y_ddot = 0), gravity-offset: a_b = Xh a_out + c_b.
   Data& td = data.tree;

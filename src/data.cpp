@@ -68,7 +68,7 @@ Status checkConfiguration(const Model& model, Data& data, const Eigen::Ref<const
     if (t != JointType::Floating && t != JointType::Spherical) continue;
     const int k = model.idx_q[i] + (t == JointType::Floating ? 3 : 0);
     const double n = q.segment<4>(k).norm();
-    if (std::abs(n - 1.0) > 1e-6)
+    if (std::abs(n - 1.0) > kQuaternionNormTolerance)
       return fail(data, Status::NotUnitQuaternion,
                   "quaternion of joint '%s' (q[%d..%d]) has norm %.17g, expected 1",
                   model.jointNames[i].c_str(), k, k + 3, n);

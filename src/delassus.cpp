@@ -174,15 +174,17 @@ namespace {
 /// Kinematics and pass 2 at zero velocity and force (what the Delassus matrix needs).
 Status articulatedInertias(const ClusterModel& cm, ClusterData& data, ConstraintData& cd,
                            ConstVecRef q) {
-  CDYN_TRY(detail::clusterVelocityPass(cm, data, q, nullptr, false, true));
+  CDYN_TRY(detail::clusterVelocityPass(cm, data, q, nullptr, detail::Bias::Skip,
+                                       detail::StateCheck::Check));
   detail::clusterInertiaAndBias(cm, data, nullptr);
-  detail::constraintRowsAt(cm, data, cd, false);
+  detail::constraintRowsAt(cm, data, cd, detail::RowTargets::Skip);
   return Status::Ok;
 }
 
 Status pass2(const ClusterModel& cm, ClusterData& data, const double* tau) {
   for (int k = static_cast<int>(cm.clusters.size()) - 1; k >= 0; --k)
-    CDYN_TRY(detail::clusterArticulatedStep(cm, data, k, tau, false));
+    CDYN_TRY(
+        detail::clusterArticulatedStep(cm, data, k, tau, detail::ForceCoordinates::Independent));
   return Status::Ok;
 }
 

@@ -61,7 +61,7 @@ NewtonResult newton(const ClusterModel& cm, ClusterData& data, int k, Eigen::Ref
     // Converged: at tolerance, keep polishing (ill-conditioned loops gain accuracy) while
     // Newton still improves the residual tenfold.
     const bool atTolerance = res <= s.residualTolerance;
-    if (atTolerance && (res <= 1e-15 || res > 0.1 * previous))
+    if (atTolerance && (res <= s.exactResidual || res > 0.1 * previous))
       return regular ? NewtonResult::Converged : NewtonResult::Singular;
     if (it >= s.maxIterations) return NewtonResult::Failed;
     // Near-singular Kd with a (nearly) closed loop: a branch or dead point. Far from closure
@@ -236,7 +236,8 @@ Status solveLoopClosure(const ClusterModel& cm, ClusterData& data, ConstVecRef y
 namespace {
 /// v = G y_dot cluster by cluster, with G at data.q.
 Status velocitiesFromIndependent(const ClusterModel& cm, ClusterData& data, ConstVecRef ydot) {
-  CDYN_TRY(detail::clusterVelocityPass(cm, data, data.q, nullptr, false, false));
+  CDYN_TRY(detail::clusterVelocityPass(cm, data, data.q, nullptr, detail::Bias::Skip,
+                                       detail::StateCheck::Skip));
   for (int k = 0; k < static_cast<int>(cm.clusters.size()); ++k) {
     const Cluster& c = cm.clusters[k];
     if (c.constrained())
@@ -275,7 +276,8 @@ Status projectToConstraints(const ClusterModel& cm, ClusterData& data, ConstVecR
     if (!cm.clusters[k].constrained()) continue;
     CDYN_TRY(detail::solveClusterPositions(cm, data, k, data.q, nullptr));
   }
-  CDYN_TRY(detail::clusterVelocityPass(cm, data, data.q, nullptr, false, false));
+  CDYN_TRY(detail::clusterVelocityPass(cm, data, data.q, nullptr, detail::Bias::Skip,
+                                       detail::StateCheck::Skip));
   for (int k = 0; k < static_cast<int>(cm.clusters.size()); ++k) {
     const Cluster& c = cm.clusters[k];
     if (!c.constrained()) {
@@ -292,7 +294,8 @@ Status projectToConstraints(const ClusterModel& cm, ClusterData& data, ConstVecR
 Status clusterConstraintMatrices(const ClusterModel& cm, ClusterData& data, ConstVecRef q,
                                  ConstVecRef v) {
   CDYN_TRY(detail::checkClusterArgs(cm, data, q, &v));
-  CDYN_TRY(detail::clusterVelocityPass(cm, data, q, v.data(), true, false));
+  CDYN_TRY(detail::clusterVelocityPass(cm, data, q, v.data(), detail::Bias::Compute,
+                                       detail::StateCheck::Skip));
   return detail::ok(data.tree);
 }
 

@@ -201,7 +201,7 @@ Status singularDependentBlock(const ClusterModel& cm, ClusterData& data, int k, 
               c.name.c_str(), where, sigma, scale, kClosureSettings.singularTolerance);
 }
 
-Status explicitForm(const ClusterModel& cm, ClusterData& data, int k, bool withBias) {
+Status explicitForm(const ClusterModel& cm, ClusterData& data, int k, Bias bias) {
   const Cluster& c = cm.clusters[k];
   ClusterWorkspace& w = data.clusters[k];
   const int nd = static_cast<int>(c.dependent.size());
@@ -209,7 +209,7 @@ Status explicitForm(const ClusterModel& cm, ClusterData& data, int k, bool withB
   for (int i = 0; i < nd; ++i) {
     const int r = c.selectedRows[i];
     for (int j = 0; j < c.ny; ++j) w.Ki(i, j) = w.K(r, c.independent[j]);
-    if (withBias) w.kd[i] = w.k[r];
+    if (bias == Bias::Compute) w.kd[i] = w.k[r];
   }
   if (!factorDependentBlock(w, scale, nullptr))
     return singularDependentBlock(cm, data, k, "at the given state");
@@ -220,7 +220,7 @@ Status explicitForm(const ClusterModel& cm, ClusterData& data, int k, bool withB
     w.G(c.independent[j], j) = 1.0;
   }
   for (int i = 0; i < nd; ++i) w.G.row(c.dependent[i]) = -w.Gd.row(i);
-  if (withBias) {
+  if (bias == Bias::Compute) {
     luSolveInPlace(w.Kd, w.piv, w.kd);
     for (int j = 0; j < c.ny; ++j) w.g[c.independent[j]] = 0.0;
     for (int i = 0; i < nd; ++i) w.g[c.dependent[i]] = w.kd[i];

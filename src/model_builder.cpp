@@ -203,8 +203,4 @@ Model buildTreeModel(const UrdfDescription& urdf, const ModelOptions& options) {
   return model;
 }
 
-Model loadTreeModel(const std::string& path, const ModelOptions& options) {
-  return buildTreeModel(parseUrdfFile(path), options);
-}
-
 }  // namespace clusterdyn

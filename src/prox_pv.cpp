@@ -61,11 +61,13 @@ Status proxPv(const ClusterModel& model, ClusterData& data, const ConstraintSet&
   if (!warmStart) cd.lambda.setZero();
 
   // Unconstrained CE-ABA (passes 1-3) and the row-acceleration error of its motion.
-  CDYN_TRY(detail::clusterVelocityPass(model, data, q, v.data(), true, true));
+  CDYN_TRY(detail::clusterVelocityPass(model, data, q, v.data(), detail::Bias::Compute,
+                                       detail::StateCheck::Check));
   detail::clusterInertiaAndBias(model, data, fext);
   detail::constraintRowsAt(model, data, cd);
   for (int k = static_cast<int>(model.clusters.size()) - 1; k >= 0; --k)
-    CDYN_TRY(detail::clusterArticulatedStep(model, data, k, tauY.data(), false));
+    CDYN_TRY(detail::clusterArticulatedStep(model, data, k, tauY.data(),
+                                            detail::ForceCoordinates::Independent));
   detail::supportAccelerations(model, data, cd);  // the free motion of the constrained bodies
   detail::rowResidual(model, data, cd, cd.z);
   // Delassus matrix from the same articulated inertias, then the dual iterations.

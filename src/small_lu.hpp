@@ -9,9 +9,12 @@
 
 namespace clusterdyn::detail {
 
+/// Default relative pivot threshold of luFactor: below it the block counts as singular.
+inline constexpr double kLuPivotTolerance = 1e-12;
+
 /// Factors A (n x n) in place; piv must have size n. Returns false if a pivot is below
 /// relTol * max |A_ij| (singular block).
-inline bool luFactor(MatX& A, std::vector<int>& piv, double relTol = 1e-12) {
+inline bool luFactor(MatX& A, std::vector<int>& piv, double relTol = kLuPivotTolerance) {
   const Eigen::Index n = A.rows();
   double scale = 0.0;
   for (Eigen::Index j = 0; j < n; ++j)

@@ -21,8 +21,10 @@ struct ClosureSettings {
   /// max |K v| <= stateTolerance * (1 + max |v_k|) for every cluster k.
   double stateTolerance = 1e-6;
   /// Newton on the dependent coordinates stops at max |phi| <= residualTolerance (and keeps
-  /// polishing while a step still reduces the residual tenfold).
+  /// polishing while a step still reduces the residual tenfold, down to exactResidual).
   double residualTolerance = 1e-12;
+  /// A residual at rounding level: Newton stops polishing there.
+  double exactResidual = 1e-15;
   /// Newton iterations per cluster and start (warm start, then the model's qReference).
   int maxIterations = 50;
   /// Largest Newton step on a loop (implicit) cluster, max over the dependent coordinates (rad
@@ -40,6 +42,10 @@ struct ClosureSettings {
   /// Load-time closure of the reference configuration (Gauss-Newton, least squares on all rows).
   double referenceTolerance = 1e-13;
   int referenceMaxIterations = 100;
+  /// Load time: relative threshold of the rank-revealing QR of K^T at the reference
+  /// configuration, which gives the constraints' freedom nv - rank(K) (to match the declared
+  /// independent coordinates) and selects the independent constraint rows.
+  double referenceRankThreshold = 1e-9;
 };
 
 /// The settings every closure and state check uses.

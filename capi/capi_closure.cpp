@@ -12,11 +12,7 @@ cdyn_status readGuess(cdyn_workspace* ws, const cd::ClusterModel& cm, const doub
   bool present = false;
   CDYN_CHECK(checkOptionalArray(ws, guess, n, cm.tree.nq, "q_guess", &present));
   if (!present) return CDYN_OK;
-  cd::ClusterData& data = ws->body->data;
-  const ConstMap g(guess, n);
-  CDYN_CHECK_CXX(cd::detail::checkVector(data.tree, g, cm.tree.nq, "q_guess"));
-  CDYN_CHECK_CXX(cd::detail::checkConfiguration(cm.tree, data.tree, g));
-  data.q = g;
+  CDYN_CHECK_CXX(cd::setClosureWarmStart(cm, ws->body->data, ConstMap(guess, n)));
   return CDYN_OK;
 }
 }  // namespace
@@ -29,10 +25,10 @@ cdyn_status cdyn_solve_loop_closure(const cdyn_model* model, cdyn_workspace* ws,
     cd::ClusterData& data = ws->body->data;
     CDYN_CHECK(checkArray(ws, y, nyq, cm.nyq, "y"));
     CDYN_CHECK(checkArray(ws, q, nq, cm.tree.nq, "q"));
-    CDYN_CHECK_CXX(cd::detail::checkVector(data.tree, ConstMap(y, nyq), cm.nyq, "y"));
+    CDYN_CHECK_CXX(cd::validateVector(data.tree, ConstMap(y, nyq), cm.nyq, "y"));
     CDYN_CHECK(readGuess(ws, cm, q_guess, nq_guess));
     const cd::Status s = cd::solveLoopClosure(cm, data, ConstMap(y, nyq));
-    if (s != cd::Status::Ok) return positionSolveStatus(ws, model, s);
+    if (s != cd::Status::Ok) return fromStatus(s);
     copyOut(data.q, q);
     return ok(ws);
   });
@@ -50,11 +46,11 @@ cdyn_status cdyn_independent_to_spanning(const cdyn_model* model, cdyn_workspace
     CDYN_CHECK(checkArray(ws, q, nq, cm.tree.nq, "q"));
     CDYN_CHECK(checkArray(ws, v, nv, cm.tree.nv, "v"));
     // Inputs are checked before the warm start is replaced.
-    CDYN_CHECK_CXX(cd::detail::checkVector(data.tree, ConstMap(y, nyq), cm.nyq, "y"));
-    CDYN_CHECK_CXX(cd::detail::checkVector(data.tree, ConstMap(ydot, ny), cm.ny, "ydot"));
+    CDYN_CHECK_CXX(cd::validateVector(data.tree, ConstMap(y, nyq), cm.nyq, "y"));
+    CDYN_CHECK_CXX(cd::validateVector(data.tree, ConstMap(ydot, ny), cm.ny, "ydot"));
     CDYN_CHECK(readGuess(ws, cm, q_guess, nq_guess));
     const cd::Status s = cd::independentToSpanning(cm, data, ConstMap(y, nyq), ConstMap(ydot, ny));
-    if (s != cd::Status::Ok) return positionSolveStatus(ws, model, s);
+    if (s != cd::Status::Ok) return fromStatus(s);
     copyOut(data.q, q);
     copyOut(data.v, v);
     return ok(ws);
@@ -90,7 +86,7 @@ cdyn_status cdyn_project_to_constraints(const cdyn_model* model, cdyn_workspace*
     CDYN_CHECK(checkArray(ws, qout, nqout, cm.tree.nq, "qout"));
     CDYN_CHECK(checkArray(ws, vout, nvout, cm.tree.nv, "vout"));
     const cd::Status s = cd::projectToConstraints(cm, data, ConstMap(q, nq), ConstMap(v, nv));
-    if (s != cd::Status::Ok) return positionSolveStatus(ws, model, s);
+    if (s != cd::Status::Ok) return fromStatus(s);
     copyOut(data.q, qout);
     copyOut(data.v, vout);
     return ok(ws);

@@ -71,7 +71,7 @@ cdyn_status cdyn_ce_aba_independent(const cdyn_model* model, cdyn_workspace* ws,
     CDYN_CHECK(readForces(ws, cm.tree, fext, nfext, &f));
     const cd::Status s = cd::ceAbaIndependent(cm, data, ConstMap(y, nyq), ConstMap(ydot, ny),
                                               ConstMap(tau, ntau), f);
-    if (s != cd::Status::Ok) return positionSolveStatus(ws, model, s);
+    if (s != cd::Status::Ok) return fromStatus(s);
     copyOut(data.ydd, ydd);
     if (hasQ) copyOut(data.q, q);
     if (hasV) copyOut(data.v, v);

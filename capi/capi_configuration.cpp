@@ -29,8 +29,8 @@ cdyn_status cdyn_integrate(const cdyn_model* model, cdyn_workspace* ws, const do
     CDYN_CHECK(checkArray(ws, qout, nqout, m.nq, "qout"));
     if (!std::isfinite(dt)) return fail(ws, CDYN_ERR_NON_FINITE, "dt is not finite");
     const ConstMap qm(q, nq), vm(v, nv);
-    CDYN_CHECK_CXX(cd::detail::checkConfiguration(m, data, qm));
-    CDYN_CHECK_CXX(cd::detail::checkVector(data, vm, m.nv, "v"));
+    CDYN_CHECK_CXX(cd::validateConfiguration(m, data, qm));
+    CDYN_CHECK_CXX(cd::validateVector(data, vm, m.nv, "v"));
     ws->scratch.reset();
     ArenaScope scope(&ws->scratch);
     const cd::VecX result = cd::integrate(m, qm, vm, dt);
@@ -47,7 +47,7 @@ cdyn_status cdyn_normalize_configuration(const cdyn_model* model, cdyn_workspace
     const cd::Model& m = model->cm.tree;
     CDYN_CHECK(checkArray(ws, q, n, m.nq, "q"));
     Map qm(q, n);
-    CDYN_CHECK_CXX(cd::detail::checkVector(ws->body->data.tree, qm, m.nq, "q"));
+    CDYN_CHECK_CXX(cd::validateVector(ws->body->data.tree, qm, m.nq, "q"));
     cd::normalizeConfiguration(m, qm);
     return ok(ws);
   });

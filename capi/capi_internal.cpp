@@ -126,16 +126,6 @@ cdyn_status checkCluster(cdyn_workspace* ws, const cd::ClusterModel& cm, int k) 
   return CDYN_OK;
 }
 
-/// Status of a call that may have moved the workspace's warm start (ClusterData::q): after a
-/// failed loop closure (or a non-finite result) it goes back to the reference configuration,
-/// so that the next solve starts from a closed configuration again.
-cdyn_status positionSolveStatus(cdyn_workspace* ws, const cdyn_model* m, cd::Status s) {
-  cd::ClusterData& data = ws->body->data;
-  if (s == cd::Status::ConstraintFailure || !data.q.allFinite())
-    data.q = m->cm.qReference;  // same size: no allocation
-  return s == cd::Status::Ok ? ok(ws) : fromStatus(s);
-}
-
 /// String query shared by the *_name queries.
 cdyn_status nameAt(const cdyn_model* m, const std::vector<std::string>& names, int i,
                    const char** out) {

@@ -17,7 +17,6 @@
 #include <vector>
 
 #include "arena.hpp"
-#include "check.hpp"  // src/: the core's argument checks (same messages as the C++ API)
 #include "clusterdyn.h"
 #include "clusterdyn/clusterdyn.hpp"
 
@@ -165,11 +164,6 @@ void copyBlock(const Matrix& A, double* out, int ld, int r0, int c0) {
 cdyn_status textOut(const std::string& text, char* buf, std::size_t len, std::size_t* needed);
 
 cdyn_status checkCluster(cdyn_workspace* ws, const cd::ClusterModel& cm, int k);
-
-/// Status of a call that may have moved the workspace's warm start (ClusterData::q): after a
-/// failed loop closure (or a non-finite result) it goes back to the reference configuration,
-/// so that the next solve starts from a closed configuration again.
-cdyn_status positionSolveStatus(cdyn_workspace* ws, const cdyn_model* m, cd::Status s);
 
 /// Checks and looks up the model of a model-only query.
 #define CDYN_CHECK_MODEL(m)                        \

@@ -74,6 +74,7 @@ Status ceAbaIndependent(const ClusterModel& model, ClusterData& data, ConstVecRe
                   fext);
   else if (s != Status::ConstraintFailure)
     return s;  // size / finiteness of y, ydot
+  s = detail::keepWarmStartUsable(model, data, s);
   return detail::checkOverflow(data.tree, s, data.qdd, "ceAbaIndependent: qdd",
                                {{"y", detail::maxAbs(y), 1},
                                 {"ydot", detail::maxAbs(ydot), 2},

@@ -118,14 +118,20 @@ bool allFiniteFast(const Eigen::DenseBase<Derived>& x) {
 /// body are finite. Only the leaves are read: every quantity of a body is computed from its
 /// parent's by products with finite joint transforms, so a NaN or Inf in a body reaches every
 /// coefficient of its descendants (Inf * 0 is NaN), in particular a leaf.
+/// Sum of x - x over the coefficients: 0 when every coefficient is finite, NaN otherwise.
+template <typename X>
+inline double nonFiniteProbe(const X& x) {
+  return (x - x).sum();  // NOLINT(misc-redundant-expression): x - x is the test itself
+}
+
 inline bool bodiesFinite(const Model& model, const Data& data, bool velocities,
                          bool accelerations) {
   double z = 0.0;
   for (int i = 0; i < model.nbodies; ++i) {
     if (!model.children[i].empty()) continue;
-    z += (data.oMi[i].R - data.oMi[i].R).sum() + (data.oMi[i].p - data.oMi[i].p).sum();
-    if (velocities) z += (data.v[i] - data.v[i]).sum();
-    if (accelerations) z += (data.a[i] - data.a[i]).sum();
+    z += nonFiniteProbe(data.oMi[i].R) + nonFiniteProbe(data.oMi[i].p);
+    if (velocities) z += nonFiniteProbe(data.v[i]);
+    if (accelerations) z += nonFiniteProbe(data.a[i]);
   }
   return z == 0.0;
 }

@@ -50,6 +50,11 @@ Status singularDependentBlock(const ClusterModel& cm, ClusterData& data, int k, 
 /// damped Newton on the selected rows from q, continuation from warmStart (the cluster's
 /// positions before its independent ones were set, nullable), then the same from the model's
 /// qReference (loop_closure.cpp, ClosureSettings).
+/// The closure's warm-start policy: after a ConstraintFailure, or when data.q is no longer
+/// finite, data.q is reset to the model's qReference so that the next solve starts from a
+/// closed configuration. Returns s.
+Status keepWarmStartUsable(const ClusterModel& cm, ClusterData& data, Status s);
+
 Status solveClusterPositions(const ClusterModel& cm, ClusterData& data, int k, Eigen::Ref<VecX> q,
                              const double* warmStart);
 /// Builder version: least squares on all rows (allocates; load time only).

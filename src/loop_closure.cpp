@@ -210,11 +210,16 @@ Status closeClusterPositions(const ClusterModel& cm, ClusterData& data, int k, E
 
 }  // namespace detail
 
-Status solveLoopClosure(const ClusterModel& cm, ClusterData& data, ConstVecRef y) {
-  if (data.model != &cm)
-    return detail::fail(data.tree, Status::WorkspaceMismatch,
-                        "the workspace was created for another model");
-  CDYN_TRY(detail::checkVector(data.tree, y, cm.nyq, "y"));
+namespace detail {
+Status keepWarmStartUsable(const ClusterModel& cm, ClusterData& data, Status s) {
+  if (data.model == &cm && (s == Status::ConstraintFailure || !data.q.allFinite()))
+    data.q = cm.qReference;  // same size: no allocation
+  return s;
+}
+}  // namespace detail
+
+namespace {
+Status solveLoopClosureFromWarmStart(const ClusterModel& cm, ClusterData& data, ConstVecRef y) {
   int totalIterations = 0;
   for (int k = 0; k < static_cast<int>(cm.clusters.size()); ++k) {
     const Cluster& c = cm.clusters[k];
@@ -231,6 +236,25 @@ Status solveLoopClosure(const ClusterModel& cm, ClusterData& data, ConstVecRef y
   return detail::checkConfiguration(cm.tree, data.tree, data.q) == Status::Ok
              ? detail::ok(data.tree)
              : Status::NotUnitQuaternion;
+}
+}  // namespace
+
+Status setClosureWarmStart(const ClusterModel& cm, ClusterData& data, ConstVecRef q) {
+  if (data.model != &cm)
+    return detail::fail(data.tree, Status::WorkspaceMismatch,
+                        "the workspace was created for another model");
+  CDYN_TRY(detail::checkVector(data.tree, q, cm.tree.nq, "q_guess"));
+  CDYN_TRY(detail::checkConfiguration(cm.tree, data.tree, q));
+  data.q = q;
+  return detail::ok(data.tree);
+}
+
+Status solveLoopClosure(const ClusterModel& cm, ClusterData& data, ConstVecRef y) {
+  if (data.model != &cm)
+    return detail::fail(data.tree, Status::WorkspaceMismatch,
+                        "the workspace was created for another model");
+  CDYN_TRY(detail::checkVector(data.tree, y, cm.nyq, "y"));
+  return detail::keepWarmStartUsable(cm, data, solveLoopClosureFromWarmStart(cm, data, y));
 }
 
 namespace {
@@ -274,7 +298,8 @@ Status projectToConstraints(const ClusterModel& cm, ClusterData& data, ConstVecR
   data.q = q;
   for (int k = 0; k < static_cast<int>(cm.clusters.size()); ++k) {
     if (!cm.clusters[k].constrained()) continue;
-    CDYN_TRY(detail::solveClusterPositions(cm, data, k, data.q, nullptr));
+    const Status s = detail::solveClusterPositions(cm, data, k, data.q, nullptr);
+    if (s != Status::Ok) return detail::keepWarmStartUsable(cm, data, s);
   }
   CDYN_TRY(detail::clusterVelocityPass(cm, data, data.q, nullptr, detail::Bias::Skip,
                                        detail::StateCheck::Skip));

@@ -8,7 +8,7 @@ PACKAGES=(build-essential cmake pkg-config libeigen3-dev libtinyxml2-dev libspdl
           libgtest-dev libgmock-dev libbenchmark-dev nlohmann-json3-dev gfortran python3
           python3-numpy python3-pytest python3-matplotlib python3-setuptools python3-pip graphviz
           clang libclang-rt-14-dev   # clang + libFuzzer runtime: tools/sanitize.sh fuzz stage
-          clang-format)              # format stage of tools/test.sh
+          clang-format clang-tidy)   # format and clang-tidy stages of tools/test.sh
 missing=()
 for p in "${PACKAGES[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -22,4 +22,23 @@ fi
 start=$SECONDS
 (cd build && ctest --output-on-failure -j "${JOBS:-$(nproc)}" --timeout 600)
 echo "== tests: $((SECONDS - start)) s"
+
+# ---- clang-tidy stage: the checks of .clang-tidy, warnings as errors, over the library (src/)
+# and the C layer (capi/*.cpp), with build/compile_commands.json. Opt out with
+# CLUSTERDYN_SKIP_TIDY=1 (CI never sets it).
+if [ "${CLUSTERDYN_SKIP_TIDY:-0}" = 1 ]; then
+  echo "== clang-tidy: SKIPPED (CLUSTERDYN_SKIP_TIDY=1)"
+elif ! command -v run-clang-tidy >/dev/null; then
+  echo "== clang-tidy: SKIPPED (clang-tidy is not installed)"
+else
+  start=$SECONDS
+  echo "== clang-tidy (src/, capi/)"
+  if ! run-clang-tidy -quiet -p build -j "${JOBS:-$(nproc)}" "^$PWD/(src|capi)/[^/]*\.cpp\$" \
+      >build/clang-tidy.log 2>&1; then
+    grep -E -A4 "(error|warning):" build/clang-tidy.log | head -n 200 || true
+    echo "== clang-tidy: FAILED (full log: build/clang-tidy.log)"
+    exit 1
+  fi
+  echo "== clang-tidy: $((SECONDS - start)) s"
+fi
 bash tools/sanitize.sh

@@ -87,7 +87,15 @@ Status clusterBias(const ClusterModel& model, ClusterData& data, ConstVecRef q, 
 /// lastResidual report the solve. ConstraintFailure (naming the cluster, with the residual or
 /// the smallest singular value of the dependent block Kd) when no closed configuration is found
 /// or the one found is singular (branch or dead point).
+/// Warm start policy: after a ConstraintFailure (here, in independentToSpanning,
+/// ceAbaIndependent or projectToConstraints), or whenever the solve leaves a non-finite data.q,
+/// data.q is reset to the model's qReference, so that the next call starts from a closed
+/// configuration instead of the failed iterate. Inputs are checked before data.q changes.
 Status solveLoopClosure(const ClusterModel& model, ClusterData& data, ConstVecRef y);
+
+/// Sets the warm start of the next closure (data.q) to q (size nq; finite, unit quaternions),
+/// checked before anything changes: InvalidSize, NonFinite or NotUnitQuaternion otherwise.
+Status setClosureWarmStart(const ClusterModel& model, ClusterData& data, ConstVecRef q);
 
 /// Spanning state (data.q, data.v) from (y, y_dot): solveLoopClosure and v = G y_dot.
 Status independentToSpanning(const ClusterModel& model, ClusterData& data, ConstVecRef y,

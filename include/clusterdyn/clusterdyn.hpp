@@ -19,3 +19,4 @@
 #include "clusterdyn/model_info.hpp"
 #include "clusterdyn/rnea.hpp"
 #include "clusterdyn/urdf.hpp"
+#include "clusterdyn/validation.hpp"

@@ -24,7 +24,7 @@ import numpy as np
 
 from . import _core
 from ._core import (ERR_INVALID_ARGUMENT, ERR_NOT_CONVERGED, OK, ClusterdynError, Workspace,
-                    _check, _fext, _index, _ptr, _real, _rf, _vec, lib)
+                    _check, _fext, _Handle, _index, _ptr, _real, _rf, _vec, lib)
 from ._library import ProximalResult as _CResult
 from ._library import ProximalSettings as _CSettings
 
@@ -147,7 +147,7 @@ def _on_not_converged(value):
 
 # ---- constraint sets -------------------------------------------------------------------------
 
-class ConstraintSet:
+class ConstraintSet(_Handle):
     """The constraints of one model (cdyn_constraint_set): contacts of frames with the world,
     welds and two-body constraints (loops). Create with :meth:`Model.constraint_set` (empty)
     or :meth:`Model.cut_loop_constraints`; add constraints, then create one
@@ -184,26 +184,12 @@ class ConstraintSet:
                                   "cdyn_constraint_set_free")
         self._h = None
 
-    def __del__(self):
-        try:
-            if getattr(self, "_h", None) is not None:
-                lib().cdyn_constraint_set_free(self._h)  # refused while workspaces exist
-                self._h = None
-        except Exception:
-            pass
+    _what = "constraint set"
 
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
-
-    @property
-    def handle(self):
-        """The cdyn_constraint_set* handle (ctypes c_void_p)."""
-        if self._h is None:
-            raise ValueError("the constraint set has been closed")
-        return self._h
+    def _release(self):
+        if getattr(self, "_h", None) is not None:
+            lib().cdyn_constraint_set_free(self._h)  # refused while workspaces exist
+            self._h = None
 
     @property
     def last_error(self):
@@ -389,7 +375,7 @@ class ConstraintSet:
 
 # ---- constraint workspaces -------------------------------------------------------------------
 
-class ConstraintWorkspace:
+class ConstraintWorkspace(_Handle):
     """Everything the constrained algorithms of one :class:`ConstraintSet` write
     (cdyn_constraint_workspace, with its own cluster workspace); one per thread.
 
@@ -417,24 +403,7 @@ class ConstraintWorkspace:
             lib().cdyn_constraint_workspace_free(self._h)
             self._h = None
 
-    def __del__(self):
-        try:
-            self.close()
-        except Exception:
-            pass
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
-
-    @property
-    def handle(self):
-        """The cdyn_constraint_workspace* handle (ctypes c_void_p)."""
-        if self._h is None:
-            raise ValueError("the constraint workspace has been closed")
-        return self._h
+    _what = "constraint workspace"
 
     @property
     def last_error(self):
@@ -569,7 +538,7 @@ class ConstraintWorkspace:
 
 # ---- constraint forces -----------------------------------------------------------------------
 
-class Forces:
+class Forces(_Handle):
     """Forces inside the mechanism after a CE-ABA or CE-RNEA call on a :class:`Workspace`
     (cdyn_forces; one per thread): the wrench of every spanning-tree joint, of every embedded
     <loop> joint and the multiplier of every coupling / mimic. Create with
@@ -591,24 +560,7 @@ class Forces:
             self._h = None
             self.model._nforces -= 1
 
-    def __del__(self):
-        try:
-            self.close()
-        except Exception:
-            pass
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
-
-    @property
-    def handle(self):
-        """The cdyn_forces* handle (ctypes c_void_p)."""
-        if self._h is None:
-            raise ValueError("the forces have been closed")
-        return self._h
+    _what = "forces object"
 
     def _ws(self, ws):
         if not isinstance(ws, Workspace):

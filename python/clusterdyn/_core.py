@@ -166,9 +166,42 @@ def _fext(fext, nbodies):
     return np.ascontiguousarray(a.reshape(-1), dtype=np.float64)
 
 
+# ---- handle lifetime -------------------------------------------------------------------------
+
+class _Handle:
+    """Lifetime of one C handle, shared by every class that owns one: ``close()`` frees it
+    (each class defines it; idempotent), ``with`` closes it, and garbage collection releases it
+    quietly through ``_release()`` (default: ``close()``, errors ignored)."""
+
+    _what = "handle"  # named in the error after close()
+    _h = None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def __del__(self):
+        try:
+            self._release()
+        except Exception:
+            pass
+
+    def _release(self):
+        self.close()
+
+    @property
+    def handle(self):
+        """The C handle (ctypes c_void_p); ValueError once closed."""
+        if self._h is None:
+            raise ValueError(f"the {self._what} has been closed")
+        return self._h
+
+
 # ---- the model -------------------------------------------------------------------------------
 
-class Model:
+class Model(_Handle):
     """An immutable mechanism loaded from URDF / URDF+ (cdyn_model).
 
     Load with :meth:`load` (file) or :meth:`from_string` (text). Sizes: ``nq``, ``nv`` (spanning
@@ -307,31 +340,17 @@ class Model:
             ws.close()
         self._batch_ws = []
 
-    def __enter__(self):
-        return self
+    _what = "model"
 
-    def __exit__(self, *exc):
-        self.close()
-
-    def __del__(self):
-        try:
-            if (getattr(self, "_h", None) is not None and self._h.value is not None
-                    and not self._nforces):
-                self._free_batch_resources()
-                lib().cdyn_model_free(self._h)
-        except Exception:
-            pass
+    def _release(self):
+        if (getattr(self, "_h", None) is not None and self._h.value is not None
+                and not self._nforces):
+            self._free_batch_resources()
+            lib().cdyn_model_free(self._h)
 
     def __repr__(self):
         return (f"<clusterdyn.Model {self.name!r}: nq={self.nq} nv={self.nv} nyq={self.nyq} "
                 f"ny={self.ny} bodies={self.nbodies} clusters={self.nclusters}>")
-
-    @property
-    def handle(self):
-        """The cdyn_model* handle (ctypes c_void_p)."""
-        if self._h is None:
-            raise ValueError("the model has been closed")
-        return self._h
 
     # -- sizes
 
@@ -696,7 +715,7 @@ def _out(N, n, layout):
 
 # ---- pools -----------------------------------------------------------------------------------
 
-class Pool:
+class Pool(_Handle):
     """A cdyn_pool: `threads` workspaces and threads - 1 persistent worker threads of one model.
     Model.*_batch use one (Model.pool); it is freed with the model."""
 
@@ -707,11 +726,7 @@ class Pool:
         self._h = h
         self.threads = int(threads)
 
-    @property
-    def handle(self):
-        if self._h is None:
-            raise ValueError("the pool has been closed")
-        return self._h
+    _what = "pool"
 
     @property
     def last_error(self):
@@ -727,7 +742,7 @@ class Pool:
 
 # ---- workspaces ------------------------------------------------------------------------------
 
-class Workspace:
+class Workspace(_Handle):
     """All mutable memory of the computations on one model (cdyn_workspace); use one per
     thread. Every method checks its arguments' shapes here and raises ClusterdynError with the
     library's message when the call fails."""
@@ -754,24 +769,7 @@ class Workspace:
             self._h = None
             self._memory = None
 
-    def __del__(self):
-        try:
-            self.close()
-        except Exception:
-            pass
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
-
-    @property
-    def handle(self):
-        """The cdyn_workspace* handle (ctypes c_void_p)."""
-        if self._h is None:
-            raise ValueError("the workspace has been closed")
-        return self._h
+    _what = "workspace"
 
     @property
     def last_error(self):

@@ -1005,6 +1005,7 @@ TEST(ClusterTreeOnly, ReducesToTreeAlgorithms) {
   std::vector<std::pair<std::string, std::string>> cases;  // (name, path or "" + text)
   std::vector<std::string> texts;
   for (const auto& p : clusterdyn::test::sharedTreeModelFiles()) cases.push_back({p, ""});
+  for (const auto& p : clusterdyn::test::bundledTreeModelFiles()) cases.push_back({p, ""});
   for (int s = 0; s < 8; ++s) {
     std::mt19937_64 rng(500 + s);
     testgen::GeneratorOptions o;

@@ -63,6 +63,7 @@ template <typename... Out>
 // branch point of the parallelogram and the crossed branch: Kd loses rank. The closure used to
 // return Ok with v = (1, -2, -1) (neither branch) and CE-ABA ydd = -1.3e5 (true ~ 0).
 TEST(Robustness, ParallelogramBranchPointIsReported) {
+  CLUSTERDYN_SKIP_WITHOUT_SHARED(sharedPath("urdfplus/four_bar.urdf"));
   const ClusterModel m = loadModel(sharedPath("urdfplus/four_bar.urdf"));
   ClusterData d(m);
   for (double y0 : {0.0, 1e-9, 1e-6}) {
@@ -94,6 +95,7 @@ TEST(Robustness, ParallelogramBranchPointIsReported) {
 // Solved at y = pi/2, then y = 0.5 on the same workspace: the undamped Newton used to stall
 // (residual 0.89 after 50 iterations) where a fresh workspace converges.
 TEST(Robustness, ClosureSurvivesLargeJumps) {
+  CLUSTERDYN_SKIP_WITHOUT_SHARED(sharedPath("urdfplus/four_bar.urdf"));
   const ClusterModel m = loadModel(sharedPath("urdfplus/four_bar.urdf"));
   ClusterData fresh(m), warm(m);
   ASSERT_EQ(solveLoopClosure(m, fresh, vec({0.5})), Status::Ok) << fresh.errorMessage();
@@ -101,7 +103,10 @@ TEST(Robustness, ClosureSurvivesLargeJumps) {
   ASSERT_EQ(solveLoopClosure(m, warm, vec({0.5})), Status::Ok) << warm.errorMessage();
   EXPECT_LE(warm.lastResidual, 1e-12);
   EXPECT_TRUE(test::isClose(warm.q, fresh.q, 1e-9));
-  // Many random jumps on the bundled four-bar and six-bar: every solve closes the loops.
+}
+
+// Many random jumps on the bundled four-bar and six-bar: every solve closes the loops.
+TEST(Robustness, ClosureSurvivesRandomJumpsOnBundledModels) {
   std::mt19937_64 rng(11);
   for (const char* file : {"cd_four_bar.urdf", "cd_six_bar.urdf"}) {
     const ClusterModel mm = loadModel(modelsPath(file));
@@ -522,6 +527,7 @@ TEST(Robustness, SixBarSweep) {
 // At a dead point constructed on the crossed four-bar branch: ceAba and the closure report the
 // conditioning instead of dividing by ~0.
 TEST(Robustness, ConditioningInMessage) {
+  CLUSTERDYN_SKIP_WITHOUT_SHARED(sharedPath("urdfplus/four_bar.urdf"));
   const ClusterModel m = loadModel(sharedPath("urdfplus/four_bar.urdf"));
   ClusterData d(m);
   ASSERT_EQ(solveLoopClosure(m, d, vec({1e-7})), Status::ConstraintFailure);

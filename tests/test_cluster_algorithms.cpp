@@ -8,7 +8,6 @@
 // kFd (1e-6 relative) for every comparison that involves a finite-difference quantity.
 #include <gtest/gtest.h>
 
-#include <Eigen/LU>
 #include <Eigen/QR>
 #include <Eigen/SVD>
 #include <algorithm>
@@ -20,7 +19,9 @@
 #include <set>
 #include <sstream>
 
+#include "closed_states.hpp"
 #include "clusterdyn/clusterdyn.hpp"
+#include "dense_oracles.hpp"
 #include "loop_model_generator.hpp"
 #include "test_util.hpp"
 
@@ -429,29 +430,18 @@ struct Fixture {
   /// dependent columns of the oracle's K must be well conditioned).
   bool randomState(VecX& q, VecX& v, VecX& y, VecX& ydot) {
     const std::vector<int> dep = dependentVelocities(cm);
-    for (int attempt = 0; attempt < 40; ++attempt) {
-      y = yRef;
-      const VecX qr = randomConfiguration(cm.tree, rng, 1.0);
-      for (const Cluster& c : cm.clusters) {
-        if (!c.constrained())
-          y.segment(c.yq0, c.nyq) = qr.segment(c.q0, c.nq);
-        else
-          y.segment(c.yq0, c.nyq) += clusterdyn::test::randomVector(c.nyq, rng, -0.3, 0.3);
-      }
-      data->q = cm.qReference;  // warm start near the reference branch
-      ydot = clusterdyn::test::randomVector(cm.ny, rng);
-      if (independentToSpanning(cm, *data, y, ydot) != Status::Ok) continue;
-      q = data->q;
-      v = data->v;
-      if (!dep.empty()) {
-        const MatX K = oracle->jacobian(q);
-        MatX Kd(K.rows(), dep.size());
-        for (size_t j = 0; j < dep.size(); ++j) Kd.col(j) = K.col(dep[j]);
-        if (smallestSingularRatio(Kd) < 1e-4) continue;
-      }
-      return true;
-    }
-    return false;
+    auto wellConditioned = [&](const support::ClosedState& s) {
+      if (dep.empty()) return true;
+      const MatX K = oracle->jacobian(s.q);
+      MatX Kd(K.rows(), dep.size());
+      for (size_t j = 0; j < dep.size(); ++j) Kd.col(j) = K.col(dep[j]);
+      return smallestSingularRatio(Kd) >= 1e-4;
+    };
+    support::ClosedState s;
+    if (!support::randomClosedStateNearReference(cm, *data, rng, s, 0.3, 40, wellConditioned))
+      return false;
+    q = s.q, v = s.v, y = s.y, ydot = s.ydot;
+    return true;
   }
 };
 
@@ -514,21 +504,16 @@ TEST_P(LoopModels, ConstraintMatricesAndKkt) {
     }
     EXPECT_EQ(rank, t.nv - cm.ny) << "constraint rank does not match the independent count";
 
-    // Dense KKT on the spanning tree: [M Kr^T; Kr 0] [qdd; -lambda] = [tau - c; kr].
+    // Dense KKT on the spanning tree: M qdd = tau - c + Kr^T lambda, Kr qdd = kr.
     ASSERT_EQ(crba(t, *f.td, q), Status::Ok);
     const MatX M = f.td->M;
     ASSERT_EQ(rnea(t, *f.td, q, v, VecX::Zero(t.nv), fp), Status::Ok);
     const VecX c = f.td->tau;  // C v + g - J^T fext
     const MatX Kr = Ur.transpose() * K;
     const VecX kr = Ur.transpose() * k;
-    MatX A = MatX::Zero(t.nv + rank, t.nv + rank);
-    A.topLeftCorner(t.nv, t.nv) = M;
-    A.topRightCorner(t.nv, rank) = Kr.transpose();
-    A.bottomLeftCorner(rank, t.nv) = Kr;
-    VecX b(t.nv + rank);
-    b << tauS - c, kr;
-    const VecX x = A.fullPivLu().solve(b);
-    EXPECT_TRUE(isClose(qdd, x.head(t.nv), kFd)) << "CE-ABA vs dense KKT (K, k by FD)";
+    const oracle::KktSolution kkt = oracle::solveKktLu(M, Kr, tauS - c, kr);
+    ASSERT_TRUE(kkt.ok) << "singular KKT matrix";
+    EXPECT_TRUE(isClose(qdd, kkt.acceleration, kFd)) << "CE-ABA vs dense KKT (K, k by FD)";
     // The acceleration constraint K qdd = k (k by FD).
     if (K.rows() > 0) {
       EXPECT_LE(maxAbs((K * qdd - k)), kFd * std::max(1.0, maxAbs((K * qdd))));
@@ -1020,6 +1005,7 @@ TEST(ClusterTreeOnly, ReducesToTreeAlgorithms) {
   std::vector<std::pair<std::string, std::string>> cases;  // (name, path or "" + text)
   std::vector<std::string> texts;
   for (const auto& p : clusterdyn::test::sharedTreeModelFiles()) cases.push_back({p, ""});
+  for (const auto& p : clusterdyn::test::bundledTreeModelFiles()) cases.push_back({p, ""});
   for (int s = 0; s < 8; ++s) {
     std::mt19937_64 rng(500 + s);
     testgen::GeneratorOptions o;

@@ -11,6 +11,7 @@
 #include <random>
 
 #include "alloc_counter.hpp"
+#include "closed_states.hpp"
 #include "clusterdyn/clusterdyn.hpp"
 #include "loop_model_generator.hpp"
 #include "test_util.hpp"
@@ -98,21 +99,12 @@ States makeStates(const ClusterModel& cm, int n, std::mt19937_64& rng) {
   EXPECT_EQ(spanningToIndependent(cm, data, cm.qReference, VecX::Zero(cm.tree.nv), yRef, ydRef),
             Status::Ok);
   for (int i = 0; i < n; ++i) {
-    VecX y = yRef;
-    const VecX qr = randomConfiguration(cm.tree, rng, 1.0);
-    for (const Cluster& c : cm.clusters) {
-      if (!c.constrained())
-        y.segment(c.yq0, c.nyq) = qr.segment(c.q0, c.nq);
-      else
-        y.segment(c.yq0, c.nyq) += clusterdyn::test::randomVector(c.nyq, rng, -0.2, 0.2);
-    }
-    const VecX yd = clusterdyn::test::randomVector(cm.ny, rng);
-    data.q = cm.qReference;
-    if (independentToSpanning(cm, data, y, yd) != Status::Ok) continue;
+    support::ClosedState st;  // one draw: loop clusters within 0.2 of the reference
+    if (!support::randomClosedStateNearReference(cm, data, rng, st, 0.2, 1)) continue;
     s.q.push_back(data.q);
     s.v.push_back(data.v);
-    s.y.push_back(y);
-    s.yd.push_back(yd);
+    s.y.push_back(st.y);
+    s.yd.push_back(st.ydot);
     s.tauY.push_back(clusterdyn::test::randomVector(cm.ny, rng));
     s.tauS.push_back(clusterdyn::test::randomVector(cm.tree.nv, rng));
     s.ydd.push_back(clusterdyn::test::randomVector(cm.ny, rng));

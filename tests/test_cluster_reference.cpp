@@ -8,13 +8,14 @@
 #include <set>
 
 #include "clusterdyn/clusterdyn.hpp"
+#include "test_util.hpp"
 
 using namespace clusterdyn;
 using json = nlohmann::json;
 
 namespace {
 
-const std::string kShared = CLUSTERDYN_SHARED_DIR;
+const std::string kShared = clusterdyn::test::sharedDir();
 
 struct Case {
   std::string file;
@@ -38,7 +39,7 @@ class GrbdaReference : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(GrbdaReference, MatchesAllQuantities) {
   const std::string path = kShared + "/reference/" + GetParam();
-  if (!std::filesystem::exists(path)) GTEST_SKIP() << "missing " << path;
+  CLUSTERDYN_SKIP_WITHOUT_SHARED(path);
   std::ifstream in(path);
   const json d = json::parse(in);
   const ClusterModel cm = loadModel(kShared + "/" + d["model"]["urdf"].get<std::string>());

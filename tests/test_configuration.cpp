@@ -15,6 +15,7 @@ namespace {
 std::vector<Model> models() {
   std::vector<Model> out;
   for (const std::string& path : sharedTreeModelFiles()) out.push_back(loadTreeModel(path));
+  for (const std::string& path : bundledTreeModelFiles()) out.push_back(loadTreeModel(path));
   std::mt19937_64 rng(555);
   for (int k = 0; k < 12; ++k) {
     RandomModelOptions o;

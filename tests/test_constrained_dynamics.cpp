@@ -1,12 +1,13 @@
 // Delassus matrix and proximal constrained dynamics on cluster trees, against the dense KKT
-// oracle (constrained_oracle.hpp), the spanning-tree frame kinematics, and each other.
+// oracle (support/dense_oracles.hpp), the spanning-tree frame kinematics, and each other.
 #include <gtest/gtest.h>
 
 #include <memory>
 #include <random>
 #include <sstream>
 
-#include "constrained_oracle.hpp"
+#include "closed_states.hpp"
+#include "dense_oracles.hpp"
 #include "loop_model_generator.hpp"
 #include "test_util.hpp"
 
@@ -15,23 +16,13 @@ using test::isClose;
 
 namespace {
 
-// Random closed state (independent coordinates, loop closure).
+// Random closed state (independent coordinates, loop closure): support::randomClosedState.
 bool closedState(const ClusterModel& cm, ClusterData& data, std::mt19937_64& rng, VecX& q,
                  VecX& v) {
-  std::uniform_real_distribution<double> u(-1.0, 1.0);
-  VecX y(cm.nyq), ydot(cm.ny);
-  for (int k = 0; k < cm.ny; ++k) ydot[k] = u(rng);
-  double range = 1.0;
-  for (int attempt = 0; attempt < 8; ++attempt, range *= 0.5) {
-    const VecX qr = randomConfiguration(cm.tree, rng, range);
-    for (int k = 0; k < cm.nyq; ++k) y[k] = qr[cm.independentPosition[k]];
-    data.q = cm.qReference;
-    if (independentToSpanning(cm, data, y, ydot) == Status::Ok) {
-      q = data.q, v = data.v;
-      return true;
-    }
-  }
-  return false;
+  support::ClosedState s;
+  if (!support::randomClosedState(cm, data, rng, s)) return false;
+  q = s.q, v = s.v;
+  return true;
 }
 
 Transform randomPose(std::mt19937_64& rng, double s = 0.2) {
@@ -184,7 +175,7 @@ TEST(Constraints, DelassusMatchesDenseAndLtl) {
       ConstraintSet set(cm);
       addRandomConstraints(set, cm, rng, 4, true, cm.ny + 6);
       ConstraintData cd(cm, set);
-      const auto kkt = test::denseKkt(cm, data, set, cd, q, v, VecX::Zero(cm.ny));
+      const auto kkt = oracle::denseClusterKkt(cm, data, set, cd, q, v, VecX::Zero(cm.ny));
       ASSERT_TRUE(kkt.ok) << data.errorMessage();
       ASSERT_EQ(delassusMatrix(cm, data, set, cd, q), Status::Ok) << data.errorMessage();
       EXPECT_TRUE(isClose(cd.delassus, kkt.delassus, 1e-9)) << mc.name;
@@ -193,7 +184,7 @@ TEST(Constraints, DelassusMatchesDenseAndLtl) {
       // Damped inverse.
       const double rho = 1e-3;
       ASSERT_EQ(dampedDelassusInverse(cm, data, set, cd, q, rho), Status::Ok);
-      const MatX expect = (kkt.delassus + rho * MatX::Identity(set.rows(), set.rows())).inverse();
+      const MatX expect = oracle::dampedInverse(kkt.delassus, rho);
       EXPECT_TRUE(isClose(cd.dampedInverse, expect, 1e-8, 1e3)) << mc.name;
     }
 }
@@ -209,10 +200,10 @@ TEST(Constraints, DampedInverseOfContactsUsesTheAugmentedInertias) {
     addRandomConstraints(set, cm, rng, 3, false, cm.ny);
     ASSERT_TRUE(set.allWorldAttached());
     ConstraintData cd(cm, set);
-    const auto kkt = test::denseKkt(cm, data, set, cd, q, v, VecX::Zero(cm.ny));
+    const auto kkt = oracle::denseClusterKkt(cm, data, set, cd, q, v, VecX::Zero(cm.ny));
     for (double rho : {1.0, 1e-2, 1e-4}) {
       ASSERT_EQ(dampedDelassusInverse(cm, data, set, cd, q, rho), Status::Ok);
-      const MatX expect = (kkt.delassus + rho * MatX::Identity(set.rows(), set.rows())).inverse();
+      const MatX expect = oracle::dampedInverse(kkt.delassus, rho);
       EXPECT_TRUE(isClose(cd.dampedInverse, expect, 1e-7, 1.0 / rho)) << mc.name << " " << rho;
     }
   }
@@ -244,13 +235,13 @@ TEST(Constraints, ForwardDynamicsMatchesKkt) {
       // NotConverged with finite outputs, never NaN.
       std::unique_ptr<ConstraintSet> set;
       std::unique_ptr<ConstraintData> cd;
-      test::KktSolution kkt;
+      oracle::ClusterKkt kkt;
       double sigma = 0.0;
       for (int attempt = 0; attempt < 40 && sigma < 1e-4; ++attempt) {
         set = std::make_unique<ConstraintSet>(cm);
         addRandomConstraints(*set, cm, rng, 3 - attempt / 20, twoBody, cm.ny - 3);
         cd = std::make_unique<ConstraintData>(cm, *set);
-        kkt = test::denseKkt(cm, data, *set, *cd, q, v, tau);
+        kkt = oracle::denseClusterKkt(cm, data, *set, *cd, q, v, tau);
         ASSERT_TRUE(kkt.ok);
         sigma = relativeSmallestSingularValue(kkt.delassus);
         if (sigma < 1e-8) {
@@ -324,7 +315,7 @@ TEST(Constraints, RedundantSetsConvergeWithFiniteMultipliers) {
   }
   ConstraintData cd(cm, set);
   const VecX tau = test::randomVector(cm.ny, rng, -5, 5);
-  const auto kkt = test::denseKkt(cm, data, set, cd, q, v, tau);
+  const auto kkt = oracle::denseClusterKkt(cm, data, set, cd, q, v, tau);
   ProximalSettings s;
   s.tolerance = 1e-9;
   s.maxIterations = 200;
@@ -433,11 +424,11 @@ TEST(Constraints, CompressedRowsAboveABranchingLinkMatchDense) {
   std::mt19937_64 rng(8);
   VecX q, v;
   ASSERT_TRUE(closedState(cm, data, rng, q, v));
-  const auto kkt = test::denseKkt(cm, data, set, cd, q, v, VecX::Zero(cm.ny));
+  const auto kkt = oracle::denseClusterKkt(cm, data, set, cd, q, v, VecX::Zero(cm.ny));
   ASSERT_EQ(delassusMatrix(cm, data, set, cd, q), Status::Ok);
   EXPECT_TRUE(isClose(cd.delassus, kkt.delassus, 1e-9));
   ASSERT_EQ(dampedDelassusInverse(cm, data, set, cd, q, 1e-2), Status::Ok);
-  const MatX expect = (kkt.delassus + 1e-2 * MatX::Identity(18, 18)).inverse();
+  const MatX expect = oracle::dampedInverse(kkt.delassus, 1e-2);
   EXPECT_TRUE(isClose(cd.dampedInverse, expect, 1e-8, 100.0));
 }
 

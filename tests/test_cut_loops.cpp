@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <random>
 
+#include "closed_states.hpp"
 #include "test_util.hpp"
 
 using namespace clusterdyn;
@@ -51,12 +52,10 @@ TEST(CutLoops, EmbeddedAndCutGiveTheSameAccelerations) {
     ConstraintData cd(cut, set);
     for (int trial = 0; trial < 5; ++trial) {
       // A closed state of the embedded model.
-      VecX y(embedded.nyq), ydot = test::randomVector(embedded.ny, rng);
-      const VecX qr = randomConfiguration(embedded.tree, rng, 0.3);
-      for (int k = 0; k < embedded.nyq; ++k) y[k] = qr[embedded.independentPosition[k]];
-      de.q = embedded.qReference;
-      ASSERT_EQ(independentToSpanning(embedded, de, y, ydot), Status::Ok) << de.errorMessage();
-      const VecX qe = de.q, ve = de.v;
+      support::ClosedState closed;
+      ASSERT_TRUE(support::randomClosedState(embedded, de, rng, closed, 0.3, 1))
+          << de.errorMessage();
+      const VecX qe = closed.q, ve = closed.v;
       const VecX tauY = test::randomVector(embedded.ny, rng, -2, 2);
       ASSERT_EQ(ceAba(embedded, de, qe, ve, tauY), Status::Ok) << de.errorMessage();
       // The same state and forces on the open tree.

@@ -21,6 +21,8 @@ std::vector<Case> cases() {
   std::vector<Case> out;
   for (const std::string& path : sharedTreeModelFiles())
     out.push_back({path.substr(path.find_last_of('/') + 1), loadTreeModel(path)});
+  for (const std::string& path : bundledTreeModelFiles())
+    out.push_back({path.substr(path.find_last_of('/') + 1), loadTreeModel(path)});
   std::mt19937_64 rng(31);
   for (int k = 0; k < 6; ++k) {
     RandomModelOptions o;

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "clusterdyn/clusterdyn.hpp"
+#include "test_models.hpp"
 #include "test_util.hpp"
 
 namespace clusterdyn {
@@ -62,6 +63,7 @@ template <typename... Out>
 // branch point of the parallelogram and the crossed branch: Kd loses rank. The closure used to
 // return Ok with v = (1, -2, -1) (neither branch) and CE-ABA ydd = -1.3e5 (true ~ 0).
 TEST(Robustness, ParallelogramBranchPointIsReported) {
+  CLUSTERDYN_SKIP_WITHOUT_SHARED(sharedPath("urdfplus/four_bar.urdf"));
   const ClusterModel m = loadModel(sharedPath("urdfplus/four_bar.urdf"));
   ClusterData d(m);
   for (double y0 : {0.0, 1e-9, 1e-6}) {
@@ -93,6 +95,7 @@ TEST(Robustness, ParallelogramBranchPointIsReported) {
 // Solved at y = pi/2, then y = 0.5 on the same workspace: the undamped Newton used to stall
 // (residual 0.89 after 50 iterations) where a fresh workspace converges.
 TEST(Robustness, ClosureSurvivesLargeJumps) {
+  CLUSTERDYN_SKIP_WITHOUT_SHARED(sharedPath("urdfplus/four_bar.urdf"));
   const ClusterModel m = loadModel(sharedPath("urdfplus/four_bar.urdf"));
   ClusterData fresh(m), warm(m);
   ASSERT_EQ(solveLoopClosure(m, fresh, vec({0.5})), Status::Ok) << fresh.errorMessage();
@@ -100,7 +103,10 @@ TEST(Robustness, ClosureSurvivesLargeJumps) {
   ASSERT_EQ(solveLoopClosure(m, warm, vec({0.5})), Status::Ok) << warm.errorMessage();
   EXPECT_LE(warm.lastResidual, 1e-12);
   EXPECT_TRUE(test::isClose(warm.q, fresh.q, 1e-9));
-  // Many random jumps on the bundled four-bar and six-bar: every solve closes the loops.
+}
+
+// Many random jumps on the bundled four-bar and six-bar: every solve closes the loops.
+TEST(Robustness, ClosureSurvivesRandomJumpsOnBundledModels) {
   std::mt19937_64 rng(11);
   for (const char* file : {"cd_four_bar.urdf", "cd_six_bar.urdf"}) {
     const ClusterModel mm = loadModel(modelsPath(file));
@@ -150,19 +156,9 @@ TEST(Robustness, OverflowingInputsAreNamed) {
   EXPECT_TRUE(d.tauY.allFinite());
 }
 
-// A turntable (revolute about z) carrying a slider (prismatic along (0.6, 0, 0.8)) with a 2 kg
-// block and a tool frame 1e308 m out along x: huge but finite slider positions make the mass
+// The turntable-slider of support/test_models.hpp: huge but finite slider positions make the mass
 // matrix (m (0.6 q)^2), the potential energy (m g 0.8 q) and the tool placement overflow.
-const char* kSliderUrdf = R"(<robot name="slider">
-  <link name="base"/>
-  <link name="table"><inertial><mass value="1"/><inertia ixx="0.1" iyy="0.1" izz="0.1" ixy="0" ixz="0" iyz="0"/></inertial></link>
-  <link name="block"><inertial><mass value="2"/><inertia ixx="0.1" iyy="0.1" izz="0.1" ixy="0" ixz="0" iyz="0"/></inertial></link>
-  <link name="tool"/>
-  <joint name="turn" type="continuous"><parent link="base"/><child link="table"/><axis xyz="0 0 1"/></joint>
-  <joint name="slide" type="prismatic"><parent link="table"/><child link="block"/><axis xyz="0.6 0 0.8"/>
-    <limit lower="-1" upper="1" effort="1" velocity="1"/></joint>
-  <joint name="tool_joint" type="fixed"><parent link="block"/><child link="tool"/><origin xyz="1e308 0 0"/></joint>
-</robot>)";
+using support::kSliderUrdf;
 
 ::testing::AssertionResult namesInput(Status s, const char* message, const char* input) {
   if (s != Status::NonFinite)
@@ -531,6 +527,7 @@ TEST(Robustness, SixBarSweep) {
 // At a dead point constructed on the crossed four-bar branch: ceAba and the closure report the
 // conditioning instead of dividing by ~0.
 TEST(Robustness, ConditioningInMessage) {
+  CLUSTERDYN_SKIP_WITHOUT_SHARED(sharedPath("urdfplus/four_bar.urdf"));
   const ClusterModel m = loadModel(sharedPath("urdfplus/four_bar.urdf"));
   ClusterData d(m);
   ASSERT_EQ(solveLoopClosure(m, d, vec({1e-7})), Status::ConstraintFailure);

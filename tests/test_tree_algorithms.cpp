@@ -16,6 +16,7 @@
 #include <set>
 #include <string>
 
+#include "test_models.hpp"
 #include "test_util.hpp"
 
 namespace clusterdyn::test {
@@ -34,6 +35,8 @@ const std::vector<NamedModel>& allModels() {
   static const std::vector<NamedModel> models = [] {
     std::vector<NamedModel> out;
     for (const std::string& path : sharedTreeModelFiles())
+      out.push_back({path.substr(path.find_last_of('/') + 1), loadTreeModel(path)});
+    for (const std::string& path : bundledTreeModelFiles())
       out.push_back({path.substr(path.find_last_of('/') + 1), loadTreeModel(path)});
     std::mt19937_64 rng(20240611);
     struct Kind {
@@ -541,10 +544,9 @@ TEST(TreeAlgorithms, ForwardKinematicsComposesJointTransforms) {
   });
 }
 
-TEST(TreeAlgorithms, DoublePendulumMassMatrixByHand) {
-  // Both joints about z, link2's centre of mass on joint 2's axis at 0.1 m from joint 1:
-  // M = [[Izz1 + Izz2 + m2 l^2, Izz2], [Izz2, Izz2]] for every q, and g(q) = 0 (axes vertical).
-  const Model model = loadTreeModel(sharedPath("urdfplus/double_pendulum.urdf"));
+// Both joints about z, link2's centre of mass on joint 2's axis at 0.1 m from joint 1:
+// M = [[Izz1 + Izz2 + m2 l^2, Izz2], [Izz2, Izz2]] for every q, and g(q) = 0 (axes vertical).
+void checkDoublePendulumByHand(const Model& model) {
   Data data(model);
   std::mt19937_64 rng(3);
   MatX expected(2, 2);
@@ -555,6 +557,16 @@ TEST(TreeAlgorithms, DoublePendulumMassMatrixByHand) {
     ASSERT_EQ(generalizedGravity(model, data, q), Status::Ok);
     EXPECT_LE(data.nle.cwiseAbs().maxCoeff(), 1e-14);
   }
+}
+
+// The bundled double pendulum (support/test_models.hpp) with the same inertias as the shared one.
+TEST(TreeAlgorithms, DoublePendulumMassMatrixByHand) {
+  checkDoublePendulumByHand(buildTreeModel(parseUrdfString(support::kVerticalDoublePendulumUrdf)));
+}
+
+TEST(TreeAlgorithms, SharedDoublePendulumMassMatrixByHand) {
+  CLUSTERDYN_SKIP_WITHOUT_SHARED(sharedPath("urdfplus/double_pendulum.urdf"));
+  checkDoublePendulumByHand(loadTreeModel(sharedPath("urdfplus/double_pendulum.urdf")));
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -583,6 +583,7 @@ std::vector<std::string> matches(const std::string& text, const std::string& re)
 }
 
 TEST(UrdfModels, SharedTreeModelsLoad) {
+  CLUSTERDYN_SKIP_WITHOUT_SHARED(sharedPath("urdfplus"));
   struct Expected {
     std::string file;
     int nbodies, nq, nv;
@@ -645,6 +646,8 @@ TEST(UrdfModels, SharedTreeModelsLoad) {
 }
 
 TEST(UrdfModels, UrdfPlusFilesParseCouplingsAndLoops) {
+  CLUSTERDYN_SKIP_WITHOUT_SHARED(sharedPath("urdfplus/mini_cheetah.urdf"));
+  CLUSTERDYN_SKIP_WITHOUT_SHARED(sharedPath("urdfplus/four_bar.urdf"));
   const UrdfDescription cheetah = parseUrdfFile(sharedPath("urdfplus/mini_cheetah.urdf"));
   EXPECT_EQ(cheetah.couplings.size(), 12u);
   ASSERT_FALSE(cheetah.couplings.empty());

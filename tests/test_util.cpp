@@ -422,6 +422,8 @@ Vec3 rotationLog(const Mat3& R) {
   return aa.angle() * aa.axis();
 }
 
+std::string sharedDir() { return CLUSTERDYN_SHARED_DIR; }
+
 std::string sharedPath(const std::string& relative) {
   return std::string(CLUSTERDYN_SHARED_DIR) + "/" + relative;
 }
@@ -441,6 +443,21 @@ std::vector<std::string> sharedTreeModelFiles() {
     if (name == "double_pendulum.urdf" ||
         (name.size() > suffix.size() &&
          name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0))
+      files.push_back(e.path().string());
+  }
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+std::vector<std::string> bundledTreeModelFiles() {
+  std::vector<std::string> files;
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(CLUSTERDYN_MODELS_DIR, ec)) {
+    if (e.path().extension() != ".urdf") continue;
+    const std::string text = readTextFile(e.path().string());
+    if (text.find("<loop") == std::string::npos && text.find("<coupling") == std::string::npos &&
+        text.find("<mimic") == std::string::npos)
       files.push_back(e.path().string());
   }
   std::sort(files.begin(), files.end());

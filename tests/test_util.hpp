@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <random>
 #include <string>
 #include <vector>
@@ -103,6 +104,9 @@ Vec3 rotationLog(const Mat3& R);
 // ---------------------------------------------------------------------------------------------
 // Paths and files.
 
+/// CLUSTERDYN_SHARED_DIR: the shared/ folder of third-party models and reference data. It may
+/// be missing: the tests that need it skip themselves (CLUSTERDYN_SKIP_WITHOUT_SHARED).
+std::string sharedDir();
 /// CLUSTERDYN_SHARED_DIR/relative, e.g. sharedPath("urdfplus/double_pendulum.urdf").
 std::string sharedPath(const std::string& relative);
 /// CLUSTERDYN_MODELS_DIR/relative.
@@ -110,9 +114,22 @@ std::string modelsPath(const std::string& relative);
 /// Paths of the shared tree-only models: urdfplus/double_pendulum.urdf and every
 /// urdfplus/*_approximate.urdf (sorted).
 std::vector<std::string> sharedTreeModelFiles();
+/// The bundled tree-only models: models/*.urdf without <loop>, <coupling> or <mimic> (sorted).
+/// Tests that only need some tree models use these always and the shared ones when present.
+std::vector<std::string> bundledTreeModelFiles();
 /// Writes text into a fresh file under the GoogleTest temporary folder; returns its path.
 std::string writeTempFile(const std::string& name, const std::string& text);
 /// Whole content of a text file ("" if unreadable).
 std::string readTextFile(const std::string& path);
 
 }  // namespace clusterdyn::test
+
+/// Skips the current test, visibly (GTEST_SKIP naming the missing path), when `path` (a file or
+/// folder of the shared/ folder: third-party models and reference data) does not exist.
+#define CLUSTERDYN_SKIP_WITHOUT_SHARED(path)                                 \
+  do {                                                                       \
+    const std::string cdSharedPath_ = (path);                                \
+    if (!std::filesystem::exists(cdSharedPath_))                             \
+      GTEST_SKIP() << "missing " << cdSharedPath_                            \
+                   << " (third-party shared folder, CLUSTERDYN_SHARED_DIR)"; \
+  } while (0)

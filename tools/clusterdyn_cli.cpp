@@ -491,10 +491,10 @@ int cmdBench(const Args& args) {
     const ClusterModel& cm = *m.cluster;
     cdata = std::make_unique<ClusterData>(cm);
     ClusterData& cd = *cdata;
-    std::vector<tools::ClosedState> states(kPool);
+    std::vector<support::ClosedState> states(kPool);
     std::vector<VecX> tauYs, ydds;
     for (int k = 0; k < kPool && clusterNote.empty(); ++k) {
-      if (!tools::randomClosedState(cm, cd, rng, states[k]))
+      if (!support::randomClosedState(cm, cd, rng, states[k]))
         clusterNote = std::string("no closed state found: ") + cd.errorMessage();
       VecX tauY(cm.ny), ydd(cm.ny);
       for (int i = 0; i < cm.ny; ++i) tauY[i] = u(rng), ydd[i] = u(rng);
@@ -656,8 +656,8 @@ int cmdForces(const Args& args) {
   JointForces forces(cm);
   std::mt19937_64 rng(
       static_cast<unsigned long>(parsePositive(args.value("--seed", "1"), "--seed")));
-  tools::ClosedState state;
-  if (!tools::randomClosedState(cm, data, rng, state)) {
+  support::ClosedState state;
+  if (!support::randomClosedState(cm, data, rng, state)) {
     std::cerr << "error: no closed state found: " << data.errorMessage() << "\n";
     return kExitFailure;
   }

@@ -42,8 +42,8 @@ int main(int argc, char** argv) {
   // Random closed state: independent positions/velocities y, y_dot -> spanning (q, v).
   ClusterData data(model);
   std::mt19937_64 rng(42);
-  tools::ClosedState s;
-  if (!tools::randomClosedState(model, data, rng, s)) {
+  support::ClosedState s;
+  if (!support::randomClosedState(model, data, rng, s)) {
     std::cerr << "no closed state found: " << data.errorMessage() << "\n";
     return 1;
   }

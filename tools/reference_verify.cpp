@@ -2,8 +2,6 @@
 // compares by name. See reference_verify.hpp for the error measure.
 #include "reference_verify.hpp"
 
-#include <Eigen/Cholesky>
-#include <Eigen/LU>
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -18,6 +16,7 @@
 #include <stdexcept>
 
 #include "clusterdyn/clusterdyn.hpp"
+#include "dense_oracles.hpp"
 
 namespace clusterdyn::verify {
 
@@ -605,14 +604,14 @@ class PinocchioVerifier {
       return;
     }
 
-    // Oracle: Delassus J M^-1 J^T and the KKT system from the dense mass matrix.
-    const Eigen::LLT<MatX> llt(M);
-    if (llt.info() != Eigen::Success) {
+    // Oracle (tests/support/dense_oracles.hpp): Delassus J M^-1 J^T and the KKT system from
+    // the dense mass matrix.
+    MatX D;
+    if (!oracle::delassus(M, J, D)) {
       for (const char* n : {kDelassusKkt, kDdqKkt, kLambdaKkt})
         results_[n].fail(k, "the mass matrix is not positive definite");
       return;
     }
-    const MatX D = J * llt.solve(J.transpose());
     if (c.contains("delassus")) {
       Accumulator& acc = results_[kDelassusKkt];
       const MatX Dref = matrix(c["delassus"], nc, nc, where + ".delassus");
@@ -621,26 +620,17 @@ class PinocchioVerifier {
           acc.add(D(rowIndex_.at(constraintRows_[r]), rowIndex_.at(constraintRows_[col])),
                   Dref(r, col), k, constraintRows_[r], &constraintRows_[col]);
     }
-    // KKT: [M J^T; J 0] [ddq; -lambda] = [tau - nle; -drift]
-    // (M ddq + nle = tau + J^T lambda, J ddq + drift = 0).
-    MatX K = MatX::Zero(nv + nc, nv + nc);
-    K.topLeftCorner(nv, nv) = M;
-    K.topRightCorner(nv, nc) = J.transpose();
-    K.bottomLeftCorner(nc, nv) = J;
-    VecX rhs(nv + nc);
-    rhs.head(nv) = tau - nle;
-    rhs.tail(nc) = -drift;
-    const Eigen::FullPivLU<MatX> lu(K);
-    if (!lu.isInvertible()) {
+    // KKT: M ddq + nle = tau + J^T lambda, J ddq + drift = 0 (full-pivoting LU).
+    const oracle::KktSolution kkt = oracle::solveKktLu(M, J, tau - nle, -drift);
+    if (!kkt.ok) {
       for (const char* n : {kDdqKkt, kLambdaKkt}) results_[n].fail(k, "the KKT matrix is singular");
       return;
     }
-    const VecX x = lu.solve(rhs);
-    if (c.contains("ddq")) compareVelocitySpace(kDdqKkt, x.head(nv), c["ddq"], k);
+    if (c.contains("ddq")) compareVelocitySpace(kDdqKkt, kkt.acceleration, c["ddq"], k);
     if (c.contains("lambda")) {
       const NamedVector ref = namedVector(c["lambda"], where + ".lambda");
       NamedVector ours{constraintRows_, VecX(nc)};
-      for (int r = 0; r < nc; ++r) ours.values[r] = -x[nv + rowIndex_.at(constraintRows_[r])];
+      for (int r = 0; r < nc; ++r) ours.values[r] = kkt.lambda[rowIndex_.at(constraintRows_[r])];
       compareNamed(results_[kLambdaKkt], ours, ref, k);
     }
   }

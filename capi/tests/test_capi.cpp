@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "closed_states.hpp"
 #include "clusterdyn.h"
 #include "loop_model_generator.hpp"
 #include "test_util.hpp"
@@ -670,33 +671,12 @@ std::vector<std::string> generatedLoopUrdfs() {
 std::string fourBarPath() { return cd::test::modelsPath("cd_four_bar.urdf"); }
 
 /// A random closed spanning state, made with the C++ API on its own workspace `gen`: the
-/// independent coordinates of loop clusters move at most 0.3 from the reference configuration.
-struct ClosedState {
-  cd::VecX q, v, y, ydot;
-};
-bool randomClosedState(const cd::ClusterModel& cm, cd::ClusterData& gen, std::mt19937_64& rng,
-                       ClosedState& s) {
-  cd::VecX yRef(cm.nyq), ydRef(cm.ny);
-  if (cd::spanningToIndependent(cm, gen, cm.qReference, cd::VecX::Zero(cm.tree.nv), yRef, ydRef) !=
-      cd::Status::Ok)
-    return false;
-  for (int attempt = 0; attempt < 40; ++attempt) {
-    s.y = yRef;
-    const cd::VecX qr = cd::randomConfiguration(cm.tree, rng, 1.0);
-    for (const cd::Cluster& c : cm.clusters) {
-      if (!c.constrained())
-        s.y.segment(c.yq0, c.nyq) = qr.segment(c.q0, c.nq);
-      else
-        s.y.segment(c.yq0, c.nyq) += cd::test::randomVector(c.nyq, rng, -0.3, 0.3);
-    }
-    s.ydot = cd::test::randomVector(cm.ny, rng);
-    gen.q = cm.qReference;
-    if (cd::independentToSpanning(cm, gen, s.y, s.ydot) != cd::Status::Ok) continue;
-    s.q = gen.q;
-    s.v = gen.v;
-    return true;
-  }
-  return false;
+/// independent coordinates of loop clusters move at most 0.3 from the reference configuration
+/// (support::randomClosedStateNearReference, up to 40 draws).
+using cd::support::ClosedState;
+bool closedStateNearReference(const cd::ClusterModel& cm, cd::ClusterData& gen,
+                              std::mt19937_64& rng, ClosedState& s) {
+  return cd::support::randomClosedStateNearReference(cm, gen, rng, s, 0.3, 40);
 }
 
 /// The whole-model G (nv x ny, block diagonal) and g after clusterConstraintMatrices.
@@ -827,7 +807,7 @@ void compareClusterCompute(const cd::ClusterModel& cm, const cdyn_model* m, cdyn
   for (int sample = 0; sample < samples; ++sample) {
     SCOPED_TRACE("sample " + std::to_string(sample));
     ClosedState st;
-    ASSERT_TRUE(randomClosedState(cm, gen, rng, st));
+    ASSERT_TRUE(closedStateNearReference(cm, gen, rng, st));
     const cd::VecX tauY = cd::test::randomVector(ny, rng);
     const cd::VecX tauS = cd::test::randomVector(nv, rng);
     const cd::VecX ydd = cd::test::randomVector(ny, rng);

@@ -20,9 +20,11 @@
 #include <vector>
 
 #include "alloc_counter.hpp"
+#include "closed_states.hpp"
 #include "clusterdyn.h"
 #include "clusterdyn/clusterdyn.hpp"
 #include "clusterdyn/constraints.hpp"
+#include "dense_oracles.hpp"
 #include "test_util.hpp"
 
 namespace {
@@ -70,26 +72,16 @@ std::vector<double> homogeneous(const cd::Transform& T) {
   return h;
 }
 
-/// Random closed state of a cluster model (independent coordinates, loop closure).
+/// Random closed state of a cluster model (independent coordinates, loop closure:
+/// support::randomClosedState) and efforts tau uniform in [-5, 5].
 bool closedState(const cd::ClusterModel& cm, std::mt19937_64& rng, cd::VecX& q, cd::VecX& v,
                  cd::VecX& tau) {
   cd::ClusterData data(cm);
-  std::uniform_real_distribution<double> u(-1.0, 1.0);
-  cd::VecX y(cm.nyq), ydot(cm.ny);
-  for (int k = 0; k < cm.ny; ++k) ydot[k] = u(rng);
-  tau = cd::VecX(cm.ny);
-  for (int k = 0; k < cm.ny; ++k) tau[k] = 5.0 * u(rng);
-  double range = 1.0;
-  for (int attempt = 0; attempt < 8; ++attempt, range *= 0.5) {
-    const cd::VecX qr = cd::randomConfiguration(cm.tree, rng, range);
-    for (int k = 0; k < cm.nyq; ++k) y[k] = qr[cm.independentPosition[k]];
-    data.q = cm.qReference;
-    if (cd::independentToSpanning(cm, data, y, ydot) == cd::Status::Ok) {
-      q = data.q, v = data.v;
-      return true;
-    }
-  }
-  return false;
+  cd::support::ClosedState s;
+  if (!cd::support::randomClosedState(cm, data, rng, s)) return false;
+  q = s.q, v = s.v;
+  tau = 5.0 * cd::support::uniformVector(cm.ny, rng);
+  return true;
 }
 
 ::testing::AssertionResult same(const double* a, const double* b, long n, const char* what) {
@@ -179,7 +171,8 @@ void compareSets(const std::string& path, unsigned flags, cd::ModelOptions optio
       }
     // The oracle sees something that could fail: D is J H^-1 J^T.
     ASSERT_EQ(cd::clusterMassMatrix(cm, data, q), cd::Status::Ok);
-    const cd::MatX Dd = cdata.jacobian * data.H.llt().solve(cdata.jacobian.transpose());
+    cd::MatX Dd;
+    ASSERT_TRUE(cd::oracle::delassus(data.H, cdata.jacobian, Dd));
     EXPECT_TRUE(cd::test::isClose(block(D, m, m, ld), Dd, 1e-9));
 
     // The three solves, with and without external forces, and a warm-started one.

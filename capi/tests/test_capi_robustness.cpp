@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "clusterdyn.h"
+#include "test_models.hpp"
 
 namespace {
 
@@ -132,19 +133,10 @@ TEST(Robustness, OverflowNamesTheInput) {
   EXPECT_STREQ(cdyn_workspace_last_error(c.ws), "");
 }
 
-// A turntable (revolute z) carrying a 2 kg block on a slider along (0.6, 0, 0.8) and a tool frame
-// 1e308 m beyond it: finite but huge inputs to every tree compute call give CDYN_ERR_NON_FINITE
-// with a message naming the input, never CDYN_OK with Inf/NaN.
-const char* kSliderUrdf = R"(<robot name="slider">
-  <link name="base"/>
-  <link name="table"><inertial><mass value="1"/><inertia ixx="0.1" iyy="0.1" izz="0.1" ixy="0" ixz="0" iyz="0"/></inertial></link>
-  <link name="block"><inertial><mass value="2"/><inertia ixx="0.1" iyy="0.1" izz="0.1" ixy="0" ixz="0" iyz="0"/></inertial></link>
-  <link name="tool"/>
-  <joint name="turn" type="continuous"><parent link="base"/><child link="table"/><axis xyz="0 0 1"/></joint>
-  <joint name="slide" type="prismatic"><parent link="table"/><child link="block"/><axis xyz="0.6 0 0.8"/>
-    <limit lower="-1" upper="1" effort="1" velocity="1"/></joint>
-  <joint name="tool_joint" type="fixed"><parent link="block"/><child link="tool"/><origin xyz="1e308 0 0"/></joint>
-</robot>)";
+// The turntable-slider of tests/support/test_models.hpp (a 2 kg block on a slider along
+// (0.6, 0, 0.8), a tool frame 1e308 m beyond it): finite but huge inputs to every tree compute
+// call give CDYN_ERR_NON_FINITE with a message naming the input, never CDYN_OK with Inf/NaN.
+using clusterdyn::support::kSliderUrdf;
 
 TEST(Robustness, HugeInputsNameTheInput) {
   CModel c(kSliderUrdf, true);

@@ -54,7 +54,7 @@ struct ClusterFixture {
   std::string name, label;
   ClusterModel model;
   std::unique_ptr<ClusterData> data;
-  std::vector<tools::ClosedState> states;
+  std::vector<support::ClosedState> states;
   std::vector<VecX> tauY, ydd;
   Counters counters;
 };
@@ -93,8 +93,8 @@ ClusterFixture* addClusterFixture(const std::string& path, const std::string& na
   std::mt19937_64 rng(12345);
   std::uniform_real_distribution<double> u(-1.0, 1.0);
   for (size_t k = 0; k < kPool; ++k) {
-    tools::ClosedState s;
-    if (!tools::randomClosedState(cm, d, rng, s)) {
+    support::ClosedState s;
+    if (!support::randomClosedState(cm, d, rng, s)) {
       std::fprintf(stderr, "clusterdyn_bench_cluster: skipping %s: no closed state: %s\n",
                    path.c_str(), d.errorMessage());
       return nullptr;
@@ -104,7 +104,7 @@ ClusterFixture* addClusterFixture(const std::string& path, const std::string& na
     f->states.push_back(s), f->tauY.push_back(tau), f->ydd.push_back(a);
   }
   // Every algorithm must accept the states (the timed loops do not check the Status).
-  const tools::ClosedState& s = f->states[0];
+  const support::ClosedState& s = f->states[0];
   const Status st[] = {ceAba(cm, d, s.q, s.v, f->tauY[0]), ceRnea(cm, d, s.q, s.v, f->ydd[0]),
                        clusterMassMatrix(cm, d, s.q), clusterBias(cm, d, s.q, s.v)};
   for (Status x : st)

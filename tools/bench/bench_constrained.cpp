@@ -42,7 +42,7 @@ struct Fixture {
   std::unique_ptr<ConstraintSet> set;
   std::unique_ptr<ClusterData> data;
   std::unique_ptr<ConstraintData> cdata;
-  std::vector<tools::ClosedState> states;
+  std::vector<support::ClosedState> states;
   std::vector<VecX> tau;
 };
 std::vector<std::unique_ptr<Fixture>> fixtures;
@@ -69,8 +69,8 @@ Fixture* addFixture(const std::string& name, ClusterModel model,
   std::mt19937_64 rng(12345);
   std::uniform_real_distribution<double> u(-1.0, 1.0);
   for (size_t k = 0; k < kPool; ++k) {
-    tools::ClosedState s;
-    if (!tools::randomClosedState(f->model, *f->data, rng, s)) {
+    support::ClosedState s;
+    if (!support::randomClosedState(f->model, *f->data, rng, s)) {
       std::fprintf(stderr, "%s: no closed state\n", name.c_str());
       return nullptr;
     }
@@ -105,7 +105,7 @@ void run(benchmark::State& state, Fixture* f, Algo algo) {
   onePass.maxIterations = 0;
   size_t i = 0;
   for (auto _ : state) {
-    const tools::ClosedState& s = f->states[i % kPool];
+    const support::ClosedState& s = f->states[i % kPool];
     const VecX& tau = f->tau[i % kPool];
     ++i;
     Status st = Status::Ok;

@@ -1,8 +1,8 @@
 // Google Benchmark of the constraint forces (constraint_forces.hpp): CE-ABA alone vs. CE-ABA
 // followed by ceAbaConstraintForces (every tree-joint force, loop wrench and coupling force),
 // on models/cd_quadruped.urdf and shared/urdfplus/{mini_cheetah,mit_humanoid}.urdf. Each
-// benchmark cycles through 64 random closed states (seed 12345, tools/closed_states.hpp) with
-// tau_y uniform in [-1, 1]. Names: "CE_ABA/<model>" and "CE_ABA_FORCES/<model>".
+// benchmark cycles through 64 random closed states (seed 12345, tests/support/closed_states.hpp)
+// with tau_y uniform in [-1, 1]. Names: "CE_ABA/<model>" and "CE_ABA_FORCES/<model>".
 //
 //   clusterdyn_bench_forces --benchmark_repetitions=15 --benchmark_report_aggregates_only=true \
 //       --benchmark_enable_random_interleaving=true
@@ -37,7 +37,7 @@ struct Fixture {
   ClusterModel model;
   std::unique_ptr<ClusterData> data;
   std::unique_ptr<JointForces> forces;
-  std::vector<tools::ClosedState> states;
+  std::vector<support::ClosedState> states;
   std::vector<VecX> tauY;
 };
 
@@ -61,8 +61,8 @@ bool addFixture(const std::string& path, const std::string& name) {
   std::mt19937_64 rng(12345);
   std::uniform_real_distribution<double> u(-1.0, 1.0);
   while (f->states.size() < kPool) {
-    tools::ClosedState s;
-    if (!tools::randomClosedState(f->model, *f->data, rng, s)) return false;
+    support::ClosedState s;
+    if (!support::randomClosedState(f->model, *f->data, rng, s)) return false;
     VecX tau(f->model.ny);
     for (int k = 0; k < f->model.ny; ++k) tau[k] = u(rng);
     if (ceAba(f->model, *f->data, s.q, s.v, tau) != Status::Ok ||
@@ -108,8 +108,8 @@ int instructions(const std::string& path, const std::string& mode, int n) {
   ClusterData data(cm);
   JointForces forces(cm);
   std::mt19937_64 rng(1);
-  tools::ClosedState s;
-  if (!tools::randomClosedState(cm, data, rng, s)) return 1;
+  support::ClosedState s;
+  if (!support::randomClosedState(cm, data, rng, s)) return 1;
   const VecX tau = VecX::Constant(cm.ny, 0.3);
   double sink = 0.0;
   for (int i = 0; i < n; ++i) {

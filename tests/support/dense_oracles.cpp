@@ -1,0 +1,71 @@
+// Dense KKT / Delassus oracles (dense_oracles.hpp).
+#include "dense_oracles.hpp"
+
+#include <Eigen/Dense>
+
+namespace clusterdyn::oracle {
+
+bool delassus(const MatX& M, const MatX& J, MatX& D) {
+  const Eigen::LLT<MatX> llt(M);
+  if (llt.info() != Eigen::Success) return false;
+  D = J * llt.solve(J.transpose());
+  return true;
+}
+
+MatX dampedInverse(const MatX& D, double rho) {
+  return (D + rho * MatX::Identity(D.rows(), D.cols())).inverse();
+}
+
+KktSolution solveKktLu(const MatX& M, const MatX& J, const VecX& f, const VecX& b) {
+  KktSolution s;
+  const Eigen::Index n = M.rows(), m = J.rows();
+  MatX K = MatX::Zero(n + m, n + m);
+  K.topLeftCorner(n, n) = M;
+  K.topRightCorner(n, m) = -J.transpose();
+  K.bottomLeftCorner(m, n) = J;
+  VecX rhs(n + m);
+  rhs.head(n) = f;
+  rhs.tail(m) = b;
+  const Eigen::FullPivLU<MatX> lu(K);
+  if (!lu.isInvertible()) return s;
+  const VecX x = lu.solve(rhs);
+  s.acceleration = x.head(n);
+  s.lambda = x.tail(m);
+  s.ok = true;
+  return s;
+}
+
+KktSolution solveKktSchur(const MatX& M, const MatX& J, const VecX& f, const VecX& b) {
+  KktSolution s;
+  const Eigen::LLT<MatX> llt(M);
+  if (llt.info() != Eigen::Success) return s;
+  const MatX MinvJt = llt.solve(J.transpose());
+  s.delassus = J * MinvJt;
+  const VecX aFree = llt.solve(f);
+  const VecX rhs = b - J * aFree;
+  const Eigen::CompleteOrthogonalDecomposition<MatX> cod(s.delassus);
+  s.lambda = cod.solve(rhs);
+  s.acceleration = aFree + MinvJt * s.lambda;
+  s.ok = true;
+  return s;
+}
+
+ClusterKkt denseClusterKkt(const ClusterModel& cm, ClusterData& data, const ConstraintSet& set,
+                           ConstraintData& cd, const VecX& q, const VecX& v, const VecX& tau,
+                           const Force* fext) {
+  ClusterKkt s;
+  if (clusterMassMatrix(cm, data, q) != Status::Ok) return s;
+  s.H = data.H;
+  if (ceRnea(cm, data, q, v, VecX::Zero(cm.ny), fext) != Status::Ok) return s;
+  s.C = data.tauY;
+  if (constraintJacobian(cm, data, set, cd, q, v) != Status::Ok) return s;
+  KktSolution k = solveKktSchur(s.H, cd.jacobian, tau - s.C, cd.desired - cd.gamma);
+  if (!k.ok) return s;
+  s.delassus = std::move(k.delassus);
+  s.ydd = std::move(k.acceleration);
+  s.lambda = std::move(k.lambda);
+  s.ok = true;
+  return s;
+}
+
+}  // namespace clusterdyn::oracle

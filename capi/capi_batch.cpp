@@ -672,6 +672,33 @@ cdyn_status modelStatus(const cdyn_model* model) {
   return model == nullptr ? CDYN_ERR_NULL_POINTER : cdyn_model_nq(model, &nq);
 }
 
+/// Entry point of a cdyn_batch_* function: the model, then the job that makeJob(job) fills
+/// (sizes, arguments), then the run on the caller's workspaces.
+template <typename MakeJob>
+cdyn_status batchEntry(const cdyn_model* model, cdyn_workspace* const* ws, int nws,
+                       int* failedIndex, MakeJob makeJob) {
+  if (failedIndex) *failedIndex = -1;
+  if (cdyn_status s = modelStatus(model)) return s;
+  Job job;
+  if (cdyn_status s = makeJob(job)) return s;
+  return runWithWorkspaces(job, ws, nws, failedIndex);
+}
+
+/// Entry point of a cdyn_pool_* function: the job is made only for a valid pool of this model
+/// (runOnPool reports the others, with the message in the pool).
+template <typename MakeJob>
+cdyn_status poolEntry(const cdyn_model* model, cdyn_pool* pool, int n, int layout, int* failedIndex,
+                      MakeJob makeJob) {
+  if (failedIndex) *failedIndex = -1;
+  Job job;
+  if (validPool(pool) && model == pool->model)
+    if (cdyn_status s = makeJob(job)) return s;
+  job.model = model;
+  job.n = n;
+  job.layout = layout;
+  return runOnPool(job, pool, failedIndex);
+}
+
 }  // namespace
 
 extern "C" {
@@ -680,81 +707,54 @@ cdyn_status cdyn_batch_ce_aba(const cdyn_model* model, cdyn_workspace* const* ws
                               int layout, const double* q, int nq, const double* v, int nv,
                               const double* tau, int ntau, const double* fext, int nfext,
                               double* ydd, int nydd, double* qdd, int nqdd, int* failed_index) {
-  if (failed_index) *failed_index = -1;
-  if (cdyn_status s = modelStatus(model)) return s;
-  Job job;
-  if (cdyn_status s = ceAbaJob(job, model, n, layout, q, nq, v, nv, tau, ntau, fext, nfext, ydd,
-                               nydd, qdd, nqdd))
-    return s;
-  return runWithWorkspaces(job, ws, nws, failed_index);
+  return batchEntry(model, ws, nws, failed_index, [&](Job& job) {
+    return ceAbaJob(job, model, n, layout, q, nq, v, nv, tau, ntau, fext, nfext, ydd, nydd, qdd,
+                    nqdd);
+  });
 }
 
 cdyn_status cdyn_pool_ce_aba(const cdyn_model* model, cdyn_pool* pool, int n, int layout,
                              const double* q, int nq, const double* v, int nv, const double* tau,
                              int ntau, const double* fext, int nfext, double* ydd, int nydd,
                              double* qdd, int nqdd, int* failed_index) {
-  if (failed_index) *failed_index = -1;
-  Job job;
-  if (validPool(pool) && model == pool->model)
-    if (cdyn_status s = ceAbaJob(job, model, n, layout, q, nq, v, nv, tau, ntau, fext, nfext, ydd,
-                                 nydd, qdd, nqdd))
-      return s;
-  job.model = model;
-  job.n = n;
-  job.layout = layout;
-  return runOnPool(job, pool, failed_index);
+  return poolEntry(model, pool, n, layout, failed_index, [&](Job& job) {
+    return ceAbaJob(job, model, n, layout, q, nq, v, nv, tau, ntau, fext, nfext, ydd, nydd, qdd,
+                    nqdd);
+  });
 }
 
 cdyn_status cdyn_batch_ce_rnea(const cdyn_model* model, cdyn_workspace* const* ws, int nws, int n,
                                int layout, const double* q, int nq, const double* v, int nv,
                                const double* ydd, int nydd, const double* fext, int nfext,
                                double* tau, int ntau, double* qdd, int nqdd, int* failed_index) {
-  if (failed_index) *failed_index = -1;
-  if (cdyn_status s = modelStatus(model)) return s;
-  Job job;
-  if (cdyn_status s = ceRneaJob(job, model, n, layout, q, nq, v, nv, ydd, nydd, fext, nfext, tau,
-                                ntau, qdd, nqdd))
-    return s;
-  return runWithWorkspaces(job, ws, nws, failed_index);
+  return batchEntry(model, ws, nws, failed_index, [&](Job& job) {
+    return ceRneaJob(job, model, n, layout, q, nq, v, nv, ydd, nydd, fext, nfext, tau, ntau, qdd,
+                     nqdd);
+  });
 }
 
 cdyn_status cdyn_pool_ce_rnea(const cdyn_model* model, cdyn_pool* pool, int n, int layout,
                               const double* q, int nq, const double* v, int nv, const double* ydd,
                               int nydd, const double* fext, int nfext, double* tau, int ntau,
                               double* qdd, int nqdd, int* failed_index) {
-  if (failed_index) *failed_index = -1;
-  Job job;
-  if (validPool(pool) && model == pool->model)
-    if (cdyn_status s = ceRneaJob(job, model, n, layout, q, nq, v, nv, ydd, nydd, fext, nfext, tau,
-                                  ntau, qdd, nqdd))
-      return s;
-  job.model = model;
-  job.n = n;
-  job.layout = layout;
-  return runOnPool(job, pool, failed_index);
+  return poolEntry(model, pool, n, layout, failed_index, [&](Job& job) {
+    return ceRneaJob(job, model, n, layout, q, nq, v, nv, ydd, nydd, fext, nfext, tau, ntau, qdd,
+                     nqdd);
+  });
 }
 
 cdyn_status cdyn_batch_cluster_mass_matrix(const cdyn_model* model, cdyn_workspace* const* ws,
                                            int nws, int n, int layout, const double* q, int nq,
                                            double* H, int nh, int* failed_index) {
-  if (failed_index) *failed_index = -1;
-  if (cdyn_status s = modelStatus(model)) return s;
-  Job job;
-  if (cdyn_status s = massMatrixJob(job, model, n, layout, q, nq, H, nh)) return s;
-  return runWithWorkspaces(job, ws, nws, failed_index);
+  return batchEntry(model, ws, nws, failed_index,
+                    [&](Job& job) { return massMatrixJob(job, model, n, layout, q, nq, H, nh); });
 }
 
 cdyn_status cdyn_pool_cluster_mass_matrix(const cdyn_model* model, cdyn_pool* pool, int n,
                                           int layout, const double* q, int nq, double* H, int nh,
                                           int* failed_index) {
-  if (failed_index) *failed_index = -1;
-  Job job;
-  if (validPool(pool) && model == pool->model)
-    if (cdyn_status s = massMatrixJob(job, model, n, layout, q, nq, H, nh)) return s;
-  job.model = model;
-  job.n = n;
-  job.layout = layout;
-  return runOnPool(job, pool, failed_index);
+  return poolEntry(model, pool, n, layout, failed_index,
+                   [&](Job& job) { return massMatrixJob(job, model, n, layout, q, nq, H, nh); });
 }
 
 cdyn_status cdyn_batch_ce_aba_independent(const cdyn_model* model, cdyn_workspace* const* ws,
@@ -764,20 +764,18 @@ cdyn_status cdyn_batch_ce_aba_independent(const cdyn_model* model, cdyn_workspac
                                           int nq_guess, double* ydd, int nydd, double* q, int nq,
                                           double* v, int nv, double* qdd, int nqdd,
                                           int* failed_index) {
-  if (failed_index) *failed_index = -1;
-  if (cdyn_status s = modelStatus(model)) return s;
   try {
-    Sizes s;
-    if (cdyn_status st = readSizes(model, &s)) return st;
-    std::vector<double> reference(static_cast<std::size_t>(s.nq));
-    if (cdyn_status st = cdyn_model_reference_configuration(model, reference.data(), s.nq))
-      return st;
-    Job job;
-    if (cdyn_status st = ceAbaIndependentJob(job, model, n, layout, y, nyq, ydot, ny, tau, ntau,
-                                             fext, nfext, q_guess, nq_guess, reference.data(), ydd,
-                                             nydd, q, nq, v, nv, qdd, nqdd))
-      return st;
-    return runWithWorkspaces(job, ws, nws, failed_index);
+    std::vector<double> reference;  // the default warm start (no pool to hold it)
+    return batchEntry(model, ws, nws, failed_index, [&](Job& job) {
+      Sizes s;
+      if (cdyn_status st = readSizes(model, &s)) return st;
+      reference.resize(static_cast<std::size_t>(s.nq));
+      if (cdyn_status st = cdyn_model_reference_configuration(model, reference.data(), s.nq))
+        return st;
+      return ceAbaIndependentJob(job, model, n, layout, y, nyq, ydot, ny, tau, ntau, fext, nfext,
+                                 q_guess, nq_guess, reference.data(), ydd, nydd, q, nq, v, nv, qdd,
+                                 nqdd);
+    });
   } catch (const std::bad_alloc&) {
     return CDYN_ERR_OUT_OF_MEMORY;
   }
@@ -789,18 +787,11 @@ cdyn_status cdyn_pool_ce_aba_independent(const cdyn_model* model, cdyn_pool* poo
                                          int nfext, const double* q_guess, int nq_guess,
                                          double* ydd, int nydd, double* q, int nq, double* v,
                                          int nv, double* qdd, int nqdd, int* failed_index) {
-  if (failed_index) *failed_index = -1;
-  Job job;
-  if (validPool(pool) && model == pool->model) {
-    if (cdyn_status s = ceAbaIndependentJob(job, model, n, layout, y, nyq, ydot, ny, tau, ntau,
-                                            fext, nfext, q_guess, nq_guess, pool->qReference.data(),
-                                            ydd, nydd, q, nq, v, nv, qdd, nqdd))
-      return s;
-  }
-  job.model = model;
-  job.n = n;
-  job.layout = layout;
-  return runOnPool(job, pool, failed_index);
+  return poolEntry(model, pool, n, layout, failed_index, [&](Job& job) {
+    return ceAbaIndependentJob(job, model, n, layout, y, nyq, ydot, ny, tau, ntau, fext, nfext,
+                               q_guess, nq_guess, pool->qReference.data(), ydd, nydd, q, nq, v, nv,
+                               qdd, nqdd);
+  });
 }
 
 }  // extern "C"

@@ -33,7 +33,7 @@ elif ! command -v run-clang-tidy >/dev/null; then
 else
   start=$SECONDS
   echo "== clang-tidy (src/, capi/)"
-  if ! run-clang-tidy -quiet -p build -j "${JOBS:-$(nproc)}" "^$PWD/(src|capi)/[^/]*\.cpp\$" \
+  if ! run-clang-tidy -quiet -p build -j "${JOBS:-$(nproc)}" "^$PWD/(src/[a-z]+|capi)/[^/]*\.cpp\$" \
       >build/clang-tidy.log 2>&1; then
     grep -E -A4 "(error|warning):" build/clang-tidy.log | head -n 200 || true
     echo "== clang-tidy: FAILED (full log: build/clang-tidy.log)"

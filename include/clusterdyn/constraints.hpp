@@ -132,7 +132,8 @@ struct ConstraintData {
   VecX gamma;            ///< m row accelerations at y_ddot = 0 (constraintJacobian)
   ProximalResult result;
 
-  // Internal storage, sized at construction (src/constraint_data.cpp); read-only for users.
+  // Internal storage, sized at construction (src/constrained/constraint_data.cpp); read-only for
+  // users.
   /// One side of a constraint: its rows as covectors on the body's spatial acceleration
   /// (body coordinates): row accelerations = C1 a_body1 + C2 a_body2 + bias.
   struct Attachment {

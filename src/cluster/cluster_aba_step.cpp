@@ -1,0 +1,351 @@
+// Per-cluster steps of CE-ABA (Chignoli et al. 2023, Alg. 1). A constrained cluster k with m
+// bodies and d independent coordinates uses
+//   S_k  = JXJ diag(S_i) G_k                                (6m x d, eq. 15)
+//   c_k  = JXJ [diag(S_i) g_k + stack(v_i x S_i qd_i)]      (6m,     eq. 19)
+//   U = IA S,  D = S^T U,  u = tau - S^T pA                 (eq. 53)
+//   IA_out += Xh^T (IA - U D^-1 U^T) Xh,                    (eq. 59-60)
+//   pA_out += Xh^T (pA + Ia c + U D^-1 u)                   (eq. 59-60)
+//   y_ddot = D^-1 (u - U^T (Xh a_out + c)),  a = Xh a_out + c + S y_ddot   (eq. 53, 61)
+// where Xh (6m x 6) is the one non-zero block column of kX_lambda (stacked b_X_output), and
+// IA of a cluster stays block diagonal (children only touch the output body's 6x6 block).
+// Xh is applied body by body as a transform (outputTb), never as a 6m x 6 matrix.
+#include "cluster/cluster_aba_step.hpp"
+
+#include "cluster/cluster_detail.hpp"
+#include "core/check.hpp"
+#include "tree/aba_step.hpp"
+
+namespace clusterdyn::detail {
+
+namespace {
+
+/// X^T IA_b X added to IAo: when nothing hangs below b, IA_b is still the body's own inertia and
+/// the cheap rigid-body transform does (a constant for a rotor on the output body); the full
+/// 6x6 transform otherwise.
+inline void addTransformedInertia(const ClusterModel& cm, const ClusterData& data, int b, int o,
+                                  const Transform& T, Mat6& IAo) {
+  const Model& tree = cm.tree;
+  const Data& td = data.tree;
+  if (!tree.children[b].empty() || !data.rigidInertia[b])
+    IAo += actInertia(T, td.IA[b]);
+  else if (cm.axisymmetricLeaf[b] && tree.parent[b] == o)
+    cm.axisymmetricInertiaInParent[b].addTo(IAo);
+  else
+    tree.inertias[b].transformedBy(T).addTo(IAo);
+}
+
+Status singular(Data& td, const Cluster& c) {
+  return fail(td, Status::NotPositiveDefinite, "articulated inertia of cluster '%s' is singular",
+              c.name.c_str());
+}
+
+/// Pass 2 with one independent coordinate (rotor-link pairs, belts, four-bars): S a 6m x 1
+/// column, D a scalar.
+Status articulatedScalar(const ClusterModel& cm, ClusterData& data, int k, const double* tau,
+                         ForceCoordinates forces) {
+  const Cluster& c = cm.clusters[k];
+  Data& td = data.tree;
+  ClusterWorkspace& w = data.clusters[k];
+  const int o = c.outputBody;
+  double D = 0.0;
+  double u = forces == ForceCoordinates::Spanning
+                 ? w.G.col(0).dot(Eigen::Map<const VecX>(tau + c.v0, c.nv))
+                 : tau[c.y0];
+  for (int b = c.firstBody; b < c.firstBody + c.nbodies; ++b) {
+    const int i = 6 * (b - c.firstBody);
+    const auto s = w.S.block<6, 1>(i, 0);
+    auto U = w.U.block<6, 1>(i, 0);
+    U.noalias() = td.IA[b] * s;  // eq. 53: U
+    D += s.dot(U);               // eq. 53: D
+    u -= s.dot(td.pA[b]);        // eq. 53: u
+  }
+  if (!(D > 0.0)) return singular(td, c);
+  const double Dinv = 1.0 / D;
+  w.D(0, 0) = D;
+  w.Dinv(0, 0) = Dinv;
+  w.u[0] = u;
+  Force Ubar = Force::Zero(), po = Force::Zero();
+  Mat6 IAo = Mat6::Zero();
+  double t = u;  // u - U^T c
+  for (int b = c.firstBody; b < c.firstBody + c.nbodies; ++b) {
+    const int i = 6 * (b - c.firstBody);
+    const Transform& T = w.outputTb[b - c.firstBody];
+    const auto U = w.U.block<6, 1>(i, 0);
+    Ubar += T.actForce(U);
+    if (o < 0) continue;
+    const Motion cb = w.c.segment<6>(i);
+    addTransformedInertia(cm, data, b, o, T, IAo);
+    Force pb = td.pA[b];
+    pb.noalias() += td.IA[b] * cb;
+    po += T.actForce(pb);
+    t -= U.dot(cb);
+  }
+  w.Ubar.col(0) = Ubar;
+  if (o < 0) return Status::Ok;
+  IAo.noalias() -= (Dinv * Ubar) * Ubar.transpose();  // eq. 60
+  po += Ubar * (Dinv * t);                            // eq. 60
+  td.IA[o] += IAo;
+  td.pA[o] += po;
+  return Status::Ok;
+}
+
+/// Pass 2 with a small fixed number D of independent coordinates (e.g. the knee-ankle belt
+/// pair, D = 2).
+template <int D>
+Status articulatedFixed(const ClusterModel& cm, ClusterData& data, int k, const double* tau,
+                        ForceCoordinates forces) {
+  using Mat6D = Eigen::Matrix<double, 6, D>;
+  using MatDD = Eigen::Matrix<double, D, D>;
+  using VecD = Eigen::Matrix<double, D, 1>;
+  const Cluster& c = cm.clusters[k];
+  Data& td = data.tree;
+  ClusterWorkspace& w = data.clusters[k];
+  const int o = c.outputBody;
+  MatDD Dm = MatDD::Zero();
+  VecD u;
+  if (forces == ForceCoordinates::Spanning)
+    u.noalias() = w.G.transpose() * Eigen::Map<const VecX>(tau + c.v0, c.nv);
+  else
+    u = Eigen::Map<const VecD>(tau + c.y0);
+  for (int b = c.firstBody; b < c.firstBody + c.nbodies; ++b) {
+    const int i = 6 * (b - c.firstBody);
+    const Mat6D S = w.S.template block<6, D>(i, 0);
+    const Mat6D U = td.IA[b] * S;  // eq. 53: U
+    w.U.template block<6, D>(i, 0) = U;
+    Dm.noalias() += S.transpose() * U;        // eq. 53: D
+    u.noalias() -= S.transpose() * td.pA[b];  // eq. 53: u
+  }
+  const Eigen::LLT<MatDD> llt(Dm);
+  if (llt.info() != Eigen::Success) return singular(td, c);
+  const MatDD Dinv = llt.solve(MatDD::Identity());
+  w.D = Dm;
+  w.Dinv = Dinv;
+  w.u = u;
+  Mat6D Ubar = Mat6D::Zero();
+  Mat6 IAo = Mat6::Zero();
+  Force po = Force::Zero();
+  VecD t = u;  // u - U^T c
+  for (int b = c.firstBody; b < c.firstBody + c.nbodies; ++b) {
+    const int i = 6 * (b - c.firstBody);
+    const Transform& T = w.outputTb[b - c.firstBody];
+    const Mat6D U = w.U.template block<6, D>(i, 0);
+    for (int j = 0; j < D; ++j) Ubar.col(j) += T.actForce(U.col(j));
+    if (o < 0) continue;
+    addTransformedInertia(cm, data, b, o, T, IAo);
+    const Motion cb = w.c.segment<6>(i);
+    po += T.actForce(td.pA[b] + td.IA[b] * cb);
+    t.noalias() -= U.transpose() * cb;
+  }
+  w.Ubar = Ubar;
+  if (o < 0) return Status::Ok;
+  const Mat6D UbarDinv = Ubar * Dinv;
+  IAo.noalias() -= UbarDinv * Ubar.transpose();  // eq. 60
+  po.noalias() += UbarDinv * t;                  // eq. 60
+  td.IA[o] += IAo;
+  td.pA[o] += po;
+  return Status::Ok;
+}
+
+/// Pass 2 with any number of independent coordinates (workspace storage, no heap).
+Status articulatedGeneric(const ClusterModel& cm, ClusterData& data, int k, const double* tau,
+                          ForceCoordinates forces) {
+  const Cluster& c = cm.clusters[k];
+  Data& td = data.tree;
+  ClusterWorkspace& w = data.clusters[k];
+  const int o = c.outputBody;
+  for (int b = c.firstBody; b < c.firstBody + c.nbodies; ++b) {  // eq. 53: U (IA block diagonal)
+    const int i = 6 * (b - c.firstBody);
+    w.U.middleRows<6>(i).noalias() = td.IA[b] * w.S.middleRows<6>(i);
+  }
+  w.D.noalias() = w.S.transpose() * w.U;  // eq. 53: D
+  w.llt.compute(w.D);
+  if (w.llt.info() != Eigen::Success) return singular(td, c);
+  w.Dinv.setIdentity();
+  w.llt.solveInPlace(w.Dinv);
+  if (forces == ForceCoordinates::Spanning)
+    w.u.noalias() = w.G.transpose() * Eigen::Map<const VecX>(tau + c.v0, c.nv);
+  else
+    w.u = Eigen::Map<const VecX>(tau + c.y0, c.ny);
+  for (int b = c.firstBody; b < c.firstBody + c.nbodies; ++b)  // eq. 53: u
+    w.u.noalias() -= w.S.middleRows<6>(6 * (b - c.firstBody)).transpose() * td.pA[b];
+  // Xh^T (IA - U D^-1 U^T) Xh = sum_b X_b^T IA_b X_b - Ubar D^-1 Ubar^T, Ubar = Xh^T U (eq. 59-60).
+  w.Ubar.setZero();
+  Mat6 IAo = Mat6::Zero();
+  Force po = Force::Zero();
+  w.tmpd = w.u;
+  for (int b = c.firstBody; b < c.firstBody + c.nbodies; ++b) {
+    const int i = 6 * (b - c.firstBody);
+    const Transform& T = w.outputTb[b - c.firstBody];
+    for (int j = 0; j < c.ny; ++j) w.Ubar.col(j) += T.actForce(w.U.block<6, 1>(i, j));
+    if (o < 0) continue;
+    addTransformedInertia(cm, data, b, o, T, IAo);
+    const Motion cb = w.c.segment<6>(i);
+    po += T.actForce(td.pA[b] + td.IA[b] * cb);
+    w.tmpd.noalias() -= w.U.middleRows<6>(i).transpose() * cb;  // u - U^T c
+  }
+  if (o < 0) return Status::Ok;
+  w.UbarDinv.noalias() = w.Ubar * w.Dinv;
+  IAo.noalias() -= w.UbarDinv * w.Ubar.transpose();
+  po.noalias() += w.UbarDinv * w.tmpd;  // eq. 59-60: Xh^T (pA + Ia c + U D^-1 u)
+  td.IA[o] += IAo;
+  td.pA[o] += po;
+  return Status::Ok;
+}
+
+/// Pass 3 with D independent coordinates (D = Eigen::Dynamic: any), eq. 53 and 61.
+template <int D>
+void accelerationsOf(const ClusterModel& cm, ClusterData& data, int k, const Motion& ao) {
+  const Cluster& c = cm.clusters[k];
+  Data& td = data.tree;
+  ClusterWorkspace& w = data.clusters[k];
+  const int d = c.ny;
+  auto t = w.tmpd.template head<D>(d);
+  t = w.u.template head<D>(d);
+  for (int b = c.firstBody; b < c.firstBody + c.nbodies; ++b) {  // a' = Xh a_out + c
+    const int i = 6 * (b - c.firstBody);
+    const Motion ab = w.outputTb[b - c.firstBody].actInvMotion(ao) + w.c.segment<6>(i);
+    td.a_gf[b] = ab;
+    t.noalias() -= w.U.template block<6, D>(i, 0, 6, d).transpose() * ab;
+  }
+  auto ydd = data.ydd.template segment<D>(c.y0, d);
+  ydd.noalias() = w.Dinv.template topLeftCorner<D, D>(d, d) * t;  // eq. 53
+  for (int b = c.firstBody; b < c.firstBody + c.nbodies; ++b)     // eq. 61
+    td.a_gf[b].noalias() += w.S.template block<6, D>(6 * (b - c.firstBody), 0, 6, d) * ydd;
+  auto qdd = data.qdd.segment(c.v0, c.nv);
+  qdd = w.g;
+  qdd.noalias() += w.G * ydd;
+}
+
+}  // namespace
+
+void clusterInertiaAndBias(const ClusterModel& cm, ClusterData& data, const Force* fext) {
+  const Model& tree = cm.tree;
+  Data& td = data.tree;
+  for (int b = 0; b < tree.nbodies; ++b) {
+    const SpatialInertia& I = tree.inertias[b];
+    data.rigidInertia[b] = 1;
+    td.IA[b] = I.matrix();
+    td.pA[b] = crossForce(td.v[b], I * td.v[b]);
+    if (fext) td.pA[b] -= fext[b];
+  }
+  for (int k = 0; k < static_cast<int>(cm.clusters.size()); ++k)
+    if (cm.clusters[k].constrained()) clusterMotionSubspace(cm, data, k, Bias::Compute);
+}
+
+Status clusterArticulatedStep(const ClusterModel& cm, ClusterData& data, int k, const double* tau,
+                              ForceCoordinates forces) {
+  const Cluster& c = cm.clusters[k];
+  if (!c.constrained()) {  // one body: the ABA step (Featherstone Table 7.1)
+    const int b = c.firstBody;
+    return articulatedBodyStep(
+        cm.tree, data.tree, b, c.outputBody,
+        forces == ForceCoordinates::Spanning ? tau + cm.tree.idx_v[b] : tau + c.y0);
+  }
+  switch (c.ny) {
+    case 1:
+      return articulatedScalar(cm, data, k, tau, forces);
+    case 2:
+      return articulatedFixed<2>(cm, data, k, tau, forces);
+    case 3:
+      return articulatedFixed<3>(cm, data, k, tau, forces);
+    default:
+      return articulatedGeneric(cm, data, k, tau, forces);
+  }
+}
+
+void clusterAccelerationStep(const ClusterModel& cm, ClusterData& data, int k, const Motion& ao) {
+  const Cluster& c = cm.clusters[k];
+  if (!c.constrained()) {
+    const int b = c.firstBody;
+    const int iv = cm.tree.idx_v[b];
+    accelerationStep(cm.tree, data.tree, b, ao, data.qdd.data() + iv);
+    data.ydd.segment(c.y0, c.ny) = data.qdd.segment(iv, c.nv);
+    return;
+  }
+  switch (c.ny) {
+    case 1:
+      return accelerationsOf<1>(cm, data, k, ao);
+    case 2:
+      return accelerationsOf<2>(cm, data, k, ao);
+    case 3:
+      return accelerationsOf<3>(cm, data, k, ao);
+    default:
+      return accelerationsOf<Eigen::Dynamic>(cm, data, k, ao);
+  }
+}
+
+void clusterForceBackwardStep(const ClusterModel& cm, ClusterData& data, int k, Force* dp,
+                              double* du) {
+  const Cluster& c = cm.clusters[k];
+  const Data& td = data.tree;
+  const int o = c.outputBody;
+  if (!c.constrained()) {
+    const int b = c.firstBody;
+    const Joint& joint = cm.tree.joints[b];
+    const int n = joint.nv;
+    Eigen::Map<VecX> dub(du + c.y0, n);
+    dub.noalias() = -joint.S.transpose() * dp[b];
+    if (o < 0) return;
+    Force f = dp[b];
+    if (n == 1) {
+      f += td.U[b].col(0) * (td.Dinv[b](0, 0) * dub[0]);
+    } else {
+      Eigen::Matrix<double, Eigen::Dynamic, 1, 0, 6, 1> t(n);
+      t.noalias() = td.Dinv[b] * dub;
+      f.noalias() += td.U[b].leftCols(n) * t;
+    }
+    dp[o] += td.liMi[b].actForce(f);
+    return;
+  }
+  ClusterWorkspace& w = data.clusters[k];
+  Eigen::Map<VecX> duk(du + c.y0, c.ny);
+  duk.setZero();
+  Force po = Force::Zero();
+  for (int b = c.firstBody; b < c.firstBody + c.nbodies; ++b) {
+    const int i = 6 * (b - c.firstBody);
+    duk.noalias() -= w.S.middleRows<6>(i).transpose() * dp[b];
+    if (o >= 0) po += w.outputTb[b - c.firstBody].actForce(dp[b]);
+  }
+  if (o < 0) return;
+  w.tmpd.noalias() = w.Dinv * duk;
+  po.noalias() += w.Ubar * w.tmpd;
+  dp[o] += po;
+}
+
+void clusterForceForwardStep(const ClusterModel& cm, ClusterData& data, int k, const Motion& dao,
+                             const double* du, double* dydd, Motion* da) {
+  const Cluster& c = cm.clusters[k];
+  const Data& td = data.tree;
+  if (!c.constrained()) {
+    const int b = c.firstBody;
+    const Joint& joint = cm.tree.joints[b];
+    const int n = joint.nv;
+    Motion a = td.liMi[b].actInvMotion(dao);
+    if (n == 1) {
+      const double x = td.Dinv[b](0, 0) * (du[c.y0] - td.U[b].col(0).dot(a));
+      dydd[c.y0] = x;
+      a.noalias() += joint.S.col(0) * x;
+    } else {
+      Eigen::Matrix<double, Eigen::Dynamic, 1, 0, 6, 1> r = Eigen::Map<const VecX>(du + c.y0, n);
+      r.noalias() -= td.U[b].leftCols(n).transpose() * a;
+      Eigen::Map<VecX> x(dydd + c.y0, n);
+      x.noalias() = td.Dinv[b] * r;
+      a.noalias() += joint.S * x;
+    }
+    da[b] = a;
+    return;
+  }
+  ClusterWorkspace& w = data.clusters[k];
+  w.tmpd = Eigen::Map<const VecX>(du + c.y0, c.ny);
+  for (int b = c.firstBody; b < c.firstBody + c.nbodies; ++b) {
+    const int i = 6 * (b - c.firstBody);
+    da[b] = w.outputTb[b - c.firstBody].actInvMotion(dao);
+    w.tmpd.noalias() -= w.U.middleRows<6>(i).transpose() * da[b];
+  }
+  Eigen::Map<VecX> x(dydd + c.y0, c.ny);
+  x.noalias() = w.Dinv * w.tmpd;
+  for (int b = c.firstBody; b < c.firstBody + c.nbodies; ++b)
+    da[b].noalias() += w.S.middleRows<6>(6 * (b - c.firstBody)) * x;
+}
+
+}  // namespace clusterdyn::detail

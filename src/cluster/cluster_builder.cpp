@@ -1,0 +1,624 @@
+// Cluster tree construction from a URDF+ description (Chignoli et al. 2023, §II-B, Fig. 4).
+#include <Eigen/QR>
+#include <algorithm>
+#include <array>
+#include <map>
+#include <numeric>
+#include <random>
+#include <set>
+#include <sstream>
+
+#include "cluster/cluster_detail.hpp"
+#include "cluster/cut_loops.hpp"
+#include "clusterdyn/cluster_algorithms.hpp"
+#include "clusterdyn/cluster_data.hpp"
+#include "clusterdyn/cluster_model.hpp"
+#include "clusterdyn/configuration.hpp"
+#include "core/log.hpp"
+#include "model/model_builder_detail.hpp"
+
+namespace clusterdyn {
+namespace {
+
+/// A leaf rotor is axisymmetric when rotating its inertia about the joint axis changes it by at
+/// most this much relative to mass + |Io| + |h|.
+constexpr double kAxisymmetryTolerance = 1e-12;
+
+/// Chord kinds before the bodies are renumbered (expressed with names).
+struct ChordBodies {
+  std::string what;  ///< "<coupling name=..>" etc. for messages
+  std::string location;
+  std::vector<int> bodies;  ///< bodies (original numbering) the chord puts in one cluster
+};
+
+int nearestCommonAncestor(const Model& m, int a, int b) {
+  std::set<int> ancestors;
+  for (int x = a; x >= 0; x = m.parent[x]) ancestors.insert(x);
+  for (int x = b; x >= 0; x = m.parent[x])
+    if (ancestors.count(x)) return x;
+  return -1;
+}
+
+/// Bodies from b up to (excluding) ancestor c.
+std::vector<int> pathTo(const Model& m, int b, int c) {
+  std::vector<int> path;
+  for (int x = b; x != c && x >= 0; x = m.parent[x]) path.push_back(x);
+  return path;
+}
+
+struct LinkRef {
+  int body = -1;
+  Transform placement;
+};
+
+LinkRef linkRef(const Model& m, const std::string& link) {
+  const int f = m.frameId(link);
+  LinkRef r;
+  if (f >= 0) {
+    r.body = m.frames[f].body;
+    r.placement = m.frames[f].placement;
+  }
+  return r;
+}
+
+struct UnionFind {
+  std::vector<int> p;
+  explicit UnionFind(int n) : p(n) { std::iota(p.begin(), p.end(), 0); }
+  int find(int x) { return p[x] == x ? x : p[x] = find(p[x]); }
+  void unite(int a, int b) { p[find(a)] = find(b); }
+};
+
+[[noreturn]] void fail(const std::string& location, const std::string& element,
+                       const std::string& what) {
+  throw ModelError(location + ": " + element + ": " + what);
+}
+
+/// Coefficients of a coupling relation on the spanning velocities of `tree`:
+/// sum_p r_p (sum over path C->A_p) - (sum over path C->B) = 0.
+ExplicitRelation couplingRelation(const Model& tree, const UrdfDescription& urdf,
+                                  const UrdfCoupling& c) {
+  ExplicitRelation rel;
+  rel.name = c.name;
+  rel.location = urdf.where(c.line);
+  const std::string elem = "<coupling name=\"" + c.name + "\">";
+  std::vector<int> links;
+  for (const auto& t : c.predecessors) links.push_back(linkRef(tree, t.link).body);
+  const int succ = linkRef(tree, c.successor).body;
+  int C = succ;
+  for (int b : links) C = nearestCommonAncestor(tree, C, b);
+  std::map<int, double> coeff;
+  auto addPath = [&](int b, double r) {
+    for (int x : pathTo(tree, b, C)) {
+      if (tree.nvs[x] != 1)
+        fail(rel.location, elem,
+             "joint '" + tree.jointNames[x] + "' on the coupling path is of type " +
+                 jointTypeName(tree.joints[x].type) + "; couplings act on 1-dof joints only");
+      coeff[tree.idx_v[x]] += r;
+    }
+  };
+  for (size_t p = 0; p < links.size(); ++p) addPath(links[p], c.predecessors[p].ratio);
+  addPath(succ, -1.0);
+  for (const auto& [iv, r] : coeff)
+    if (r != 0.0) rel.terms.emplace_back(iv, r);
+  if (rel.terms.empty())
+    fail(rel.location, elem,
+         "the coupling relates no joint velocities (its links are the same rigid body or the "
+         "ratios cancel)");
+  return rel;
+}
+
+LoopJoint makeLoop(const Model& tree, const UrdfDescription& urdf, const UrdfLoop& l) {
+  LoopJoint lj;
+  lj.name = l.name;
+  lj.type = l.type;
+  lj.location = urdf.where(l.line);
+  const LinkRef p = linkRef(tree, l.predecessor), s = linkRef(tree, l.successor);
+  lj.predecessorBody = p.body;
+  lj.successorBody = s.body;
+  lj.predecessorPlacement = p.placement * l.predecessorOrigin;
+  lj.successorPlacement = s.placement * l.successorOrigin;
+  lj.axis = l.axis;
+  if (p.body == s.body)
+    fail(lj.location, "<loop name=\"" + l.name + "\">",
+         "predecessor '" + l.predecessor + "' and successor '" + l.successor +
+             "' are the same rigid body; the loop closes nothing");
+  // Orthonormal basis (a, t1, t2) around the axis.
+  const Vec3 a = l.axis.norm() > 0 ? Vec3(l.axis.normalized()) : Vec3::UnitZ();
+  const Vec3 helper = std::abs(a.x()) < 0.9 ? Vec3::UnitX() : Vec3::UnitY();
+  const Vec3 t1 = (helper - helper.dot(a) * a).normalized();
+  const Vec3 t2 = a.cross(t1);
+  auto set = [](auto& T, std::initializer_list<Vec3> cols) {
+    T.resize(3, static_cast<int>(cols.size()));
+    int k = 0;
+    for (const Vec3& c : cols) T.col(k++) = c;
+  };
+  const std::string& t = l.type;
+  if (t == "revolute" || t == "continuous") {
+    set(lj.Trot, {t1, t2});
+    set(lj.Tlin, {Vec3::UnitX(), Vec3::UnitY(), Vec3::UnitZ()});
+  } else if (t == "prismatic") {
+    set(lj.Trot, {Vec3::UnitX(), Vec3::UnitY(), Vec3::UnitZ()});
+    set(lj.Tlin, {t1, t2});
+  } else if (t == "planar") {
+    set(lj.Trot, {t1, t2});
+    set(lj.Tlin, {a});
+  } else if (t == "spherical") {
+    set(lj.Trot, {});
+    set(lj.Tlin, {Vec3::UnitX(), Vec3::UnitY(), Vec3::UnitZ()});
+  } else {  // fixed
+    set(lj.Trot, {Vec3::UnitX(), Vec3::UnitY(), Vec3::UnitZ()});
+    set(lj.Tlin, {Vec3::UnitX(), Vec3::UnitY(), Vec3::UnitZ()});
+  }
+  return lj;
+}
+
+// --- 1. Chords and the bodies each puts in one cluster (original numbering). ----------------
+
+using JointsByName = std::map<std::string, const UrdfJoint*>;
+
+/// One chord per coupling, uncut loop and mimic, with the spanning-tree bodies it puts in one
+/// cluster. Rejects chords through multi-dof joints and cycles among mimics.
+std::vector<ChordBodies> chordBodies(const Model& tree0, const UrdfDescription& urdf,
+                                     const ModelOptions& options, const JointsByName& jointByName) {
+  std::vector<ChordBodies> chords;
+  // `ends` are bodies whose connecting paths the chord constrains; the cluster holds every body
+  // on those paths below the ends' nearest common ancestor `C` (given explicitly for mimics).
+  auto addChord = [&](const std::vector<int>& ends, const std::string& where,
+                      const std::string& elem, int C = -2) {
+    if (C == -2) {
+      C = ends[0];
+      for (int b : ends) C = nearestCommonAncestor(tree0, C, b);
+    }
+    ChordBodies cb;
+    cb.what = elem;
+    cb.location = where;
+    for (int b : ends)
+      for (int x : pathTo(tree0, b, C)) cb.bodies.push_back(x);
+    if (cb.bodies.empty()) fail(where, elem, "its links belong to the same rigid body");
+    for (int x : cb.bodies)
+      if (tree0.nvs[x] != 1)
+        fail(where, elem,
+             "joint '" + tree0.jointNames[x] + "' of type " + jointTypeName(tree0.joints[x].type) +
+                 " lies inside the loop; only 1-dof joints (revolute, continuous, prismatic) "
+                 "can be part of a loop cluster");
+    chords.push_back(cb);
+  };
+  for (const auto& c : urdf.couplings) {
+    std::vector<int> ends;
+    for (const auto& t : c.predecessors) ends.push_back(linkRef(tree0, t.link).body);
+    ends.push_back(linkRef(tree0, c.successor).body);
+    addChord(ends, urdf.where(c.line), "<coupling name=\"" + c.name + "\">");
+  }
+  for (const auto& l : urdf.loops)
+    if (!detail::isCutLoop(l, options))
+      addChord({linkRef(tree0, l.predecessor).body, linkRef(tree0, l.successor).body},
+               urdf.where(l.line), "<loop name=\"" + l.name + "\">");
+  // Mimic chords; reject cycles among mimics.
+  for (const auto& j : urdf.joints) {
+    if (!j.mimic.present) continue;
+    const std::string elem = "<joint name=\"" + j.name + "\"> <mimic>";
+    std::set<std::string> seen = {j.name};
+    for (const UrdfJoint* x = &j; x->mimic.present;) {
+      x = jointByName.at(x->mimic.joint);
+      if (!seen.insert(x->name).second)
+        fail(urdf.where(j.mimic.line), elem,
+             "cycle among mimic joints (joint '" + x->name + "' mimics itself through the chain)");
+    }
+    const int bf = tree0.jointId(j.name), bl = tree0.jointId(j.mimic.joint);
+    if (bf < 0 || bl < 0)
+      fail(urdf.where(j.mimic.line), elem, "mimic between fixed joints is meaningless");
+    // Both joints' bodies belong to the cluster: paths up to the NCA of their parents.
+    addChord({bf, bl}, urdf.where(j.mimic.line), elem,
+             nearestCommonAncestor(tree0, tree0.parent[bf], tree0.parent[bl]));
+  }
+  return chords;
+}
+
+// --- 2. Merge overlapping chords; grow clusters to a single output body (footnote 2). -------
+
+/// Group of every spanning-tree body: the union-find root of its merged chords, or n + b for a
+/// body in no chord (a cluster of its own).
+std::vector<int> mergeChords(const Model& tree0, const UrdfDescription& urdf,
+                             const std::vector<ChordBodies>& chords) {
+  const int n = tree0.nbodies;
+  UnionFind uf(n);
+  std::vector<char> inChord(n, 0);
+  for (const auto& c : chords)
+    for (int b : c.bodies) {
+      uf.unite(b, c.bodies[0]);
+      inChord[b] = 1;
+    }
+  for (bool changed = true; changed;) {
+    changed = false;
+    std::map<int, std::set<int>> baseParents;  // group root -> parents of its base bodies
+    for (int b = 0; b < n; ++b) {
+      if (!inChord[b]) continue;
+      const int p = tree0.parent[b];
+      if (p < 0 || !inChord[p] || uf.find(p) != uf.find(b)) baseParents[uf.find(b)].insert(p);
+    }
+    for (const auto& [root, parents] : baseParents) {
+      if (parents.size() <= 1) continue;
+      int C = *parents.begin();
+      for (int p : parents) C = nearestCommonAncestor(tree0, C, p);
+      for (int p : parents)
+        for (int x : pathTo(tree0, p, C)) {
+          if (tree0.nvs[x] != 1)
+            throw ModelError(urdf.source + ": joint '" + tree0.jointNames[x] + "' of type " +
+                             jointTypeName(tree0.joints[x].type) +
+                             " would have to join a loop cluster to give it a single output "
+                             "body; only 1-dof joints can be part of a loop cluster");
+          inChord[x] = 1;
+          uf.unite(x, root);
+        }
+      changed = true;
+      break;  // recompute the groups
+    }
+  }
+  std::vector<int> groupOf(n);
+  for (int b = 0; b < n; ++b) groupOf[b] = inChord[b] ? uf.find(b) : n + b;
+  return groupOf;
+}
+
+// --- 3. Clusters in regular order; renumber bodies so clusters are contiguous. -------------
+
+/// The groups' bodies (original, topological order within a group), groups in the regular
+/// order of the cluster tree: depth first from the roots, children ordered by their first body.
+std::vector<std::vector<int>> clustersInRegularOrder(const Model& tree0,
+                                                     const std::vector<int>& groupOf) {
+  const int n = tree0.nbodies;
+  std::map<int, std::vector<int>> groups;  // bodies in original (topological) order
+  for (int b = 0; b < n; ++b) groups[groupOf[b]].push_back(b);
+  std::map<int, std::vector<int>> childGroups;
+  std::vector<int> rootGroups;
+  for (const auto& [gid, bodies] : groups) {
+    const int p = tree0.parent[bodies[0]];
+    (p < 0 ? rootGroups : childGroups[groupOf[p]]).push_back(gid);
+  }
+  auto firstBody = [&](int gid) { return groups[gid][0]; };
+  auto byFirst = [&](int a, int b) { return firstBody(a) < firstBody(b); };
+  std::sort(rootGroups.begin(), rootGroups.end(), byFirst);
+  for (auto& [g, ch] : childGroups) std::sort(ch.begin(), ch.end(), byFirst);
+  std::vector<std::vector<int>> ordered;
+  std::vector<int> stack(rootGroups.rbegin(), rootGroups.rend());
+  while (!stack.empty()) {
+    const int g = stack.back();
+    stack.pop_back();
+    ordered.push_back(groups[g]);
+    auto it = childGroups.find(g);
+    if (it != childGroups.end()) stack.insert(stack.end(), it->second.rbegin(), it->second.rend());
+  }
+  return ordered;
+}
+
+/// cm.tree (tree0 with its bodies renumbered cluster by cluster), cm.bodyCluster and the
+/// clusters' bodies, output bodies, parents and coordinate ranges.
+void addClusters(ClusterModel& cm, const Model& tree0,
+                 const std::vector<std::vector<int>>& clusterBodies, const std::string& source) {
+  std::vector<int> order;
+  for (const auto& bodies : clusterBodies)
+    for (int b : bodies) order.push_back(b);
+  cm.tree = permuteBodies(tree0, order);
+  const Model& tree = cm.tree;
+  cm.bodyCluster.assign(tree.nbodies, -1);
+  int body = 0;
+  for (const auto& bodies : clusterBodies) {
+    Cluster c;
+    c.firstBody = body;
+    c.nbodies = static_cast<int>(bodies.size());
+    body += c.nbodies;
+    for (int b = c.firstBody; b < c.firstBody + c.nbodies; ++b)
+      cm.bodyCluster[b] = static_cast<int>(cm.clusters.size());
+    cm.clusters.push_back(c);
+  }
+  for (int k = 0; k < static_cast<int>(cm.clusters.size()); ++k) {
+    Cluster& c = cm.clusters[k];
+    const int last = c.firstBody + c.nbodies;
+    c.outputBody = tree.parent[c.firstBody];
+    c.parent = c.outputBody >= 0 ? cm.bodyCluster[c.outputBody] : -1;
+    if (c.parent >= 0) cm.clusters[c.parent].children.push_back(k);
+    for (int b = c.firstBody; b < last; ++b) {
+      const int p = tree.parent[b];
+      if (p < c.firstBody && p != c.outputBody)
+        throw ModelError(source + ": internal error: cluster with two output bodies");
+    }
+    c.q0 = tree.idx_q[c.firstBody];
+    c.v0 = tree.idx_v[c.firstBody];
+    c.nq = (last < tree.nbodies ? tree.idx_q[last] : tree.nq) - c.q0;
+    c.nv = (last < tree.nbodies ? tree.idx_v[last] : tree.nv) - c.v0;
+    cm.maxClusterBodies = std::max(cm.maxClusterBodies, c.nbodies);
+  }
+}
+
+/// Rotors: leaf bodies on revolute joints whose inertia is invariant under rotation about the
+/// joint axis (then it is invariant for every angle; checked at one generic angle).
+void findAxisymmetricRotors(ClusterModel& cm) {
+  const Model& tree = cm.tree;
+  cm.axisymmetricLeaf.assign(tree.nbodies, 0);
+  cm.axisymmetricInertiaInParent.assign(tree.nbodies, SpatialInertia());
+  for (int b = 0; b < tree.nbodies; ++b) {
+    if (!tree.children[b].empty() || tree.joints[b].type != JointType::Revolute) continue;
+    const SpatialInertia& I = tree.inertias[b];
+    const Transform Rj = tree.joints[b].transform(std::array<double, 1>{1.0}.data());
+    const SpatialInertia Ir = I.transformedBy(Rj);
+    const double scale = I.mass + I.Io.norm() + I.h.norm();
+    if ((Ir.Io - I.Io).norm() + (Ir.h - I.h).norm() > kAxisymmetryTolerance * scale) continue;
+    cm.axisymmetricLeaf[b] = 1;
+    cm.axisymmetricInertiaInParent[b] = I.transformedBy(tree.jointPlacement[b]);
+  }
+}
+
+// --- 4. Constraints in the new numbering. --------------------------------------------------
+
+/// Explicit relations of the couplings (coefficients on the spanning velocities).
+void addCouplingRelations(ClusterModel& cm, const UrdfDescription& urdf) {
+  for (const auto& c : urdf.couplings) {
+    ExplicitRelation rel = couplingRelation(cm.tree, urdf, c);
+    rel.cluster = cm.bodyCluster[cm.tree.velocityOwner[rel.terms[0].first]];
+    cm.clusters[rel.cluster].relations.push_back(static_cast<int>(cm.relations.size()));
+    cm.relations.push_back(rel);
+  }
+}
+
+/// Explicit relations of the mimic joints; returns the followers' velocity indices (dependent
+/// coordinates).
+std::set<int> addMimicRelations(ClusterModel& cm, const UrdfDescription& urdf) {
+  const Model& tree = cm.tree;
+  std::set<int> mimicFollowers;
+  for (const auto& j : urdf.joints) {
+    if (!j.mimic.present) continue;
+    const int bf = tree.jointId(j.name), bl = tree.jointId(j.mimic.joint);
+    ExplicitRelation rel;
+    rel.name = j.name + " mimics " + j.mimic.joint;
+    rel.location = urdf.where(j.mimic.line);
+    rel.terms = {{tree.idx_v[bf], 1.0}, {tree.idx_v[bl], -j.mimic.multiplier}};
+    if (bf == bl) fail(rel.location, "<mimic>", "a joint cannot mimic itself");
+    rel.offset = j.mimic.offset;
+    rel.cluster = cm.bodyCluster[bf];
+    mimicFollowers.insert(tree.idx_v[bf]);
+    if (j.independentGiven && j.independent)
+      fail(rel.location, "<joint name=\"" + j.name + "\">",
+           "a mimic joint follows its leader and cannot be declared independent=\"true\"");
+    cm.clusters[rel.cluster].relations.push_back(static_cast<int>(cm.relations.size()));
+    cm.relations.push_back(rel);
+  }
+  return mimicFollowers;
+}
+
+/// Loop joints: implicit constraints of their clusters, or cut loops (left open: constraints
+/// for the proximal solvers).
+void addLoopJoints(ClusterModel& cm, const UrdfDescription& urdf, const ModelOptions& options) {
+  for (const auto& l : urdf.loops) {
+    if (detail::isCutLoop(l, options)) {
+      cm.cutLoops.push_back(makeLoop(cm.tree, urdf, l));
+      continue;
+    }
+    LoopJoint lj = makeLoop(cm.tree, urdf, l);
+    // The deeper end lies inside the loop's cluster (the other may be its output body).
+    lj.cluster = cm.bodyCluster[std::max(lj.successorBody, lj.predecessorBody)];
+    cm.clusters[lj.cluster].loops.push_back(static_cast<int>(cm.loops.size()));
+    cm.loops.push_back(lj);
+  }
+}
+
+// --- 5. Independent coordinates per cluster. -----------------------------------------------
+
+/// Each cluster's independent and dependent velocities (independent="false" joints and mimic
+/// followers are dependent), its explicit constraint matrix and its number of constraint rows.
+void partitionCoordinates(ClusterModel& cm, const UrdfDescription& urdf,
+                          const ModelOptions& options, const JointsByName& jointByName,
+                          const std::set<int>& mimicFollowers) {
+  const Model& tree = cm.tree;
+  const std::set<std::string> cutPathJoints = detail::cutLoopPathJoints(urdf, options);
+  for (auto& c : cm.clusters) {
+    for (int b = c.firstBody; b < c.firstBody + c.nbodies; ++b) {
+      const UrdfJoint* uj =
+          jointByName.count(tree.jointNames[b]) ? jointByName.at(tree.jointNames[b]) : nullptr;
+      const bool declaredDependent = uj && uj->independentGiven && !uj->independent;
+      for (int k = 0; k < tree.nvs[b]; ++k) {
+        const int iv = tree.idx_v[b] + k;
+        const bool dep = c.constrained() && (declaredDependent || mimicFollowers.count(iv));
+        if (!c.constrained() && declaredDependent && k == 0 && !cutPathJoints.count(uj->name))
+          // The approximate (loop-free) benchmark models keep independent="false" on joints
+          // whose loop they removed: the joint is free, so it is an independent coordinate.
+          log::warn(
+              "{}: <joint name=\"{}\">: marked independent=\"false\" but no coupling, "
+              "mimic or loop constrains it; treated as independent (an unconstrained "
+              "rotor)",
+              urdf.where(uj->line), uj->name);
+        (dep ? c.dependent : c.independent).push_back(iv - c.v0);
+      }
+    }
+    c.ny = static_cast<int>(c.independent.size());
+    c.Kexplicit.setZero(static_cast<int>(c.relations.size()), c.nv);
+    for (size_t r = 0; r < c.relations.size(); ++r)
+      for (const auto& [iv, coef] : cm.relations[c.relations[r]].terms)
+        c.Kexplicit(static_cast<int>(r), iv - c.v0) += coef;
+    c.constraintRows = static_cast<int>(c.relations.size());
+    for (int l : c.loops) c.constraintRows += cm.loops[l].rows();
+  }
+}
+
+/// Layout of the independent coordinates y (velocities) and yq (positions) over the clusters,
+/// with their spanning indices and names.
+void indexIndependentCoordinates(ClusterModel& cm) {
+  const Model& tree = cm.tree;
+  int y = 0, yq = 0;
+  for (auto& c : cm.clusters) {
+    c.y0 = y;
+    c.yq0 = yq;
+    for (int iv : c.independent) {
+      cm.independentVelocity.push_back(c.v0 + iv);
+      cm.independentVelocityNames.push_back(tree.velocityNames[c.v0 + iv]);
+    }
+    if (c.constrained()) {  // 1-dof joints only: position index follows velocity index
+      for (int iv : c.independent) {
+        const int body = tree.velocityOwner[c.v0 + iv];
+        cm.independentPosition.push_back(tree.idx_q[body]);
+      }
+      c.nyq = c.ny;
+    } else {
+      for (int k = 0; k < c.nq; ++k) cm.independentPosition.push_back(c.q0 + k);
+      c.nyq = c.nq;
+    }
+    for (int k = c.yq0; k < c.yq0 + c.nyq; ++k)
+      cm.independentPositionNames.push_back(tree.positionNames[cm.independentPosition[k]]);
+    y += c.ny;
+    yq += c.nyq;
+  }
+  cm.ny = y;
+  cm.nyq = yq;
+}
+
+/// Cluster names: the chords' names, or the single body's link name.
+void nameClusters(ClusterModel& cm) {
+  for (auto& c : cm.clusters) {
+    std::string name;
+    for (int r : c.relations) name += (name.empty() ? "" : "+") + cm.relations[r].name;
+    for (int l : c.loops) name += (name.empty() ? "" : "+") + cm.loops[l].name;
+    if (name.empty() || c.nbodies == 1) name = cm.tree.bodyNames[c.firstBody];
+    c.name = name;
+  }
+}
+
+// --- 6. Close the loops at the reference configuration; check the independent sets. --------
+
+/// Rank-revealing QR of K^T for cluster k's K in data (its column pivots rank the constraint
+/// rows).
+Eigen::ColPivHouseholderQR<MatX> constraintRankQR(const ClusterData& data, int k) {
+  Eigen::ColPivHouseholderQR<MatX> qr(data.clusters[k].K.transpose());
+  qr.setThreshold(kClosureSettings.referenceRankThreshold);
+  return qr;
+}
+
+/// 'name1', 'name2' of the cluster's local velocities idx, or none.
+std::string velocityNameList(const Model& tree, const Cluster& c, const std::vector<int>& idx) {
+  std::string s;
+  for (int iv : idx) s += (s.empty() ? "'" : ", '") + tree.velocityNames[c.v0 + iv] + "'";
+  return s.empty() ? std::string("none") : s;
+}
+
+/// The cluster's independent coordinates and the constraints' freedom do not match.
+[[noreturn]] void failIndependentCount(const Model& tree, const Cluster& c,
+                                       const std::string& where, const std::string& elem,
+                                       int freedom, const char* qualifier) {
+  fail(where, elem,
+       "has " + std::to_string(c.ny) + " independent coordinates (" +
+           velocityNameList(tree, c, c.independent) + ") but its constraints leave " + qualifier +
+           std::to_string(freedom) +
+           " degrees of freedom; mark exactly that many of its joints independent=\"true\"" +
+           (c.ny > freedom ? " (more independent coordinates than the cluster's freedom)" : ""));
+}
+
+/// Closes constrained cluster k in cm.qReference and checks its independent set: the
+/// constraints' freedom nv - rank(K) equals ny and the dependent block is regular there. Sets
+/// the cluster's selected rows and, for explicit clusters, its constant G.
+void closeClusterAtReference(ClusterModel& cm, ClusterData& data, int k) {
+  const Model& tree = cm.tree;
+  Cluster& c = cm.clusters[k];
+  std::string elem = "cluster '" + c.name + "'";
+  const std::string where =
+      !c.loops.empty() ? cm.loops[c.loops[0]].location : cm.relations[c.relations[0]].location;
+  // Close the loops at y = 0 and at a few random independent values (the zero
+  // configuration may be singular, e.g. a parallelogram four-bar with collinear links);
+  // keep the closed configuration where K has the largest rank (the generic one).
+  std::mt19937_64 rng(7);
+  std::uniform_real_distribution<double> uni(-0.6, 0.6);
+  VecX best;
+  int bestRank = -1;
+  std::string lastError;
+  for (int attempt = 0; attempt < 8 && bestRank < c.nv - c.ny; ++attempt) {
+    VecX qTry = cm.qReference;
+    for (int iv : c.independent)
+      qTry[tree.idx_q[tree.velocityOwner[c.v0 + iv]]] = attempt == 0 ? 0.0 : uni(rng);
+    if (detail::closeClusterPositions(cm, data, k, qTry) != Status::Ok) {
+      lastError = data.errorMessage();
+      continue;
+    }
+    detail::constraintJacobian(cm, data, k);
+    const auto qr = constraintRankQR(data, k);
+    if (static_cast<int>(qr.rank()) > bestRank) {
+      bestRank = static_cast<int>(qr.rank());
+      best = qTry;
+    }
+  }
+  if (bestRank < 0) {
+    // No closure: before blaming the geometry, check the count. The rank of K at an
+    // unclosed configuration bounds the rank on the constraint manifold from above for the
+    // generic mechanisms URDF+ describes; more independent coordinates than nv - rank
+    // cannot be right (nor can zero dependent coordinates with a violated constraint).
+    detail::clusterPlacements(cm, data, k, cm.qReference);
+    detail::constraintJacobian(cm, data, k);
+    const auto qr = constraintRankQR(data, k);
+    const int freedom = c.nv - static_cast<int>(qr.rank());
+    if (c.ny > freedom || c.dependent.empty())
+      failIndependentCount(tree, c, where, elem, freedom, "at most ");
+    fail(where, elem,
+         "the loop cannot be closed (tried the independent coordinates at zero and at 7 "
+         "random values): " +
+             lastError);
+  }
+  cm.qReference = best;
+  detail::clusterPlacements(cm, data, k, cm.qReference);
+  detail::constraintJacobian(cm, data, k);
+  ClusterWorkspace& w = data.clusters[k];
+  // Rank-revealing QR of K^T: its column pivots rank the constraint rows; keep rank(K).
+  const auto qrT = constraintRankQR(data, k);
+  const int rank = static_cast<int>(qrT.rank());
+  const int freedom = c.nv - rank;
+  if (c.ny != freedom) failIndependentCount(tree, c, where, elem, freedom, "");
+  c.selectedRows.clear();
+  for (int i = 0; i < rank; ++i) c.selectedRows.push_back(qrT.colsPermutation().indices()[i]);
+  std::sort(c.selectedRows.begin(), c.selectedRows.end());
+  if (detail::explicitForm(cm, data, k, detail::Bias::Skip) != Status::Ok)
+    fail(where, elem,
+         "the independent coordinates (" + velocityNameList(tree, c, c.independent) +
+             ") do not parametrize the loop: the dependent block of the constraint "
+             "Jacobian for (" +
+             velocityNameList(tree, c, c.dependent) +
+             ") is singular at the reference configuration");
+  if (!c.implicit()) c.G = w.G;
+}
+
+/// cm.qReference: the neutral configuration with every constrained cluster closed; G = I for
+/// the unconstrained clusters.
+void closeReferenceConfiguration(ClusterModel& cm) {
+  cm.qReference = neutralConfiguration(cm.tree);
+  ClusterData data(cm, false);  // cluster workspaces only: no ny x ny / nv x nv matrices
+  for (int k = 0; k < static_cast<int>(cm.clusters.size()); ++k) {
+    Cluster& c = cm.clusters[k];
+    if (!c.constrained())
+      c.G.setIdentity(c.nv, c.nv);
+    else
+      closeClusterAtReference(cm, data, k);
+  }
+}
+
+}  // namespace
+
+ClusterModel buildClusterModel(const UrdfDescription& urdf, const ModelOptions& options) {
+  const Model tree0 = detail::buildSpanningTree(urdf, options);
+  JointsByName jointByName;
+  for (const auto& j : urdf.joints) jointByName[j.name] = &j;
+
+  const std::vector<ChordBodies> chords = chordBodies(tree0, urdf, options, jointByName);
+  const std::vector<int> groupOf = mergeChords(tree0, urdf, chords);
+
+  ClusterModel cm;
+  addClusters(cm, tree0, clustersInRegularOrder(tree0, groupOf), urdf.source);
+  findAxisymmetricRotors(cm);
+
+  addCouplingRelations(cm, urdf);
+  const std::set<int> mimicFollowers = addMimicRelations(cm, urdf);
+  addLoopJoints(cm, urdf, options);
+
+  partitionCoordinates(cm, urdf, options, jointByName, mimicFollowers);
+  indexIndependentCoordinates(cm);
+  nameClusters(cm);
+
+  closeReferenceConfiguration(cm);
+  log::debug("{}: {} clusters, nv spanning {}, ny {}", urdf.source, cm.clusters.size(), cm.tree.nv,
+             cm.ny);
+  return cm;
+}
+
+}  // namespace clusterdyn

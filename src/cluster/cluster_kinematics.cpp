@@ -1,0 +1,133 @@
+// Kinematics on the cluster tree and the per-cluster explicit constraint (G, g).
+#include "cluster/cluster_detail.hpp"
+#include "clusterdyn/cluster_algorithms.hpp"
+#include "core/check.hpp"
+#include "tree/tree_step.hpp"
+
+namespace clusterdyn::detail {
+
+Status checkClusterArgs(const ClusterModel& cm, ClusterData& data, const Eigen::Ref<const VecX>& q,
+                        const Eigen::Ref<const VecX>* v) {
+  if (data.model != &cm)
+    return fail(data.tree, Status::WorkspaceMismatch,
+                "the workspace was created for another model");
+  CDYN_TRY(checkConfiguration(cm.tree, data.tree, q));
+  if (v) CDYN_TRY(checkVector(data.tree, *v, cm.tree.nv, "v"));
+  return Status::Ok;
+}
+
+Status checkClusterState(const ClusterModel& cm, ClusterData& data, int k,
+                         const Eigen::Ref<const VecX>& q, const double* v) {
+  const Cluster& c = cm.clusters[k];
+  ClusterWorkspace& w = data.clusters[k];
+  Data& td = data.tree;
+  if (!c.implicit()) {  // couplings and mimics: linear relations, checked term by term
+    double scale = 1.0;
+    if (v)
+      for (int i = 0; i < c.nv; ++i) scale = std::max(scale, 1.0 + std::abs(v[c.v0 + i]));
+    for (int r : c.relations) {
+      const ExplicitRelation& rel = cm.relations[r];
+      double pos = -rel.offset, vel = 0.0;
+      for (const auto& [iv, coef] : rel.terms) {
+        pos += coef * q[cm.tree.idx_q[cm.tree.velocityOwner[iv]]];
+        if (v) vel += coef * v[iv];
+      }
+      if (!(std::abs(pos) <= kClosureSettings.stateTolerance))
+        return fail(td, Status::ConstraintFailure,
+                    "q violates the constraints of cluster '%s' (residual %.3g); close the "
+                    "loops first (loop-closure solve or projection onto the constraints)",
+                    c.name.c_str(), std::abs(pos));
+      if (!(std::abs(vel) <= kClosureSettings.stateTolerance * scale))
+        return fail(td, Status::ConstraintFailure,
+                    "v violates the velocity constraints of cluster '%s' (|K v| = %.3g)",
+                    c.name.c_str(), std::abs(vel));
+    }
+    return Status::Ok;
+  }
+  constraintResidual(cm, data, k, q);
+  const double pos = w.phi.size() ? w.phi.cwiseAbs().maxCoeff() : 0.0;
+  if (pos > kClosureSettings.stateTolerance)
+    return fail(td, Status::ConstraintFailure,
+                "q violates the constraints of cluster '%s' (residual %.3g); close the "
+                "loops first (loop-closure solve or projection onto the constraints)",
+                c.name.c_str(), pos);
+  if (v) {
+    const Eigen::Map<const VecX> vk(v + c.v0, c.nv);
+    const double scale = 1.0 + vk.cwiseAbs().maxCoeff();
+    const MatX& K = c.implicit() ? w.K : c.Kexplicit;
+    double vel = 0.0;
+    for (Eigen::Index r = 0; r < K.rows(); ++r) vel = std::max(vel, std::abs(K.row(r).dot(vk)));
+    if (vel > kClosureSettings.stateTolerance * scale)
+      return fail(td, Status::ConstraintFailure,
+                  "v violates the velocity constraints of cluster '%s' (|K v| = %.3g)",
+                  c.name.c_str(), vel);
+  }
+  return Status::Ok;
+}
+
+Status clusterVelocityStep(const ClusterModel& cm, ClusterData& data, int k,
+                           const Eigen::Ref<const VecX>& q, const double* v, Bias bias,
+                           StateCheck check, OutputPoses poses) {
+  const Model& tree = cm.tree;
+  Data& td = data.tree;
+  const Cluster& c = cm.clusters[k];
+  const int last = c.firstBody + c.nbodies;
+  for (int b = c.firstBody; b < last; ++b) {
+    placementStep(tree, td, b, q);
+    const int p = tree.parent[b];
+    const Motion vJ = v ? jointMotion(tree.joints[b], v + tree.idx_v[b]) : Motion::Zero();
+    td.v[b] = p >= 0 ? Motion(td.liMi[b].actInvMotion(td.v[p]) + vJ) : vJ;
+    td.c[b] = crossMotion(td.v[b], vJ);
+  }
+  if (!c.constrained()) return Status::Ok;
+  if (poses == OutputPoses::All || c.implicit()) clusterRelativePoses(cm, data, k);
+  if (c.implicit()) {
+    for (int b = c.firstBody; b < last; ++b) {
+      const int p = tree.parent[b];
+      data.localBias[b] = td.c[b];
+      if (p >= c.firstBody) data.localBias[b] += td.liMi[b].actInvMotion(data.localBias[p]);
+    }
+    constraintJacobian(cm, data, k);
+    if (bias == Bias::Compute) constraintBias(cm, data, k);
+    CDYN_TRY(explicitForm(cm, data, k, bias));
+  }
+  if (check == StateCheck::Check) CDYN_TRY(checkClusterState(cm, data, k, q, v));
+  return Status::Ok;
+}
+
+Status clusterVelocityPass(const ClusterModel& cm, ClusterData& data,
+                           const Eigen::Ref<const VecX>& q, const double* v, Bias bias,
+                           StateCheck check, OutputPoses poses) {
+  for (int k = 0; k < static_cast<int>(cm.clusters.size()); ++k)
+    CDYN_TRY(clusterVelocityStep(cm, data, k, q, v, bias, check, poses));
+  return Status::Ok;
+}
+
+/// Cluster motion subspace S_k = JXJ diag(S_i) G_k (Chignoli et al. 2023, eq. 15) and, with
+/// Bias::Compute, the cluster bias c_k = JXJ [diag(S_i) g_k + stack(v_i x S_i qd_i)] (eq. 19), in
+/// body coordinates (after clusterVelocityPass set G and g).
+void clusterMotionSubspace(const ClusterModel& cm, ClusterData& data, int k, Bias bias) {
+  const Cluster& c = cm.clusters[k];
+  const Model& tree = cm.tree;
+  ClusterWorkspace& w = data.clusters[k];
+  for (int b = c.firstBody; b < c.firstBody + c.nbodies; ++b) {
+    const int i = 6 * (b - c.firstBody);
+    const int p = tree.parent[b];
+    const bool internal = p >= c.firstBody;
+    const int ip = 6 * (p - c.firstBody);
+    const Transform& X = data.tree.liMi[b];
+    const int lv = tree.idx_v[b] - c.v0;  // 1-dof joints inside constrained clusters
+    const auto Sb = tree.joints[b].S.col(0);
+    for (int j = 0; j < c.ny; ++j) {
+      Motion s = Sb * w.G(lv, j);
+      if (internal) s += X.actInvMotion(w.S.block<6, 1>(ip, j));
+      w.S.block<6, 1>(i, j) = s;
+    }
+    if (bias == Bias::Skip) continue;
+    Motion cb = Sb * w.g[lv] + data.tree.c[b];
+    if (internal) cb += X.actInvMotion(w.c.segment<6>(ip));
+    w.c.segment<6>(i) = cb;
+  }
+}
+
+}  // namespace clusterdyn::detail

@@ -1,0 +1,327 @@
+// The loop closure: spanning configurations from independent coordinates (damped Newton on
+// the dependent coordinates, cluster by cluster), velocities v = G y_dot, and projection onto
+// the constraint manifold. Every tolerance is a ClosureSettings field (cluster_algorithms.hpp).
+#include <Eigen/QR>
+#include <cmath>
+#include <limits>
+
+#include "cluster/cluster_detail.hpp"
+#include "clusterdyn/cluster_algorithms.hpp"
+#include "core/check.hpp"
+#include "core/small_lu.hpp"
+
+namespace clusterdyn {
+
+namespace detail {
+
+namespace {
+
+inline int qIndex(const Model& tree, const Cluster& c, int localV) {
+  return tree.idx_q[tree.velocityOwner[c.v0 + localV]];
+}
+
+/// max |phi| of cluster k at q (computes the cluster's placements and residual).
+double residualAt(const ClusterModel& cm, ClusterData& data, int k,
+                  const Eigen::Ref<const VecX>& q) {
+  clusterPlacements(cm, data, k, q);
+  constraintResidual(cm, data, k, q);
+  const VecX& phi = data.clusters[k].phi;
+  return phi.size() ? phi.cwiseAbs().maxCoeff() : 0.0;
+}
+
+/// q_dependent += alpha dq.
+void stepDependent(const ClusterModel& cm, int k, Eigen::Ref<VecX> q, const VecX& dq,
+                   double alpha) {
+  const Cluster& c = cm.clusters[k];
+  for (int i = 0; i < static_cast<int>(c.dependent.size()); ++i)
+    q[qIndex(cm.tree, c, c.dependent[i])] += alpha * dq[i];
+}
+
+enum class NewtonResult { Converged, Singular, Failed };
+
+/// Damped Newton on the selected rows from the dependent coordinates in q (Nocedal and Wright
+/// 2006, §11.2: Newton step, scaled to at most maxStep, halved until max |phi| decreases).
+/// Converged: max |phi| <= residualTolerance and the final Kd is well conditioned; Singular:
+/// Kd lost rank (at the solution or on the way); Failed: no decrease or iterations exhausted.
+NewtonResult newton(const ClusterModel& cm, ClusterData& data, int k, Eigen::Ref<VecX> q) {
+  const ClosureSettings& s = kClosureSettings;
+  const Cluster& c = cm.clusters[k];
+  ClusterWorkspace& w = data.clusters[k];
+  const int nd = static_cast<int>(c.dependent.size());
+  double res = residualAt(cm, data, k, q);
+  double previous = std::numeric_limits<double>::infinity();
+  for (int it = 0;; ++it) {
+    data.lastIterations = it;
+    data.lastResidual = res;
+    if (!std::isfinite(res)) return NewtonResult::Failed;
+    constraintJacobian(cm, data, k);  // at q (poses from residualAt)
+    const double scale = gatherDependentBlock(cm, data, k);
+    double pivotRatio = 0.0;
+    const bool regular = factorDependentBlock(w, scale, &pivotRatio);
+    // Converged: at tolerance, keep polishing (ill-conditioned loops gain accuracy) while
+    // Newton still improves the residual tenfold.
+    const bool atTolerance = res <= s.residualTolerance;
+    if (atTolerance && (res <= s.exactResidual || res > 0.1 * previous))
+      return regular ? NewtonResult::Converged : NewtonResult::Singular;
+    if (it >= s.maxIterations) return NewtonResult::Failed;
+    // Near-singular Kd with a (nearly) closed loop: a branch or dead point. Far from closure
+    // keep stepping while the LU has usable pivots (the line search guards the step).
+    if (!regular && res <= std::sqrt(s.residualTolerance)) return NewtonResult::Singular;
+    if (!(pivotRatio > 0.0)) return NewtonResult::Failed;
+    for (int i = 0; i < nd; ++i) w.dq[i] = -w.phi[c.selectedRows[i]];
+    luSolveInPlace(w.Kd, w.piv, w.dq);
+    const double step = nd ? w.dq.cwiseAbs().maxCoeff() : 0.0;
+    if (!std::isfinite(step)) return NewtonResult::Failed;
+    // Explicit relations (couplings, mimics) are linear: the full step is exact.
+    double alpha = c.implicit() && step > s.maxStep ? s.maxStep / step : 1.0;
+    double trial = std::numeric_limits<double>::infinity();
+    for (int h = 0; h <= s.maxStepHalvings; ++h, alpha *= 0.5) {
+      stepDependent(cm, k, q, w.dq, alpha);
+      trial = residualAt(cm, data, k, q);
+      if (trial < res || s.maxStepHalvings == 0) break;
+      stepDependent(cm, k, q, w.dq, -alpha);
+    }
+    if (!(trial < res) && s.maxStepHalvings > 0) {
+      // No step reduces the residual: converged to rounding if at tolerance, else stuck.
+      residualAt(cm, data, k, q);
+      if (!atTolerance) return NewtonResult::Failed;
+      constraintJacobian(cm, data, k);
+      const bool ok = factorDependentBlock(w, gatherDependentBlock(cm, data, k), nullptr);
+      return ok ? NewtonResult::Converged : NewtonResult::Singular;
+    }
+    previous = res;
+    res = trial;
+  }
+}
+
+/// Newton along a straight path of the independent coordinates, from the cluster positions
+/// `start` (size nq of the cluster, any closed or nearly closed configuration) to the target
+/// independent coordinates held in q, in `steps` equal steps, each warm-started from the last
+/// (natural-parameter continuation, Allgower and Georg 2003, §2): it follows the assembly
+/// branch of `start` across jumps where Newton alone would stall or change branch.
+NewtonResult continuation(const ClusterModel& cm, ClusterData& data, int k, Eigen::Ref<VecX> q,
+                          const double* start, int steps, int* iterations) {
+  const Cluster& c = cm.clusters[k];
+  ClusterWorkspace& w = data.clusters[k];
+  for (int j = 0; j < c.ny; ++j) w.tmpd[j] = q[qIndex(cm.tree, c, c.independent[j])];
+  for (int i : c.dependent) {
+    const int iq = qIndex(cm.tree, c, i);
+    q[iq] = start[iq - c.q0];
+  }
+  NewtonResult r = NewtonResult::Failed;
+  for (int step = 1; step <= steps; ++step) {
+    const double t = static_cast<double>(step) / steps;
+    for (int j = 0; j < c.ny; ++j) {
+      const int iq = qIndex(cm.tree, c, c.independent[j]);
+      const double y0 = start[iq - c.q0];
+      q[iq] = step == steps ? w.tmpd[j] : y0 + t * (w.tmpd[j] - y0);
+    }
+    r = newton(cm, data, k, q);
+    *iterations += data.lastIterations;
+    if (r != NewtonResult::Converged) break;
+  }
+  for (int j = 0; j < c.ny; ++j) q[qIndex(cm.tree, c, c.independent[j])] = w.tmpd[j];
+  return r;
+}
+
+}  // namespace
+
+Status solveClusterPositions(const ClusterModel& cm, ClusterData& data, int k, Eigen::Ref<VecX> q,
+                             const double* warmStart) {
+  const Cluster& c = cm.clusters[k];
+  // Continuation needs one position per velocity (1-dof joints: every implicit cluster).
+  const bool path = c.implicit() && c.nq == c.nv;
+  int iterations = 0;
+  bool singular = false;
+  auto attempt = [&](NewtonResult r) {
+    if (r == NewtonResult::Singular) singular = true;
+    return r == NewtonResult::Converged;
+  };
+  auto differs = [&](const double* start) {
+    for (int j = 0; j < c.ny; ++j) {
+      const int iq = qIndex(cm.tree, c, c.independent[j]);
+      if (start[iq - c.q0] != q[iq]) return true;
+    }
+    return false;
+  };
+  // 1. Newton from the warm start (the dependent coordinates in q).
+  bool ok = attempt(newton(cm, data, k, q));
+  iterations += data.lastIterations;
+  // 2. Continuation from the warm start, 4 then 32 steps.
+  if (!ok && path && warmStart && differs(warmStart))
+    for (int steps : {4, 32})
+      if ((ok = attempt(continuation(cm, data, k, q, warmStart, steps, &iterations)))) break;
+  // 3. Newton, then continuation, from the model's reference configuration.
+  const double* reference = cm.qReference.data() + c.q0;
+  if (!ok) {
+    for (int i : c.dependent) {
+      const int iq = qIndex(cm.tree, c, i);
+      q[iq] = cm.qReference[iq];
+    }
+    ok = attempt(newton(cm, data, k, q));
+    iterations += data.lastIterations;
+  }
+  if (!ok && path && differs(reference))
+    for (int steps : {4, 32})
+      if ((ok = attempt(continuation(cm, data, k, q, reference, steps, &iterations)))) break;
+  data.lastIterations = iterations;
+  if (ok) return Status::Ok;
+  if (singular) {
+    residualAt(cm, data, k, q);
+    constraintJacobian(cm, data, k);
+    return singularDependentBlock(cm, data, k, "at the closure solution");
+  }
+  return fail(data.tree, Status::ConstraintFailure,
+              "cluster '%s': loop closure did not converge (residual %.3g after %d iterations, "
+              "from the warm start and from the reference configuration)",
+              c.name.c_str(), data.lastResidual, iterations);
+}
+
+Status closeClusterPositions(const ClusterModel& cm, ClusterData& data, int k, Eigen::Ref<VecX> q) {
+  const ClosureSettings& s = kClosureSettings;
+  const Cluster& c = cm.clusters[k];
+  ClusterWorkspace& w = data.clusters[k];
+  const int nd = static_cast<int>(c.dependent.size());
+  if (nd == 0) {  // nothing to solve for: the constraint holds or it does not
+    const double res = residualAt(cm, data, k, q);
+    data.lastResidual = res;
+    if (std::isfinite(res) && res <= s.referenceTolerance) return Status::Ok;
+    return fail(data.tree, Status::ConstraintFailure,
+                "the cluster has no dependent coordinate to close its loop (residual %.3g)", res);
+  }
+  for (int it = 0; it <= s.referenceMaxIterations; ++it) {
+    const double res = residualAt(cm, data, k, q);
+    data.lastResidual = res;
+    if (!std::isfinite(res)) break;
+    if (res <= s.referenceTolerance) return Status::Ok;
+    constraintJacobian(cm, data, k);
+    MatX Kd(w.K.rows(), nd);
+    for (int j = 0; j < nd; ++j) Kd.col(j) = w.K.col(c.dependent[j]);
+    Eigen::ColPivHouseholderQR<MatX> qr(Kd);
+    VecX dq = -qr.solve(w.phi);
+    const double step = dq.size() ? dq.cwiseAbs().maxCoeff() : 0.0;
+    if (!std::isfinite(step)) break;
+    if (step > s.maxStep) dq *= s.maxStep / step;
+    stepDependent(cm, k, q, dq, 1.0);
+  }
+  return fail(data.tree, Status::ConstraintFailure, "residual %.3g after %d Gauss-Newton steps",
+              data.lastResidual, s.referenceMaxIterations);
+}
+
+}  // namespace detail
+
+namespace detail {
+Status keepWarmStartUsable(const ClusterModel& cm, ClusterData& data, Status s) {
+  if (data.model == &cm && (s == Status::ConstraintFailure || !data.q.allFinite()))
+    data.q = cm.qReference;  // same size: no allocation
+  return s;
+}
+}  // namespace detail
+
+namespace {
+Status solveLoopClosureFromWarmStart(const ClusterModel& cm, ClusterData& data, ConstVecRef y) {
+  int totalIterations = 0;
+  for (int k = 0; k < static_cast<int>(cm.clusters.size()); ++k) {
+    const Cluster& c = cm.clusters[k];
+    ClusterWorkspace& w = data.clusters[k];
+    // The warm start of the cluster (its positions before y is written), for continuation.
+    const bool keep = c.implicit() && c.nq <= w.qWarm.size();
+    if (keep) w.qWarm.head(c.nq) = data.q.segment(c.q0, c.nq);
+    for (int i = c.yq0; i < c.yq0 + c.nyq; ++i) data.q[cm.independentPosition[i]] = y[i];
+    if (!c.constrained()) continue;
+    CDYN_TRY(detail::solveClusterPositions(cm, data, k, data.q, keep ? w.qWarm.data() : nullptr));
+    totalIterations = std::max(totalIterations, data.lastIterations);
+  }
+  data.lastIterations = totalIterations;
+  return detail::checkConfiguration(cm.tree, data.tree, data.q) == Status::Ok
+             ? detail::ok(data.tree)
+             : Status::NotUnitQuaternion;
+}
+}  // namespace
+
+Status setClosureWarmStart(const ClusterModel& cm, ClusterData& data, ConstVecRef q) {
+  if (data.model != &cm)
+    return detail::fail(data.tree, Status::WorkspaceMismatch,
+                        "the workspace was created for another model");
+  CDYN_TRY(detail::checkVector(data.tree, q, cm.tree.nq, "q_guess"));
+  CDYN_TRY(detail::checkConfiguration(cm.tree, data.tree, q));
+  data.q = q;
+  return detail::ok(data.tree);
+}
+
+Status solveLoopClosure(const ClusterModel& cm, ClusterData& data, ConstVecRef y) {
+  if (data.model != &cm)
+    return detail::fail(data.tree, Status::WorkspaceMismatch,
+                        "the workspace was created for another model");
+  CDYN_TRY(detail::checkVector(data.tree, y, cm.nyq, "y"));
+  return detail::keepWarmStartUsable(cm, data, solveLoopClosureFromWarmStart(cm, data, y));
+}
+
+namespace {
+/// v = G y_dot cluster by cluster, with G at data.q.
+Status velocitiesFromIndependent(const ClusterModel& cm, ClusterData& data, ConstVecRef ydot) {
+  CDYN_TRY(detail::clusterVelocityPass(cm, data, data.q, nullptr, detail::Bias::Skip,
+                                       detail::StateCheck::Skip));
+  for (int k = 0; k < static_cast<int>(cm.clusters.size()); ++k) {
+    const Cluster& c = cm.clusters[k];
+    if (c.constrained())
+      data.v.segment(c.v0, c.nv).noalias() = data.clusters[k].G * ydot.segment(c.y0, c.ny);
+    else
+      data.v.segment(c.v0, c.nv) = ydot.segment(c.y0, c.ny);
+  }
+  return Status::Ok;
+}
+}  // namespace
+
+Status independentToSpanning(const ClusterModel& cm, ClusterData& data, ConstVecRef y,
+                             ConstVecRef ydot) {
+  CDYN_TRY(detail::checkVector(data.tree, ydot, cm.ny, "ydot"));
+  CDYN_TRY(solveLoopClosure(cm, data, y));
+  CDYN_TRY(velocitiesFromIndependent(cm, data, ydot));
+  return detail::ok(data.tree);
+}
+
+Status spanningToIndependent(const ClusterModel& cm, ClusterData& data, ConstVecRef q,
+                             ConstVecRef v, Eigen::Ref<VecX> y, Eigen::Ref<VecX> ydot) {
+  CDYN_TRY(detail::checkClusterArgs(cm, data, q, &v));
+  if (y.size() != cm.nyq || ydot.size() != cm.ny)
+    return detail::fail(data.tree, Status::InvalidSize, "y / ydot must have sizes %d / %d", cm.nyq,
+                        cm.ny);
+  for (int k = 0; k < cm.nyq; ++k) y[k] = q[cm.independentPosition[k]];
+  for (int k = 0; k < cm.ny; ++k) ydot[k] = v[cm.independentVelocity[k]];
+  return detail::ok(data.tree);
+}
+
+Status projectToConstraints(const ClusterModel& cm, ClusterData& data, ConstVecRef q,
+                            ConstVecRef v) {
+  CDYN_TRY(detail::checkClusterArgs(cm, data, q, &v));
+  data.q = q;
+  for (int k = 0; k < static_cast<int>(cm.clusters.size()); ++k) {
+    if (!cm.clusters[k].constrained()) continue;
+    const Status s = detail::solveClusterPositions(cm, data, k, data.q, nullptr);
+    if (s != Status::Ok) return detail::keepWarmStartUsable(cm, data, s);
+  }
+  CDYN_TRY(detail::clusterVelocityPass(cm, data, data.q, nullptr, detail::Bias::Skip,
+                                       detail::StateCheck::Skip));
+  for (int k = 0; k < static_cast<int>(cm.clusters.size()); ++k) {
+    const Cluster& c = cm.clusters[k];
+    if (!c.constrained()) {
+      data.v.segment(c.v0, c.nv) = v.segment(c.v0, c.nv);
+      continue;
+    }
+    ClusterWorkspace& w = data.clusters[k];
+    for (int j = 0; j < c.ny; ++j) w.tmpd[j] = v[c.v0 + c.independent[j]];
+    data.v.segment(c.v0, c.nv).noalias() = w.G * w.tmpd;
+  }
+  return detail::ok(data.tree);
+}
+
+Status clusterConstraintMatrices(const ClusterModel& cm, ClusterData& data, ConstVecRef q,
+                                 ConstVecRef v) {
+  CDYN_TRY(detail::checkClusterArgs(cm, data, q, &v));
+  CDYN_TRY(detail::clusterVelocityPass(cm, data, q, v.data(), detail::Bias::Compute,
+                                       detail::StateCheck::Skip));
+  return detail::ok(data.tree);
+}
+
+}  // namespace clusterdyn

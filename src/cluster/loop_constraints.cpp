@@ -1,0 +1,231 @@
+// Constraints of a cluster: explicit relations (couplings, mimics) and implicit loop joints.
+// Rows are expressed in the loop's predecessor frame P, so only poses relative to the cluster's
+// output body are needed. G and g follow from partitioning K into dependent and independent
+// columns (Chignoli et al. 2023, eq. 2-4, 6): G = [I; -Kd^-1 Ki], g = [0; Kd^-1 k].
+#include <Eigen/SVD>
+#include <cmath>
+#include <limits>
+
+#include "cluster/cluster_detail.hpp"
+#include "clusterdyn/cluster_algorithms.hpp"
+#include "core/check.hpp"
+#include "core/small_lu.hpp"
+
+namespace clusterdyn::detail {
+
+namespace {
+
+inline int qIndex(const Model& tree, const Cluster& c, int localV) {
+  return tree.idx_q[tree.velocityOwner[c.v0 + localV]];
+}
+
+/// Pose of body b relative to cluster k's output body (identity for the output body itself).
+inline Transform poseInOutput(const Cluster& c, const ClusterWorkspace& w, int b) {
+  if (b < c.firstBody || b >= c.firstBody + c.nbodies) return Transform();
+  return w.outputTb[b - c.firstBody];
+}
+
+inline bool inCluster(const Cluster& c, int b) {
+  return b >= c.firstBody && b < c.firstBody + c.nbodies;
+}
+
+Vec3 logSO3(const Mat3& R) {
+  const Eigen::AngleAxisd aa(R);
+  return aa.angle() * aa.axis();
+}
+
+}  // namespace
+
+void clusterRelativePoses(const ClusterModel& cm, ClusterData& data, int k) {
+  const Cluster& c = cm.clusters[k];
+  ClusterWorkspace& w = data.clusters[k];
+  for (int b = c.firstBody; b < c.firstBody + c.nbodies; ++b) {
+    const int p = cm.tree.parent[b];
+    const Transform& liMi = data.tree.liMi[b];
+    Transform& T = w.outputTb[b - c.firstBody];
+    if (inCluster(c, p)) {
+      const Transform& Tp = w.outputTb[p - c.firstBody];
+      T.R.noalias() = Tp.R * liMi.R;
+      T.p.noalias() = Tp.p + Tp.R * liMi.p;
+    } else {
+      T = liMi;
+    }
+  }
+}
+
+void clusterPlacements(const ClusterModel& cm, ClusterData& data, int k,
+                       const Eigen::Ref<const VecX>& q) {
+  const Cluster& c = cm.clusters[k];
+  const Model& tree = cm.tree;
+  for (int b = c.firstBody; b < c.firstBody + c.nbodies; ++b) {
+    const Transform XJ = tree.joints[b].transform(q.data() + tree.idx_q[b]);
+    data.tree.liMi[b] = tree.jointPlacement[b] * XJ;
+  }
+  clusterRelativePoses(cm, data, k);
+}
+
+void constraintResidual(const ClusterModel& cm, ClusterData& data, int k,
+                        const Eigen::Ref<const VecX>& q) {
+  const Cluster& c = cm.clusters[k];
+  ClusterWorkspace& w = data.clusters[k];
+  int row = 0;
+  for (int r : c.relations) {
+    const ExplicitRelation& rel = cm.relations[r];
+    double s = -rel.offset;
+    for (const auto& [iv, coef] : rel.terms) s += coef * q[qIndex(cm.tree, c, iv - c.v0)];
+    w.phi[row++] = s;
+  }
+  for (int l : c.loops) {
+    const LoopJoint& lj = cm.loops[l];
+    const Transform TP = poseInOutput(c, w, lj.predecessorBody) * lj.predecessorPlacement;
+    const Transform TS = poseInOutput(c, w, lj.successorBody) * lj.successorPlacement;
+    const Mat3 Rrel = TP.R.transpose() * TS.R;
+    const Vec3 d = TP.R.transpose() * (TS.p - TP.p);
+    if (lj.Trot.cols() == 2) {
+      const Vec3 e = lj.axis.cross(Rrel * lj.axis);  // = omega_perp to first order
+      w.phi.segment(row, 2) = lj.Trot.transpose() * e;
+    } else if (lj.Trot.cols() == 3) {
+      w.phi.segment(row, 3) = lj.Trot.transpose() * logSO3(Rrel);
+    }
+    row += static_cast<int>(lj.Trot.cols());
+    const int nl = static_cast<int>(lj.Tlin.cols());
+    for (int j = 0; j < nl; ++j) w.phi[row + j] = lj.Tlin.col(j).dot(d);
+    row += nl;
+  }
+}
+
+void constraintJacobian(const ClusterModel& cm, ClusterData& data, int k) {
+  const Cluster& c = cm.clusters[k];
+  ClusterWorkspace& w = data.clusters[k];
+  const Model& tree = cm.tree;
+  const int nrel = static_cast<int>(c.relations.size());
+  if (nrel > 0) w.K.topRows(nrel) = c.Kexplicit;
+  int row = nrel;
+  for (int l : c.loops) {
+    const LoopJoint& lj = cm.loops[l];
+    const Transform TPinv =
+        (poseInOutput(c, w, lj.predecessorBody) * lj.predecessorPlacement).inverse();
+    const int nr = static_cast<int>(lj.Trot.cols()), nl = static_cast<int>(lj.Tlin.cols());
+    w.K.middleRows(row, nr + nl).setZero();
+    auto addPath = [&](int body, double sign) {
+      for (int b = body; inCluster(c, b); b = tree.parent[b]) {
+        const Motion s = (TPinv * w.outputTb[b - c.firstBody]).actMotion(tree.joints[b].S.col(0));
+        const int col = tree.idx_v[b] - c.v0;
+        w.K.block(row, col, nr, 1) += sign * (lj.Trot.transpose() * s.head<3>());
+        w.K.block(row + nr, col, nl, 1) += sign * (lj.Tlin.transpose() * s.tail<3>());
+      }
+    };
+    addPath(lj.successorBody, 1.0);
+    addPath(lj.predecessorBody, -1.0);
+    row += nr + nl;
+  }
+}
+
+void constraintBias(const ClusterModel& cm, ClusterData& data, int k) {
+  const Cluster& c = cm.clusters[k];
+  ClusterWorkspace& w = data.clusters[k];
+  const int nrel = static_cast<int>(c.relations.size());
+  if (nrel > 0) w.k.head(nrel).setZero();
+  int row = nrel;
+  for (int l : c.loops) {
+    const LoopJoint& lj = cm.loops[l];
+    const int p = lj.predecessorBody, s = lj.successorBody;
+    const Transform TP = poseInOutput(c, w, p) * lj.predecessorPlacement;
+    const Transform PTS = TP.inverse() * poseInOutput(c, w, s);  // pose of body s in frame P
+    // True velocities (inertial, in the bodies' coordinates) and cluster-local biases.
+    const Motion vp = p >= 0 ? data.tree.v[p] : Motion::Zero();
+    const Motion vs = s >= 0 ? data.tree.v[s] : Motion::Zero();
+    const Motion lp = inCluster(c, p) ? data.localBias[p] : Motion::Zero();
+    const Motion ls = inCluster(c, s) ? data.localBias[s] : Motion::Zero();
+    const Motion vP = lj.predecessorPlacement.actInvMotion(vp);
+    const Motion nu = PTS.actMotion(vs) - vP;  // relative velocity, P coordinates
+    const Motion bias =
+        PTS.actMotion(ls) - lj.predecessorPlacement.actInvMotion(lp) - crossMotion(vP, nu);
+    const int nr = static_cast<int>(lj.Trot.cols()), nl = static_cast<int>(lj.Tlin.cols());
+    w.k.segment(row, nr) = -(lj.Trot.transpose() * bias.head<3>());
+    w.k.segment(row + nr, nl) = -(lj.Tlin.transpose() * bias.tail<3>());
+    row += nr + nl;
+  }
+}
+
+double gatherDependentBlock(const ClusterModel& cm, ClusterData& data, int k) {
+  const Cluster& c = cm.clusters[k];
+  ClusterWorkspace& w = data.clusters[k];
+  const int nd = static_cast<int>(c.dependent.size());
+  double scale = 0.0;
+  for (int i = 0; i < nd; ++i)
+    for (int j = 0; j < nd; ++j) {
+      w.Kd(i, j) = w.K(c.selectedRows[i], c.dependent[j]);
+      scale = std::max(scale, std::abs(w.Kd(i, j)));
+    }
+  return scale;
+}
+
+bool factorDependentBlock(ClusterWorkspace& w, double scale, double* pivotRatio) {
+  const Eigen::Index nd = w.Kd.rows();
+  if (!luFactor(w.Kd, w.piv)) {
+    if (pivotRatio) *pivotRatio = 0.0;
+    return false;
+  }
+  double ratio = 1.0;
+  for (Eigen::Index i = 0; i < nd; ++i) ratio = std::min(ratio, std::abs(w.Kd(i, i)) / scale);
+  if (pivotRatio) *pivotRatio = ratio;
+  return nd == 0 || (std::isfinite(ratio) && ratio >= kClosureSettings.singularTolerance);
+}
+
+double dependentBlockSingularValue(const ClusterModel& cm, const ClusterData& data, int k) {
+  const Cluster& c = cm.clusters[k];
+  const ClusterWorkspace& w = data.clusters[k];
+  const int nd = static_cast<int>(c.dependent.size());
+  constexpr int kMax = 12;  // stack storage: no heap allocation on this (failure) path
+  if (nd == 0 || nd > kMax) return std::numeric_limits<double>::quiet_NaN();
+  Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, 0, kMax, kMax> Kd(nd, nd);
+  for (int i = 0; i < nd; ++i)
+    for (int j = 0; j < nd; ++j) Kd(i, j) = w.K(c.selectedRows[i], c.dependent[j]);
+  if (!Kd.allFinite()) return std::numeric_limits<double>::quiet_NaN();
+  const Eigen::JacobiSVD<decltype(Kd)> svd(Kd);
+  return svd.singularValues()[nd - 1];
+}
+
+Status singularDependentBlock(const ClusterModel& cm, ClusterData& data, int k, const char* where) {
+  const Cluster& c = cm.clusters[k];
+  const ClusterWorkspace& w = data.clusters[k];
+  double scale = 0.0;
+  for (int r : c.selectedRows)
+    for (int j : c.dependent) scale = std::max(scale, std::abs(w.K(r, j)));
+  const double sigma = dependentBlockSingularValue(cm, data, k);
+  return fail(data.tree, Status::ConstraintFailure,
+              "cluster '%s': singular configuration %s (branch or dead point): the dependent "
+              "block Kd has lost rank, smallest singular value %.3g (largest entry %.3g, "
+              "limit %.0e relative)",
+              c.name.c_str(), where, sigma, scale, kClosureSettings.singularTolerance);
+}
+
+Status explicitForm(const ClusterModel& cm, ClusterData& data, int k, Bias bias) {
+  const Cluster& c = cm.clusters[k];
+  ClusterWorkspace& w = data.clusters[k];
+  const int nd = static_cast<int>(c.dependent.size());
+  const double scale = gatherDependentBlock(cm, data, k);
+  for (int i = 0; i < nd; ++i) {
+    const int r = c.selectedRows[i];
+    for (int j = 0; j < c.ny; ++j) w.Ki(i, j) = w.K(r, c.independent[j]);
+    if (bias == Bias::Compute) w.kd[i] = w.k[r];
+  }
+  if (!factorDependentBlock(w, scale, nullptr))
+    return singularDependentBlock(cm, data, k, "at the given state");
+  w.Gd = w.Ki;
+  luSolveInPlace(w.Kd, w.piv, w.Gd);
+  for (int j = 0; j < c.ny; ++j) {
+    w.G.row(c.independent[j]).setZero();
+    w.G(c.independent[j], j) = 1.0;
+  }
+  for (int i = 0; i < nd; ++i) w.G.row(c.dependent[i]) = -w.Gd.row(i);
+  if (bias == Bias::Compute) {
+    luSolveInPlace(w.Kd, w.piv, w.kd);
+    for (int j = 0; j < c.ny; ++j) w.g[c.independent[j]] = 0.0;
+    for (int i = 0; i < nd; ++i) w.g[c.dependent[i]] = w.kd[i];
+  }
+  return Status::Ok;
+}
+
+}  // namespace clusterdyn::detail

@@ -1,0 +1,248 @@
+// Constraint rows on the cluster tree: the covectors C that map body accelerations to row
+// accelerations, their bias, position errors and Baumgarte targets; the dense row Jacobian.
+#include "cluster/cluster_aba_step.hpp"
+#include "cluster/cluster_detail.hpp"
+#include "constrained/constraint_detail.hpp"
+#include "core/check.hpp"
+#include "tree/tree_step.hpp"
+
+namespace clusterdyn {
+
+namespace {
+
+const int kPoint[3] = {3, 4, 5}, kWeld[6] = {0, 1, 2, 3, 4, 5}, kRevolute[5] = {0, 1, 3, 4, 5},
+          kPlanar[3] = {0, 1, 5}, kPrismatic[5] = {0, 1, 2, 3, 4};
+
+const int* selection(ConstraintType t) {
+  switch (t) {
+    case ConstraintType::Point:
+      return kPoint;
+    case ConstraintType::Weld:
+      return kWeld;
+    case ConstraintType::Revolute:
+      return kRevolute;
+    case ConstraintType::Planar:
+      return kPlanar;
+    case ConstraintType::Prismatic:
+      return kPrismatic;
+  }
+  return kWeld;
+}
+
+Vec3 rotationLog(const Mat3& R) {
+  const Eigen::AngleAxisd aa(R);
+  return aa.angle() * aa.axis();
+}
+
+}  // namespace
+
+namespace detail {
+
+Status checkConstraintArgs(const ClusterModel& cm, ClusterData& data, const ConstraintSet& set,
+                           const ConstraintData& cd) {
+  if (data.model != &cm)
+    return fail(data.tree, Status::WorkspaceMismatch,
+                "the workspace was created for another model");
+  if (&set.model() != &cm)
+    return fail(data.tree, Status::WorkspaceMismatch,
+                "the constraint set was created for another model");
+  if (cd.set != &set || cd.model != &cm)
+    return fail(data.tree, Status::WorkspaceMismatch,
+                "the constraint workspace was created for another constraint set or model");
+  return Status::Ok;
+}
+
+void constraintRowsAt(const ClusterModel& cm, const ClusterData& data, ConstraintData& cd,
+                      RowTargets targets) {
+  const Data& td = data.tree;
+  const ConstraintSet& set = *cd.set;
+  const Motion a0 = gravityAcceleration(cm.tree);
+  int att = 0;
+  for (int j = 0; j < set.size(); ++j) {
+    const RigidConstraint& c = set.constraints()[j];
+    const int m = c.rows(), r0 = set.rowOffset(j);
+    const int* sel = selection(c.type);
+    const Transform oMA = td.oMi[c.body1] * c.placement1;
+    const Transform oMB = c.body2 >= 0 ? td.oMi[c.body2] * c.placement2 : c.placement2;
+    const bool lwa = c.frame == ReferenceFrame::LocalWorldAligned;
+    // Row basis E (m x 6) on 6-vectors in A coordinates.
+    Eigen::Matrix<double, 6, 6> E = Eigen::Matrix<double, 6, 6>::Zero();
+    for (int r = 0; r < m; ++r) {
+      const int s = sel[r];
+      if (!lwa)
+        E(r, s) = 1.0;
+      else if (s < 3)
+        E.block<1, 3>(r, 0) = oMA.R.row(s);
+      else
+        E.block<1, 3>(r, 3) = oMA.R.row(s - 3);
+    }
+    // C1 rows = (A_X_b1)^T e, C2 rows = -(A_X_b2)^T e (covectors moved like forces).
+    ConstraintData::Attachment& a1 = cd.attachments[att++];
+    for (int r = 0; r < m; ++r) a1.C.row(r) = c.placement1.actForce(E.row(r).transpose());
+    Transform Ab2;  // pose of body2 (or the world) in A
+    if (c.body2 >= 0) {
+      ConstraintData::Attachment& a2 = cd.attachments[att++];
+      const Transform b2A = td.oMi[c.body2].inverse() * oMA;
+      for (int r = 0; r < m; ++r) a2.C.row(r) = -b2A.actForce(E.row(r).transpose());
+      Ab2 = b2A.inverse();
+    } else {
+      Ab2 = oMA.inverse();
+    }
+    if (targets == RowTargets::Skip) continue;  // the Delassus matrix needs the rows only
+    // Relative velocity nu = v_A - A_X_B v_B and the bias of the row accelerations.
+    const Motion vA = c.placement1.actInvMotion(td.v[c.body1]);
+    const Motion vB = c.body2 >= 0 ? Ab2.actMotion(td.v[c.body2]) : Motion::Zero();
+    const Motion nu = vA - vB;
+    Motion e = crossMotion(vA, vB);  // d/dt nu = a_A - A_X_B a_B + v_A x (A_X_B v_B)
+    const Vec3 w = vA.head<3>();
+    if (c.type == ConstraintType::Point || lwa) e.tail<3>() += w.cross(nu.tail<3>());
+    if (lwa) e.head<3>() += w.cross(nu.head<3>());
+    if (c.body2 < 0) e -= Ab2.actMotion(a0);  // the world does not carry the gravity offset
+    Vec6 phi6;
+    phi6.head<3>() = rotationLog(oMB.R.transpose() * oMA.R);
+    phi6.tail<3>() = oMA.R.transpose() * (oMA.p - oMB.p);
+    for (int r = 0; r < m; ++r) {
+      const double phi = E.row(r).dot(phi6), phidot = E.row(r).dot(nu);
+      cd.phi[r0 + r] = phi;
+      cd.desired[r0 + r] = -c.kp * phi - c.kd * phidot;
+      cd.kprime[r0 + r] = cd.desired[r0 + r] - E.row(r).dot(e);
+    }
+  }
+}
+
+double rowResidual(const ClusterModel& cm, const ClusterData& data, const ConstraintData& cd,
+                   Eigen::Ref<VecX> r) {
+  (void)cm;
+  r = cd.kprime;
+  for (const ConstraintData::Attachment& a : cd.attachments)
+    r.segment(a.row0, a.rows).noalias() -= a.C.topRows(a.rows) * data.tree.a_gf[a.body];
+  return r.size() ? r.cwiseAbs().maxCoeff() : 0.0;
+}
+
+void bodyJacobian(const ClusterModel& cm, const ClusterData& data, int b,
+                  Eigen::Ref<Eigen::Matrix<double, 6, Eigen::Dynamic>> J) {
+  const Model& tree = cm.tree;
+  const Data& td = data.tree;
+  J.setZero();
+  Transform T;  // pose of b in the frame of `cur`
+  int cur = b;
+  while (cur >= 0) {
+    const int k = cm.bodyCluster[cur];
+    const Cluster& c = cm.clusters[k];
+    if (!c.constrained()) {
+      const Joint& joint = tree.joints[cur];
+      for (int j = 0; j < joint.nv; ++j) J.col(c.y0 + j) = T.actInvMotion(joint.S.col(j));
+      T = td.liMi[cur] * T;
+      cur = tree.parent[cur];
+    } else {
+      const ClusterWorkspace& w = data.clusters[k];
+      const int i = 6 * (cur - c.firstBody);
+      for (int j = 0; j < c.ny; ++j) J.col(c.y0 + j) = T.actInvMotion(w.S.block<6, 1>(i, j));
+      T = w.outputTb[cur - c.firstBody] * T;
+      cur = c.outputBody;
+    }
+  }
+}
+
+void supportAccelerations(const ClusterModel& cm, ClusterData& data, const ConstraintData& cd) {
+  const Motion a0 = gravityAcceleration(cm.tree);
+  for (int k : cd.supportOrder) {
+    const int o = cm.clusters[k].outputBody;
+    clusterAccelerationStep(cm, data, k, o >= 0 ? data.tree.a_gf[o] : a0);
+  }
+}
+
+void freeAccelerations(const ClusterModel& cm, ClusterData& data, const ConstraintData& cd) {
+  const Motion a0 = gravityAcceleration(cm.tree);
+  for (int k : cd.freeOrder) {
+    const int o = cm.clusters[k].outputBody;
+    clusterAccelerationStep(cm, data, k, o >= 0 ? data.tree.a_gf[o] : a0);
+  }
+}
+
+void allAccelerations(const ClusterModel& cm, ClusterData& data) {
+  const Motion a0 = gravityAcceleration(cm.tree);
+  for (int k = 0; k < static_cast<int>(cm.clusters.size()); ++k) {
+    const int o = cm.clusters[k].outputBody;
+    clusterAccelerationStep(cm, data, k, o >= 0 ? data.tree.a_gf[o] : a0);
+  }
+}
+
+void applyRowForces(const ClusterModel& cm, ClusterData& data, ConstraintData& cd,
+                    const Eigen::Ref<const VecX>& lambda) {
+  for (int k : cd.supportOrder) {
+    const Cluster& c = cm.clusters[k];
+    for (int b = c.firstBody; b < c.firstBody + c.nbodies; ++b) cd.dp[b].setZero();
+  }
+  for (const ConstraintData::Attachment& a : cd.attachments)
+    cd.dp[a.body].noalias() -= a.C.topRows(a.rows).transpose() * lambda.segment(a.row0, a.rows);
+  for (auto it = cd.supportOrder.rbegin(); it != cd.supportOrder.rend(); ++it) {
+    const int k = *it;
+    const Cluster& c = cm.clusters[k];
+    clusterForceBackwardStep(cm, data, k, cd.dp.data(), cd.du.data());
+    if (c.constrained())
+      data.clusters[k].u += cd.du.segment(c.y0, c.ny);
+    else
+      data.tree.u[c.firstBody] += cd.du.segment(c.y0, c.ny);
+  }
+}
+
+}  // namespace detail
+
+namespace detail {
+
+Status denseConstraintJacobian(const ClusterModel& model, ClusterData& data, ConstraintData& cd,
+                               const Eigen::Ref<const VecX>& q, const double* v) {
+  CDYN_TRY(clusterVelocityPass(model, data, q, v, Bias::Compute, StateCheck::Check));
+  for (int k = 0; k < static_cast<int>(model.clusters.size()); ++k)
+    if (model.clusters[k].constrained()) clusterMotionSubspace(model, data, k, Bias::Compute);
+  constraintRowsAt(model, data, cd);
+  // Bias accelerations (y_ddot = 0), gravity-offset: a_b = Xh a_out + c_b.
+  Data& td = data.tree;
+  const Motion a0 = gravityAcceleration(model.tree);
+  for (int k = 0; k < static_cast<int>(model.clusters.size()); ++k) {
+    const Cluster& c = model.clusters[k];
+    const Motion& ao = c.outputBody >= 0 ? td.a_gf[c.outputBody] : a0;
+    if (!c.constrained()) {
+      td.a_gf[c.firstBody] = td.liMi[c.firstBody].actInvMotion(ao) + td.c[c.firstBody];
+      continue;
+    }
+    const ClusterWorkspace& w = data.clusters[k];
+    for (int b = c.firstBody; b < c.firstBody + c.nbodies; ++b)
+      td.a_gf[b] =
+          w.outputTb[b - c.firstBody].actInvMotion(ao) + w.c.segment<6>(6 * (b - c.firstBody));
+  }
+  rowResidual(model, data, cd, cd.residual);
+  cd.gamma = cd.desired - cd.residual;  // C a + bias at y_ddot = 0
+  cd.jacobian.setZero();
+  auto Jb = td.J.leftCols(model.ny);
+  for (const ConstraintData::Attachment& a : cd.attachments) {
+    bodyJacobian(model, data, a.body, Jb);
+    cd.jacobian.middleRows(a.row0, a.rows).noalias() += a.C.topRows(a.rows) * Jb;
+  }
+  return Status::Ok;
+}
+
+}  // namespace detail
+
+Force constraintWrench(const ConstraintSet& set, const ConstraintData& cd, int j) {
+  Force w = Force::Zero();
+  if (j < 0 || j >= set.size() || cd.set != &set) return w;
+  const RigidConstraint& c = set.constraints()[j];
+  const int* sel = selection(c.type);
+  for (int r = 0; r < c.rows(); ++r) w[sel[r]] = cd.lambda[set.rowOffset(j) + r];
+  return w;
+}
+
+Status constraintJacobian(const ClusterModel& model, ClusterData& data, const ConstraintSet& set,
+                          ConstraintData& cd, ConstVecRef q, ConstVecRef v) {
+  CDYN_TRY(detail::checkConstraintArgs(model, data, set, cd));
+  CDYN_TRY(detail::checkClusterArgs(model, data, q, &v));
+  CDYN_TRY(detail::denseConstraintJacobian(model, data, cd, q, v.data()));
+  if (!(detail::allFiniteFast(cd.jacobian) && detail::allFiniteFast(cd.gamma)))
+    return detail::nonFiniteOutput(data.tree, "constraintJacobian: J / gamma",
+                                   {{"q", detail::maxAbs(q), 1}, {"v", detail::maxAbs(v), 2}});
+  return detail::ok(data.tree);
+}
+
+}  // namespace clusterdyn

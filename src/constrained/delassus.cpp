@@ -1,0 +1,257 @@
+// Delassus matrix J H^-1 J^T on the cluster tree by constraint-space propagation (the PV-OSIM
+// family of Sathya, Decré, Swevers 2024 / Sathya, Bruyninckx, Decré, Pipeleers 2024) and its damped
+// inverse by cABA-OSIM (Sathya & Carpentier 2024, Alg. 5).
+//
+// For each cluster k (leaf to root), with n active rows below it and the output body o:
+//   M     (n x 6m)  the rows as covectors on the accelerations of k's bodies: the attachments'
+//                   C and the children's T placed at the bodies they hang from;
+//   L_k = sum_children L_c + (M S) D^-1 (M S)^T       (PV-OSIMr, eq. 13-15)
+//   T_k = M Xh - (M S) D^-1 Ubar^T                    (the constraint-space motion propagator,
+//                                                     eq. 12: rows on a_o)
+// where S, D^-1, Ubar = Xh^T IA S are the cluster quantities of CE-ABA's pass 2. At a cluster
+// attached to the world, L_k is the block of the Delassus matrix of its rows.
+#include "cluster/cluster_aba_step.hpp"
+#include "cluster/cluster_detail.hpp"
+#include "constrained/constraint_detail.hpp"
+#include "core/check.hpp"
+
+namespace clusterdyn {
+
+namespace detail {
+
+void delassusPropagation(const ClusterModel& cm, ClusterData& data, ConstraintData& cd,
+                         Eigen::Ref<MatX> out) {
+  const Data& td = data.tree;
+  MatX& full = cd.full;
+  full.setZero();
+  for (auto it = cd.supportOrder.rbegin(); it != cd.supportOrder.rend(); ++it) {
+    const int k = *it;
+    const Cluster& c = cm.clusters[k];
+    ConstraintData::ClusterRows& R = cd.clusterRows[k];
+    const int n = static_cast<int>(R.rows.size());
+    const int o = c.outputBody;
+    const bool oneDof = !c.constrained() && cm.tree.joints[c.firstBody].nv == 1;
+    // The rows as covectors on k's bodies (M) and the Delassus block below k (L): in a chain
+    // (one child carrying all rows) the child's T and L as they are, else assembled from the
+    // attachments, the virtual rows and the children's propagators.
+    const bool chain = oneDof && R.attachments.empty() && R.virtuals.empty() &&
+                       R.children.size() == 1 &&
+                       static_cast<int>(cd.clusterRows[R.children[0]].rows.size()) == n;
+    if (chain) {
+      const ConstraintData::ClusterRows& Rc = cd.clusterRows[R.children[0]];
+      R.M = Rc.T;
+      R.L = Rc.L;
+    } else {
+      R.M.setZero();
+      for (size_t i = 0; i < R.attachments.size(); ++i) {
+        const ConstraintData::Attachment& a = cd.attachments[R.attachments[i]];
+        R.M.block(R.attachPos[i], 6 * (a.body - c.firstBody), a.rows, 6) += a.C.topRows(a.rows);
+      }
+      for (size_t i = 0; i < R.virtuals.size(); ++i) {  // a_o of a compressed child: C = I
+        const int col = 6 * (cd.compressions[R.virtuals[i]].body - c.firstBody);
+        R.M.block<6, 6>(R.virtualPos[i], col).diagonal().array() += 1.0;
+      }
+      R.L.setZero();
+      for (size_t i = 0; i < R.children.size(); ++i) {
+        const ConstraintData::ClusterRows& Rc = cd.clusterRows[R.children[i]];
+        const std::vector<int>& pos = R.childPos[i];
+        const int col = 6 * (cm.clusters[R.children[i]].outputBody - c.firstBody);
+        const int nc = static_cast<int>(pos.size());
+        for (int r = 0; r < nc; ++r) {
+          R.M.block<1, 6>(pos[r], col) += Rc.T.row(r);
+          for (int s = 0; s < nc; ++s) R.L(pos[r], pos[s]) += Rc.L(r, s);
+        }
+      }
+    }
+    if (oneDof) {
+      // One body on a 1-dof joint: rank-one update, rows moved to the parent (the common case).
+      const int b = c.firstBody;
+      const Vec6 sv = cm.tree.joints[b].S.col(0);
+      const Vec6 U = td.U[b].col(0);
+      const double Dinv = td.Dinv[b](0, 0);
+      double* ms = R.MS.data();  // n x 1
+      for (int r = 0; r < n; ++r) ms[r] = Eigen::Map<const Vec6>(R.M.data() + 6 * r).dot(sv);
+      double* L = R.L.data();
+      for (int r = 0; r < n; ++r) {
+        const double a = Dinv * ms[r];
+        for (int s = 0; s <= r; ++s) L[r + n * s] += a * ms[s];
+      }
+      for (int r = 0; r < n; ++r)
+        for (int s = 0; s < r; ++s) L[s + n * r] = L[r + n * s];
+      if (o >= 0) {
+        const Transform& X = td.liMi[b];
+        for (int r = 0; r < n; ++r) {
+          const Vec6 row = Eigen::Map<const Vec6>(R.M.data() + 6 * r) - (Dinv * ms[r]) * U;
+          Eigen::Map<Vec6>(R.T.data() + 6 * r) = X.actForce(row);
+        }
+      }
+    } else if (!c.constrained() && cm.tree.joints[c.firstBody].type == JointType::Floating) {
+      // Floating base: S = I, D^-1 = IA^-1 (6 x 6), row by row with fixed-size products.
+      const int b = c.firstBody;
+      const Mat6 Dinv = td.Dinv[b];
+      for (int r = 0; r < n; ++r)
+        Eigen::Map<Vec6>(R.MSD.data() + 6 * r).noalias() =
+            Dinv * Eigen::Map<const Vec6>(R.M.data() + 6 * r);
+      double* L = R.L.data();
+      for (int r = 0; r < n; ++r) {
+        const Eigen::Map<const Vec6> a(R.MSD.data() + 6 * r);
+        for (int s = 0; s <= r; ++s)
+          L[r + n * s] += a.dot(Eigen::Map<const Vec6>(R.M.data() + 6 * s));
+      }
+      for (int r = 0; r < n; ++r)
+        for (int s = 0; s < r; ++s) L[s + n * r] = L[r + n * s];
+      if (o >= 0) {
+        const Mat6 U = td.U[b];
+        for (int r = 0; r < n; ++r) {
+          const Vec6 row = Eigen::Map<const Vec6>(R.M.data() + 6 * r) -
+                           U * Eigen::Map<const Vec6>(R.MSD.data() + 6 * r);
+          Eigen::Map<Vec6>(R.T.data() + 6 * r) = td.liMi[b].actForce(row);
+        }
+      }
+    } else if (!c.constrained()) {
+      const int b = c.firstBody;
+      const Joint& joint = cm.tree.joints[b];
+      const int nv = joint.nv;
+      auto MS = R.MS.leftCols(nv);
+      auto MSD = R.MSD.leftCols(nv);
+      MS.noalias() = R.M.lazyProduct(joint.S);
+      MSD.noalias() = MS.lazyProduct(td.Dinv[b]);
+      R.L.noalias() += MSD.lazyProduct(MS.transpose());  // (M S) D^-1 (M S)^T
+      if (o >= 0) {
+        R.M.noalias() -= MSD.lazyProduct(td.U[b].leftCols(nv).transpose());
+        for (int r = 0; r < n; ++r)
+          Eigen::Map<Vec6>(R.T.data() + 6 * r) =
+              td.liMi[b].actForce(Eigen::Map<const Vec6>(R.M.data() + 6 * r));
+      }
+    } else {
+      const ClusterWorkspace& w = data.clusters[k];
+      R.MS.noalias() = R.M.lazyProduct(w.S);
+      R.MSD.noalias() = R.MS.lazyProduct(w.Dinv);
+      R.L.noalias() += R.MSD.lazyProduct(R.MS.transpose());
+      if (o >= 0) {
+        R.T.noalias() = -R.MSD.lazyProduct(w.Ubar.transpose());
+        for (int b = c.firstBody; b < c.firstBody + c.nbodies; ++b) {
+          const Transform& X = w.outputTb[b - c.firstBody];
+          const int i = 6 * (b - c.firstBody);
+          for (int r = 0; r < n; ++r)
+            R.T.row(r) += X.actForce(R.M.block<1, 6>(r, i).transpose()).transpose();
+        }
+      }
+    }
+    if (o < 0)
+      for (int r = 0; r < n; ++r)
+        for (int s = 0; s < n; ++s) full(R.rows[r], R.rows[s]) += R.L(r, s);
+  }
+  // Expand the compressed rows, highest compression first (PV-OSIMr, Sathya, Decré, Swevers 2024,
+  // eq. 13):
+  //   Lambda^-1[R, j] = T Lambda^-1[v, j],  Lambda^-1[R, R] = L + T Lambda^-1[v, v] T^T.
+  const int total = cd.totalRows;
+  for (auto it = cd.compressions.rbegin(); it != cd.compressions.rend(); ++it) {
+    const ConstraintData::ClusterRows& R = cd.clusterRows[it->cluster];
+    const int n = static_cast<int>(R.rows.size()), v0 = it->v0;
+    for (int r = 0; r < n; ++r) {
+      const int gr = R.rows[r];
+      for (int j = 0; j < total; ++j) full(gr, j) = R.T.row(r).dot(full.block<6, 1>(v0, j));
+    }
+    for (int r = 0; r < n; ++r) {
+      const int gr = R.rows[r];
+      for (int j = 0; j < total; ++j) full(j, gr) = full(gr, j);
+    }
+    for (int r = 0; r < n; ++r)
+      for (int s = 0; s < n; ++s) {
+        const int gr = R.rows[r], gs = R.rows[s];
+        full(gr, gs) = R.L(r, s) + (R.T.row(r) * full.block<6, 6>(v0, v0)).dot(R.T.row(s));
+      }
+  }
+  const int m = static_cast<int>(out.rows());
+  out = full.topLeftCorner(m, m);
+}
+
+}  // namespace detail
+
+namespace {
+
+/// Kinematics and pass 2 at zero velocity and force (what the Delassus matrix needs).
+Status articulatedInertias(const ClusterModel& cm, ClusterData& data, ConstraintData& cd,
+                           ConstVecRef q) {
+  CDYN_TRY(detail::clusterVelocityPass(cm, data, q, nullptr, detail::Bias::Skip,
+                                       detail::StateCheck::Check));
+  detail::clusterInertiaAndBias(cm, data, nullptr);
+  detail::constraintRowsAt(cm, data, cd, detail::RowTargets::Skip);
+  return Status::Ok;
+}
+
+Status pass2(const ClusterModel& cm, ClusterData& data, const double* tau) {
+  for (int k = static_cast<int>(cm.clusters.size()) - 1; k >= 0; --k)
+    CDYN_TRY(
+        detail::clusterArticulatedStep(cm, data, k, tau, detail::ForceCoordinates::Independent));
+  return Status::Ok;
+}
+
+}  // namespace
+
+Status delassusMatrix(const ClusterModel& model, ClusterData& data, const ConstraintSet& set,
+                      ConstraintData& cd, ConstVecRef q) {
+  CDYN_TRY(detail::checkConstraintArgs(model, data, set, cd));
+  CDYN_TRY(detail::checkClusterArgs(model, data, q, nullptr));
+  CDYN_TRY(articulatedInertias(model, data, cd, q));
+  cd.du.setZero();
+  CDYN_TRY(pass2(model, data, cd.du.data()));
+  detail::delassusPropagation(model, data, cd, cd.delassus);
+  if (!detail::allFiniteFast(cd.delassus)) {
+    const detail::InputMagnitude qIn{"q", detail::maxAbs(q), 2};
+    if (detail::overflowingInput({qIn}))
+      return detail::overflowFailure(data.tree, "delassusMatrix: D", qIn);
+    return detail::fail(data.tree, Status::NonFinite,
+                        "delassusMatrix: D overflowed (not finite): the constraint placements of "
+                        "the set are out of range for this model");
+  }
+  return detail::ok(data.tree);
+}
+
+Status dampedDelassusInverse(const ClusterModel& model, ClusterData& data, const ConstraintSet& set,
+                             ConstraintData& cd, ConstVecRef q, double rho) {
+  CDYN_TRY(detail::checkConstraintArgs(model, data, set, cd));
+  CDYN_TRY(detail::checkClusterArgs(model, data, q, nullptr));
+  if (!(rho > 0.0) || !std::isfinite(rho))
+    return detail::fail(data.tree, Status::InvalidArgument,
+                        "the damping rho = %g must be positive and finite", rho);
+  CDYN_TRY(articulatedInertias(model, data, cd, q));
+  cd.du.setZero();
+  const int m = set.rows();
+  if (set.allWorldAttached()) {
+    // cABA-OSIM: (L + rho I)^-1 = mu I - mu^2 J (H + mu J^T J)^-1 J^T, mu = 1/rho (Alg. 5,
+    // eq. 40); H + mu J^T J is the mass matrix of the bodies with inertias I + mu C^T C.
+    const double mu = 1.0 / rho;
+    for (const ConstraintData::Attachment& a : cd.attachments) {
+      data.tree.IA[a.body].noalias() += mu * a.C.topRows(a.rows).transpose() * a.C.topRows(a.rows);
+      data.rigidInertia[a.body] = 0;
+    }
+    CDYN_TRY(pass2(model, data, cd.du.data()));
+    detail::delassusPropagation(model, data, cd, cd.dampedInverse);
+    cd.dampedInverse *= -mu * mu;
+    cd.dampedInverse.diagonal().array() += mu;
+  } else {
+    // Loops between two bodies couple their inertias: factorize the damped Delassus matrix.
+    CDYN_TRY(pass2(model, data, cd.du.data()));
+    detail::delassusPropagation(model, data, cd, cd.delassus);
+    auto A = cd.work.topLeftCorner(m, m);
+    A = cd.delassus;
+    A.diagonal().array() += rho;
+    cd.llt.compute(A);
+    if (cd.llt.info() != Eigen::Success)
+      return detail::fail(data.tree, Status::NotPositiveDefinite,
+                          "the damped Delassus matrix is not positive definite");
+    cd.dampedInverse.setIdentity();
+    cd.llt.solveInPlace(cd.dampedInverse);
+  }
+  if (!detail::allFiniteFast(cd.dampedInverse))
+    return detail::fail(data.tree, Status::NonFinite,
+                        "dampedDelassusInverse: the result overflowed (not finite): input rho is "
+                        "out of range (rho = %.3g; the inverse holds 1/rho^2 terms, which exceed "
+                        "double precision)",
+                        rho);
+  return detail::ok(data.tree);
+}
+
+}  // namespace clusterdyn

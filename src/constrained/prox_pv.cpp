@@ -1,0 +1,93 @@
+// proxPV on the cluster tree (Sathya & Carpentier 2024, Alg. 4): the free accelerations and the
+// Delassus matrix come from the articulated-body sweeps (CE-ABA pass 2-3 and the constraint-
+// space propagation of delassus.cpp); the multipliers from proximal-point iterations on the
+// dual problem with one Cholesky factorization of Lambda^-1 + mu I (eq. 13):
+//   lambda <- lambda - (Lambda^-1 + mu I)^-1 (Lambda^-1 lambda - r_free),
+// r_free = k' - C a_free the row-acceleration error of the unconstrained motion; the roll-out
+// applies the forces C^T lambda by the reduced backward sweep and one pass 3.
+#include "cluster/cluster_aba_step.hpp"
+#include "cluster/cluster_detail.hpp"
+#include "constrained/constraint_detail.hpp"
+#include "core/check.hpp"
+
+namespace clusterdyn {
+
+namespace detail {
+
+Status proximalDual(Data& td, ConstraintData& cd, const ProximalSettings& settings) {
+  const int m = static_cast<int>(cd.lambda.size());
+  auto A = cd.work.topLeftCorner(m, m);
+  A = cd.delassus;
+  A.diagonal().array() += settings.mu;
+  cd.llt.compute(A);
+  if (cd.llt.info() != Eigen::Success)
+    return fail(td, Status::NotPositiveDefinite,
+                "the damped Delassus matrix is not positive definite (non-finite input?)");
+  ProximalResult& res = cd.result;
+  res = ProximalResult();
+  for (int it = 0;; ++it) {
+    cd.residual = cd.z;  // error of the row accelerations with the current multipliers
+    cd.residual.noalias() -= cd.delassus * cd.lambda;
+    res.residual = m ? cd.residual.cwiseAbs().maxCoeff() : 0.0;
+    res.iterations = it;
+    if (!std::isfinite(res.residual))
+      return fail(td, Status::NonFinite,
+                  "the row accelerations are not finite (input out of range?)");
+    if (res.residual <= settings.tolerance) {
+      res.converged = true;
+      break;
+    }
+    if (it == settings.maxIterations) break;
+    cd.step = cd.residual;
+    cd.llt.solveInPlace(cd.step);  // proximal step (eq. 13b)
+    cd.lambda += cd.step;
+    res.dualStep = cd.step.cwiseAbs().maxCoeff();
+  }
+  return Status::Ok;
+}
+}  // namespace detail
+
+Status proxPv(const ClusterModel& model, ClusterData& data, const ConstraintSet& set,
+              ConstraintData& cd, ConstVecRef q, ConstVecRef v, ConstVecRef tauY,
+              const ProximalSettings& settings, const Force* fext, bool warmStart) {
+  Data& td = data.tree;
+  CDYN_TRY(detail::checkConstraintArgs(model, data, set, cd));
+  CDYN_TRY(detail::checkClusterArgs(model, data, q, &v));
+  CDYN_TRY(detail::checkVector(td, tauY, model.ny, "tau"));
+  CDYN_TRY(detail::checkForces(model.tree, td, fext));
+  CDYN_TRY(detail::checkProximal(td, settings));
+  if (warmStart && !cd.lambda.allFinite())
+    return detail::fail(td, Status::NonFinite, "the warm start lambda is not finite");
+  if (!warmStart) cd.lambda.setZero();
+
+  // Unconstrained CE-ABA (passes 1-3) and the row-acceleration error of its motion.
+  CDYN_TRY(detail::clusterVelocityPass(model, data, q, v.data(), detail::Bias::Compute,
+                                       detail::StateCheck::Check));
+  detail::clusterInertiaAndBias(model, data, fext);
+  detail::constraintRowsAt(model, data, cd);
+  for (int k = static_cast<int>(model.clusters.size()) - 1; k >= 0; --k)
+    CDYN_TRY(detail::clusterArticulatedStep(model, data, k, tauY.data(),
+                                            detail::ForceCoordinates::Independent));
+  detail::supportAccelerations(model, data, cd);  // the free motion of the constrained bodies
+  detail::rowResidual(model, data, cd, cd.z);
+  // Delassus matrix from the same articulated inertias, then the dual iterations.
+  detail::delassusPropagation(model, data, cd, cd.delassus);
+  const Status dual = detail::proximalDual(td, cd, settings);
+  if (dual == Status::NonFinite)  // the free motion overflowed: name the input
+    return detail::solveOverflow(model, td, cd, "proxPv: row accelerations", q, v, tauY, fext);
+  CDYN_TRY(dual);
+  // Roll-out with the multipliers.
+  detail::applyRowForces(model, data, cd, cd.lambda);
+  detail::allAccelerations(model, data);
+  cd.result.residual = detail::rowResidual(model, data, cd, cd.residual);  // of the roll-out
+  cd.rowAcceleration = cd.desired - cd.residual;
+  if (!detail::solveOutputsFinite(data, cd))
+    return detail::solveOverflow(model, td, cd, "proxPv: ydd / qdd / lambda", q, v, tauY, fext);
+  if (!cd.result.converged)
+    return detail::fail(td, Status::NotConverged,
+                        "proxPv: residual %.3g > tolerance %.3g after %d iterations",
+                        cd.result.residual, settings.tolerance, cd.result.iterations);
+  return detail::ok(td);
+}
+
+}  // namespace clusterdyn

@@ -57,8 +57,8 @@ struct cdyn_constraint_workspace {
         gather(gatherSize(s->model->cm, s->set.rows())) {}
   /// Doubles of one state of a batched proximal solve: q v tau fext ydd qdd lambda.
   static std::size_t gatherSize(const cd::ClusterModel& cm, int m) {
-    return static_cast<std::size_t>(cm.tree.nq + 2 * cm.tree.nv + 2 * cm.ny + 6 * cm.tree.nbodies +
-                                    m);
+    const auto z = [](int n) { return static_cast<std::size_t>(n); };
+    return z(cm.tree.nq) + 2 * z(cm.tree.nv) + 2 * z(cm.ny) + 6 * z(cm.tree.nbodies) + z(m);
   }
   std::uint32_t tag = kWorkspaceTag;
   const cdyn_constraint_set* set;

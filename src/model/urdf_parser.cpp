@@ -112,7 +112,7 @@ class Reader {
       Ic << ixx, ixy, ixz, ixy, iyy, iyz, ixz, iyz, izz;
       const double scale = std::max(1.0, Ic.cwiseAbs().maxCoeff());
       Eigen::SelfAdjointEigenSolver<Mat3> es(Ic, Eigen::EigenvaluesOnly);
-      const Vec3 ev = es.eigenvalues();
+      const Vec3& ev = es.eigenvalues();
       if (ev.minCoeff() < -1e-12 * scale)
         fail(I, "link '" + l.name +
                     "': inertia tensor is not positive semi-definite (eigenvalues " +

@@ -24,12 +24,12 @@ struct ClusterWorkspace {
   VecX dq;               ///< Newton step on the dependent coordinates (n - d)
   MatX S;                ///< 6m x d cluster motion subspace JXJ diag(S_i) G   (eq. 15)
   VecX c;                ///< 6m     cluster velocity product + constraint bias (eq. 19)
-  MatX U;                ///< 6m x d  IA S
+  MatX U;                ///< 6m x d  IA S (CE-ABA); clusterMassMatrix: IC S (composite inertias)
   MatX D;                ///< d x d   S^T U
   Eigen::LLT<MatX> llt;
   MatX Dinv;       ///< d x d
   VecX u;          ///< d
-  Mat6X Ubar;      ///< 6 x d   Xh^T U: U seen from the output body
+  Mat6X Ubar;      ///< 6 x d   Xh^T U: U seen from the output body (either meaning of U)
   Mat6X UbarDinv;  ///< 6 x d
   VecX tmpd;       ///< d
   VecX qWarm;      ///< nq: the warm start of the cluster's position solve (loop closure scratch)

@@ -1,8 +1,8 @@
 """Consistency of the C API's faces (run by ctest as capi_api_consistency).
 
 * every function declared in clusterdyn.h is exported by the library and vice versa;
-* clusterdyn.f90 has a bind(C) interface for exactly the header's functions, and the same
-  value for every CDYN_ constant;
+* clusterdyn.f90 has a bind(C) interface for exactly the header's functions, each with the
+  header's number of arguments, and the same value for every CDYN_ constant;
 * docs/c-api.md names every function and contains the example programs verbatim (each
   fenced block preceded by "<!-- file: PATH -->" must equal the file PATH).
 
@@ -38,6 +38,35 @@ for name in sorted(functions - set(bound)):
     errors.append(f"no Fortran interface: {name}")
 for name in sorted(set(bound) - functions):
     errors.append(f"Fortran interface of an unknown function: {name}")
+
+def arguments(text, start):
+    """Number of top-level arguments of the parenthesised list that opens at text[start]."""
+    depth, count, seen = 0, 0, False
+    for ch in text[start:]:
+        if ch == "(":
+            depth += 1
+            continue
+        if ch == ")":
+            depth -= 1
+            if depth == 0:
+                return count + 1 if seen else 0
+            continue
+        if depth == 1 and ch == ",":
+            count += 1
+        elif depth >= 1 and not ch.isspace() and ch != "&":
+            seen = True
+    return -1
+
+
+for name in sorted(functions & set(bound)):
+    c = re.search(rf"CDYN_API\s+[\w\s\*]+?\b{name}\s*(\()", header)
+    f = re.search(rf"(?:function|subroutine)\s+{name}\s*(\()", fortran)
+    nc = arguments(header, c.start(1)) if c else -1
+    if nc == 1 and re.match(r"\(\s*void\s*\)", header[c.start(1):]):
+        nc = 0
+    nf = arguments(fortran, f.start(1)) if f else -1
+    if nc != nf:
+        errors.append(f"{name}: {nc} arguments in clusterdyn.h, {nf} in clusterdyn.f90")
 
 constants = {k: int(v) for k, v in re.findall(r"#define (CDYN_\w+) (\d+)u?\b", header)}
 constants.update({k: int(v) for k, v in re.findall(r"\b(CDYN_\w+) = (\d+)", header)})

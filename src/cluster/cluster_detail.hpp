@@ -52,7 +52,7 @@ Status singularDependentBlock(const ClusterModel& cm, ClusterData& data, int k, 
 /// qReference (loop_closure.cpp, ClosureSettings).
 /// The closure's warm-start policy: after a ConstraintFailure, or when data.q is no longer
 /// finite, data.q is reset to the model's qReference so that the next solve starts from a
-/// closed configuration. Returns s.
+/// closed configuration. Returns s; does nothing when s is Ok.
 Status keepWarmStartUsable(const ClusterModel& cm, ClusterData& data, Status s);
 
 Status solveClusterPositions(const ClusterModel& cm, ClusterData& data, int k, Eigen::Ref<VecX> q,

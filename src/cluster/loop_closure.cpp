@@ -212,7 +212,10 @@ Status closeClusterPositions(const ClusterModel& cm, ClusterData& data, int k, E
 
 namespace detail {
 Status keepWarmStartUsable(const ClusterModel& cm, ClusterData& data, Status s) {
-  if (data.model == &cm && (s == Status::ConstraintFailure || !data.q.allFinite()))
+  // Only failures are inspected: on success q passed checkConfiguration (finite), so the hot
+  // path pays nothing here.
+  if (s != Status::Ok && data.model == &cm &&
+      (s == Status::ConstraintFailure || !data.q.allFinite()))
     data.q = cm.qReference;  // same size: no allocation
   return s;
 }

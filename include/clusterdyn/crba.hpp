@@ -6,6 +6,8 @@
 namespace clusterdyn {
 
 /// Joint-space inertia matrix M(q), written to data.M (nv x nv, both triangles filled).
+/// Also updates data.liMi (joint transforms) and data.Ycrb (composite inertias, body
+/// coordinates); data.oMi is not updated (call forwardKinematics for world poses).
 Status crba(const Model& model, Data& data, ConstVecRef q);
 
 }  // namespace clusterdyn

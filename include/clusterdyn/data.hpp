@@ -37,8 +37,7 @@ struct Data {
 
   // Composite rigid body (CRBA).
   std::vector<SpatialInertia>
-      Ycrb;    ///< composite inertia of the subtree at i (rigid; crba: world coordinates)
-  Mat6X Fcrb;  ///< 6 x nv scratch (crba: world-frame motion subspaces)
+      Ycrb;  ///< composite inertia of the subtree at i (rigid; crba: body coordinates)
 
   // Outputs.
   VecX tau;  ///< RNEA result (nv)

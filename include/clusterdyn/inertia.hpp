@@ -74,18 +74,25 @@ struct SpatialInertia {
   }
   /// The inertia of this body (given in B coordinates) expressed in A coordinates.
   SpatialInertia transformedBy(const Transform& aMb) const {
+    // Io_A = R Io R^T - (px hAx + hAx px) - m px px (Featherstone eq. 2.66 in (m, h, I) form);
+    // with ax bx = b a^T - (a.b) 1 and u = hA + m p / 2 the translation terms are
+    // -(u p^T + p u^T) + 2 (p.u) 1. Scalar form: 6 entries of the symmetric result only.
+    const Mat3& R = aMb.R;
+    const Vec3& p = aMb.p;
     SpatialInertia out;
     out.mass = mass;
-    const Vec3 hA = aMb.R * h;
-    const Vec3& p = aMb.p;
+    const Vec3 hA = R * h;
     out.h = hA + mass * p;
-    // Io_A = R Io R^T - (px hAx + hAx px) - m px px (eq. 2.66 in (m, h, I) form), with
-    // ax bx = b a^T - (a.b) 1:  = R Io R^T - (hA p^T + p hA^T) - m p p^T + (2 p.hA + m p.p) 1.
-    const Mat3 RI = aMb.R * Io;
-    const double d = 2.0 * p.dot(hA) + mass * p.squaredNorm();
+    const Vec3 u = hA + (0.5 * mass) * p;
+    const double d = 2.0 * p.dot(u);
+    double A[3][3];  // R Io
+    for (int r = 0; r < 3; ++r)
+      for (int k = 0; k < 3; ++k)
+        A[r][k] = R(r, 0) * Io(0, k) + R(r, 1) * Io(1, k) + R(r, 2) * Io(2, k);
     for (int c = 0; c < 3; ++c)
       for (int r = c; r < 3; ++r) {
-        double v = RI.row(r).dot(aMb.R.row(c)) - hA[r] * p[c] - p[r] * hA[c] - mass * p[r] * p[c];
+        double v =
+            A[r][0] * R(c, 0) + A[r][1] * R(c, 1) + A[r][2] * R(c, 2) - (u[r] * p[c] + p[r] * u[c]);
         if (r == c) v += d;
         out.Io(r, c) = out.Io(c, r) = v;
       }

@@ -42,6 +42,10 @@ struct Model {
   std::vector<int> idx_q, idx_v, nqs, nvs;
   /// Body whose joint owns velocity coordinate j (size nv).
   std::vector<int> velocityOwner;
+  /// Per body: the coordinate axis a (0, 1, 2) when liMi.R is a rotation about it for every q
+  /// (a revolute joint about axis a whose jointPlacement rotation is exactly the identity),
+  /// else -1. Selects specialised transforms in the algorithms; set by finalize().
+  std::vector<int> axisRotation;
 
   // Per position coordinate (size nq) / velocity coordinate (size nv).
   VecX lowerPositionLimit, upperPositionLimit;  ///< -inf/+inf when unlimited

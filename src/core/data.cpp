@@ -23,7 +23,6 @@ Data::Data(const Model& m, bool denseMatrices) : model(&m) {
     u[i].setZero(m.nvs[i]);
   }
   Ycrb.assign(n, SpatialInertia());
-  Fcrb.setZero(6, m.nv);
   tau.setZero(m.nv);
   ddq.setZero(m.nv);
   nle.setZero(m.nv);

@@ -51,8 +51,12 @@ void Model::finalize() {
   positionNames.clear();
   velocityNames.clear();
   velocityOwner.clear();
+  axisRotation.assign(nbodies, -1);
   for (int i = 0; i < nbodies; ++i) {
     if (parent[i] >= 0) children[parent[i]].push_back(i);
+    if (joints[i].type == JointType::Revolute && joints[i].alignedAxis >= 0 &&
+        jointPlacement[i].R == Mat3::Identity())
+      axisRotation[i] = joints[i].alignedAxis;
     idx_q[i] = nq;
     idx_v[i] = nv;
     nqs[i] = joints[i].nq;

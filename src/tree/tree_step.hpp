@@ -7,15 +7,30 @@
 
 namespace clusterdyn::detail {
 
-/// liMi = X_T * X_J(q_i), oMi = oMi[parent] * liMi (Featherstone eq. 4.x: X_up = X_J X_T).
-inline void placementStep(const Model& model, Data& data, int i, const Eigen::Ref<const VecX>& q) {
+/// liMi = X_T * X_J(q_i): pose of body i in its parent's frame (Featherstone eq. 4.x:
+/// X_up = X_J X_T).
+inline void localPlacementStep(const Model& model, Data& data, int i,
+                               const Eigen::Ref<const VecX>& q) {
   const Joint& joint = model.joints[i];
   const Transform& XT = model.jointPlacement[i];
   const double* qi = q.data() + model.idx_q[i];
   Transform& liMi = data.liMi[i];
-  if (joint.type == JointType::Revolute && joint.alignedAxis >= 0) {
+  if (model.axisRotation[i] >= 0) {
+    // X_T.R = 1: liMi.R = R_a(theta), rotation about coordinate axis a.
+    constexpr int kNext[3] = {1, 2, 0}, kNextNext[3] = {2, 0, 1};
+    const int a = joint.alignedAxis, i = kNext[a], j = kNextNext[a];
+    const double th = joint.alignedSign * qi[0], c = std::cos(th), s = std::sin(th);
+    Mat3& R = liMi.R;
+    R(a, a) = 1.0;
+    R(i, a) = R(j, a) = R(a, i) = R(a, j) = 0.0;
+    R(i, i) = R(j, j) = c;
+    R(j, i) = s;
+    R(i, j) = -s;
+    liMi.p = XT.p;
+  } else if (joint.type == JointType::Revolute && joint.alignedAxis >= 0) {
     // X_T R_a(theta) for a coordinate axis a: two columns of X_T.R rotate, one stays.
-    const int a = joint.alignedAxis, i = (a + 1) % 3, j = (a + 2) % 3;
+    constexpr int kNext[3] = {1, 2, 0}, kNextNext[3] = {2, 0, 1};
+    const int a = joint.alignedAxis, i = kNext[a], j = kNextNext[a];
     const double th = joint.alignedSign * qi[0], c = std::cos(th), s = std::sin(th);
     liMi.R.col(a) = XT.R.col(a);
     liMi.R.col(i) = c * XT.R.col(i) + s * XT.R.col(j);
@@ -30,6 +45,12 @@ inline void placementStep(const Model& model, Data& data, int i, const Eigen::Re
   } else {
     liMi = XT * joint.transform(qi);
   }
+}
+
+/// localPlacementStep, then oMi = oMi[parent] * liMi.
+inline void placementStep(const Model& model, Data& data, int i, const Eigen::Ref<const VecX>& q) {
+  localPlacementStep(model, data, i, q);
+  const Transform& liMi = data.liMi[i];
   const int p = model.parent[i];
   if (p >= 0) {
     data.oMi[i].R.noalias() = data.oMi[p].R * liMi.R;

@@ -194,8 +194,8 @@ WorkspaceBytes workspaceBytes(const ClusterModel& cm) {
   std::size_t b = sizeof(ClusterData);
   b += heapBytes(t.liMi) + heapBytes(t.oMi) + heapBytes(t.v) + heapBytes(t.a) + heapBytes(t.c) +
        heapBytes(t.f) + heapBytes(t.a_gf) + heapBytes(t.IA) + heapBytes(t.pA) + heapBytes(t.U) +
-       heapBytes(t.Dinv) + heapBytes(t.u) + heapBytes(t.Ycrb) +
-       heapBytes(t.tau) + heapBytes(t.ddq) + heapBytes(t.nle) + heapBytes(t.J);
+       heapBytes(t.Dinv) + heapBytes(t.u) + heapBytes(t.Ycrb) + heapBytes(t.tau) +
+       heapBytes(t.ddq) + heapBytes(t.nle) + heapBytes(t.J);
   b += heapBytes(d.clusters);
   for (const ClusterWorkspace& w : d.clusters)
     b += heapBytes(w.G) + heapBytes(w.g) + heapBytes(w.K) + heapBytes(w.k) + heapBytes(w.phi) +

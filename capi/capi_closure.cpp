@@ -10,7 +10,7 @@ namespace {
 /// Optional warm start of the position solve: copied into ClusterData::q (checked first).
 cdyn_status readGuess(cdyn_workspace* ws, const cd::ClusterModel& cm, const double* guess, int n) {
   bool present = false;
-  CDYN_CHECK(checkOptionalArray(ws, guess, n, cm.tree.nq, "q_guess", &present));
+  CDYN_CHECK(checkOptionalArray(ws, guess, n, cm.treeModel.nq, "q_guess", &present));
   if (!present) return CDYN_OK;
   CDYN_CHECK_CXX(cd::setClosureWarmStart(cm, ws->body->data, ConstMap(guess, n)));
   return CDYN_OK;
@@ -24,8 +24,8 @@ cdyn_status cdyn_solve_loop_closure(const cdyn_model* model, cdyn_workspace* ws,
     const cd::ClusterModel& cm = model->cm;
     cd::ClusterData& data = ws->body->data;
     CDYN_CHECK(checkArray(ws, y, nyq, cm.nyq, "y"));
-    CDYN_CHECK(checkArray(ws, q, nq, cm.tree.nq, "q"));
-    CDYN_CHECK_CXX(cd::validateVector(data.tree, ConstMap(y, nyq), cm.nyq, "y"));
+    CDYN_CHECK(checkArray(ws, q, nq, cm.treeModel.nq, "q"));
+    CDYN_CHECK_CXX(cd::validateVector(data.treeData, ConstMap(y, nyq), cm.nyq, "y"));
     CDYN_CHECK(readGuess(ws, cm, q_guess, nq_guess));
     const cd::Status s = cd::solveLoopClosure(cm, data, ConstMap(y, nyq));
     if (s != cd::Status::Ok) return fromStatus(s);
@@ -43,11 +43,11 @@ cdyn_status cdyn_independent_to_spanning(const cdyn_model* model, cdyn_workspace
     cd::ClusterData& data = ws->body->data;
     CDYN_CHECK(checkArray(ws, y, nyq, cm.nyq, "y"));
     CDYN_CHECK(checkArray(ws, ydot, ny, cm.ny, "ydot"));
-    CDYN_CHECK(checkArray(ws, q, nq, cm.tree.nq, "q"));
-    CDYN_CHECK(checkArray(ws, v, nv, cm.tree.nv, "v"));
+    CDYN_CHECK(checkArray(ws, q, nq, cm.treeModel.nq, "q"));
+    CDYN_CHECK(checkArray(ws, v, nv, cm.treeModel.nv, "v"));
     // Inputs are checked before the warm start is replaced.
-    CDYN_CHECK_CXX(cd::validateVector(data.tree, ConstMap(y, nyq), cm.nyq, "y"));
-    CDYN_CHECK_CXX(cd::validateVector(data.tree, ConstMap(ydot, ny), cm.ny, "ydot"));
+    CDYN_CHECK_CXX(cd::validateVector(data.treeData, ConstMap(y, nyq), cm.nyq, "y"));
+    CDYN_CHECK_CXX(cd::validateVector(data.treeData, ConstMap(ydot, ny), cm.ny, "ydot"));
     CDYN_CHECK(readGuess(ws, cm, q_guess, nq_guess));
     const cd::Status s = cd::independentToSpanning(cm, data, ConstMap(y, nyq), ConstMap(ydot, ny));
     if (s != cd::Status::Ok) return fromStatus(s);
@@ -63,8 +63,8 @@ cdyn_status cdyn_spanning_to_independent(const cdyn_model* model, cdyn_workspace
   return compute(model, ws, [&] {
     const cd::ClusterModel& cm = model->cm;
     WorkspaceBody& body = *ws->body;
-    CDYN_CHECK(checkArray(ws, q, nq, cm.tree.nq, "q"));
-    CDYN_CHECK(checkArray(ws, v, nv, cm.tree.nv, "v"));
+    CDYN_CHECK(checkArray(ws, q, nq, cm.treeModel.nq, "q"));
+    CDYN_CHECK(checkArray(ws, v, nv, cm.treeModel.nv, "v"));
     CDYN_CHECK(checkArray(ws, y, nyq, cm.nyq, "y"));
     CDYN_CHECK(checkArray(ws, ydot, ny, cm.ny, "ydot"));
     CDYN_CHECK_CXX(cd::spanningToIndependent(cm, body.data, ConstMap(q, nq), ConstMap(v, nv),
@@ -81,10 +81,10 @@ cdyn_status cdyn_project_to_constraints(const cdyn_model* model, cdyn_workspace*
   return compute(model, ws, [&] {
     const cd::ClusterModel& cm = model->cm;
     cd::ClusterData& data = ws->body->data;
-    CDYN_CHECK(checkArray(ws, q, nq, cm.tree.nq, "q"));
-    CDYN_CHECK(checkArray(ws, v, nv, cm.tree.nv, "v"));
-    CDYN_CHECK(checkArray(ws, qout, nqout, cm.tree.nq, "qout"));
-    CDYN_CHECK(checkArray(ws, vout, nvout, cm.tree.nv, "vout"));
+    CDYN_CHECK(checkArray(ws, q, nq, cm.treeModel.nq, "q"));
+    CDYN_CHECK(checkArray(ws, v, nv, cm.treeModel.nv, "v"));
+    CDYN_CHECK(checkArray(ws, qout, nqout, cm.treeModel.nq, "qout"));
+    CDYN_CHECK(checkArray(ws, vout, nvout, cm.treeModel.nv, "vout"));
     const cd::Status s = cd::projectToConstraints(cm, data, ConstMap(q, nq), ConstMap(v, nv));
     if (s != cd::Status::Ok) return fromStatus(s);
     copyOut(data.q, qout);
@@ -109,9 +109,9 @@ cdyn_status cdyn_constraint_matrices(const cdyn_model* model, cdyn_workspace* ws
   return compute(model, ws, [&] {
     const cd::ClusterModel& cm = model->cm;
     cd::ClusterData& data = ws->body->data;
-    const int n = cm.tree.nv;
+    const int n = cm.treeModel.nv;
     bool hasG = false;
-    CDYN_CHECK(checkArray(ws, q, nq, cm.tree.nq, "q"));
+    CDYN_CHECK(checkArray(ws, q, nq, cm.treeModel.nq, "q"));
     CDYN_CHECK(checkArray(ws, v, nv, n, "v"));
     CDYN_CHECK(checkMatrix(ws, G, ldg, n, cm.ny, "G", "ldg"));
     CDYN_CHECK(checkOptionalArray(ws, g, ng, n, "g", &hasG));
@@ -136,8 +136,8 @@ cdyn_status cdyn_cluster_constraint_matrices(const cdyn_model* model, cdyn_works
     CDYN_CHECK(checkCluster(ws, cm, cluster));
     const cd::Cluster& c = cm.clusters[cluster];
     bool hasG = false;
-    CDYN_CHECK(checkArray(ws, q, nq, cm.tree.nq, "q"));
-    CDYN_CHECK(checkArray(ws, v, nv, cm.tree.nv, "v"));
+    CDYN_CHECK(checkArray(ws, q, nq, cm.treeModel.nq, "q"));
+    CDYN_CHECK(checkArray(ws, v, nv, cm.treeModel.nv, "v"));
     CDYN_CHECK(checkMatrix(ws, G, ldg, c.nv, c.ny, "G", "ldg"));
     CDYN_CHECK(checkOptionalArray(ws, g, ng, c.nv, "g", &hasG));
     CDYN_CHECK_CXX(cd::clusterConstraintMatrices(cm, data, ConstMap(q, nq), ConstMap(v, nv)));

@@ -54,7 +54,7 @@ cdyn_status cdyn_model_independent_indices(const cdyn_model* model, int* positio
 cdyn_status cdyn_model_reference_configuration(const cdyn_model* model, double* q, int n) {
   CDYN_CHECK_MODEL(model);
   const cd::ClusterModel& cm = model->cm;
-  if (n != cm.tree.nq) return CDYN_ERR_INVALID_SIZE;
+  if (n != cm.treeModel.nq) return CDYN_ERR_INVALID_SIZE;
   if (n > 0 && q == nullptr) return CDYN_ERR_NULL_POINTER;
   copyOut(cm.qReference, q);
   return CDYN_OK;
@@ -121,7 +121,7 @@ cdyn_status cdyn_model_cluster_coordinates(const cdyn_model* model, int cluster,
 cdyn_status cdyn_model_body_cluster(const cdyn_model* model, int body, int* cluster) {
   CDYN_CHECK_MODEL(model);
   if (cluster == nullptr) return CDYN_ERR_NULL_POINTER;
-  if (body < 0 || body >= model->cm.tree.nbodies) return CDYN_ERR_INVALID_INDEX;
+  if (body < 0 || body >= model->cm.treeModel.nbodies) return CDYN_ERR_INVALID_INDEX;
   *cluster = model->cm.bodyCluster[body];
   return CDYN_OK;
 }

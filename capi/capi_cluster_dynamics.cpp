@@ -13,13 +13,13 @@ cdyn_status cdyn_ce_aba(const cdyn_model* model, cdyn_workspace* ws, const doubl
     const cd::ClusterModel& cm = model->cm;
     cd::ClusterData& data = ws->body->data;
     bool hasQdd = false;
-    CDYN_CHECK(checkArray(ws, q, nq, cm.tree.nq, "q"));
-    CDYN_CHECK(checkArray(ws, v, nv, cm.tree.nv, "v"));
+    CDYN_CHECK(checkArray(ws, q, nq, cm.treeModel.nq, "q"));
+    CDYN_CHECK(checkArray(ws, v, nv, cm.treeModel.nv, "v"));
     CDYN_CHECK(checkArray(ws, tau, ntau, cm.ny, "tau"));
     CDYN_CHECK(checkArray(ws, ydd, nydd, cm.ny, "ydd"));
-    CDYN_CHECK(checkOptionalArray(ws, qdd, nqdd, cm.tree.nv, "qdd", &hasQdd));
+    CDYN_CHECK(checkOptionalArray(ws, qdd, nqdd, cm.treeModel.nv, "qdd", &hasQdd));
     const cd::Force* f = nullptr;
-    CDYN_CHECK(readForces(ws, cm.tree, fext, nfext, &f));
+    CDYN_CHECK(readForces(ws, cm.treeModel, fext, nfext, &f));
     CDYN_CHECK_CXX(cd::ceAba(cm, data, ConstMap(q, nq), ConstMap(v, nv), ConstMap(tau, ntau), f));
     copyOut(data.ydd, ydd);
     if (hasQdd) copyOut(data.qdd, qdd);
@@ -36,13 +36,13 @@ cdyn_status cdyn_ce_aba_spanning_forces(const cdyn_model* model, cdyn_workspace*
     const cd::ClusterModel& cm = model->cm;
     cd::ClusterData& data = ws->body->data;
     bool hasQdd = false;
-    CDYN_CHECK(checkArray(ws, q, nq, cm.tree.nq, "q"));
-    CDYN_CHECK(checkArray(ws, v, nv, cm.tree.nv, "v"));
-    CDYN_CHECK(checkArray(ws, tau, ntau, cm.tree.nv, "tau"));
+    CDYN_CHECK(checkArray(ws, q, nq, cm.treeModel.nq, "q"));
+    CDYN_CHECK(checkArray(ws, v, nv, cm.treeModel.nv, "v"));
+    CDYN_CHECK(checkArray(ws, tau, ntau, cm.treeModel.nv, "tau"));
     CDYN_CHECK(checkArray(ws, ydd, nydd, cm.ny, "ydd"));
-    CDYN_CHECK(checkOptionalArray(ws, qdd, nqdd, cm.tree.nv, "qdd", &hasQdd));
+    CDYN_CHECK(checkOptionalArray(ws, qdd, nqdd, cm.treeModel.nv, "qdd", &hasQdd));
     const cd::Force* f = nullptr;
-    CDYN_CHECK(readForces(ws, cm.tree, fext, nfext, &f));
+    CDYN_CHECK(readForces(ws, cm.treeModel, fext, nfext, &f));
     CDYN_CHECK_CXX(cd::ceAbaSpanningForces(cm, data, ConstMap(q, nq), ConstMap(v, nv),
                                            ConstMap(tau, ntau), f));
     copyOut(data.ydd, ydd);
@@ -64,11 +64,11 @@ cdyn_status cdyn_ce_aba_independent(const cdyn_model* model, cdyn_workspace* ws,
     CDYN_CHECK(checkArray(ws, ydot, ny, cm.ny, "ydot"));
     CDYN_CHECK(checkArray(ws, tau, ntau, cm.ny, "tau"));
     CDYN_CHECK(checkArray(ws, ydd, nydd, cm.ny, "ydd"));
-    CDYN_CHECK(checkOptionalArray(ws, q, nq, cm.tree.nq, "q", &hasQ));
-    CDYN_CHECK(checkOptionalArray(ws, v, nv, cm.tree.nv, "v", &hasV));
-    CDYN_CHECK(checkOptionalArray(ws, qdd, nqdd, cm.tree.nv, "qdd", &hasQdd));
+    CDYN_CHECK(checkOptionalArray(ws, q, nq, cm.treeModel.nq, "q", &hasQ));
+    CDYN_CHECK(checkOptionalArray(ws, v, nv, cm.treeModel.nv, "v", &hasV));
+    CDYN_CHECK(checkOptionalArray(ws, qdd, nqdd, cm.treeModel.nv, "qdd", &hasQdd));
     const cd::Force* f = nullptr;
-    CDYN_CHECK(readForces(ws, cm.tree, fext, nfext, &f));
+    CDYN_CHECK(readForces(ws, cm.treeModel, fext, nfext, &f));
     const cd::Status s = cd::ceAbaIndependent(cm, data, ConstMap(y, nyq), ConstMap(ydot, ny),
                                               ConstMap(tau, ntau), f);
     if (s != cd::Status::Ok) return fromStatus(s);
@@ -88,13 +88,13 @@ cdyn_status cdyn_ce_rnea(const cdyn_model* model, cdyn_workspace* ws, const doub
     const cd::ClusterModel& cm = model->cm;
     cd::ClusterData& data = ws->body->data;
     bool hasQdd = false;
-    CDYN_CHECK(checkArray(ws, q, nq, cm.tree.nq, "q"));
-    CDYN_CHECK(checkArray(ws, v, nv, cm.tree.nv, "v"));
+    CDYN_CHECK(checkArray(ws, q, nq, cm.treeModel.nq, "q"));
+    CDYN_CHECK(checkArray(ws, v, nv, cm.treeModel.nv, "v"));
     CDYN_CHECK(checkArray(ws, ydd, nydd, cm.ny, "ydd"));
     CDYN_CHECK(checkArray(ws, tau, ntau, cm.ny, "tau"));
-    CDYN_CHECK(checkOptionalArray(ws, qdd, nqdd, cm.tree.nv, "qdd", &hasQdd));
+    CDYN_CHECK(checkOptionalArray(ws, qdd, nqdd, cm.treeModel.nv, "qdd", &hasQdd));
     const cd::Force* f = nullptr;
-    CDYN_CHECK(readForces(ws, cm.tree, fext, nfext, &f));
+    CDYN_CHECK(readForces(ws, cm.treeModel, fext, nfext, &f));
     CDYN_CHECK_CXX(cd::ceRnea(cm, data, ConstMap(q, nq), ConstMap(v, nv), ConstMap(ydd, nydd), f));
     copyOut(data.tauY, tau);
     if (hasQdd) copyOut(data.qdd, qdd);
@@ -108,7 +108,7 @@ cdyn_status cdyn_cluster_mass_matrix(const cdyn_model* model, cdyn_workspace* ws
   return compute(model, ws, [&] {
     const cd::ClusterModel& cm = model->cm;
     cd::ClusterData& data = ws->body->data;
-    CDYN_CHECK(checkArray(ws, q, nq, cm.tree.nq, "q"));
+    CDYN_CHECK(checkArray(ws, q, nq, cm.treeModel.nq, "q"));
     CDYN_CHECK(checkMatrix(ws, H, ldh, cm.ny, cm.ny, "H", "ldh"));
     CDYN_CHECK_CXX(cd::clusterMassMatrix(cm, data, ConstMap(q, nq)));
     for (int j = 0; j < cm.ny; ++j) std::copy_n(data.H.col(j).data(), cm.ny, H + j * ldh);
@@ -121,8 +121,8 @@ cdyn_status cdyn_cluster_bias(const cdyn_model* model, cdyn_workspace* ws, const
   return compute(model, ws, [&] {
     const cd::ClusterModel& cm = model->cm;
     cd::ClusterData& data = ws->body->data;
-    CDYN_CHECK(checkArray(ws, q, nq, cm.tree.nq, "q"));
-    CDYN_CHECK(checkArray(ws, v, nv, cm.tree.nv, "v"));
+    CDYN_CHECK(checkArray(ws, q, nq, cm.treeModel.nq, "q"));
+    CDYN_CHECK(checkArray(ws, v, nv, cm.treeModel.nv, "v"));
     CDYN_CHECK(checkArray(ws, C, nc, cm.ny, "C"));
     CDYN_CHECK_CXX(cd::clusterBias(cm, data, ConstMap(q, nq), ConstMap(v, nv)));
     copyOut(data.C, C);

@@ -10,10 +10,10 @@ extern "C" {
 cdyn_status cdyn_neutral_configuration(const cdyn_model* model, cdyn_workspace* ws, double* q,
                                        int n) {
   return compute(model, ws, [&] {
-    CDYN_CHECK(checkArray(ws, q, n, model->cm.tree.nq, "q"));
+    CDYN_CHECK(checkArray(ws, q, n, model->cm.treeModel.nq, "q"));
     ws->scratch.reset();
     ArenaScope scope(&ws->scratch);
-    const cd::VecX q0 = cd::neutralConfiguration(model->cm.tree);
+    const cd::VecX q0 = cd::neutralConfiguration(model->cm.treeModel);
     copyOut(q0, q);
     return ok(ws);
   });
@@ -22,8 +22,8 @@ cdyn_status cdyn_neutral_configuration(const cdyn_model* model, cdyn_workspace* 
 cdyn_status cdyn_integrate(const cdyn_model* model, cdyn_workspace* ws, const double* q, int nq,
                            const double* v, int nv, double dt, double* qout, int nqout) {
   return compute(model, ws, [&] {
-    const cd::Model& m = model->cm.tree;
-    cd::Data& data = ws->body->data.tree;
+    const cd::Model& m = model->cm.treeModel;
+    cd::Data& data = ws->body->data.treeData;
     CDYN_CHECK(checkArray(ws, q, nq, m.nq, "q"));
     CDYN_CHECK(checkArray(ws, v, nv, m.nv, "v"));
     CDYN_CHECK(checkArray(ws, qout, nqout, m.nq, "qout"));
@@ -44,10 +44,10 @@ cdyn_status cdyn_integrate(const cdyn_model* model, cdyn_workspace* ws, const do
 cdyn_status cdyn_normalize_configuration(const cdyn_model* model, cdyn_workspace* ws, double* q,
                                          int n) {
   return compute(model, ws, [&] {
-    const cd::Model& m = model->cm.tree;
+    const cd::Model& m = model->cm.treeModel;
     CDYN_CHECK(checkArray(ws, q, n, m.nq, "q"));
     Map qm(q, n);
-    CDYN_CHECK_CXX(cd::validateVector(ws->body->data.tree, qm, m.nq, "q"));
+    CDYN_CHECK_CXX(cd::validateVector(ws->body->data.treeData, qm, m.nq, "q"));
     cd::normalizeConfiguration(m, qm);
     return ok(ws);
   });

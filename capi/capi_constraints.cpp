@@ -52,17 +52,18 @@ struct cdyn_constraint_workspace {
       : set(s),
         data(s->model->cm),
         cdata(s->model->cm, s->set),
-        fext(s->model->cm.tree.nbodies, cd::Force::Zero()),
-        vzero(cd::VecX::Zero(s->model->cm.tree.nv)),
+        fext(s->model->cm.treeModel.nbodies, cd::Force::Zero()),
+        vzero(cd::VecX::Zero(s->model->cm.treeModel.nv)),
         gather(gatherSize(s->model->cm, s->set.rows())) {}
   /// Doubles of one state of a batched proximal solve: q v tau fext ydd qdd lambda.
   static std::size_t gatherSize(const cd::ClusterModel& cm, int m) {
     const auto z = [](int n) { return static_cast<std::size_t>(n); };
-    return z(cm.tree.nq) + 2 * z(cm.tree.nv) + 2 * z(cm.ny) + 6 * z(cm.tree.nbodies) + z(m);
+    return z(cm.treeModel.nq) + 2 * z(cm.treeModel.nv) + 2 * z(cm.ny) +
+           6 * z(cm.treeModel.nbodies) + z(m);
   }
   std::uint32_t tag = kWorkspaceTag;
   const cdyn_constraint_set* set;
-  cd::ClusterData data;  ///< data.tree.lastError: the message of the last failure
+  cd::ClusterData data;  ///< data.treeData.lastError: the message of the last failure
   cd::ConstraintData cdata;
   std::vector<cd::Force> fext;  ///< aligned copy of the caller's external forces
   cd::VecX vzero;               ///< zero spanning velocity (v == NULL)
@@ -91,7 +92,7 @@ __attribute__((format(printf, 3, 4))) cdyn_status wsFail(cdyn_constraint_workspa
                                                          cdyn_status s, const char* fmt, ...) {
   va_list args;
   va_start(args, fmt);
-  vfail(ws->data.tree.lastError, s, fmt, args);
+  vfail(ws->data.treeData.lastError, s, fmt, args);
   va_end(args);
   return s;
 }
@@ -174,7 +175,7 @@ cdyn_status enter(const cdyn_constraint_set* set, cdyn_constraint_workspace* ws)
   if (ws->set != set)
     return wsFail(ws, CDYN_ERR_WORKSPACE_MISMATCH,
                   "the constraint workspace was created for another constraint set");
-  ws->data.tree.lastError[0] = '\0';
+  ws->data.treeData.lastError[0] = '\0';
   return CDYN_OK;
 }
 
@@ -240,7 +241,7 @@ cdyn_status solve(Solver which, const cdyn_constraint_set* set, cdyn_constraint_
                   const cdyn_proximal_settings* settings, double* ydd, double* qdd, double* lambda,
                   int m, cdyn_proximal_result* result) {
   if (cdyn_status s = enter(set, ws)) return s;
-  return guarded(&ws->data.tree.lastError, [&]() -> cdyn_status {
+  return guarded(&ws->data.treeData.lastError, [&]() -> cdyn_status {
     const cd::ClusterModel& cm = set->model->cm;
     cd::ProximalSettings ps;
     bool warm = false;
@@ -248,11 +249,11 @@ cdyn_status solve(Solver which, const cdyn_constraint_set* set, cdyn_constraint_
       return s;
     const cd::Force* f = nullptr;
     if (fext) {
-      for (int i = 0; i < cm.tree.nbodies; ++i)
+      for (int i = 0; i < cm.treeModel.nbodies; ++i)
         ws->fext[i] = Eigen::Map<const cd::Force>(fext + 6 * i);
       f = ws->fext.data();
     }
-    const ConstMap qm(q, cm.tree.nq), vm(v, cm.tree.nv), taum(tau, cm.ny);
+    const ConstMap qm(q, cm.treeModel.nq), vm(v, cm.treeModel.nv), taum(tau, cm.ny);
     cd::Status st;
     switch (which) {
       case Solver::ConstrainedAba:
@@ -268,7 +269,7 @@ cdyn_status solve(Solver which, const cdyn_constraint_set* set, cdyn_constraint_
     const cdyn_status cs = fromStatus(st);
     if (st == cd::Status::Ok || st == cd::Status::NotConverged) {
       std::copy_n(ws->data.ydd.data(), cm.ny, ydd);
-      if (qdd) std::copy_n(ws->data.qdd.data(), cm.tree.nv, qdd);
+      if (qdd) std::copy_n(ws->data.qdd.data(), cm.treeModel.nv, qdd);
       if (m > 0) std::copy_n(ws->cdata.lambda.data(), m, lambda);
     }
     if (result) {
@@ -279,7 +280,7 @@ cdyn_status solve(Solver which, const cdyn_constraint_set* set, cdyn_constraint_
       result->dual_step = r.dualStep;
       result->converged = r.converged ? 1 : 0;
     }
-    if (st == cd::Status::Ok) ws->data.tree.lastError[0] = '\0';
+    if (st == cd::Status::Ok) ws->data.treeData.lastError[0] = '\0';
     return cs;
   });
 }
@@ -352,7 +353,7 @@ cdyn_status cdyn_constraint_set_add(cdyn_constraint_set* set, const char* name, 
   if (type < CDYN_CONSTRAINT_POINT || type > CDYN_CONSTRAINT_PRISMATIC)
     return setFail(set, CDYN_ERR_INVALID_ARGUMENT,
                    "constraint '%s': type %d is not a cdyn_constraint_type (0..4)", name, type);
-  const int nb = set->model->cm.tree.nbodies;
+  const int nb = set->model->cm.treeModel.nbodies;
   if (body1 < 0 || body1 >= nb)
     return setFail(set, CDYN_ERR_INVALID_INDEX, "constraint '%s': body1 = %d out of range [0, %d)",
                    name, body1, nb);
@@ -401,7 +402,7 @@ cdyn_status cdyn_constraint_set_add_contact(cdyn_constraint_set* set, const char
                    "CDYN_LOCAL_WORLD_ALIGNED",
                    frame_name, rf);
   return guarded(&set->lastError, [&] {
-    if (set->model->cm.tree.frameId(frame_name) < 0)
+    if (set->model->cm.treeModel.frameId(frame_name) < 0)
       return setFail(set, CDYN_ERR_NOT_FOUND, "contact: the model has no link or frame named '%s'",
                      frame_name);
     const int i = set->set.addContact(frame_name, static_cast<cd::ConstraintType>(type), frame,
@@ -463,7 +464,7 @@ cdyn_status cdyn_constraint_workspace_free(cdyn_constraint_workspace* workspace)
 const char* cdyn_constraint_workspace_last_error(const cdyn_constraint_workspace* workspace) {
   if (workspace == nullptr) return "workspace is NULL";
   if (!validWorkspace(workspace)) return "not a valid cdyn_constraint_workspace handle";
-  return workspace->data.tree.lastError.data();
+  return workspace->data.treeData.lastError.data();
 }
 
 // ---- compute functions ---------------------------------------------------------------------
@@ -472,16 +473,16 @@ cdyn_status cdyn_constraint_jacobian(const cdyn_constraint_set* set, cdyn_constr
                                      const double* q, const double* v, int m, double* J, int ldj,
                                      double* gamma) {
   if (cdyn_status s = enter(set, ws)) return s;
-  return guarded(&ws->data.tree.lastError, [&]() -> cdyn_status {
+  return guarded(&ws->data.treeData.lastError, [&]() -> cdyn_status {
     const cd::ClusterModel& cm = set->model->cm;
     if (cdyn_status s = need(ws, q, "q")) return s;
     if (cdyn_status s = checkRows(ws, m, "m")) return s;
     if (cdyn_status s = checkLd(ws, ldj, "ldj")) return s;
     if (m > 0 && cm.ny > 0)
       if (cdyn_status s = need(ws, J, "J")) return s;
-    const ConstMap qm(q, cm.tree.nq);
+    const ConstMap qm(q, cm.treeModel.nq);
     const cd::VecX& vz = ws->vzero;
-    const ConstMap vm(v ? v : vz.data(), cm.tree.nv);
+    const ConstMap vm(v ? v : vz.data(), cm.treeModel.nv);
     const cd::Status st = cd::constraintJacobian(cm, ws->data, set->set, ws->cdata, qm, vm);
     if (st != cd::Status::Ok) return fromStatus(st);
     copyMatrix(ws->cdata.jacobian, J, ldj);
@@ -493,14 +494,14 @@ cdyn_status cdyn_constraint_jacobian(const cdyn_constraint_set* set, cdyn_constr
 cdyn_status cdyn_delassus_matrix(const cdyn_constraint_set* set, cdyn_constraint_workspace* ws,
                                  const double* q, double* D, int ldd) {
   if (cdyn_status s = enter(set, ws)) return s;
-  return guarded(&ws->data.tree.lastError, [&]() -> cdyn_status {
+  return guarded(&ws->data.treeData.lastError, [&]() -> cdyn_status {
     const cd::ClusterModel& cm = set->model->cm;
     if (cdyn_status s = need(ws, q, "q")) return s;
     if (cdyn_status s = checkLd(ws, ldd, "ldd")) return s;
     if (set->set.rows() > 0)
       if (cdyn_status s = need(ws, D, "D")) return s;
     const cd::Status st =
-        cd::delassusMatrix(cm, ws->data, set->set, ws->cdata, ConstMap(q, cm.tree.nq));
+        cd::delassusMatrix(cm, ws->data, set->set, ws->cdata, ConstMap(q, cm.treeModel.nq));
     if (st != cd::Status::Ok) return fromStatus(st);
     copyMatrix(ws->cdata.delassus, D, ldd);
     return CDYN_OK;
@@ -511,14 +512,14 @@ cdyn_status cdyn_damped_delassus_inverse(const cdyn_constraint_set* set,
                                          cdyn_constraint_workspace* ws, const double* q, double rho,
                                          double* Dinv, int ldd) {
   if (cdyn_status s = enter(set, ws)) return s;
-  return guarded(&ws->data.tree.lastError, [&]() -> cdyn_status {
+  return guarded(&ws->data.treeData.lastError, [&]() -> cdyn_status {
     const cd::ClusterModel& cm = set->model->cm;
     if (cdyn_status s = need(ws, q, "q")) return s;
     if (cdyn_status s = checkLd(ws, ldd, "ldd")) return s;
     if (set->set.rows() > 0)
       if (cdyn_status s = need(ws, Dinv, "Dinv")) return s;
-    const cd::Status st =
-        cd::dampedDelassusInverse(cm, ws->data, set->set, ws->cdata, ConstMap(q, cm.tree.nq), rho);
+    const cd::Status st = cd::dampedDelassusInverse(cm, ws->data, set->set, ws->cdata,
+                                                    ConstMap(q, cm.treeModel.nq), rho);
     if (st != cd::Status::Ok) return fromStatus(st);
     copyMatrix(ws->cdata.dampedInverse, Dinv, ldd);
     return CDYN_OK;
@@ -553,7 +554,7 @@ cdyn_status cdyn_constrained_dynamics_dense(const cdyn_constraint_set* set,
 cdyn_status cdyn_constraint_wrenches(const cdyn_constraint_set* set, cdyn_constraint_workspace* ws,
                                      double* W, int ldw) {
   if (cdyn_status s = enter(set, ws)) return s;
-  return guarded(&ws->data.tree.lastError, [&]() -> cdyn_status {
+  return guarded(&ws->data.treeData.lastError, [&]() -> cdyn_status {
     if (ldw < 6) return wsFail(ws, CDYN_ERR_INVALID_SIZE, "ldw is %d, expected >= 6", ldw);
     const int n = set->set.size();
     if (n > 0)
@@ -583,7 +584,7 @@ cdyn_status checkBatchedSolve(int solver, const cdyn_constraint_set* set,
                               const double* tau, const double* ydd, const double* lambda, int m,
                               const cdyn_proximal_settings* settings) {
   if (cdyn_status s = enter(set, ws)) return s;
-  return guarded(&ws->data.tree.lastError, [&]() -> cdyn_status {
+  return guarded(&ws->data.treeData.lastError, [&]() -> cdyn_status {
     if (solver < CDYN_SOLVER_CONSTRAINED_ABA || solver > CDYN_SOLVER_DENSE)
       return wsFail(ws, CDYN_ERR_INVALID_ARGUMENT,
                     "solver %d is not a cdyn_constrained_solver (0..2)", solver);

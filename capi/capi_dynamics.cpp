@@ -9,8 +9,8 @@ cdyn_status cdyn_rnea(const cdyn_model* model, cdyn_workspace* ws, const double*
                       const double* v, int nv, const double* a, int na, const double* fext,
                       int nfext, double* tau, int ntau) {
   return compute(model, ws, [&] {
-    const cd::Model& m = model->cm.tree;
-    cd::Data& data = ws->body->data.tree;
+    const cd::Model& m = model->cm.treeModel;
+    cd::Data& data = ws->body->data.treeData;
     CDYN_CHECK(checkArray(ws, q, nq, m.nq, "q"));
     CDYN_CHECK(checkArray(ws, v, nv, m.nv, "v"));
     CDYN_CHECK(checkArray(ws, a, na, m.nv, "a"));
@@ -27,8 +27,8 @@ cdyn_status cdyn_aba(const cdyn_model* model, cdyn_workspace* ws, const double* 
                      const double* v, int nv, const double* tau, int ntau, const double* fext,
                      int nfext, double* ddq, int nddq) {
   return compute(model, ws, [&] {
-    const cd::Model& m = model->cm.tree;
-    cd::Data& data = ws->body->data.tree;
+    const cd::Model& m = model->cm.treeModel;
+    cd::Data& data = ws->body->data.treeData;
     CDYN_CHECK(checkArray(ws, q, nq, m.nq, "q"));
     CDYN_CHECK(checkArray(ws, v, nv, m.nv, "v"));
     CDYN_CHECK(checkArray(ws, tau, ntau, m.nv, "tau"));
@@ -44,8 +44,8 @@ cdyn_status cdyn_aba(const cdyn_model* model, cdyn_workspace* ws, const double* 
 cdyn_status cdyn_crba(const cdyn_model* model, cdyn_workspace* ws, const double* q, int nq,
                       double* M, int ldm) {
   return compute(model, ws, [&] {
-    const cd::Model& m = model->cm.tree;
-    cd::Data& data = ws->body->data.tree;
+    const cd::Model& m = model->cm.treeModel;
+    cd::Data& data = ws->body->data.treeData;
     CDYN_CHECK(checkArray(ws, q, nq, m.nq, "q"));
     if (ldm < std::max(1, m.nv))
       return fail(ws, CDYN_ERR_INVALID_SIZE, "ldm is %d, expected >= %d", ldm, std::max(1, m.nv));
@@ -59,8 +59,8 @@ cdyn_status cdyn_crba(const cdyn_model* model, cdyn_workspace* ws, const double*
 cdyn_status cdyn_nonlinear_effects(const cdyn_model* model, cdyn_workspace* ws, const double* q,
                                    int nq, const double* v, int nv, double* nle, int nnle) {
   return compute(model, ws, [&] {
-    const cd::Model& m = model->cm.tree;
-    cd::Data& data = ws->body->data.tree;
+    const cd::Model& m = model->cm.treeModel;
+    cd::Data& data = ws->body->data.treeData;
     CDYN_CHECK(checkArray(ws, q, nq, m.nq, "q"));
     CDYN_CHECK(checkArray(ws, v, nv, m.nv, "v"));
     CDYN_CHECK(checkArray(ws, nle, nnle, m.nv, "nle"));
@@ -73,8 +73,8 @@ cdyn_status cdyn_nonlinear_effects(const cdyn_model* model, cdyn_workspace* ws, 
 cdyn_status cdyn_generalized_gravity(const cdyn_model* model, cdyn_workspace* ws, const double* q,
                                      int nq, double* g, int ng) {
   return compute(model, ws, [&] {
-    const cd::Model& m = model->cm.tree;
-    cd::Data& data = ws->body->data.tree;
+    const cd::Model& m = model->cm.treeModel;
+    cd::Data& data = ws->body->data.treeData;
     CDYN_CHECK(checkArray(ws, q, nq, m.nq, "q"));
     CDYN_CHECK(checkArray(ws, g, ng, m.nv, "g"));
     CDYN_CHECK_CXX(cd::generalizedGravity(m, data, ConstMap(q, nq)));
@@ -86,8 +86,8 @@ cdyn_status cdyn_generalized_gravity(const cdyn_model* model, cdyn_workspace* ws
 cdyn_status cdyn_kinetic_energy(const cdyn_model* model, cdyn_workspace* ws, const double* q,
                                 int nq, const double* v, int nv, double* energy) {
   return compute(model, ws, [&] {
-    const cd::Model& m = model->cm.tree;
-    cd::Data& data = ws->body->data.tree;
+    const cd::Model& m = model->cm.treeModel;
+    cd::Data& data = ws->body->data.treeData;
     CDYN_CHECK(checkArray(ws, q, nq, m.nq, "q"));
     CDYN_CHECK(checkArray(ws, v, nv, m.nv, "v"));
     CDYN_CHECK(checkPointer(ws, energy, "energy"));
@@ -101,8 +101,8 @@ cdyn_status cdyn_kinetic_energy(const cdyn_model* model, cdyn_workspace* ws, con
 cdyn_status cdyn_potential_energy(const cdyn_model* model, cdyn_workspace* ws, const double* q,
                                   int nq, double* energy) {
   return compute(model, ws, [&] {
-    const cd::Model& m = model->cm.tree;
-    cd::Data& data = ws->body->data.tree;
+    const cd::Model& m = model->cm.treeModel;
+    cd::Data& data = ws->body->data.treeData;
     CDYN_CHECK(checkArray(ws, q, nq, m.nq, "q"));
     CDYN_CHECK(checkPointer(ws, energy, "energy"));
     const ConstMap qm(q, nq);

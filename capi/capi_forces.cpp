@@ -46,7 +46,7 @@ cdyn_status checkForces(const cdyn_model* m, const cdyn_forces* f) {
 
 __attribute__((format(printf, 3, 4))) cdyn_status fail(cdyn_workspace* ws, cdyn_status s,
                                                        const char* fmt, ...) {
-  auto& buf = cf::clusterData(ws).tree.lastError;
+  auto& buf = cf::clusterData(ws).treeData.lastError;
   va_list args;
   va_start(args, fmt);
   std::vsnprintf(buf.data(), buf.size(), fmt, args);
@@ -116,7 +116,7 @@ cdyn_status cdyn_forces_after_ce_aba(const cdyn_model* model, cdyn_workspace* ws
     const cd::ClusterModel& cm = cf::clusterModel(model);
     if (spanning != 0 && spanning != 1)
       return fail(ws, CDYN_ERR_INVALID_ARGUMENT, "spanning must be 0 or 1, got %d", spanning);
-    const int expected = spanning ? cm.tree.nv : cm.ny;
+    const int expected = spanning ? cm.treeModel.nv : cm.ny;
     if (ntau != expected)
       return fail(ws, CDYN_ERR_INVALID_SIZE, "tau has %d elements, expected %d", ntau, expected);
     if (tau == nullptr && ntau > 0) return fail(ws, CDYN_ERR_NULL_POINTER, "tau is NULL");
@@ -165,13 +165,14 @@ cdyn_status cdyn_forces_joint_wrenches(const cdyn_model* model, cdyn_workspace* 
       return fail(ws, CDYN_ERR_INVALID_ARGUMENT,
                   "frame must be CDYN_FORCE_FRAME_BODY or CDYN_FORCE_FRAME_WORLD, got %d", frame);
     if (ldw < 6) return fail(ws, CDYN_ERR_INVALID_SIZE, "ldw is %d, expected >= 6", ldw);
-    if (W == nullptr && cm.tree.nbodies > 0) return fail(ws, CDYN_ERR_NULL_POINTER, "W is NULL");
-    for (int b = 0; b < cm.tree.nbodies; ++b) {
+    if (W == nullptr && cm.treeModel.nbodies > 0)
+      return fail(ws, CDYN_ERR_NULL_POINTER, "W is NULL");
+    for (int b = 0; b < cm.treeModel.nbodies; ++b) {
       const cd::Force& f = forces->forces.joint[b];
       writeWrench(frame == CDYN_FORCE_FRAME_BODY ? f : forces->forces.jointWorld[b],
                   W + static_cast<long>(b) * ldw);
     }
-    data.tree.lastError[0] = '\0';
+    data.treeData.lastError[0] = '\0';
     return CDYN_OK;
   });
 }

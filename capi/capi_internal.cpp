@@ -9,7 +9,7 @@ namespace cdyn_internal {
 __attribute__((format(printf, 3, 4))) cdyn_status fail(cdyn_workspace* ws, cdyn_status s,
                                                        const char* fmt, ...) {
   if (validWorkspace(ws)) {
-    auto& buf = ws->body->data.tree.lastError;
+    auto& buf = ws->body->data.treeData.lastError;
     va_list args;
     va_start(args, fmt);
     std::vsnprintf(buf.data(), buf.size(), fmt, args);

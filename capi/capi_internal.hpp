@@ -36,10 +36,10 @@ struct WorkspaceBody {
   /// dense = false: without the nv x nv M and ny x ny H (measureLayout adds their sizes).
   explicit WorkspaceBody(const cd::ClusterModel& m, bool dense = true)
       : data(m, dense),
-        fext(m.tree.nbodies, cd::Force::Zero()),
+        fext(m.treeModel.nbodies, cd::Force::Zero()),
         y(cd::VecX::Zero(m.nyq)),
         ydot(cd::VecX::Zero(m.ny)) {}
-  cd::ClusterData data;         ///< cluster workspace; data.tree is the spanning-tree one
+  cd::ClusterData data;         ///< cluster workspace; data.treeData is the spanning-tree one
   std::vector<cd::Force> fext;  ///< aligned copy of the caller's external forces
   cd::VecX y, ydot;             ///< independent-coordinate results before they are copied out
 };
@@ -58,7 +58,7 @@ enum KinLevel : int { kNone = 0, kPlacements = 1, kVelocities = 2, kAcceleration
 
 struct cdyn_model {
   std::uint32_t tag = cdyn_internal::kModelTag;
-  cd::ClusterModel cm;  ///< cm.tree: the spanning tree every tree function works on
+  cd::ClusterModel cm;  ///< cm.treeModel: the spanning tree every tree function works on
   std::string treeDescription, clusterDescription, clusterDot;  ///< made at load time
   cdyn_internal::Layout layout;
   mutable std::atomic<int> workspaces{0};
@@ -92,7 +92,7 @@ __attribute__((format(printf, 3, 4))) cdyn_status fail(cdyn_workspace* ws, cdyn_
                                                        const char* fmt, ...);
 
 inline cdyn_status ok(cdyn_workspace* ws) {
-  ws->body->data.tree.lastError[0] = '\0';
+  ws->body->data.treeData.lastError[0] = '\0';
   return CDYN_OK;
 }
 

@@ -20,8 +20,8 @@ extern "C" {
 cdyn_status cdyn_forward_kinematics(const cdyn_model* model, cdyn_workspace* ws, const double* q,
                                     int nq, const double* v, int nv, const double* a, int na) {
   return compute(model, ws, [&] {
-    const cd::Model& m = model->cm.tree;
-    cd::Data& data = ws->body->data.tree;
+    const cd::Model& m = model->cm.treeModel;
+    cd::Data& data = ws->body->data.treeData;
     const bool hasV = !(v == nullptr && nv == 0) || m.nv == 0;
     const bool hasA = !(a == nullptr && na == 0) || (m.nv == 0 && hasV);
     CDYN_CHECK(checkArray(ws, q, nq, m.nq, "q"));
@@ -47,12 +47,12 @@ cdyn_status cdyn_forward_kinematics(const cdyn_model* model, cdyn_workspace* ws,
 cdyn_status cdyn_frame_placement(const cdyn_model* model, cdyn_workspace* ws, int frame, double* R,
                                  int ldr, double p[3]) {
   return computeOnKinematics(model, ws, [&] {
-    CDYN_CHECK(checkFrame(ws, model->cm.tree, frame));
+    CDYN_CHECK(checkFrame(ws, model->cm.treeModel, frame));
     CDYN_CHECK(checkPointer(ws, R, "R"));
     CDYN_CHECK(checkPointer(ws, p, "p"));
     if (ldr < 3) return fail(ws, CDYN_ERR_INVALID_SIZE, "ldr is %d, expected >= 3", ldr);
     CDYN_CHECK(needKinematics(ws, kPlacements));
-    const cd::Transform T = cd::framePlacement(model->cm.tree, ws->body->data.tree, frame);
+    const cd::Transform T = cd::framePlacement(model->cm.treeModel, ws->body->data.treeData, frame);
     CDYN_CHECK(checkFrameOutput(ws, T.p, "the frame placement"));
     for (int j = 0; j < 3; ++j) {
       for (int i = 0; i < 3; ++i) R[i + j * ldr] = T.R(i, j);
@@ -65,11 +65,11 @@ cdyn_status cdyn_frame_placement(const cdyn_model* model, cdyn_workspace* ws, in
 cdyn_status cdyn_frame_placement_matrix(const cdyn_model* model, cdyn_workspace* ws, int frame,
                                         double* T, int ldt) {
   return computeOnKinematics(model, ws, [&] {
-    CDYN_CHECK(checkFrame(ws, model->cm.tree, frame));
+    CDYN_CHECK(checkFrame(ws, model->cm.treeModel, frame));
     CDYN_CHECK(checkPointer(ws, T, "T"));
     if (ldt < 4) return fail(ws, CDYN_ERR_INVALID_SIZE, "ldt is %d, expected >= 4", ldt);
     CDYN_CHECK(needKinematics(ws, kPlacements));
-    const cd::Transform X = cd::framePlacement(model->cm.tree, ws->body->data.tree, frame);
+    const cd::Transform X = cd::framePlacement(model->cm.treeModel, ws->body->data.treeData, frame);
     CDYN_CHECK(checkFrameOutput(ws, X.p, "the frame placement"));
     for (int j = 0; j < 4; ++j)
       for (int i = 0; i < 4; ++i)
@@ -82,11 +82,11 @@ cdyn_status cdyn_frame_velocity(const cdyn_model* model, cdyn_workspace* ws, int
                                 double velocity[6]) {
   return computeOnKinematics(model, ws, [&] {
     cd::ReferenceFrame r = cd::ReferenceFrame::Local;
-    CDYN_CHECK(checkFrame(ws, model->cm.tree, frame));
+    CDYN_CHECK(checkFrame(ws, model->cm.treeModel, frame));
     CDYN_CHECK(toReferenceFrame(ws, rf, &r));
     CDYN_CHECK(checkPointer(ws, velocity, "velocity"));
     CDYN_CHECK(needKinematics(ws, kVelocities));
-    const cd::Motion m = cd::frameVelocity(model->cm.tree, ws->body->data.tree, frame, r);
+    const cd::Motion m = cd::frameVelocity(model->cm.treeModel, ws->body->data.treeData, frame, r);
     CDYN_CHECK(checkFrameOutput(ws, m, "the frame velocity"));
     std::copy_n(m.data(), 6, velocity);
     return ok(ws);
@@ -97,11 +97,12 @@ cdyn_status cdyn_frame_acceleration(const cdyn_model* model, cdyn_workspace* ws,
                                     double acceleration[6]) {
   return computeOnKinematics(model, ws, [&] {
     cd::ReferenceFrame r = cd::ReferenceFrame::Local;
-    CDYN_CHECK(checkFrame(ws, model->cm.tree, frame));
+    CDYN_CHECK(checkFrame(ws, model->cm.treeModel, frame));
     CDYN_CHECK(toReferenceFrame(ws, rf, &r));
     CDYN_CHECK(checkPointer(ws, acceleration, "acceleration"));
     CDYN_CHECK(needKinematics(ws, kAccelerations));
-    const cd::Motion m = cd::frameAcceleration(model->cm.tree, ws->body->data.tree, frame, r);
+    const cd::Motion m =
+        cd::frameAcceleration(model->cm.treeModel, ws->body->data.treeData, frame, r);
     CDYN_CHECK(checkFrameOutput(ws, m, "the frame acceleration"));
     std::copy_n(m.data(), 6, acceleration);
     return ok(ws);
@@ -112,12 +113,12 @@ cdyn_status cdyn_frame_classical_acceleration(const cdyn_model* model, cdyn_work
                                               int frame, int rf, double acceleration[3]) {
   return computeOnKinematics(model, ws, [&] {
     cd::ReferenceFrame r = cd::ReferenceFrame::Local;
-    CDYN_CHECK(checkFrame(ws, model->cm.tree, frame));
+    CDYN_CHECK(checkFrame(ws, model->cm.treeModel, frame));
     CDYN_CHECK(toReferenceFrame(ws, rf, &r));
     CDYN_CHECK(checkPointer(ws, acceleration, "acceleration"));
     CDYN_CHECK(needKinematics(ws, kAccelerations));
     const cd::Vec3 acc =
-        cd::frameClassicalAcceleration(model->cm.tree, ws->body->data.tree, frame, r);
+        cd::frameClassicalAcceleration(model->cm.treeModel, ws->body->data.treeData, frame, r);
     CDYN_CHECK(checkFrameOutput(ws, acc, "the frame classical acceleration"));
     std::copy_n(acc.data(), 3, acceleration);
     return ok(ws);
@@ -128,8 +129,8 @@ namespace {
 /// Frame Jacobian from the workspace placements into J (6 x nv, leading dimension ldj).
 cdyn_status jacobianOut(const cdyn_model* model, cdyn_workspace* ws, int frame,
                         cd::ReferenceFrame r, double* J, int ldj) {
-  const cd::Model& m = model->cm.tree;
-  cd::Data& data = ws->body->data.tree;
+  const cd::Model& m = model->cm.treeModel;
+  cd::Data& data = ws->body->data.treeData;
   CDYN_CHECK_CXX(cd::frameJacobian(m, data, frame, r, data.J));
   for (int j = 0; j < m.nv; ++j) std::copy_n(data.J.col(j).data(), 6, J + j * ldj);
   return ok(ws);
@@ -149,7 +150,7 @@ cdyn_status cdyn_frame_jacobian(const cdyn_model* model, cdyn_workspace* ws, int
                                 double* J, int ldj) {
   return computeOnKinematics(model, ws, [&] {
     cd::ReferenceFrame r = cd::ReferenceFrame::Local;
-    CDYN_CHECK(checkJacobianArgs(ws, model->cm.tree, frame, rf, &r, J, ldj));
+    CDYN_CHECK(checkJacobianArgs(ws, model->cm.treeModel, frame, rf, &r, J, ldj));
     CDYN_CHECK(needKinematics(ws, kPlacements));
     return jacobianOut(model, ws, frame, r, J, ldj);
   });
@@ -159,11 +160,11 @@ cdyn_status cdyn_compute_frame_jacobian(const cdyn_model* model, cdyn_workspace*
                                         const double* q, int nq, int frame, int rf, double* J,
                                         int ldj) {
   return compute(model, ws, [&] {
-    const cd::Model& m = model->cm.tree;
+    const cd::Model& m = model->cm.treeModel;
     cd::ReferenceFrame r = cd::ReferenceFrame::Local;
     CDYN_CHECK(checkArray(ws, q, nq, m.nq, "q"));
     CDYN_CHECK(checkJacobianArgs(ws, m, frame, rf, &r, J, ldj));
-    CDYN_CHECK_CXX(cd::forwardKinematics(m, ws->body->data.tree, ConstMap(q, nq)));
+    CDYN_CHECK_CXX(cd::forwardKinematics(m, ws->body->data.treeData, ConstMap(q, nq)));
     ws->kinLevel = kPlacements;
     return jacobianOut(model, ws, frame, r, J, ldj);
   });
@@ -172,11 +173,11 @@ cdyn_status cdyn_compute_frame_jacobian(const cdyn_model* model, cdyn_workspace*
 cdyn_status cdyn_center_of_mass(const cdyn_model* model, cdyn_workspace* ws, const double* q,
                                 int nq, double com[3]) {
   return compute(model, ws, [&] {
-    const cd::Model& m = model->cm.tree;
+    const cd::Model& m = model->cm.treeModel;
     CDYN_CHECK(checkArray(ws, q, nq, m.nq, "q"));
     CDYN_CHECK(checkPointer(ws, com, "com"));
-    CDYN_CHECK_CXX(cd::forwardKinematics(m, ws->body->data.tree, ConstMap(q, nq)));
-    const cd::Vec3 c = cd::centerOfMass(m, ws->body->data.tree);
+    CDYN_CHECK_CXX(cd::forwardKinematics(m, ws->body->data.treeData, ConstMap(q, nq)));
+    const cd::Vec3 c = cd::centerOfMass(m, ws->body->data.treeData);
     if (!c.allFinite())
       return fail(ws, CDYN_ERR_NON_FINITE,
                   "the center of mass overflowed (not finite): input q is out of range");

@@ -62,7 +62,7 @@ cdyn_status loadModel(int abi, unsigned int flags, const double* gravity, cdyn_m
     cd::UrdfDescription urdf = build();
     if (flags & CDYN_LOAD_IGNORE_CONSTRAINTS) dropChords(urdf);
     m->cm = cd::buildClusterModel(urdf, options);
-    m->treeDescription = cd::describeModel(m->cm.tree);
+    m->treeDescription = cd::describeModel(m->cm.treeModel);
     m->clusterDescription = cd::describeClusterTree(m->cm);
     m->clusterDot = cd::clusterTreeDot(m->cm);
     m->layout = measureLayout(m->cm);
@@ -130,69 +130,69 @@ cdyn_status cdyn_model_free(cdyn_model* model) {
 cdyn_status cdyn_model_name(const cdyn_model* model, const char** name) {
   CDYN_CHECK_MODEL(model);
   if (name == nullptr) return CDYN_ERR_NULL_POINTER;
-  *name = model->cm.tree.name.c_str();
+  *name = model->cm.treeModel.name.c_str();
   return CDYN_OK;
 }
 
-CDYN_INT_QUERY(cdyn_model_nbodies, model->cm.tree.nbodies)
-CDYN_INT_QUERY(cdyn_model_nq, model->cm.tree.nq)
-CDYN_INT_QUERY(cdyn_model_nv, model->cm.tree.nv)
-CDYN_INT_QUERY(cdyn_model_nframes, static_cast<int>(model->cm.tree.frames.size()))
+CDYN_INT_QUERY(cdyn_model_nbodies, model->cm.treeModel.nbodies)
+CDYN_INT_QUERY(cdyn_model_nq, model->cm.treeModel.nq)
+CDYN_INT_QUERY(cdyn_model_nv, model->cm.treeModel.nv)
+CDYN_INT_QUERY(cdyn_model_nframes, static_cast<int>(model->cm.treeModel.frames.size()))
 
 cdyn_status cdyn_model_total_mass(const cdyn_model* model, double* mass) {
   CDYN_CHECK_MODEL(model);
   if (mass == nullptr) return CDYN_ERR_NULL_POINTER;
-  *mass = model->cm.tree.totalMass();
+  *mass = model->cm.treeModel.totalMass();
   return CDYN_OK;
 }
 
 cdyn_status cdyn_model_gravity(const cdyn_model* model, double gravity[3]) {
   CDYN_CHECK_MODEL(model);
   if (gravity == nullptr) return CDYN_ERR_NULL_POINTER;
-  for (int k = 0; k < 3; ++k) gravity[k] = model->cm.tree.gravity[k];
+  for (int k = 0; k < 3; ++k) gravity[k] = model->cm.treeModel.gravity[k];
   return CDYN_OK;
 }
 
 cdyn_status cdyn_model_body_name(const cdyn_model* model, int body, const char** name) {
   CDYN_CHECK_MODEL(model);
-  return nameAt(model, model->cm.tree.bodyNames, body, name);
+  return nameAt(model, model->cm.treeModel.bodyNames, body, name);
 }
 
 cdyn_status cdyn_model_body_index(const cdyn_model* model, const char* name, int* body) {
   CDYN_CHECK_MODEL(model);
-  return findIndex(name, body, model->cm.tree.bodyNames);
+  return findIndex(name, body, model->cm.treeModel.bodyNames);
 }
 
 cdyn_status cdyn_model_body_parent(const cdyn_model* model, int body, int* parent) {
   CDYN_CHECK_MODEL(model);
   if (parent == nullptr) return CDYN_ERR_NULL_POINTER;
-  if (body < 0 || body >= model->cm.tree.nbodies) return CDYN_ERR_INVALID_INDEX;
-  *parent = model->cm.tree.parent[body];
+  if (body < 0 || body >= model->cm.treeModel.nbodies) return CDYN_ERR_INVALID_INDEX;
+  *parent = model->cm.treeModel.parent[body];
   return CDYN_OK;
 }
 
 cdyn_status cdyn_model_joint_name(const cdyn_model* model, int joint, const char** name) {
   CDYN_CHECK_MODEL(model);
-  return nameAt(model, model->cm.tree.jointNames, joint, name);
+  return nameAt(model, model->cm.treeModel.jointNames, joint, name);
 }
 
 cdyn_status cdyn_model_joint_index(const cdyn_model* model, const char* name, int* joint) {
   CDYN_CHECK_MODEL(model);
-  return findIndex(name, joint, model->cm.tree.jointNames);
+  return findIndex(name, joint, model->cm.treeModel.jointNames);
 }
 
 cdyn_status cdyn_model_joint_type(const cdyn_model* model, int joint, int* type) {
   CDYN_CHECK_MODEL(model);
   if (type == nullptr) return CDYN_ERR_NULL_POINTER;
-  if (joint < 0 || joint >= model->cm.tree.nbodies) return CDYN_ERR_INVALID_INDEX;
-  *type = static_cast<int>(model->cm.tree.joints[joint].type);
+  if (joint < 0 || joint >= model->cm.treeModel.nbodies) return CDYN_ERR_INVALID_INDEX;
+  *type = static_cast<int>(model->cm.treeModel.joints[joint].type);
   return CDYN_OK;
 }
 
 cdyn_status cdyn_model_joint_coordinates(const cdyn_model* model, int joint, int* idx_q, int* nq,
                                          int* idx_v, int* nv) {
   CDYN_CHECK_MODEL(model);
-  const cd::Model& m = model->cm.tree;
+  const cd::Model& m = model->cm.treeModel;
   if (joint < 0 || joint >= m.nbodies) return CDYN_ERR_INVALID_INDEX;
   if (idx_q) *idx_q = m.idx_q[joint];
   if (nq) *nq = m.nqs[joint];
@@ -203,28 +203,28 @@ cdyn_status cdyn_model_joint_coordinates(const cdyn_model* model, int joint, int
 
 cdyn_status cdyn_model_position_name(const cdyn_model* model, int i, const char** name) {
   CDYN_CHECK_MODEL(model);
-  return nameAt(model, model->cm.tree.positionNames, i, name);
+  return nameAt(model, model->cm.treeModel.positionNames, i, name);
 }
 
 cdyn_status cdyn_model_velocity_name(const cdyn_model* model, int i, const char** name) {
   CDYN_CHECK_MODEL(model);
-  return nameAt(model, model->cm.tree.velocityNames, i, name);
+  return nameAt(model, model->cm.treeModel.velocityNames, i, name);
 }
 
 cdyn_status cdyn_model_position_index(const cdyn_model* model, const char* name, int* i) {
   CDYN_CHECK_MODEL(model);
-  return findIndex(name, i, model->cm.tree.positionNames);
+  return findIndex(name, i, model->cm.treeModel.positionNames);
 }
 
 cdyn_status cdyn_model_velocity_index(const cdyn_model* model, const char* name, int* i) {
   CDYN_CHECK_MODEL(model);
-  return findIndex(name, i, model->cm.tree.velocityNames);
+  return findIndex(name, i, model->cm.treeModel.velocityNames);
 }
 
 cdyn_status cdyn_model_position_limits(const cdyn_model* model, double* lower, double* upper,
                                        int n) {
   CDYN_CHECK_MODEL(model);
-  const cd::Model& m = model->cm.tree;
+  const cd::Model& m = model->cm.treeModel;
   if (n != m.nq) return CDYN_ERR_INVALID_SIZE;
   if (n > 0 && (lower == nullptr || upper == nullptr)) return CDYN_ERR_NULL_POINTER;
   copyOut(m.lowerPositionLimit, lower);
@@ -234,24 +234,24 @@ cdyn_status cdyn_model_position_limits(const cdyn_model* model, double* lower, d
 
 cdyn_status cdyn_model_velocity_limits(const cdyn_model* model, double* limit, int n) {
   CDYN_CHECK_MODEL(model);
-  if (n != model->cm.tree.nv) return CDYN_ERR_INVALID_SIZE;
+  if (n != model->cm.treeModel.nv) return CDYN_ERR_INVALID_SIZE;
   if (n > 0 && limit == nullptr) return CDYN_ERR_NULL_POINTER;
-  copyOut(model->cm.tree.velocityLimit, limit);
+  copyOut(model->cm.treeModel.velocityLimit, limit);
   return CDYN_OK;
 }
 
 cdyn_status cdyn_model_effort_limits(const cdyn_model* model, double* limit, int n) {
   CDYN_CHECK_MODEL(model);
-  if (n != model->cm.tree.nv) return CDYN_ERR_INVALID_SIZE;
+  if (n != model->cm.treeModel.nv) return CDYN_ERR_INVALID_SIZE;
   if (n > 0 && limit == nullptr) return CDYN_ERR_NULL_POINTER;
-  copyOut(model->cm.tree.effortLimit, limit);
+  copyOut(model->cm.treeModel.effortLimit, limit);
   return CDYN_OK;
 }
 
 cdyn_status cdyn_model_frame_name(const cdyn_model* model, int frame, const char** name) {
   CDYN_CHECK_MODEL(model);
   if (name == nullptr) return CDYN_ERR_NULL_POINTER;
-  const auto& frames = model->cm.tree.frames;
+  const auto& frames = model->cm.treeModel.frames;
   if (frame < 0 || frame >= static_cast<int>(frames.size())) return CDYN_ERR_INVALID_INDEX;
   *name = frames[frame].name.c_str();
   return CDYN_OK;
@@ -259,13 +259,13 @@ cdyn_status cdyn_model_frame_name(const cdyn_model* model, int frame, const char
 
 cdyn_status cdyn_model_frame_index(const cdyn_model* model, const char* name, int* frame) {
   CDYN_CHECK_MODEL(model);
-  return findIndex(name, frame, FrameNames{model->cm.tree.frames});
+  return findIndex(name, frame, FrameNames{model->cm.treeModel.frames});
 }
 
 cdyn_status cdyn_model_frame_body(const cdyn_model* model, int frame, int* body) {
   CDYN_CHECK_MODEL(model);
   if (body == nullptr) return CDYN_ERR_NULL_POINTER;
-  const auto& frames = model->cm.tree.frames;
+  const auto& frames = model->cm.treeModel.frames;
   if (frame < 0 || frame >= static_cast<int>(frames.size())) return CDYN_ERR_INVALID_INDEX;
   *body = frames[frame].body;
   return CDYN_OK;

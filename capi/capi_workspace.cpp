@@ -10,7 +10,7 @@ namespace cdyn_internal {
 
 /// Sizes the workspace of a model by constructing its parts once with a measuring arena.
 Layout measureLayout(const cd::ClusterModel& cm) {
-  const cd::Model& model = cm.tree;
+  const cd::Model& model = cm.treeModel;
   Layout l;
   {
     Arena a = Arena::measure();
@@ -143,7 +143,7 @@ cdyn_status cdyn_workspace_free(cdyn_workspace* workspace) {
 const char* cdyn_workspace_last_error(const cdyn_workspace* workspace) {
   if (workspace == nullptr) return "workspace is NULL";
   if (workspace->tag != kWorkspaceTag) return "not a valid cdyn_workspace handle";
-  return workspace->body->data.tree.lastError.data();
+  return workspace->body->data.treeData.lastError.data();
 }
 
 }  // extern "C"

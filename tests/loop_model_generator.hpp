@@ -150,7 +150,7 @@ struct GeneratedRobot {
   std::string name;
   bool floatingBase = false;
   bool singleDofTree = true;  ///< no spherical / planar joints anywhere
-  int spanningNv = 0;         ///< expected ClusterModel::tree.nv
+  int spanningNv = 0;         ///< expected ClusterModel::treeModel.nv
   int independentNv = 0;      ///< expected ClusterModel::ny
   std::vector<ExpectedCluster> clusters;
   std::vector<MechanismKind> kinds;

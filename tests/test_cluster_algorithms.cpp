@@ -1,6 +1,6 @@
 // Cluster-tree algorithms (CE-ABA, CE-RNEA, H, C, loop closure, projection) against oracles that
 // do not use the library's constraint code:
-//  * the tree algorithms on ClusterModel::tree (crba -> M, rnea -> c) and
+//  * the tree algorithms on ClusterModel::treeModel (crba -> M, rnea -> c) and
 //  * a loop-closure residual written here: couplings and mimics from the URDF text (paths to the
 //    nearest common ancestor computed here), loop joints from the tree's forward kinematics and
 //    the <loop> origins. Its Jacobian K and bias k (K v_dot = k) come from finite differences.
@@ -373,8 +373,8 @@ class ConstraintOracle {
 
 /// Block-diagonal G (nv x ny) and g (nv) of the last clusterVelocityPass.
 void globalG(const ClusterModel& cm, const ClusterData& data, MatX& G, VecX& g) {
-  G.setZero(cm.tree.nv, cm.ny);
-  g.setZero(cm.tree.nv);
+  G.setZero(cm.treeModel.nv, cm.ny);
+  g.setZero(cm.treeModel.nv);
   for (size_t k = 0; k < cm.clusters.size(); ++k) {
     const Cluster& c = cm.clusters[k];
     if (c.constrained()) {
@@ -389,7 +389,7 @@ void globalG(const ClusterModel& cm, const ClusterData& data, MatX& G, VecX& g) 
 std::vector<int> dependentVelocities(const ClusterModel& cm) {
   std::set<int> ind(cm.independentVelocity.begin(), cm.independentVelocity.end());
   std::vector<int> dep;
-  for (int j = 0; j < cm.tree.nv; ++j)
+  for (int j = 0; j < cm.treeModel.nv; ++j)
     if (!ind.count(j)) dep.push_back(j);
   return dep;
 }
@@ -416,13 +416,14 @@ struct Fixture {
     urdf = describeCase(mc);
     cm = buildClusterModel(urdf, mc.options);
     data = std::make_unique<ClusterData>(cm);
-    td = std::make_unique<Data>(cm.tree);
-    oracle = std::make_unique<ConstraintOracle>(cm.tree, urdf);
+    td = std::make_unique<Data>(cm.treeModel);
+    oracle = std::make_unique<ConstraintOracle>(cm.treeModel, urdf);
     rng.seed(std::hash<std::string>()(mc.name));
     yRef.resize(cm.nyq);
     VecX yd(cm.ny);
-    EXPECT_EQ(spanningToIndependent(cm, *data, cm.qReference, VecX::Zero(cm.tree.nv), yRef, yd),
-              Status::Ok);
+    EXPECT_EQ(
+        spanningToIndependent(cm, *data, cm.qReference, VecX::Zero(cm.treeModel.nv), yRef, yd),
+        Status::Ok);
   }
 
   /// A random closed spanning state (q, v) and its independent (y, ydot). Loop-cluster
@@ -453,7 +454,7 @@ class LoopModels : public ::testing::TestWithParam<ModelCase> {};
 TEST_P(LoopModels, ConstraintMatricesAndKkt) {
   Fixture f(GetParam());
   const ClusterModel& cm = f.cm;
-  const Model& t = cm.tree;
+  const Model& t = cm.treeModel;
   ClusterData& data = *f.data;
   for (int trial = 0; trial < 3; ++trial) {
     SCOPED_TRACE("trial " + std::to_string(trial));
@@ -540,7 +541,7 @@ TEST_P(LoopModels, ConstraintMatricesAndKkt) {
 TEST_P(LoopModels, InverseDynamicsMassMatrixAndBias) {
   Fixture f(GetParam());
   const ClusterModel& cm = f.cm;
-  const Model& t = cm.tree;
+  const Model& t = cm.treeModel;
   ClusterData& data = *f.data;
   for (int trial = 0; trial < 3; ++trial) {
     SCOPED_TRACE("trial " + std::to_string(trial));
@@ -617,7 +618,7 @@ TEST_P(LoopModels, InverseDynamicsMassMatrixAndBias) {
 TEST_P(LoopModels, TrajectoryAccelerationMatchesGAndg) {
   Fixture f(GetParam());
   const ClusterModel& cm = f.cm;
-  const Model& t = cm.tree;
+  const Model& t = cm.treeModel;
   ClusterData& data = *f.data;
   // Coordinates that move: independent 1-dof joints (multi-dof joints stay still, G = I there).
   std::vector<std::pair<int, int>> moving;  // (y velocity index, y position index)
@@ -673,7 +674,7 @@ TEST_P(LoopModels, TrajectoryAccelerationMatchesGAndg) {
 TEST_P(LoopModels, LoopClosureAndProjection) {
   Fixture f(GetParam());
   const ClusterModel& cm = f.cm;
-  const Model& t = cm.tree;
+  const Model& t = cm.treeModel;
   ClusterData& data = *f.data;
   const bool implicit = !cm.loops.empty();
   for (int trial = 0; trial < 3; ++trial) {
@@ -742,7 +743,7 @@ TEST_P(LoopModels, LoopClosureAndProjection) {
 /// p_dot = R v, quat_dot = quat (x) (omega, 0) / 2, spherical joints with the same quaternion
 /// rate, planar joints with the in-plane rotation of (vx, vy) (child axes).
 bool positionRate(const ClusterModel& cm, const VecX& y, const VecX& yd, VecX& dy) {
-  const Model& t = cm.tree;
+  const Model& t = cm.treeModel;
   dy.setZero(cm.nyq);
   for (const Cluster& c : cm.clusters) {
     if (c.constrained()) {
@@ -786,7 +787,7 @@ bool positionRate(const ClusterModel& cm, const VecX& y, const VecX& yd, VecX& d
 TEST_P(LoopModels, EnergyBalance) {
   Fixture f(GetParam());
   const ClusterModel& cm = f.cm;
-  const Model& t = cm.tree;
+  const Model& t = cm.treeModel;
   ClusterData& data = *f.data;
   VecX q0, v0, y0, yd0;
   ASSERT_TRUE(f.randomState(q0, v0, y0, yd0));
@@ -923,7 +924,7 @@ TEST(ClusterDifferential, GMatchesHandDerivation) {
     SCOPED_TRACE(rotorsIndependent ? "rotors independent" : "outputs independent");
     const ClusterModel cm =
         buildClusterModel(parseUrdfString(differentialUrdf(rotorsIndependent), "diff.urdf"));
-    const Model& t = cm.tree;
+    const Model& t = cm.treeModel;
     ASSERT_EQ(cm.ny, 3);
     ASSERT_EQ(t.nv, 5);
     const int k = cm.bodyCluster[t.bodyId("pitch_link")];
@@ -970,7 +971,7 @@ TEST(ClusterDifferential, GMatchesHandDerivation) {
 
 TEST(ClusterMimic, PositionAndVelocityRelations) {
   const ClusterModel cm = buildClusterModel(parseUrdfString(mimicUrdf(), "mimic.urdf"));
-  const Model& t = cm.tree;
+  const Model& t = cm.treeModel;
   ASSERT_EQ(cm.ny, 1);
   ASSERT_EQ(cm.clusters.size(), 1u);
   EXPECT_EQ(cm.independentVelocityNames[0], "leader");
@@ -1020,7 +1021,7 @@ TEST(ClusterTreeOnly, ReducesToTreeAlgorithms) {
     SCOPED_TRACE(name);
     const ClusterModel cm =
         text.empty() ? loadModel(name) : buildClusterModel(parseUrdfString(text, name));
-    const Model& t = cm.tree;
+    const Model& t = cm.treeModel;
     ASSERT_FALSE(cm.hasLoops());
     ASSERT_EQ(cm.ny, t.nv);
     ASSERT_EQ(cm.nyq, t.nq);

@@ -123,7 +123,7 @@ std::string where(const std::string& text, const std::string& marker) {
 std::set<std::string> clusterLinks(const ClusterModel& cm, int k) {
   std::set<std::string> s;
   const Cluster& c = cm.clusters[k];
-  for (int b = c.firstBody; b < c.firstBody + c.nbodies; ++b) s.insert(cm.tree.bodyNames[b]);
+  for (int b = c.firstBody; b < c.firstBody + c.nbodies; ++b) s.insert(cm.treeModel.bodyNames[b]);
   return s;
 }
 
@@ -131,7 +131,7 @@ std::set<std::string> clusterLinks(const ClusterModel& cm, int k) {
 // Structural invariants every cluster model must satisfy.
 
 ::testing::AssertionResult wellFormed(const ClusterModel& cm) {
-  const Model& t = cm.tree;
+  const Model& t = cm.treeModel;
   auto fail = [](const std::string& s) { return ::testing::AssertionFailure() << s; };
   int body = 0, y = 0, yq = 0;
   for (int k = 0; k < static_cast<int>(cm.clusters.size()); ++k) {
@@ -226,7 +226,7 @@ TEST(ClusterBuilder, GeneratedMechanismsClusterAsExpected) {
       FAIL() << e.what() << "\n" << r.urdf;
     }
     EXPECT_TRUE(wellFormed(cm));
-    EXPECT_EQ(cm.tree.nv, r.spanningNv);
+    EXPECT_EQ(cm.treeModel.nv, r.spanningNv);
     EXPECT_EQ(cm.ny, r.independentNv);
     // The views name every chord and body (describeClusterTree only when no loop is pinned to
     // the world: see ClusterBuilderBugs.DescribeLoopPinnedToTheWorld).
@@ -236,13 +236,13 @@ TEST(ClusterBuilder, GeneratedMechanismsClusterAsExpected) {
       EXPECT_NE(dot.find("loop " + l.name), std::string::npos) << l.name;
       worldLoop |= l.predecessorBody < 0 || l.successorBody < 0;
     }
-    for (const auto& name : cm.tree.bodyNames) EXPECT_NE(dot.find(name), std::string::npos);
+    for (const auto& name : cm.treeModel.bodyNames) EXPECT_NE(dot.find(name), std::string::npos);
     if (!worldLoop) {
       const std::string d = describeClusterTree(cm);
       for (const auto& l : cm.loops) EXPECT_NE(d.find("loop " + l.name), std::string::npos);
       for (const auto& rel : cm.relations)
         EXPECT_NE(d.find("relation " + rel.name), std::string::npos);
-      for (const auto& name : cm.tree.bodyNames) EXPECT_NE(d.find(name), std::string::npos);
+      for (const auto& name : cm.treeModel.bodyNames) EXPECT_NE(d.find(name), std::string::npos);
     }
     // Constrained clusters are exactly the generated mechanisms.
     std::map<std::set<std::string>, int> ours;
@@ -258,7 +258,8 @@ TEST(ClusterBuilder, GeneratedMechanismsClusterAsExpected) {
       const Cluster& c = cm.clusters[it->second];
       EXPECT_EQ(c.ny, e.dof) << e.kind;
       EXPECT_EQ(c.implicit(), e.implicit) << e.kind;
-      EXPECT_EQ(c.outputBody >= 0 ? cm.tree.bodyNames[c.outputBody] : std::string(), e.outputLink)
+      EXPECT_EQ(c.outputBody >= 0 ? cm.treeModel.bodyNames[c.outputBody] : std::string(),
+                e.outputLink)
           << e.kind;
     }
   }
@@ -288,7 +289,7 @@ TEST(ClusterBuilder, ChordsAcrossDeepBranchesTakeTheWholePaths) {
                             kDependent);
     const ClusterModel cm = buildClusterModel(parseUrdfString(robot(text), "deep.urdf"));
     EXPECT_TRUE(wellFormed(cm));
-    const Model& t = cm.tree;
+    const Model& t = cm.treeModel;
     const int k = cm.bodyCluster[t.bodyId("a2")];
     EXPECT_EQ(clusterLinks(cm, k), (std::set<std::string>{"a1", "a2", "b1", "b2"}));
     const Cluster& c = cm.clusters[k];
@@ -347,7 +348,7 @@ TEST(ClusterBuilder, NestedAndParallelLoopsMerge) {
   const auto r = testgen::generateLoopModel(rng, o);
   const ClusterModel cm = buildClusterModel(parseUrdfString(r.urdf, "nested.urdf"));
   EXPECT_TRUE(wellFormed(cm));
-  const Model& t = cm.tree;
+  const Model& t = cm.treeModel;
   int bar = -1, gear = -1;
   for (int k = 0; k < static_cast<int>(cm.clusters.size()); ++k) {
     if (cm.clusters[k].implicit()) bar = k;
@@ -363,10 +364,10 @@ TEST(ClusterBuilder, NestedAndParallelLoopsMerge) {
   if (fs::exists(leg)) {
     const ClusterModel mit = loadModel(leg);
     EXPECT_TRUE(wellFormed(mit));
-    const int k = mit.bodyCluster[mit.tree.bodyId("knee_link")];
+    const int k = mit.bodyCluster[mit.treeModel.bodyId("knee_link")];
     EXPECT_EQ(clusterLinks(mit, k),
               (std::set<std::string>{"knee_link", "ankle_link", "knee_rotor", "ankle_rotor"}));
-    EXPECT_EQ(mit.tree.bodyNames[mit.clusters[k].outputBody], "hip_ry_link");
+    EXPECT_EQ(mit.treeModel.bodyNames[mit.clusters[k].outputBody], "hip_ry_link");
     EXPECT_EQ(mit.clusters.size(), 4u);
   }
 }
@@ -378,7 +379,7 @@ TEST(ClusterBuilder, RegularNumberingOnEveryModel) {
       const ClusterModel cm = loadModel(f);
       EXPECT_TRUE(wellFormed(cm));
       // Renumbered tree: every body of a cluster comes after its parents (permuteBodies).
-      EXPECT_EQ(cm.qReference.size(), cm.tree.nq);
+      EXPECT_EQ(cm.qReference.size(), cm.treeModel.nq);
     } catch (const ModelError& e) {
       ADD_FAILURE() << e.what();
     }
@@ -566,7 +567,7 @@ TEST(ClusterBuilderBugs, MimicLeaderIsAncestorOfFollower) {
         int bad = 0;
         try {
           const ClusterModel cm = buildClusterModel(parseUrdfString(text, "finger.urdf"));
-          const Model& t = cm.tree;
+          const Model& t = cm.treeModel;
           // Expected: one cluster holding both joints, y = [j1], G = [1; 0.5].
           const int k = cm.bodyCluster[t.bodyId("distal")];
           const Cluster& c = cm.clusters[k];
@@ -620,7 +621,7 @@ TEST(ClusterBuilderBugs, LoopWhoseSuccessorIsTheOutputBody) {
     try {
       const ClusterModel cm =
           buildClusterModel(parseUrdfString(serialFourBarOnArm(armIsSuccessor), "pin.urdf"));
-      const Model& t = cm.tree;
+      const Model& t = cm.treeModel;
       const int k = cm.bodyCluster[t.bodyId("crank")];
       EXPECT_EQ(clusterLinks(cm, k), (std::set<std::string>{"crank", "coupler", "rocker"}));
       ASSERT_EQ(cm.loops.size(), 1u);
@@ -673,7 +674,7 @@ struct FourBarWithGear {
 TEST(ClusterRuntime, NonFiniteInputsThenTheWorkspaceStillWorks) {
   FourBarWithGear m;
   const ClusterModel& cm = m.cm;
-  const Model& t = cm.tree;
+  const Model& t = cm.treeModel;
   ClusterData data(cm);
   VecX y = VecX::Constant(cm.nyq, 0.2), yd = VecX::Constant(cm.ny, 0.5);
   ASSERT_EQ(independentToSpanning(cm, data, y, yd), Status::Ok) << data.errorMessage();
@@ -733,7 +734,7 @@ TEST(ClusterRuntime, NonFiniteInputsThenTheWorkspaceStillWorks) {
 TEST(ClusterRuntime, StatesViolatingTheConstraintsAreRejected) {
   FourBarWithGear m;
   const ClusterModel& cm = m.cm;
-  const Model& t = cm.tree;
+  const Model& t = cm.treeModel;
   ClusterData data(cm);
   VecX y = VecX::Constant(cm.nyq, -0.3), yd = VecX::Constant(cm.ny, 0.7);
   ASSERT_EQ(independentToSpanning(cm, data, y, yd), Status::Ok) << data.errorMessage();
@@ -779,7 +780,7 @@ TEST(ClusterRuntime, StatesViolatingTheConstraintsAreRejected) {
 TEST(ClusterBuilder, AxisymmetricRotorInertiaIsTheSameAtEveryAngle) {
   const ClusterModel cm =
       buildClusterModel(parseUrdfFile(std::string(CLUSTERDYN_MODELS_DIR) + "/cd_quadruped.urdf"));
-  const Model& t = cm.tree;
+  const Model& t = cm.treeModel;
   int rotors = 0;
   std::mt19937_64 rng(5);
   std::uniform_real_distribution<double> angle(-7.0, 7.0);

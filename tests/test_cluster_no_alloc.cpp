@@ -96,8 +96,9 @@ States makeStates(const ClusterModel& cm, int n, std::mt19937_64& rng) {
   States s;
   ClusterData data(cm);
   VecX yRef(cm.nyq), ydRef(cm.ny);
-  EXPECT_EQ(spanningToIndependent(cm, data, cm.qReference, VecX::Zero(cm.tree.nv), yRef, ydRef),
-            Status::Ok);
+  EXPECT_EQ(
+      spanningToIndependent(cm, data, cm.qReference, VecX::Zero(cm.treeModel.nv), yRef, ydRef),
+      Status::Ok);
   for (int i = 0; i < n; ++i) {
     support::ClosedState st;  // one draw: loop clusters within 0.2 of the reference
     if (!support::randomClosedStateNearReference(cm, data, rng, st, 0.2, 1)) continue;
@@ -106,17 +107,18 @@ States makeStates(const ClusterModel& cm, int n, std::mt19937_64& rng) {
     s.y.push_back(st.y);
     s.yd.push_back(st.ydot);
     s.tauY.push_back(clusterdyn::test::randomVector(cm.ny, rng));
-    s.tauS.push_back(clusterdyn::test::randomVector(cm.tree.nv, rng));
+    s.tauS.push_back(clusterdyn::test::randomVector(cm.treeModel.nv, rng));
     s.ydd.push_back(clusterdyn::test::randomVector(cm.ny, rng));
-    s.fext.push_back(clusterdyn::test::randomForces(cm.tree, rng));
-    s.qPerturbed.push_back(
-        integrate(cm.tree, data.q, clusterdyn::test::randomVector(cm.tree.nv, rng), 1e-3));
-    s.vPerturbed.push_back(data.v + clusterdyn::test::randomVector(cm.tree.nv, rng, -0.1, 0.1));
+    s.fext.push_back(clusterdyn::test::randomForces(cm.treeModel, rng));
+    s.qPerturbed.push_back(integrate(cm.treeModel, data.q,
+                                     clusterdyn::test::randomVector(cm.treeModel.nv, rng), 1e-3));
+    s.vPerturbed.push_back(data.v +
+                           clusterdyn::test::randomVector(cm.treeModel.nv, rng, -0.1, 0.1));
     VecX qv = data.q, vv = data.v;
     for (const Cluster& c : cm.clusters)
       if (c.constrained() && !c.dependent.empty()) {
-        const int body = cm.tree.velocityOwner[c.v0 + c.dependent[0]];
-        qv[cm.tree.idx_q[body]] += 1e-2;
+        const int body = cm.treeModel.velocityOwner[c.v0 + c.dependent[0]];
+        qv[cm.treeModel.idx_q[body]] += 1e-2;
         vv[c.v0 + c.dependent[0]] += 1e-1;
       }
     s.qViolating.push_back(qv);
@@ -213,7 +215,7 @@ TEST(ClusterNoAlloc, FailedCallsDoNotAllocate) {
   for (const ModelCase& mc : allCases()) {
     SCOPED_TRACE(mc.name);
     const ClusterModel& cm = mc.cm;
-    const Model& t = cm.tree;
+    const Model& t = cm.treeModel;
     std::mt19937_64 rng(12);
     const States s = makeStates(cm, 2, rng);
     ASSERT_GT(s.q.size(), 0u);

@@ -43,7 +43,7 @@ TEST_P(GrbdaReference, MatchesAllQuantities) {
   std::ifstream in(path);
   const json d = json::parse(in);
   const ClusterModel cm = loadModel(kShared + "/" + d["model"]["urdf"].get<std::string>());
-  const Model& t = cm.tree;
+  const Model& t = cm.treeModel;
   ClusterData data(cm);
 
   // Clustering: same partition of links, same parent relation, same independent joints.

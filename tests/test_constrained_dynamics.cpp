@@ -33,7 +33,7 @@ Transform randomPose(std::mt19937_64& rng, double s = 0.2) {
 /// Random constraints: contacts on random bodies and, with twoBody, loops between bodies.
 void addRandomConstraints(ConstraintSet& set, const ClusterModel& cm, std::mt19937_64& rng,
                           int count, bool twoBody, int maxRows) {
-  std::uniform_int_distribution<int> body(0, cm.tree.nbodies - 1), type(0, 4), coin(0, 1);
+  std::uniform_int_distribution<int> body(0, cm.treeModel.nbodies - 1), type(0, 4), coin(0, 1);
   int rows = 0;
   for (int i = 0; i < 40 && set.size() < count; ++i) {
     RigidConstraint c;
@@ -80,7 +80,7 @@ TEST(Constraints, SetRejectsBadConstraintsByName) {
   ConstraintSet set(cm);
   RigidConstraint c;
   c.name = "bad";
-  c.body1 = cm.tree.nbodies;
+  c.body1 = cm.treeModel.nbodies;
   EXPECT_THROW(set.add(c), ModelError);
   c.body1 = 0;
   c.body2 = 0;
@@ -116,7 +116,7 @@ TEST(Constraints, JacobianAndBiasMatchSpanningFrameKinematics) {
     VecX q, v;
     ASSERT_TRUE(closedState(cm, data, rng, q, v)) << mc.name;
     ConstraintSet set(cm);
-    for (int b = 0; b < cm.tree.nbodies && set.size() < 4; b += 2) {
+    for (int b = 0; b < cm.treeModel.nbodies && set.size() < 4; b += 2) {
       RigidConstraint c;
       c.name = "k" + std::to_string(b);
       c.type = set.size() % 2 ? ConstraintType::Point : ConstraintType::Weld;
@@ -131,8 +131,8 @@ TEST(Constraints, JacobianAndBiasMatchSpanningFrameKinematics) {
     const VecX ydd = test::randomVector(cm.ny, rng);
     ASSERT_EQ(ceRnea(cm, data, q, v, ydd), Status::Ok);
     const VecX qdd = data.qdd;
-    Data td(cm.tree);
-    ASSERT_EQ(forwardKinematics(cm.tree, td, q, v, qdd), Status::Ok);
+    Data td(cm.treeModel);
+    ASSERT_EQ(forwardKinematics(cm.treeModel, td, q, v, qdd), Status::Ok);
     const VecX rows = cd.jacobian * ydd + cd.gamma;
     VecX ydot(cm.ny);
     VecX y(cm.nyq);
@@ -297,7 +297,7 @@ TEST(Constraints, RedundantSetsConvergeWithFiniteMultipliers) {
   VecX q, v;
   ASSERT_TRUE(closedState(cm, data, rng, q, v));
   v.setZero();  // the foot at rest: the weld's and the points' acceleration rows are consistent
-  const int foot = cm.tree.nbodies - 1;
+  const int foot = cm.treeModel.nbodies - 1;
   ConstraintSet set(cm);
   RigidConstraint w;
   w.name = "weld";
@@ -343,7 +343,7 @@ TEST(Constraints, ArgumentErrorsLeaveTheWorkspaceUsable) {
   VecX q, v;
   ASSERT_TRUE(closedState(cm, data, rng, q, v));
   ConstraintSet set(cm);
-  set.addContact(cm.tree.bodyNames.back(), ConstraintType::Point);
+  set.addContact(cm.treeModel.bodyNames.back(), ConstraintType::Point);
   ConstraintData cd(cm, set);
   ConstraintSet otherSet(other);
   EXPECT_THROW(ConstraintData(cm, otherSet), ModelError);
@@ -444,7 +444,8 @@ TEST(Constraints, WrenchesReproduceTheMotionAsExternalForces) {
   ConstraintSet set(cm);
   std::vector<int> feet;
   for (const char* foot : {"lf_foot", "rf_foot", "lh_foot"})
-    feet.push_back(cm.tree.frames[cm.tree.frameId(foot)].body);  // the foot is fused: its shank
+    feet.push_back(
+        cm.treeModel.frames[cm.treeModel.frameId(foot)].body);  // the foot is fused: its shank
   for (int b : feet) {
     RigidConstraint c;
     c.name = "foot" + std::to_string(b);
@@ -458,13 +459,13 @@ TEST(Constraints, WrenchesReproduceTheMotionAsExternalForces) {
   const VecX tau = test::randomVector(cm.ny, rng, -3, 3);
   ASSERT_EQ(proxPv(cm, data, set, cd, q, v, tau), Status::Ok) << data.errorMessage();
   const VecX ydd = data.ydd;
-  std::vector<Force> fext(cm.tree.nbodies, Force::Zero());
+  std::vector<Force> fext(cm.treeModel.nbodies, Force::Zero());
   for (int j = 0; j < set.size(); ++j) {
     const RigidConstraint& c = set.constraints()[j];
     Force w = constraintWrench(set, cd, j);
     EXPECT_EQ(w.isZero(), cd.lambda.segment(set.rowOffset(j), c.rows()).isZero());
     if (c.frame == ReferenceFrame::LocalWorldAligned) {  // world axes -> frame A axes
-      const Mat3 R = (data.tree.oMi[c.body1] * c.placement1).R;
+      const Mat3 R = (data.treeData.oMi[c.body1] * c.placement1).R;
       w << R.transpose() * w.head<3>(), R.transpose() * w.tail<3>();
     }
     fext[c.body1] += c.placement1.actForce(w);  // frame A -> body coordinates

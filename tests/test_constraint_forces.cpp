@@ -74,7 +74,7 @@ bool randomClosedState(const ClusterModel& cm, ClusterData& data, std::mt19937_6
 
 /// tauY on the independent joints, zero on the dependent ones.
 VecX spanningFromIndependent(const ClusterModel& cm, const VecX& tauY) {
-  VecX t = VecX::Zero(cm.tree.nv);
+  VecX t = VecX::Zero(cm.treeModel.nv);
   for (const Cluster& c : cm.clusters)
     for (int j = 0; j < c.ny; ++j)
       t[c.v0 + (c.constrained() ? c.independent[j] : j)] = tauY[c.y0 + j];
@@ -86,8 +86,8 @@ VecX spanningFromIndependent(const ClusterModel& cm, const VecX& tauY) {
 void checkBalance(const ClusterModel& cm, const ClusterData& data, const JointForces& F,
                   const VecX& tauSpanning, const std::vector<Force>* fext,
                   const std::string& what) {
-  const Model& tree = cm.tree;
-  const Data& td = data.tree;
+  const Model& tree = cm.treeModel;
+  const Data& td = data.treeData;
   std::vector<Motion> a(tree.nbodies);
   Motion a0 = Motion::Zero();
   a0.tail<3>() = -tree.gravity;
@@ -152,12 +152,12 @@ TEST(ConstraintForces, NewtonEulerBalanceAfterCeAba) {
       if (!randomClosedState(c.cm, data, rng)) continue;
       const VecX q = data.q, v = data.v;
       const VecX tauY = clusterdyn::test::randomVector(c.cm.ny, rng);
-      const auto fext = clusterdyn::test::randomForces(c.cm.tree, rng);
+      const auto fext = clusterdyn::test::randomForces(c.cm.treeModel, rng);
       ASSERT_EQ(ceAba(c.cm, data, q, v, tauY, fext.data()), Status::Ok) << data.errorMessage();
       ASSERT_EQ(ceAbaConstraintForces(c.cm, data, F, tauY), Status::Ok) << data.errorMessage();
       checkBalance(c.cm, data, F, spanningFromIndependent(c.cm, tauY), &fext, c.name);
       // Spanning generalized forces (actuators on dependent joints too).
-      const VecX tauS = clusterdyn::test::randomVector(c.cm.tree.nv, rng);
+      const VecX tauS = clusterdyn::test::randomVector(c.cm.treeModel.nv, rng);
       ASSERT_EQ(ceAbaSpanningForces(c.cm, data, q, v, tauS), Status::Ok);
       ASSERT_EQ(ceAbaConstraintForces(c.cm, data, F, tauS, GeneralizedForceLayout::Spanning),
                 Status::Ok);
@@ -185,7 +185,7 @@ TEST(ConstraintForces, ForwardEqualsInverse) {
     if (!randomClosedState(c.cm, data, rng)) continue;
     const VecX q = data.q, v = data.v;
     const VecX tauY = clusterdyn::test::randomVector(c.cm.ny, rng);
-    const auto fext = clusterdyn::test::randomForces(c.cm.tree, rng);
+    const auto fext = clusterdyn::test::randomForces(c.cm.treeModel, rng);
     ASSERT_EQ(ceAba(c.cm, data, q, v, tauY, fext.data()), Status::Ok);
     ASSERT_EQ(ceAbaConstraintForces(c.cm, data, Ff, tauY), Status::Ok);
     const VecX ydd = data.ydd;
@@ -196,9 +196,9 @@ TEST(ConstraintForces, ForwardEqualsInverse) {
                  c.name + " (CE-RNEA)");
     double scale = 1.0;
     for (const Force& f : Ff.joint) scale = std::max(scale, f.cwiseAbs().maxCoeff());
-    for (int b = 0; b < c.cm.tree.nbodies; ++b)
+    for (int b = 0; b < c.cm.treeModel.nbodies; ++b)
       EXPECT_LE((Ff.joint[b] - Fi.joint[b]).cwiseAbs().maxCoeff(), 1e-9 * scale)
-          << c.name << " joint " << c.cm.tree.jointNames[b];
+          << c.name << " joint " << c.cm.treeModel.jointNames[b];
     for (size_t l = 0; l < c.cm.loops.size(); ++l)
       EXPECT_LE((Ff.loopWrench[l] - Fi.loopWrench[l]).cwiseAbs().maxCoeff(), 1e-9 * scale)
           << c.name << " loop " << c.cm.loops[l].name;
@@ -216,15 +216,15 @@ TEST(ConstraintForces, MultipliersEqualDenseKkt) {
     JointForces F(cm);
     if (!randomClosedState(cm, data, rng)) continue;
     const VecX q = data.q, v = data.v;
-    const VecX tauS = clusterdyn::test::randomVector(cm.tree.nv, rng);
+    const VecX tauS = clusterdyn::test::randomVector(cm.treeModel.nv, rng);
     ASSERT_EQ(ceAbaSpanningForces(cm, data, q, v, tauS), Status::Ok);
     ASSERT_EQ(ceAbaConstraintForces(cm, data, F, tauS, GeneralizedForceLayout::Spanning),
               Status::Ok);
     // Dense KKT: M qdd - K^T lambda = tau - c, K qdd = k (selected rows of every cluster).
-    Data td(cm.tree);
-    ASSERT_EQ(crba(cm.tree, td, q), Status::Ok);
-    ASSERT_EQ(nonLinearEffects(cm.tree, td, q, v), Status::Ok);
-    const int n = cm.tree.nv;
+    Data td(cm.treeModel);
+    ASSERT_EQ(crba(cm.treeModel, td, q), Status::Ok);
+    ASSERT_EQ(nonLinearEffects(cm.treeModel, td, q, v), Status::Ok);
+    const int n = cm.treeModel.nv;
     int m = 0;
     for (const Cluster& cl : cm.clusters) m += static_cast<int>(cl.selectedRows.size());
     MatX Kall = MatX::Zero(m, n);
@@ -268,10 +268,11 @@ TEST(ConstraintForces, GearTorquesFollowTheRatio) {
     return -1;
   }();
   ASSERT_GE(gear, 0);
-  const int rotor = cm.tree.jointId("base_yaw_rotor_joint"), yaw = cm.tree.jointId("base_yaw");
+  const int rotor = cm.treeModel.jointId("base_yaw_rotor_joint"),
+            yaw = cm.treeModel.jointId("base_yaw");
   ASSERT_GE(rotor, 0);
   ASSERT_GE(yaw, 0);
-  const double Jr = cm.tree.inertias[rotor].Io(2, 2);  // rotor about its (z) axis
+  const double Jr = cm.treeModel.inertias[rotor].Io(2, 2);  // rotor about its (z) axis
   for (int s = 0; s < 5; ++s) {
     ASSERT_TRUE(randomClosedState(cm, data, rng));
     const VecX q = data.q, v = data.v;
@@ -282,11 +283,12 @@ TEST(ConstraintForces, GearTorquesFollowTheRatio) {
     const ExplicitRelation& rel = cm.relations[gear];
     for (size_t t = 0; t < rel.terms.size(); ++t) {
       const double f = F.relationJointForce[F.relationTermStart[gear] + t];
-      if (rel.terms[t].first == cm.tree.idx_v[rotor]) onRotor = f;
-      if (rel.terms[t].first == cm.tree.idx_v[yaw]) onYaw = f;
+      if (rel.terms[t].first == cm.treeModel.idx_v[rotor]) onRotor = f;
+      if (rel.terms[t].first == cm.treeModel.idx_v[yaw]) onYaw = f;
     }
-    const double qddRotor = data.qdd[cm.tree.idx_v[rotor]];
-    EXPECT_NEAR(qddRotor, 12.0 * data.qdd[cm.tree.idx_v[yaw]], 1e-9 * (1 + std::abs(qddRotor)));
+    const double qddRotor = data.qdd[cm.treeModel.idx_v[rotor]];
+    EXPECT_NEAR(qddRotor, 12.0 * data.qdd[cm.treeModel.idx_v[yaw]],
+                1e-9 * (1 + std::abs(qddRotor)));
     // The rotor (on the fixed mount, axis z through its centre) is driven by the gear alone.
     EXPECT_NEAR(onRotor, Jr * qddRotor, 1e-9 * (1 + std::abs(onRotor)));
     EXPECT_GT(std::abs(onRotor), 1e-6);
@@ -339,9 +341,10 @@ TEST(ConstraintForces, RejectsBadArguments) {
   EXPECT_EQ(ceRneaConstraintForces(other, data, F), Status::WorkspaceMismatch);
   EXPECT_EQ(ceAbaConstraintForces(c.cm, data, F, tauY), Status::Ok);
   EXPECT_EQ(jointForcesInWorld(c.cm, data, F), Status::Ok);
-  for (int b = 0; b < c.cm.tree.nbodies; ++b)
+  for (int b = 0; b < c.cm.treeModel.nbodies; ++b)
     EXPECT_TRUE(clusterdyn::test::isClose(
-        F.jointWorld[b], data.tree.oMi[b].toActInvMotionMatrix().transpose() * F.joint[b], 1e-12));
+        F.jointWorld[b], data.treeData.oMi[b].toActInvMotionMatrix().transpose() * F.joint[b],
+        1e-12));
 }
 
 }  // namespace

@@ -17,7 +17,7 @@ TEST(ConstraintsNoAlloc, EveryAlgorithmRunsWithoutHeap) {
     const ClusterModel cm = loadModel(test::modelsPath(file));
     ClusterData data(cm);
     ConstraintSet contacts(cm), loops(cm);
-    for (int b = cm.tree.nbodies - 1, n = 0; b >= 0 && n < 3; b -= 2, ++n) {
+    for (int b = cm.treeModel.nbodies - 1, n = 0; b >= 0 && n < 3; b -= 2, ++n) {
       RigidConstraint c;
       c.name = "c" + std::to_string(n);
       c.type = n % 2 ? ConstraintType::Point : ConstraintType::Weld;
@@ -28,7 +28,7 @@ TEST(ConstraintsNoAlloc, EveryAlgorithmRunsWithoutHeap) {
     }
     ConstraintData cdc(cm, contacts), cdl(cm, loops);
     std::mt19937_64 rng(3);
-    const VecX q = cm.qReference, v = VecX::Zero(cm.tree.nv);
+    const VecX q = cm.qReference, v = VecX::Zero(cm.treeModel.nv);
     const VecX tau = test::randomVector(cm.ny, rng);
     VecX qbad = q;
     qbad[0] = std::nan("");

@@ -45,7 +45,7 @@ TEST(CutLoops, EmbeddedAndCutGiveTheSameAccelerations) {
     ASSERT_FALSE(embedded.loops.empty()) << path;
     EXPECT_TRUE(cut.loops.empty()) << path;
     EXPECT_EQ(cut.cutLoops.size(), embedded.loops.size()) << path;
-    EXPECT_EQ(cut.ny, cut.tree.nv) << path;  // no loop cluster left
+    EXPECT_EQ(cut.ny, cut.treeModel.nv) << path;  // no loop cluster left
     const ConstraintSet set = cutLoopConstraints(cut);
     ASSERT_EQ(set.size(), static_cast<int>(embedded.loops.size()));
     ClusterData de(embedded), dc(cut);
@@ -59,17 +59,19 @@ TEST(CutLoops, EmbeddedAndCutGiveTheSameAccelerations) {
       const VecX tauY = test::randomVector(embedded.ny, rng, -2, 2);
       ASSERT_EQ(ceAba(embedded, de, qe, ve, tauY), Status::Ok) << de.errorMessage();
       // The same state and forces on the open tree.
-      const VecX qc = byName(embedded.tree.positionNames, qe, cut.tree.positionNames);
-      const VecX vc = byName(embedded.tree.velocityNames, ve, cut.tree.velocityNames);
-      VecX tauSpan = VecX::Zero(embedded.tree.nv);
+      const VecX qc = byName(embedded.treeModel.positionNames, qe, cut.treeModel.positionNames);
+      const VecX vc = byName(embedded.treeModel.velocityNames, ve, cut.treeModel.velocityNames);
+      VecX tauSpan = VecX::Zero(embedded.treeModel.nv);
       for (int k = 0; k < embedded.ny; ++k) tauSpan[embedded.independentVelocity[k]] = tauY[k];
-      const VecX tauC = byName(embedded.tree.velocityNames, tauSpan, cut.tree.velocityNames);
+      const VecX tauC =
+          byName(embedded.treeModel.velocityNames, tauSpan, cut.treeModel.velocityNames);
       ProximalSettings s;
       s.tolerance = 1e-11;
       s.maxIterations = 200;
       ASSERT_EQ(proxPv(cut, dc, set, cd, qc, vc, tauC, s), Status::Ok)
           << path << ": " << dc.errorMessage();
-      const VecX qddE = byName(embedded.tree.velocityNames, de.qdd, cut.tree.velocityNames);
+      const VecX qddE =
+          byName(embedded.treeModel.velocityNames, de.qdd, cut.treeModel.velocityNames);
       EXPECT_TRUE(isClose(dc.qdd, qddE, 1e-8)) << path << " trial " << trial;
       EXPECT_LE(std::abs(cd.phi.cwiseAbs().maxCoeff()), 1e-6) << path;  // closed state
       EXPECT_TRUE(cd.lambda.allFinite());
@@ -109,10 +111,10 @@ TEST(CutLoops, SingularClosedChainGivesFiniteResults) {
   const ConstraintSet set = cutLoopConstraints(cm);
   ConstraintData cd(cm, set);
   ClusterData data(cm);
-  const VecX q = VecX::Zero(cm.tree.nq);  // aligned links: closed and singular
+  const VecX q = VecX::Zero(cm.treeModel.nq);  // aligned links: closed and singular
   std::mt19937_64 rng(6);
   for (int trial = 0; trial < 3; ++trial) {
-    const VecX v = VecX::Zero(cm.tree.nv), tau = test::randomVector(cm.ny, rng, -2, 2);
+    const VecX v = VecX::Zero(cm.treeModel.nv), tau = test::randomVector(cm.ny, rng, -2, 2);
     ProximalSettings s;
     s.maxIterations = 100;
     const Status st = proxPv(cm, data, set, cd, q, v, tau, s);

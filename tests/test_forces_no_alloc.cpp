@@ -51,19 +51,19 @@ TEST(ForcesNoAlloc, ComputeCallsDoNotAllocate) {
     JointForces F(cm);
     std::mt19937_64 rng(3);
     VecX y(cm.nyq), yd(cm.ny);
-    ASSERT_EQ(spanningToIndependent(cm, data, cm.qReference, VecX::Zero(cm.tree.nv), y, yd),
+    ASSERT_EQ(spanningToIndependent(cm, data, cm.qReference, VecX::Zero(cm.treeModel.nv), y, yd),
               Status::Ok);
     yd = clusterdyn::test::randomVector(cm.ny, rng);
     ASSERT_EQ(independentToSpanning(cm, data, y, yd), Status::Ok);
     const VecX q = data.q, v = data.v;
     const VecX tauY = clusterdyn::test::randomVector(cm.ny, rng);
-    const VecX tauS = clusterdyn::test::randomVector(cm.tree.nv, rng);
+    const VecX tauS = clusterdyn::test::randomVector(cm.treeModel.nv, rng);
     VecX badTau = tauY;
     badTau[0] = std::nan("");
     const VecX shortTau = VecX::Zero(cm.ny + 1);
-    const auto fext = clusterdyn::test::randomForces(cm.tree, rng);
-    Data td(cm.tree);
-    std::vector<Force> treeF(cm.tree.nbodies);
+    const auto fext = clusterdyn::test::randomForces(cm.treeModel, rng);
+    Data td(cm.treeModel);
+    std::vector<Force> treeF(cm.treeModel.nbodies);
     const VecX qTree = cm.qReference;
     int failures = 0, rejected = 0;
     double sink = 0.0;
@@ -79,8 +79,8 @@ TEST(ForcesNoAlloc, ComputeCallsDoNotAllocate) {
           ceAbaConstraintForces(cm, data, F, tauS, GeneralizedForceLayout::Spanning) != Status::Ok;
       failures += ceRnea(cm, data, q, v, data.ydd) != Status::Ok;
       failures += ceRneaConstraintForces(cm, data, F) != Status::Ok;
-      failures += aba(cm.tree, td, qTree, v, tauS) != Status::Ok;
-      failures += abaJointForces(cm.tree, td, treeF) != Status::Ok;
+      failures += aba(cm.treeModel, td, qTree, v, tauS) != Status::Ok;
+      failures += abaJointForces(cm.treeModel, td, treeF) != Status::Ok;
       sink += treeF[0][0] + F.joint[0][1];
       rejected += ceAbaConstraintForces(cm, data, F, badTau) == Status::NonFinite;
       rejected += ceAbaConstraintForces(cm, data, F, shortTau) == Status::InvalidSize;

@@ -64,7 +64,7 @@ TEST(Generator, FamiliesHaveTheirStructure) {
     if (name.rfind("approx_", 0) == 0) {  // tree approximations: no chord, one body per cluster
       const ClusterModel cm = loadModel(f.string());
       EXPECT_EQ(cm.loops.size() + cm.relations.size(), 0u) << f;
-      EXPECT_EQ(cm.ny, cm.tree.nv) << f;
+      EXPECT_EQ(cm.ny, cm.treeModel.nv) << f;
       continue;
     }
     SCOPED_TRACE(f.string());
@@ -100,8 +100,8 @@ TEST(Generator, MatchesThePublishedBenchmarkModels) {
     if (!fs::exists(other)) continue;
     SCOPED_TRACE(f.string());
     const ClusterModel a = loadModel(f.string()), b = loadModel(other.string());
-    EXPECT_EQ(a.tree.nbodies, b.tree.nbodies);
-    EXPECT_EQ(a.tree.nv, b.tree.nv);
+    EXPECT_EQ(a.treeModel.nbodies, b.treeModel.nbodies);
+    EXPECT_EQ(a.treeModel.nv, b.treeModel.nv);
     EXPECT_EQ(a.ny, b.ny);
     EXPECT_EQ(a.clusters.size(), b.clusters.size());
     EXPECT_EQ(a.loops.size(), b.loops.size());
@@ -133,10 +133,10 @@ TEST(Generator, ClusterDynamicsMatchTheDenseOracle) {
     const ClusterModel cm = loadModel(f.string());
     ClusterData data(cm);
     VecX y = VecX::Zero(cm.nyq), yd(cm.ny), tau(cm.ny);
-    const VecX q0 = neutralConfiguration(cm.tree);
+    const VecX q0 = neutralConfiguration(cm.treeModel);
     for (int i = 0; i < cm.nyq; ++i) y[i] = q0[cm.independentPosition[i]];
     for (const Cluster& c : cm.clusters)  // random joint angles, the floating base stays put
-      if (cm.tree.joints[c.firstBody].type != JointType::Floating)
+      if (cm.treeModel.joints[c.firstBody].type != JointType::Floating)
         for (int i = c.yq0; i < c.yq0 + c.nyq; ++i) y[i] += uni(rng);
     for (int i = 0; i < cm.ny; ++i) yd[i] = uni(rng), tau[i] = uni(rng);
     ASSERT_EQ(independentToSpanning(cm, data, y, yd), Status::Ok) << data.errorMessage();
@@ -144,17 +144,17 @@ TEST(Generator, ClusterDynamicsMatchTheDenseOracle) {
     ASSERT_EQ(ceAba(cm, data, q, v, tau), Status::Ok) << data.errorMessage();
     const VecX ydd = data.ydd;
     ASSERT_EQ(clusterConstraintMatrices(cm, data, q, v), Status::Ok);
-    MatX G = MatX::Zero(cm.tree.nv, cm.ny);
-    VecX g = VecX::Zero(cm.tree.nv);
+    MatX G = MatX::Zero(cm.treeModel.nv, cm.ny);
+    VecX g = VecX::Zero(cm.treeModel.nv);
     for (size_t k = 0; k < cm.clusters.size(); ++k) {
       const Cluster& c = cm.clusters[k];
       G.block(c.v0, c.y0, c.nv, c.ny) = data.clusters[k].G;
       g.segment(c.v0, c.nv) = data.clusters[k].g;
     }
-    Data td(cm.tree);
-    ASSERT_EQ(crba(cm.tree, td, q), Status::Ok);
+    Data td(cm.treeModel);
+    ASSERT_EQ(crba(cm.treeModel, td, q), Status::Ok);
     const MatX M = td.M;
-    ASSERT_EQ(nonLinearEffects(cm.tree, td, q, v), Status::Ok);
+    ASSERT_EQ(nonLinearEffects(cm.treeModel, td, q, v), Status::Ok);
     const VecX c = td.nle;
     const MatX H = G.transpose() * M * G;
     const VecX expected = H.ldlt().solve(tau - G.transpose() * (c + M * g));

@@ -117,7 +117,7 @@ TEST(Robustness, ClosureSurvivesRandomJumpsOnBundledModels) {
       ASSERT_TRUE(s == Status::Ok || s == Status::ConstraintFailure) << statusName(s);
       if (s != Status::Ok) continue;
       EXPECT_LE(dd.lastResidual, 1e-12) << file;
-      EXPECT_TRUE(isClosed(mm, dd.q, VecX::Zero(mm.tree.nv), 1e-9)) << file;
+      EXPECT_TRUE(isClosed(mm, dd.q, VecX::Zero(mm.treeModel.nv), 1e-9)) << file;
     }
   }
 }
@@ -126,7 +126,7 @@ TEST(Robustness, ClosureSurvivesRandomJumpsOnBundledModels) {
 TEST(Robustness, OverflowingInputsAreNamed) {
   const ClusterModel m = loadModel(modelsPath("cd_four_bar.urdf"));
   {
-    const Model& t = m.tree;
+    const Model& t = m.treeModel;
     Data d(t);
     const VecX q = VecX::Zero(t.nq), tau = VecX::Zero(t.nv);
     const VecX v = VecX::Constant(t.nv, 1e200);
@@ -173,7 +173,7 @@ using support::kSliderUrdf;
 // never Ok with Inf/NaN; moderate inputs afterwards give Ok with an empty message.
 TEST(Robustness, HugeInputsToEveryTreeFunction) {
   const ClusterModel cm = buildClusterModel(parseUrdfString(kSliderUrdf));
-  const Model& m = cm.tree;
+  const Model& m = cm.treeModel;
   ASSERT_EQ(m.nv, 2);
   Data d(m);
   const VecX zero = VecX::Zero(2), one = VecX::Ones(2);
@@ -262,8 +262,8 @@ TEST(Robustness, ProximalSolversOverflowNamed) {
   ASSERT_EQ(set.rows(), 5);
   ClusterData d(m);
   ConstraintData cd(m, set);
-  const VecX q = VecX::Zero(m.tree.nq), tau = VecX::Zero(m.ny);
-  VecX v = VecX::Zero(m.tree.nv);
+  const VecX q = VecX::Zero(m.treeModel.nq), tau = VecX::Zero(m.ny);
+  VecX v = VecX::Zero(m.treeModel.nv);
   v[2] = 9.2851e194;
   EXPECT_TRUE(namesInput(proxPv(m, d, set, cd, q, v, tau), d.errorMessage(), "v"));
   // The failed solve leaves no NaN multipliers behind for the wrenches (fuzz_capi:
@@ -306,7 +306,7 @@ TEST(Robustness, ProximalSolversOverflowNamed) {
     ProximalSettings ps;
     ps.mu = 1e-11;
     ps.tolerance = 0.145;
-    const VecX vq = VecX::Zero(quad.tree.nv);
+    const VecX vq = VecX::Zero(quad.treeModel.nv);
     const Status sd =
         constrainedDynamicsDense(quad, qd, weld, qcd, quad.qReference, vq, tauHuge, ps);
     if (sd == Status::Ok || sd == Status::NotConverged) {
@@ -353,15 +353,15 @@ TEST(Robustness, LongChainLoadsInLinearMemory) {
            std::to_string(i) + "\"/><origin xyz=\"0 0 0.1\"/><axis xyz=\"0 1 0\"/></joint>";
   xml += "</robot>";
   const ClusterModel m = buildClusterModel(parseUrdfString(xml));
-  ASSERT_EQ(m.tree.nv, n);
-  EXPECT_EQ(m.tree.parent[n - 1], n - 2);
-  EXPECT_EQ(m.tree.bodyNames[n - 1], "l" + std::to_string(n - 1));
+  ASSERT_EQ(m.treeModel.nv, n);
+  EXPECT_EQ(m.treeModel.parent[n - 1], n - 2);
+  EXPECT_EQ(m.treeModel.bodyNames[n - 1], "l" + std::to_string(n - 1));
   // A workspace without dense matrices: linear size, and the mass-matrix calls say why they fail.
   ClusterData d(m, false);
   EXPECT_EQ(d.H.size(), 0);
-  EXPECT_EQ(d.tree.M.size(), 0);
+  EXPECT_EQ(d.treeData.M.size(), 0);
   const VecX q = VecX::Zero(n);
-  EXPECT_EQ(crba(m.tree, d.tree, q), Status::InvalidArgument);
+  EXPECT_EQ(crba(m.treeModel, d.treeData, q), Status::InvalidArgument);
   EXPECT_NE(std::string(d.errorMessage()).find("without dense matrices"), std::string::npos);
   EXPECT_EQ(clusterMassMatrix(m, d, q), Status::InvalidArgument);
   ASSERT_EQ(ceAba(m, d, q, VecX::Ones(n), VecX::Zero(n)), Status::Ok) << d.errorMessage();
@@ -462,12 +462,12 @@ TEST(Robustness, MasslessLeafOnItsOwnJoint) {
   const Status s = ceAba(m, d, q, v, tau);
   EXPECT_TRUE(okFiniteOrNamed(s, d.errorMessage(), d.ydd, d.qdd));
   EXPECT_EQ(s, Status::NotPositiveDefinite);
-  Data td(m.tree);
-  const Status st = aba(m.tree, td, q, v, tau);
+  Data td(m.treeModel);
+  const Status st = aba(m.treeModel, td, q, v, tau);
   EXPECT_TRUE(okFiniteOrNamed(st, td.errorMessage(), td.ddq));
   EXPECT_EQ(st, Status::NotPositiveDefinite);
   EXPECT_EQ(ceAba(m, d, q, v, tau), s);  // the workspace stays usable
-  EXPECT_EQ(rnea(m.tree, td, q, v, vec({1.0, 1.0})), Status::Ok);
+  EXPECT_EQ(rnea(m.treeModel, td, q, v, vec({1.0, 1.0})), Status::Ok);
   EXPECT_TRUE(td.tau.allFinite());
 }
 
@@ -482,9 +482,9 @@ TEST(Robustness, NewtonFromFarAway) {
     ClusterData d(m);
     int ok = 0;
     for (int i = 0; i < 50; ++i) {
-      VecX q = m.qReference + test::randomVector(m.tree.nq, rng, -3, 3);
-      normalizeConfiguration(m.tree, q);
-      const VecX v = test::randomVector(m.tree.nv, rng, -5, 5);
+      VecX q = m.qReference + test::randomVector(m.treeModel.nq, rng, -3, 3);
+      normalizeConfiguration(m.treeModel, q);
+      const VecX v = test::randomVector(m.treeModel.nv, rng, -5, 5);
       const Status s = projectToConstraints(m, d, q, v);
       ASSERT_TRUE(s == Status::Ok || s == Status::ConstraintFailure) << statusName(s);
       if (s != Status::Ok) {

@@ -63,7 +63,8 @@ TEST(Validation, WarmStartIsCheckedBeforeItChanges) {
   VecX guess = before;
   guess[1] = std::numeric_limits<double>::infinity();
   EXPECT_EQ(cd::setClosureWarmStart(cm, data, guess), Status::NonFinite);
-  EXPECT_EQ(cd::setClosureWarmStart(cm, data, guess.head(cm.tree.nq - 1)), Status::InvalidSize);
+  EXPECT_EQ(cd::setClosureWarmStart(cm, data, guess.head(cm.treeModel.nq - 1)),
+            Status::InvalidSize);
   EXPECT_EQ(data.q, before);  // untouched by the rejected calls
   guess = before;
   guess[1] += 0.01;
@@ -92,9 +93,9 @@ TEST(Validation, FailedClosureResetsTheWarmStartToTheReference) {
     if (entry == 3) {
       VecX q = data.q;
       q[cm.independentPosition[0]] = unreachable[0];
-      s = cd::projectToConstraints(cm, data, q, VecX::Zero(cm.tree.nv));
+      s = cd::projectToConstraints(cm, data, q, VecX::Zero(cm.treeModel.nv));
     }
-    EXPECT_EQ(s, Status::ConstraintFailure) << data.tree.errorMessage();
+    EXPECT_EQ(s, Status::ConstraintFailure) << data.treeData.errorMessage();
     EXPECT_EQ(data.q, cm.qReference);
   }
   // Rejected inputs (checked first) leave the warm start where it was.

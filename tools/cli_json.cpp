@@ -99,7 +99,7 @@ json modelInfoJson(const Model& model) {
 }
 
 json clusterTreeJson(const ClusterModel& cm) {
-  const Model& t = cm.tree;
+  const Model& t = cm.treeModel;
   json loops = json::array(), relations = json::array();
   for (const LoopJoint& l : cm.loops)
     loops.push_back({{"name", l.name},
@@ -137,7 +137,7 @@ json clusterTreeJson(const ClusterModel& cm) {
 }
 
 json clustersJson(const ClusterModel& cm) {
-  const Model& t = cm.tree;
+  const Model& t = cm.treeModel;
   json out = json::array();
   for (size_t k = 0; k < cm.clusters.size(); ++k) {
     const Cluster& c = cm.clusters[k];

@@ -127,7 +127,7 @@ long parsePositive(const std::string& s, const std::string& what) {
 struct CliModel {
   std::unique_ptr<ClusterModel> cluster;
   std::string clusterError;  ///< why the cluster model could not be built
-  Model tree;                ///< cluster->tree (bodies numbered cluster by cluster), or the tree
+  Model tree;  ///< cluster->treeModel (bodies numbered cluster by cluster), or the tree
 };
 
 CliModel loadForCli(const std::string& path, bool floatingBase) {
@@ -137,7 +137,7 @@ CliModel loadForCli(const std::string& path, bool floatingBase) {
   CliModel m;
   try {
     m.cluster = std::make_unique<ClusterModel>(buildClusterModel(urdf, options));
-    m.tree = m.cluster->tree;
+    m.tree = m.cluster->treeModel;
   } catch (const ModelError& e) {
     m.clusterError = e.what();
     // The spanning tree alone (throws again if the tree itself is invalid). Its warnings were
@@ -190,7 +190,7 @@ std::size_t heapBytes(const Eigen::PlainObjectBase<Derived>& x) {
 }
 WorkspaceBytes workspaceBytes(const ClusterModel& cm) {
   const ClusterData d(cm, false);
-  const Data& t = d.tree;
+  const Data& t = d.treeData;
   std::size_t b = sizeof(ClusterData);
   b += heapBytes(t.liMi) + heapBytes(t.oMi) + heapBytes(t.v) + heapBytes(t.a) + heapBytes(t.c) +
        heapBytes(t.f) + heapBytes(t.a_gf) + heapBytes(t.IA) + heapBytes(t.pA) + heapBytes(t.U) +
@@ -207,7 +207,7 @@ WorkspaceBytes workspaceBytes(const ClusterModel& cm) {
   b += heapBytes(d.ydd) + heapBytes(d.qdd) + heapBytes(d.tauY) + heapBytes(d.C) + heapBytes(d.q) +
        heapBytes(d.v) + heapBytes(d.Hblock) + heapBytes(d.localBias) + heapBytes(d.rigidInertia);
   WorkspaceBytes w;
-  w.dense = sizeof(double) * (static_cast<std::size_t>(cm.tree.nv) * cm.tree.nv +
+  w.dense = sizeof(double) * (static_cast<std::size_t>(cm.treeModel.nv) * cm.treeModel.nv +
                               static_cast<std::size_t>(cm.ny) * cm.ny);
   w.total = b + w.dense;
   return w;
@@ -224,7 +224,7 @@ std::vector<LoopConditioning> loopConditioning(const ClusterModel& cm) {
   std::vector<LoopConditioning> out;
   if (!cm.hasImplicitClusters()) return out;
   ClusterData data(cm, false);
-  const VecX v = VecX::Zero(cm.tree.nv);
+  const VecX v = VecX::Zero(cm.treeModel.nv);
   if (clusterConstraintMatrices(cm, data, cm.qReference, v) != Status::Ok)
     throw std::runtime_error(std::string("loop conditioning: ") + data.errorMessage());
   for (int k = 0; k < static_cast<int>(cm.clusters.size()); ++k) {
@@ -669,7 +669,7 @@ int cmdForces(const Args& args) {
     std::cerr << "error: " << data.errorMessage() << "\n";
     return kExitFailure;
   }
-  const Model& tree = cm.tree;
+  const Model& tree = cm.treeModel;
   auto vec = [](const Force& f) { return std::vector<double>(f.data(), f.data() + 6); };
   nlohmann::ordered_json out;
   out["model"] = tree.name;

@@ -62,7 +62,7 @@ int main(int argc, char** argv) {
   }
   const Eigen::IOFormat fmt(6, 0, ", ", "\n", "", "", "[", "]");
   std::cout << "state: random closed (q, v) from y, y_dot in [-1, 1]; tau_y in [-1, 1] ("
-            << model.ny << " independent coordinates, " << model.tree.nv << " spanning)\n";
+            << model.ny << " independent coordinates, " << model.treeModel.nv << " spanning)\n";
   std::cout << "forward dynamics  y_ddot = ceAba(q, v, tau_y)   = " << ydd.transpose().format(fmt)
             << "\n";
   std::cout << "spanning accelerations q_ddot = G y_ddot + g    = " << qdd.transpose().format(fmt)
@@ -84,8 +84,8 @@ int main(int argc, char** argv) {
     for (int step = 0; step < 300 && ok; ++step) {
       const double t = step * dt;
       for (int j = 0; j < model.ny; ++j) {
-        const int body = model.tree.velocityOwner[model.independentVelocity[j]];
-        const bool base = model.tree.joints[body].type == JointType::Floating;
+        const int body = model.treeModel.velocityOwner[model.independentVelocity[j]];
+        const bool base = model.treeModel.joints[body].type == JointType::Floating;
         tauMotion[j] = base ? 0.0 : 2.0 * std::sin(2.0 * M_PI * 3.0 * t + 0.7 * j);
       }
       ok = ceAba(model, data, q, v, tauMotion) == Status::Ok &&
@@ -99,7 +99,7 @@ int main(int argc, char** argv) {
             peakTerm[r] = k - forces.relationTermStart[r];
           }
       v += dt * data.qdd;
-      q = integrate(model.tree, q, v, dt);
+      q = integrate(model.treeModel, q, v, dt);
       ok = projectToConstraints(model, data, q, v) == Status::Ok;
       q = data.q;
       v = data.v;
@@ -120,12 +120,13 @@ int main(int argc, char** argv) {
         const bool belt = rel.terms.size() > 2;  // one rotor driving several joints
         if (belt != (std::string(kind) == "belt") || shown == 4) continue;
         const auto& term = rel.terms[peakTerm[r]];
-        std::printf(
-            "  %-4s %-22s peak %8.4f %s on %-24s at t = %.3f s\n", kind, rel.name.c_str(), peak[r],
-            model.tree.joints[model.tree.velocityOwner[term.first]].type == JointType::Prismatic
-                ? "N  "
-                : "N m",
-            model.tree.velocityNames[term.first].c_str(), peakTime[r]);
+        std::printf("  %-4s %-22s peak %8.4f %s on %-24s at t = %.3f s\n", kind, rel.name.c_str(),
+                    peak[r],
+                    model.treeModel.joints[model.treeModel.velocityOwner[term.first]].type ==
+                            JointType::Prismatic
+                        ? "N  "
+                        : "N m",
+                    model.treeModel.velocityNames[term.first].c_str(), peakTime[r]);
         ++shown;
       }
     }

@@ -246,7 +246,7 @@ class PinocchioVerifier {
     // The cluster model of the URDF (the constraint algorithms run on it); its spanning tree is
     // the model of the tree quantities. The Pinocchio models are trees: y = q, ydd = ddq.
     cmodel_ = std::make_unique<ClusterModel>(loadModel(urdfPath, options));
-    model_ = cmodel_->tree;
+    model_ = cmodel_->treeModel;
     data_ = std::make_unique<Data>(model_);
     mapCoordinates();
     mapContacts();
@@ -561,7 +561,7 @@ class PinocchioVerifier {
       Accumulator& acc = results_[kDelassus];
       const Status st = delassusMatrix(cm, cdata, *set_, cd, q);
       if (st != Status::Ok) {
-        acc.fail(k, "delassusMatrix: " + statusText(st, cdata.tree));
+        acc.fail(k, "delassusMatrix: " + statusText(st, cdata.treeData));
       } else {
         const MatX Dref = matrix(c["delassus"], nc, nc, where + ".delassus");
         for (int r = 0; r < nc; ++r)
@@ -584,8 +584,8 @@ class PinocchioVerifier {
       const Status st = alg == 0 ? constrainedAba(cm, cdata, *set_, cd, q, v, tau, settings)
                                  : proxPv(cm, cdata, *set_, cd, q, v, tau, settings);
       if (st != Status::Ok) {
-        const std::string why =
-            std::string(alg == 0 ? "constrainedAba: " : "proxPv: ") + statusText(st, cdata.tree);
+        const std::string why = std::string(alg == 0 ? "constrainedAba: " : "proxPv: ") +
+                                statusText(st, cdata.treeData);
         if (c.contains("ddq")) results_[ddqName].fail(k, why);
         if (c.contains("lambda")) results_[lambdaName].fail(k, why);
         continue;
@@ -931,7 +931,7 @@ bool prepareGrbda(GrbdaContext& ctx, std::string& why) {
   options.gravity = info.gravity;  // floating models carry their own type="floating" joint
   ctx.model = std::make_unique<ClusterModel>(loadModel(info.urdfPath, options));
   const ClusterModel& cm = *ctx.model;
-  const Model& t = cm.tree;
+  const Model& t = cm.treeModel;
   ctx.data = std::make_unique<ClusterData>(cm);
 
   ctx.floatingBody = -1;
@@ -1012,7 +1012,7 @@ bool computeGrbdaSample(GrbdaContext& ctx, const GrbdaSample& sample, GrbdaSampl
     return false;
   }
   const ClusterModel& cm = *ctx.model;
-  const Model& t = cm.tree;
+  const Model& t = cm.treeModel;
   ClusterData& data = *ctx.data;
 
   // Spanning state: joint angles by name, the base pose from the sample's base object.

@@ -27,7 +27,7 @@ struct Fixture {
             CDYN_OK ||
         cdyn_workspace_create(cm, &ws) != CDYN_OK)
       std::abort();
-    model = cd::loadModel(path).tree;  // the C model's spanning tree (same body numbering)
+    model = cd::loadModel(path).treeModel;  // the C model's spanning tree (same body numbering)
     data = std::make_unique<cd::Data>(model);
     const int nq = model.nq, nv = model.nv;
     q = cd::neutralConfiguration(model);
@@ -165,7 +165,7 @@ struct ClusterFixture {
       std::abort();
     model = cd::loadModel(path);
     data = std::make_unique<cd::ClusterData>(model);
-    const int ny = model.ny, nv = model.tree.nv;
+    const int ny = model.ny, nv = model.treeModel.nv;
     cd::VecX y(model.nyq), ydot(ny);
     if (cd::spanningToIndependent(model, *data, model.qReference, cd::VecX::Zero(nv), y, ydot) !=
         cd::Status::Ok)
@@ -207,7 +207,7 @@ ClusterFixture& clusterFixture(const std::string& file) {
 
 void C_ce_aba(benchmark::State& state, std::string file) {
   ClusterFixture& f = clusterFixture(file);
-  const int nq = f.model.tree.nq, nv = f.model.tree.nv, ny = f.model.ny;
+  const int nq = f.model.treeModel.nq, nv = f.model.treeModel.nv, ny = f.model.ny;
   for (auto _ : state)
     CHECK_OK(cdyn_ce_aba(f.cm, f.ws, f.q.data(), nq, f.v.data(), nv, f.tauY.data(), ny, nullptr, 0,
                          f.out.data(), ny, nullptr, 0));
@@ -220,7 +220,7 @@ void Cxx_ce_aba(benchmark::State& state, std::string file) {
 }
 void C_ce_rnea(benchmark::State& state, std::string file) {
   ClusterFixture& f = clusterFixture(file);
-  const int nq = f.model.tree.nq, nv = f.model.tree.nv, ny = f.model.ny;
+  const int nq = f.model.treeModel.nq, nv = f.model.treeModel.nv, ny = f.model.ny;
   for (auto _ : state)
     CHECK_OK(cdyn_ce_rnea(f.cm, f.ws, f.q.data(), nq, f.v.data(), nv, f.ydd.data(), ny, nullptr, 0,
                           f.out.data(), ny, nullptr, 0));
@@ -233,7 +233,7 @@ void Cxx_ce_rnea(benchmark::State& state, std::string file) {
 }
 void C_cluster_mass_matrix(benchmark::State& state, std::string file) {
   ClusterFixture& f = clusterFixture(file);
-  const int nq = f.model.tree.nq, ny = f.model.ny;
+  const int nq = f.model.treeModel.nq, ny = f.model.ny;
   for (auto _ : state)
     CHECK_OK(cdyn_cluster_mass_matrix(f.cm, f.ws, f.q.data(), nq, f.H.data(), ny));
   benchmark::DoNotOptimize(f.H.data());

@@ -34,9 +34,9 @@ int main(int argc, char** argv) {
   cdyn_model_ny(m, &ny);
   cdyn_model_nyq(m, &nyq);
   std::vector<double> y(nyq, 0.2), yd(ny, 0.3), q(nq), v(nv), tau(ny, 0.1), ydd(ny);
-  clusterdyn::VecX q0 = clusterdyn::neutralConfiguration(cm.tree);
+  clusterdyn::VecX q0 = clusterdyn::neutralConfiguration(cm.treeModel);
   for (int i = 0; i < nyq; ++i)
-    if (cm.tree.joints[0].type == clusterdyn::JointType::Floating && i < 7) y[i] = q0[i];
+    if (cm.treeModel.joints[0].type == clusterdyn::JointType::Floating && i < 7) y[i] = q0[i];
   if (cdyn_independent_to_spanning(m, ws, y.data(), nyq, yd.data(), ny, nullptr, 0, q.data(), nq,
                                    v.data(), nv) != CDYN_OK) {
     puts(cdyn_workspace_last_error(ws));

@@ -37,7 +37,7 @@ int main(int argc, char** argv) {
     return 1;
   }
   const cd::ClusterModel cm = cd::loadModel(argv[1]);
-  const cd::Model& model = cm.tree;
+  const cd::Model& model = cm.treeModel;
   if (model.nq != nq || model.nv != nv || model.nbodies != nb) {
     std::fprintf(stderr, "sizes differ\n");
     return 1;

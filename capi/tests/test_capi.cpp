@@ -1,7 +1,7 @@
 // C API vs C++ API: every C function on every shared tree model, every bundled (loop) model and
 // random models (trees and generated loop mechanisms) must give the C++ result bit for bit;
 // every misuse must give the documented status and a message. The C model is the cluster
-// model of the URDF (clusterdyn::loadModel); its tree functions run on ClusterModel::tree.
+// model of the URDF (clusterdyn::loadModel); its tree functions run on ClusterModel::treeModel.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -271,7 +271,7 @@ TEST(CApi, SharedTreeModelsMatchCxx) {
   std::mt19937_64 rng(42);
   for (const std::string& path : files) {
     SCOPED_TRACE(path);
-    const cd::Model model = cd::loadModel(path).tree;
+    const cd::Model model = cd::loadModel(path).treeModel;
     CModel c;
     loadC(c, path, false);
     compareQueries(model, c.m);
@@ -292,7 +292,7 @@ TEST(CApi, RandomModelsWithAllJointTypesMatchCxx) {
     o.fixedLinkProbability = 0.2;
     const std::string urdf = cd::test::randomUrdfString(rng, o);
     SCOPED_TRACE(urdf);
-    const cd::Model model = cd::buildClusterModel(cd::parseUrdfString(urdf)).tree;
+    const cd::Model model = cd::buildClusterModel(cd::parseUrdfString(urdf)).treeModel;
     CModel c;
     loadC(c, urdf, true);
     compareQueries(model, c.m);
@@ -325,7 +325,7 @@ TEST(CApi, LoadOptions) {
   cd::ModelOptions o;
   o.floatingBase = true;
   o.gravity = cd::Vec3(g[0], g[1], g[2]);
-  const cd::Model model = cd::buildClusterModel(cd::parseUrdfString(urdf), o).tree;
+  const cd::Model model = cd::buildClusterModel(cd::parseUrdfString(urdf), o).treeModel;
   EXPECT_EQ(model.nq, 9);
   compareQueries(model, c.m);
   int type = -1;
@@ -577,7 +577,7 @@ TEST(CApi, WorkspaceInCallerMemory) {
     ASSERT_EQ(cdyn_workspace_init_in(c.m, mem.data() + offset, size, &ws), CDYN_OK);
     ASSERT_GE(reinterpret_cast<unsigned char*>(ws), mem.data());
     ASSERT_LT(reinterpret_cast<unsigned char*>(ws), mem.data() + mem.size());
-    const cd::Model model = cd::loadModel(floatingTreePath()).tree;
+    const cd::Model model = cd::loadModel(floatingTreePath()).treeModel;
     std::mt19937_64 rng(11);
     CModel view;  // borrow the caller-memory workspace for the comparison
     view.m = c.m;
@@ -682,8 +682,8 @@ bool closedStateNearReference(const cd::ClusterModel& cm, cd::ClusterData& gen,
 /// The whole-model G (nv x ny, block diagonal) and g after clusterConstraintMatrices.
 void assembleConstraint(const cd::ClusterModel& cm, const cd::ClusterData& data, cd::MatX& G,
                         cd::VecX& g) {
-  G.setZero(cm.tree.nv, cm.ny);
-  g.setZero(cm.tree.nv);
+  G.setZero(cm.treeModel.nv, cm.ny);
+  g.setZero(cm.treeModel.nv);
   for (std::size_t k = 0; k < cm.clusters.size(); ++k) {
     const cd::Cluster& c = cm.clusters[k];
     G.block(c.v0, c.y0, c.nv, c.ny) = data.clusters[k].G;
@@ -745,10 +745,10 @@ void compareClusterQueries(const cd::ClusterModel& cm, const cdyn_model* m) {
   EXPECT_EQ(cdyn_model_independent_indices(m, nullptr, 0, iv.data(), cm.ny), CDYN_OK);
   EXPECT_EQ(cdyn_model_independent_indices(m, iq.data(), cm.nyq + 1, nullptr, 0),
             CDYN_ERR_INVALID_SIZE);
-  std::vector<double> qref(cm.tree.nq);
-  ASSERT_EQ(cdyn_model_reference_configuration(m, qref.data(), cm.tree.nq), CDYN_OK);
-  EXPECT_SAME(qref.data(), cm.qReference.data(), cm.tree.nq);
-  EXPECT_EQ(cdyn_model_reference_configuration(m, qref.data(), cm.tree.nq - 1),
+  std::vector<double> qref(cm.treeModel.nq);
+  ASSERT_EQ(cdyn_model_reference_configuration(m, qref.data(), cm.treeModel.nq), CDYN_OK);
+  EXPECT_SAME(qref.data(), cm.qReference.data(), cm.treeModel.nq);
+  EXPECT_EQ(cdyn_model_reference_configuration(m, qref.data(), cm.treeModel.nq - 1),
             CDYN_ERR_INVALID_SIZE);
   for (int k = 0; k < static_cast<int>(cm.clusters.size()); ++k) {
     const cd::Cluster& c = cm.clusters[k];
@@ -786,13 +786,13 @@ void compareClusterQueries(const cd::ClusterModel& cm, const cdyn_model* m) {
   EXPECT_EQ(cdyn_model_cluster_coordinates(m, ncl, nullptr, nullptr, nullptr, nullptr, nullptr,
                                            nullptr, nullptr, nullptr),
             CDYN_ERR_INVALID_INDEX);
-  for (int b = 0; b < cm.tree.nbodies; ++b) {
+  for (int b = 0; b < cm.treeModel.nbodies; ++b) {
     int k = -2;
     ASSERT_EQ(cdyn_model_body_cluster(m, b, &k), CDYN_OK);
     EXPECT_EQ(k, cm.bodyCluster[b]);
   }
-  EXPECT_EQ(cdyn_model_body_cluster(m, cm.tree.nbodies, &n), CDYN_ERR_INVALID_INDEX);
-  compareText(cdyn_model_describe, m, cd::describeModel(cm.tree));
+  EXPECT_EQ(cdyn_model_body_cluster(m, cm.treeModel.nbodies, &n), CDYN_ERR_INVALID_INDEX);
+  compareText(cdyn_model_describe, m, cd::describeModel(cm.treeModel));
   compareText(cdyn_model_describe_clusters, m, cd::describeClusterTree(cm));
   compareText(cdyn_model_cluster_tree_dot, m, cd::clusterTreeDot(cm));
 }
@@ -801,7 +801,8 @@ void compareClusterQueries(const cd::ClusterModel& cm, const cdyn_model* m) {
 /// go through the same sequence of solves).
 void compareClusterCompute(const cd::ClusterModel& cm, const cdyn_model* m, cdyn_workspace* ws,
                            std::mt19937_64& rng, int samples) {
-  const int nq = cm.tree.nq, nv = cm.tree.nv, ny = cm.ny, nyq = cm.nyq, nb = cm.tree.nbodies;
+  const int nq = cm.treeModel.nq, nv = cm.treeModel.nv, ny = cm.ny, nyq = cm.nyq,
+            nb = cm.treeModel.nbodies;
   cd::ClusterData data(cm), gen(cm);
   auto err = [&] { return std::string(cdyn_workspace_last_error(ws)); };
   for (int sample = 0; sample < samples; ++sample) {
@@ -811,7 +812,7 @@ void compareClusterCompute(const cd::ClusterModel& cm, const cdyn_model* m, cdyn
     const cd::VecX tauY = cd::test::randomVector(ny, rng);
     const cd::VecX tauS = cd::test::randomVector(nv, rng);
     const cd::VecX ydd = cd::test::randomVector(ny, rng);
-    const std::vector<cd::Force> fx = cd::test::randomForces(cm.tree, rng);
+    const std::vector<cd::Force> fx = cd::test::randomForces(cm.treeModel, rng);
     std::vector<double> fext(6 * nb);
     for (int i = 0; i < nb; ++i)
       for (int r = 0; r < 6; ++r) fext[6 * i + r] = fx[i][r];
@@ -945,7 +946,7 @@ void compareClusterCompute(const cd::ClusterModel& cm, const cdyn_model* m, cdyn
     ASSERT_EQ(cd::ceAbaIndependent(cm, data, st.y, st.ydot, tauY), cd::Status::Ok);
     EXPECT_SAME(oy.data(), data.ydd.data(), ny);
     // Projection of a perturbed state (outputs aliasing the inputs).
-    cd::VecX qp = cd::integrate(cm.tree, st.q, cd::test::randomVector(nv, rng), 0.01);
+    cd::VecX qp = cd::integrate(cm.treeModel, st.q, cd::test::randomVector(nv, rng), 0.01);
     const cd::VecX vp = st.v + 0.1 * cd::test::randomVector(nv, rng);
     std::vector<double> qa(qp.data(), qp.data() + nq), va(vp.data(), vp.data() + nv);
     ASSERT_EQ(cdyn_project_to_constraints(m, ws, qa.data(), nq, va.data(), nv, qa.data(), nq,
@@ -968,10 +969,10 @@ TEST(CApiClusters, ModelsMatchCxx) {
     const cd::ClusterModel cm = cd::loadModel(path);
     CModel c;
     loadC(c, path, false);
-    compareQueries(cm.tree, c.m);
+    compareQueries(cm.treeModel, c.m);
     compareClusterQueries(cm, c.m);
     compareClusterCompute(cm, c.m, c.ws, rng, 3);
-    compareWithCxx(cm.tree, c, rng, 1);  // tree functions on the spanning tree
+    compareWithCxx(cm.treeModel, c, rng, 1);  // tree functions on the spanning tree
   }
 }
 
@@ -1043,7 +1044,7 @@ TEST(CApiClusters, IgnoreConstraintsFlag) {
   }
   const cd::ClusterModel cm = cd::buildClusterModel(d);
   EXPECT_EQ(cm.ny, 3);
-  compareQueries(cm.tree, c.m);
+  compareQueries(cm.treeModel, c.m);
   compareClusterQueries(cm, c.m);
   std::mt19937_64 rng(4);
   compareClusterCompute(cm, c.m, c.ws, rng, 2);
@@ -1097,7 +1098,8 @@ TEST(CApiClusters, ComputeErrors) {
   CModel c, other;
   loadC(c, path, false);
   loadC(other, fourBarPath(), false);
-  const int nq = cm.tree.nq, nv = cm.tree.nv, ny = cm.ny, nyq = cm.nyq, nb = cm.tree.nbodies;
+  const int nq = cm.treeModel.nq, nv = cm.treeModel.nv, ny = cm.ny, nyq = cm.nyq,
+            nb = cm.treeModel.nbodies;
   auto lastError = [&] { return std::string(cdyn_workspace_last_error(c.ws)); };
   std::vector<double> q(cm.qReference.data(), cm.qReference.data() + nq), v(nv, 0.0), y(nyq),
       yd(ny, 0.1), tau(ny, 1.0), tauS(nv, 1.0), out(nv + nq, 123.0), H(ny * ny), fext(6 * nb, 0.5);
@@ -1272,7 +1274,7 @@ TEST(CApiClusters, LoopThatCannotClose) {
   CModel c;
   loadC(c, urdf, true);
   ASSERT_EQ(cm.nyq, 1);
-  const int nq = cm.tree.nq, nv = cm.tree.nv;
+  const int nq = cm.treeModel.nq, nv = cm.treeModel.nv;
   const char* name = nullptr;
   ASSERT_EQ(cdyn_model_independent_position_name(c.m, 0, &name), CDYN_OK);
   EXPECT_STREQ(name, "rocker_joint");

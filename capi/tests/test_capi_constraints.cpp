@@ -124,7 +124,7 @@ void compareSets(const std::string& path, unsigned flags, cd::ModelOptions optio
   (void)flags;
   cd::ClusterData data(cm);
   cd::ConstraintData cdata(cm, set);
-  const int ny = cm.ny, nv = cm.tree.nv, ld = m + 3;
+  const int ny = cm.ny, nv = cm.treeModel.nv, ld = m + 3;
   const double sentinel = -12345.0;
   std::mt19937_64 rng(17);
   cdyn_proximal_settings ps;
@@ -137,9 +137,9 @@ void compareSets(const std::string& path, unsigned flags, cd::ModelOptions optio
   for (int k = 0; k < samples; ++k) {
     cd::VecX q, v, tau;
     ASSERT_TRUE(closedState(cm, rng, q, v, tau));
-    std::vector<cd::Force> fx = cd::test::randomForces(cm.tree, rng, 2.0);
-    std::vector<double> fext(6 * cm.tree.nbodies);
-    for (int i = 0; i < cm.tree.nbodies; ++i)
+    std::vector<cd::Force> fx = cd::test::randomForces(cm.treeModel, rng, 2.0);
+    std::vector<double> fext(6 * cm.treeModel.nbodies);
+    for (int i = 0; i < cm.treeModel.nbodies; ++i)
       for (int r = 0; r < 6; ++r) fext[6 * i + r] = fx[i][r];
 
     // Jacobian and gamma.
@@ -531,7 +531,7 @@ TEST(CApiConstraints, ComputeErrors) {
   f.init();
   cdyn_constraint_set* set = f.c.set;
   cdyn_constraint_workspace* ws = f.c.ws;
-  const int m = f.m, ny = f.cm.ny, nv = f.cm.tree.nv;
+  const int m = f.m, ny = f.cm.ny, nv = f.cm.treeModel.nv;
   const double S = -777.0;
   std::vector<double> D(m * m, S), ydd(ny, S), qdd(nv, S), lambda(m, S), J(m * ny, S), g(m, S);
   auto untouched = [&] {
@@ -605,7 +605,7 @@ TEST(CApiConstraints, ComputeErrors) {
                          lambda.data(), m, &res),
             CDYN_ERR_NON_FINITE);
   EXPECT_TRUE(message("not finite"));
-  std::vector<double> fext(6 * f.cm.tree.nbodies, 0.0);
+  std::vector<double> fext(6 * f.cm.treeModel.nbodies, 0.0);
   fext[7] = std::numeric_limits<double>::quiet_NaN();
   EXPECT_EQ(cdyn_constrained_aba(set, ws, q, v, tau, fext.data(), &ps, ydd.data(), qdd.data(),
                                  lambda.data(), m, &res),
@@ -719,8 +719,8 @@ TEST(CApiConstraints, ComputeCallsDoNotAllocate) {
     ASSERT_TRUE(closedState(cm, rng, q, v, tau));
     int m = 0;
     ASSERT_EQ(cdyn_constraint_set_nrows(c.set, &m), CDYN_OK);
-    std::vector<double> D(m * m), J(m * cm.ny), g(m), ydd(cm.ny), qdd(cm.tree.nv), lambda(m);
-    std::vector<double> fext(6 * cm.tree.nbodies, 0.5);
+    std::vector<double> D(m * m), J(m * cm.ny), g(m), ydd(cm.ny), qdd(cm.treeModel.nv), lambda(m);
+    std::vector<double> fext(6 * cm.treeModel.nbodies, 0.5);
     cd::VecX bad = q;
     bad[0] = std::numeric_limits<double>::quiet_NaN();
     cdyn_proximal_settings ps, warm, tight;

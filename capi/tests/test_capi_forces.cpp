@@ -48,13 +48,14 @@ TEST_P(CapiForces, MatchesCppApi) {
   cd::JointForces F(cm);
   std::mt19937_64 rng(5);
   cd::VecX y(cm.nyq), yd(cm.ny);
-  ASSERT_EQ(cd::spanningToIndependent(cm, data, cm.qReference, cd::VecX::Zero(cm.tree.nv), y, yd),
-            cd::Status::Ok);
+  ASSERT_EQ(
+      cd::spanningToIndependent(cm, data, cm.qReference, cd::VecX::Zero(cm.treeModel.nv), y, yd),
+      cd::Status::Ok);
   yd = cd::test::randomVector(cm.ny, rng);
   ASSERT_EQ(cd::independentToSpanning(cm, data, y, yd), cd::Status::Ok);
   const cd::VecX q = data.q, v = data.v, tau = cd::test::randomVector(cm.ny, rng);
-  const cd::VecX tauS = cd::test::randomVector(cm.tree.nv, rng);
-  const int n = cm.tree.nbodies, nl = static_cast<int>(cm.loops.size());
+  const cd::VecX tauS = cd::test::randomVector(cm.treeModel.nv, rng);
+  const int n = cm.treeModel.nbodies, nl = static_cast<int>(cm.loops.size());
   std::vector<double> ydd(cm.ny), W(6 * n), Ww(6 * n), L(6 * std::max(nl, 1));
   for (int spanning = 0; spanning < 2; ++spanning) {
     const cd::VecX& t = spanning ? tauS : tau;
@@ -194,13 +195,14 @@ TEST(CapiForcesMisuse, SequenceOfCalls) {
   cd::ClusterData data(cm);
   std::mt19937_64 rng(8);
   cd::VecX y(cm.nyq), yd(cm.ny);
-  ASSERT_EQ(cd::spanningToIndependent(cm, data, cm.qReference, cd::VecX::Zero(cm.tree.nv), y, yd),
-            cd::Status::Ok);
+  ASSERT_EQ(
+      cd::spanningToIndependent(cm, data, cm.qReference, cd::VecX::Zero(cm.treeModel.nv), y, yd),
+      cd::Status::Ok);
   yd = cd::test::randomVector(cm.ny, rng);
   ASSERT_EQ(cd::independentToSpanning(cm, data, y, yd), cd::Status::Ok);
   const cd::VecX q = data.q, v = data.v, tau = cd::test::randomVector(cm.ny, rng);
-  const cd::VecX tauS = cd::test::randomVector(cm.tree.nv, rng);
-  const int n = cm.tree.nbodies;
+  const cd::VecX tauS = cd::test::randomVector(cm.treeModel.nv, rng);
+  const int n = cm.treeModel.nbodies;
   std::vector<double> ydd(cm.ny), tauBack(cm.ny), Ww(6 * n), Ww2(6 * n);
   auto ceAba = [&] {
     return cdyn_ce_aba(h.m, h.ws, q.data(), q.size(), v.data(), v.size(), tau.data(), tau.size(),

@@ -44,7 +44,7 @@ struct ClusterData {
   explicit ClusterData(const ClusterModel& model, bool denseMatrices = true);
 
   const ClusterModel* model = nullptr;
-  Data tree;  ///< spanning-tree workspace (placements, velocities, forces ...)
+  Data treeData;  ///< spanning-tree workspace (placements, velocities, forces ...)
   std::vector<ClusterWorkspace> clusters;
 
   VecX ydd;                       ///< independent accelerations (ny), CE-ABA output
@@ -56,14 +56,14 @@ struct ClusterData {
   VecX v;                         ///< spanning velocity scratch / output (nv)
   MatX Hblock;                    ///< scratch for H = G^T M G blocks (max nv_k x max ny_k)
   std::vector<Motion> localBias;  ///< per body: acceleration with q_ddot = 0, cluster-local
-  /// Per body: 1 while tree.IA still holds the body's own rigid inertia before pass 2 (0 once
+  /// Per body: 1 while treeData.IA still holds the body's own rigid inertia before pass 2 (0 once
   /// an algorithm augmented it, e.g. with constraint terms): pass 2 may then transform the
   /// rigid inertia of a leaf body instead of the 6x6 matrix.
   std::vector<char> rigidInertia;
   int lastIterations = 0;     ///< Newton iterations of the last position solve
   double lastResidual = 0.0;  ///< residual norm after the last position solve
 
-  const char* errorMessage() const { return tree.errorMessage(); }
+  const char* errorMessage() const { return treeData.errorMessage(); }
 };
 
 }  // namespace clusterdyn

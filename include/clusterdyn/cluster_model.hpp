@@ -4,7 +4,7 @@
 // bodies have different parents is grown until it has a single output body.
 //
 // Coordinates:
-//  * spanning q, v: the coordinates of every tree joint (layout of ClusterModel::tree, see
+//  * spanning q, v: the coordinates of every tree joint (layout of ClusterModel::treeModel, see
 //    model.hpp). Bodies are numbered so that each cluster's bodies are contiguous and clusters
 //    are in regular order (parent cluster before child).
 //  * independent y (positions, size nyq) and y_dot (velocities, size ny): the coordinates of the
@@ -74,7 +74,7 @@ struct Cluster {
 };
 
 struct ClusterModel {
-  Model tree;  ///< spanning tree, bodies renumbered cluster by cluster
+  Model treeModel;  ///< spanning tree, bodies renumbered cluster by cluster
   std::vector<Cluster> clusters;
   std::vector<int> bodyCluster;  ///< cluster of each body
   std::vector<LoopJoint> loops;

@@ -71,10 +71,10 @@ Status ceAbaConstraintForces(const ClusterModel& model, ClusterData& data, Joint
                              GeneralizedForceLayout layout = GeneralizedForceLayout::Independent);
 
 /// After a successful ceRnea with the same data: the same quantities, from the spanning RNEA
-/// forces (data.tree.f) and data.tauY acting on the independent joints.
+/// forces (data.treeData.f) and data.tauY acting on the independent joints.
 Status ceRneaConstraintForces(const ClusterModel& model, ClusterData& data, JointForces& forces);
 
-/// forces.jointWorld from forces.joint and the body poses data.tree.oMi of the same call.
+/// forces.jointWorld from forces.joint and the body poses data.treeData.oMi of the same call.
 Status jointForcesInWorld(const ClusterModel& model, ClusterData& data, JointForces& forces);
 
 }  // namespace clusterdyn

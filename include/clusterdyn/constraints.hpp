@@ -42,7 +42,7 @@ int constraintRows(ConstraintType type);
 struct RigidConstraint {
   std::string name;
   ConstraintType type = ConstraintType::Point;
-  int body1 = -1;        ///< body index in ClusterModel::tree (>= 0)
+  int body1 = -1;        ///< body index in ClusterModel::treeModel (>= 0)
   Transform placement1;  ///< pose of frame A in body1
   int body2 = -1;        ///< body index, or -1 for the world
   Transform placement2;  ///< pose of frame B in body2 (in the world when body2 == -1)
@@ -197,7 +197,7 @@ Status dampedDelassusInverse(const ClusterModel& model, ClusterData& data, const
                              ConstraintData& cdata, ConstVecRef q, double rho);
 
 /// Checks settings as the proximal solves do (mu and tolerance positive and finite,
-/// maxIterations >= 0): InvalidArgument with the message in data.tree.lastError, else Ok. For
+/// maxIterations >= 0): InvalidArgument with the message in data.treeData.lastError, else Ok. For
 /// callers that validate once before many solves (the batched C API).
 Status checkProximalSettings(ClusterData& data, const ProximalSettings& settings);
 

@@ -13,7 +13,7 @@ namespace {
 
 Status ceAbaCore(const ClusterModel& cm, ClusterData& data, ConstVecRef q, ConstVecRef v,
                  const double* tau, detail::ForceCoordinates forces, const Force* fext) {
-  Data& td = data.tree;
+  Data& td = data.treeData;
   const int ncl = static_cast<int>(cm.clusters.size());
   // Pass 1: kinematics, G and g, inertias, bias forces, cluster motion subspaces.
   CDYN_TRY(detail::clusterVelocityPass(cm, data, q, v.data(), detail::Bias::Compute,
@@ -23,7 +23,7 @@ Status ceAbaCore(const ClusterModel& cm, ClusterData& data, ConstVecRef q, Const
   for (int k = ncl - 1; k >= 0; --k)
     CDYN_TRY(detail::clusterArticulatedStep(cm, data, k, tau, forces));
   // Pass 3: accelerations, root cluster to leaves (eq. 53, 61).
-  const Motion a0 = detail::gravityAcceleration(cm.tree);
+  const Motion a0 = detail::gravityAcceleration(cm.treeModel);
   for (int k = 0; k < ncl; ++k) {
     const int o = cm.clusters[k].outputBody;
     detail::clusterAccelerationStep(cm, data, k, o >= 0 ? td.a_gf[o] : a0);
@@ -36,38 +36,38 @@ Status ceAbaCore(const ClusterModel& cm, ClusterData& data, ConstVecRef q, Const
 Status ceAba(const ClusterModel& model, ClusterData& data, ConstVecRef q, ConstVecRef v,
              ConstVecRef tauY, const Force* fext) {
   CDYN_TRY(detail::checkClusterArgs(model, data, q, &v));
-  CDYN_TRY(detail::checkVector(data.tree, tauY, model.ny, "tau"));
-  CDYN_TRY(detail::checkForces(model.tree, data.tree, fext));
+  CDYN_TRY(detail::checkVector(data.treeData, tauY, model.ny, "tau"));
+  CDYN_TRY(detail::checkForces(model.treeModel, data.treeData, fext));
   const Status s =
       ceAbaCore(model, data, q, v, tauY.data(), detail::ForceCoordinates::Independent, fext);
-  return detail::checkOverflow(data.tree, s, data.qdd, "ceAba: qdd",
+  return detail::checkOverflow(data.treeData, s, data.qdd, "ceAba: qdd",
                                {{"q", detail::maxAbs(q), 1},
                                 {"v", detail::maxAbs(v), 2},
                                 {"tau", detail::maxAbs(tauY), 1},
-                                {"fext", detail::maxAbsForces(model.tree, fext), 1}});
+                                {"fext", detail::maxAbsForces(model.treeModel, fext), 1}});
 }
 
 Status ceAbaSpanningForces(const ClusterModel& model, ClusterData& data, ConstVecRef q,
                            ConstVecRef v, ConstVecRef tauSpanning, const Force* fext) {
   CDYN_TRY(detail::checkClusterArgs(model, data, q, &v));
-  CDYN_TRY(detail::checkVector(data.tree, tauSpanning, model.tree.nv, "tau"));
-  CDYN_TRY(detail::checkForces(model.tree, data.tree, fext));
+  CDYN_TRY(detail::checkVector(data.treeData, tauSpanning, model.treeModel.nv, "tau"));
+  CDYN_TRY(detail::checkForces(model.treeModel, data.treeData, fext));
   const Status s =
       ceAbaCore(model, data, q, v, tauSpanning.data(), detail::ForceCoordinates::Spanning, fext);
-  return detail::checkOverflow(data.tree, s, data.qdd, "ceAbaSpanningForces: qdd",
+  return detail::checkOverflow(data.treeData, s, data.qdd, "ceAbaSpanningForces: qdd",
                                {{"q", detail::maxAbs(q), 1},
                                 {"v", detail::maxAbs(v), 2},
                                 {"tau", detail::maxAbs(tauSpanning), 1},
-                                {"fext", detail::maxAbsForces(model.tree, fext), 1}});
+                                {"fext", detail::maxAbsForces(model.treeModel, fext), 1}});
 }
 
 Status ceAbaIndependent(const ClusterModel& model, ClusterData& data, ConstVecRef y,
                         ConstVecRef ydot, ConstVecRef tauY, const Force* fext) {
   if (data.model != &model)
-    return detail::fail(data.tree, Status::WorkspaceMismatch,
+    return detail::fail(data.treeData, Status::WorkspaceMismatch,
                         "the workspace was created for another model");
-  CDYN_TRY(detail::checkVector(data.tree, tauY, model.ny, "tau"));
-  CDYN_TRY(detail::checkForces(model.tree, data.tree, fext));
+  CDYN_TRY(detail::checkVector(data.treeData, tauY, model.ny, "tau"));
+  CDYN_TRY(detail::checkForces(model.treeModel, data.treeData, fext));
   Status s = independentToSpanning(model, data, y, ydot);
   if (s == Status::Ok)
     s = ceAbaCore(model, data, data.q, data.v, tauY.data(), detail::ForceCoordinates::Independent,
@@ -75,11 +75,11 @@ Status ceAbaIndependent(const ClusterModel& model, ClusterData& data, ConstVecRe
   else if (s != Status::ConstraintFailure)
     return s;  // size / finiteness of y, ydot
   s = detail::keepWarmStartUsable(model, data, s);
-  return detail::checkOverflow(data.tree, s, data.qdd, "ceAbaIndependent: qdd",
+  return detail::checkOverflow(data.treeData, s, data.qdd, "ceAbaIndependent: qdd",
                                {{"y", detail::maxAbs(y), 1},
                                 {"ydot", detail::maxAbs(ydot), 2},
                                 {"tau", detail::maxAbs(tauY), 1},
-                                {"fext", detail::maxAbsForces(model.tree, fext), 1}});
+                                {"fext", detail::maxAbsForces(model.treeModel, fext), 1}});
 }
 
 }  // namespace clusterdyn

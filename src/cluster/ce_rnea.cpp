@@ -31,9 +31,9 @@ void spanningAccelerations(const ClusterModel& cm, ClusterData& data, int k, con
 }
 
 /// tau_y = G^T tau for every cluster (eq. 23 and 65, tau = S^T f of the spanning tree in
-/// data.tree.tau).
+/// data.treeData.tau).
 void independentForces(const ClusterModel& cm, ClusterData& data, VecX& out) {
-  const VecX& tau = data.tree.tau;
+  const VecX& tau = data.treeData.tau;
   for (int k = 0; k < static_cast<int>(cm.clusters.size()); ++k) {
     const Cluster& c = cm.clusters[k];
     if (c.constrained() && c.ny == 1)
@@ -53,16 +53,17 @@ Status ceRneaConstantG(const ClusterModel& cm, ClusterData& data, ConstVecRef q,
     if (cm.clusters[k].constrained()) CDYN_TRY(detail::checkClusterState(cm, data, k, q, v));
     spanningAccelerations(cm, data, k, ydd);
   }
-  CDYN_TRY(detail::rneaPasses(cm.tree, data.tree, q, v, data.qdd.data(), fext, data.tree.tau));
+  CDYN_TRY(detail::rneaPasses(cm.treeModel, data.treeData, q, v, data.qdd.data(), fext,
+                              data.treeData.tau));
   independentForces(cm, data, out);
-  return detail::ok(data.tree);
+  return detail::ok(data.treeData);
 }
 
 Status ceRneaCore(const ClusterModel& cm, ClusterData& data, ConstVecRef q, const double* v,
                   const double* ydd, const Force* fext, VecX& out) {
   if (!cm.hasImplicitClusters()) return ceRneaConstantG(cm, data, q, v, ydd, fext, out);
-  const Model& tree = cm.tree;
-  Data& td = data.tree;
+  const Model& tree = cm.treeModel;
+  Data& td = data.treeData;
   const Motion a0 = detail::gravityAcceleration(tree);
   for (int k = 0; k < static_cast<int>(cm.clusters.size()); ++k) {
     // Kinematics (and G, g) of cluster k, then its accelerations and forces (eq. 62-63).
@@ -99,20 +100,20 @@ Status ceRneaCore(const ClusterModel& cm, ClusterData& data, ConstVecRef q, cons
 Status ceRnea(const ClusterModel& model, ClusterData& data, ConstVecRef q, ConstVecRef v,
               ConstVecRef ydd, const Force* fext) {
   CDYN_TRY(detail::checkClusterArgs(model, data, q, &v));
-  CDYN_TRY(detail::checkVector(data.tree, ydd, model.ny, "ydd"));
-  CDYN_TRY(detail::checkForces(model.tree, data.tree, fext));
+  CDYN_TRY(detail::checkVector(data.treeData, ydd, model.ny, "ydd"));
+  CDYN_TRY(detail::checkForces(model.treeModel, data.treeData, fext));
   const Status s = ceRneaCore(model, data, q, v.data(), ydd.data(), fext, data.tauY);
-  return detail::checkOverflow(data.tree, s, data.tauY, "ceRnea: tau",
+  return detail::checkOverflow(data.treeData, s, data.tauY, "ceRnea: tau",
                                {{"q", detail::maxAbs(q), 1},
                                 {"v", detail::maxAbs(v), 2},
                                 {"ydd", detail::maxAbs(ydd), 1},
-                                {"fext", detail::maxAbsForces(model.tree, fext), 1}});
+                                {"fext", detail::maxAbsForces(model.treeModel, fext), 1}});
 }
 
 Status clusterBias(const ClusterModel& model, ClusterData& data, ConstVecRef q, ConstVecRef v) {
   CDYN_TRY(detail::checkClusterArgs(model, data, q, &v));
   const Status s = ceRneaCore(model, data, q, v.data(), nullptr, nullptr, data.C);
-  return detail::checkOverflow(data.tree, s, data.C, "clusterBias: C",
+  return detail::checkOverflow(data.treeData, s, data.C, "clusterBias: C",
                                {{"q", detail::maxAbs(q), 1}, {"v", detail::maxAbs(v), 2}});
 }
 

@@ -24,8 +24,8 @@ namespace {
 /// 6x6 transform otherwise.
 inline void addTransformedInertia(const ClusterModel& cm, const ClusterData& data, int b, int o,
                                   const Transform& T, Mat6& IAo) {
-  const Model& tree = cm.tree;
-  const Data& td = data.tree;
+  const Model& tree = cm.treeModel;
+  const Data& td = data.treeData;
   if (!tree.children[b].empty() || !data.rigidInertia[b])
     IAo += actInertia(T, td.IA[b]);
   else if (cm.axisymmetricLeaf[b] && tree.parent[b] == o)
@@ -44,7 +44,7 @@ Status singular(Data& td, const Cluster& c) {
 Status articulatedScalar(const ClusterModel& cm, ClusterData& data, int k, const double* tau,
                          ForceCoordinates forces) {
   const Cluster& c = cm.clusters[k];
-  Data& td = data.tree;
+  Data& td = data.treeData;
   ClusterWorkspace& w = data.clusters[k];
   const int o = c.outputBody;
   double D = 0.0;
@@ -98,7 +98,7 @@ Status articulatedFixed(const ClusterModel& cm, ClusterData& data, int k, const 
   using MatDD = Eigen::Matrix<double, D, D>;
   using VecD = Eigen::Matrix<double, D, 1>;
   const Cluster& c = cm.clusters[k];
-  Data& td = data.tree;
+  Data& td = data.treeData;
   ClusterWorkspace& w = data.clusters[k];
   const int o = c.outputBody;
   MatDD Dm = MatDD::Zero();
@@ -150,7 +150,7 @@ Status articulatedFixed(const ClusterModel& cm, ClusterData& data, int k, const 
 Status articulatedGeneric(const ClusterModel& cm, ClusterData& data, int k, const double* tau,
                           ForceCoordinates forces) {
   const Cluster& c = cm.clusters[k];
-  Data& td = data.tree;
+  Data& td = data.treeData;
   ClusterWorkspace& w = data.clusters[k];
   const int o = c.outputBody;
   for (int b = c.firstBody; b < c.firstBody + c.nbodies; ++b) {  // eq. 53: U (IA block diagonal)
@@ -196,7 +196,7 @@ Status articulatedGeneric(const ClusterModel& cm, ClusterData& data, int k, cons
 template <int D>
 void accelerationsOf(const ClusterModel& cm, ClusterData& data, int k, const Motion& ao) {
   const Cluster& c = cm.clusters[k];
-  Data& td = data.tree;
+  Data& td = data.treeData;
   ClusterWorkspace& w = data.clusters[k];
   const int d = c.ny;
   auto t = w.tmpd.template head<D>(d);
@@ -219,8 +219,8 @@ void accelerationsOf(const ClusterModel& cm, ClusterData& data, int k, const Mot
 }  // namespace
 
 void clusterInertiaAndBias(const ClusterModel& cm, ClusterData& data, const Force* fext) {
-  const Model& tree = cm.tree;
-  Data& td = data.tree;
+  const Model& tree = cm.treeModel;
+  Data& td = data.treeData;
   for (int b = 0; b < tree.nbodies; ++b) {
     const SpatialInertia& I = tree.inertias[b];
     data.rigidInertia[b] = 1;
@@ -238,8 +238,8 @@ Status clusterArticulatedStep(const ClusterModel& cm, ClusterData& data, int k, 
   if (!c.constrained()) {  // one body: the ABA step (Featherstone Table 7.1)
     const int b = c.firstBody;
     return articulatedBodyStep(
-        cm.tree, data.tree, b, c.outputBody,
-        forces == ForceCoordinates::Spanning ? tau + cm.tree.idx_v[b] : tau + c.y0);
+        cm.treeModel, data.treeData, b, c.outputBody,
+        forces == ForceCoordinates::Spanning ? tau + cm.treeModel.idx_v[b] : tau + c.y0);
   }
   switch (c.ny) {
     case 1:
@@ -257,8 +257,8 @@ void clusterAccelerationStep(const ClusterModel& cm, ClusterData& data, int k, c
   const Cluster& c = cm.clusters[k];
   if (!c.constrained()) {
     const int b = c.firstBody;
-    const int iv = cm.tree.idx_v[b];
-    accelerationStep(cm.tree, data.tree, b, ao, data.qdd.data() + iv);
+    const int iv = cm.treeModel.idx_v[b];
+    accelerationStep(cm.treeModel, data.treeData, b, ao, data.qdd.data() + iv);
     data.ydd.segment(c.y0, c.ny) = data.qdd.segment(iv, c.nv);
     return;
   }
@@ -277,11 +277,11 @@ void clusterAccelerationStep(const ClusterModel& cm, ClusterData& data, int k, c
 void clusterForceBackwardStep(const ClusterModel& cm, ClusterData& data, int k, Force* dp,
                               double* du) {
   const Cluster& c = cm.clusters[k];
-  const Data& td = data.tree;
+  const Data& td = data.treeData;
   const int o = c.outputBody;
   if (!c.constrained()) {
     const int b = c.firstBody;
-    const Joint& joint = cm.tree.joints[b];
+    const Joint& joint = cm.treeModel.joints[b];
     const int n = joint.nv;
     Eigen::Map<VecX> dub(du + c.y0, n);
     dub.noalias() = -joint.S.transpose() * dp[b];
@@ -315,10 +315,10 @@ void clusterForceBackwardStep(const ClusterModel& cm, ClusterData& data, int k, 
 void clusterForceForwardStep(const ClusterModel& cm, ClusterData& data, int k, const Motion& dao,
                              const double* du, double* dydd, Motion* da) {
   const Cluster& c = cm.clusters[k];
-  const Data& td = data.tree;
+  const Data& td = data.treeData;
   if (!c.constrained()) {
     const int b = c.firstBody;
-    const Joint& joint = cm.tree.joints[b];
+    const Joint& joint = cm.treeModel.joints[b];
     const int n = joint.nv;
     Motion a = td.liMi[b].actInvMotion(dao);
     if (n == 1) {

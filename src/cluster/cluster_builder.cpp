@@ -290,15 +290,15 @@ std::vector<std::vector<int>> clustersInRegularOrder(const Model& tree0,
   return ordered;
 }
 
-/// cm.tree (tree0 with its bodies renumbered cluster by cluster), cm.bodyCluster and the
+/// cm.treeModel (tree0 with its bodies renumbered cluster by cluster), cm.bodyCluster and the
 /// clusters' bodies, output bodies, parents and coordinate ranges.
 void addClusters(ClusterModel& cm, const Model& tree0,
                  const std::vector<std::vector<int>>& clusterBodies, const std::string& source) {
   std::vector<int> order;
   for (const auto& bodies : clusterBodies)
     for (int b : bodies) order.push_back(b);
-  cm.tree = permuteBodies(tree0, order);
-  const Model& tree = cm.tree;
+  cm.treeModel = permuteBodies(tree0, order);
+  const Model& tree = cm.treeModel;
   cm.bodyCluster.assign(tree.nbodies, -1);
   int body = 0;
   for (const auto& bodies : clusterBodies) {
@@ -332,7 +332,7 @@ void addClusters(ClusterModel& cm, const Model& tree0,
 /// Rotors: leaf bodies on revolute joints whose inertia is invariant under rotation about the
 /// joint axis (then it is invariant for every angle; checked at one generic angle).
 void findAxisymmetricRotors(ClusterModel& cm) {
-  const Model& tree = cm.tree;
+  const Model& tree = cm.treeModel;
   cm.axisymmetricLeaf.assign(tree.nbodies, 0);
   cm.axisymmetricInertiaInParent.assign(tree.nbodies, SpatialInertia());
   for (int b = 0; b < tree.nbodies; ++b) {
@@ -352,8 +352,8 @@ void findAxisymmetricRotors(ClusterModel& cm) {
 /// Explicit relations of the couplings (coefficients on the spanning velocities).
 void addCouplingRelations(ClusterModel& cm, const UrdfDescription& urdf) {
   for (const auto& c : urdf.couplings) {
-    ExplicitRelation rel = couplingRelation(cm.tree, urdf, c);
-    rel.cluster = cm.bodyCluster[cm.tree.velocityOwner[rel.terms[0].first]];
+    ExplicitRelation rel = couplingRelation(cm.treeModel, urdf, c);
+    rel.cluster = cm.bodyCluster[cm.treeModel.velocityOwner[rel.terms[0].first]];
     cm.clusters[rel.cluster].relations.push_back(static_cast<int>(cm.relations.size()));
     cm.relations.push_back(rel);
   }
@@ -362,7 +362,7 @@ void addCouplingRelations(ClusterModel& cm, const UrdfDescription& urdf) {
 /// Explicit relations of the mimic joints; returns the followers' velocity indices (dependent
 /// coordinates).
 std::set<int> addMimicRelations(ClusterModel& cm, const UrdfDescription& urdf) {
-  const Model& tree = cm.tree;
+  const Model& tree = cm.treeModel;
   std::set<int> mimicFollowers;
   for (const auto& j : urdf.joints) {
     if (!j.mimic.present) continue;
@@ -389,10 +389,10 @@ std::set<int> addMimicRelations(ClusterModel& cm, const UrdfDescription& urdf) {
 void addLoopJoints(ClusterModel& cm, const UrdfDescription& urdf, const ModelOptions& options) {
   for (const auto& l : urdf.loops) {
     if (detail::isCutLoop(l, options)) {
-      cm.cutLoops.push_back(makeLoop(cm.tree, urdf, l));
+      cm.cutLoops.push_back(makeLoop(cm.treeModel, urdf, l));
       continue;
     }
-    LoopJoint lj = makeLoop(cm.tree, urdf, l);
+    LoopJoint lj = makeLoop(cm.treeModel, urdf, l);
     // The deeper end lies inside the loop's cluster (the other may be its output body).
     lj.cluster = cm.bodyCluster[std::max(lj.successorBody, lj.predecessorBody)];
     cm.clusters[lj.cluster].loops.push_back(static_cast<int>(cm.loops.size()));
@@ -407,7 +407,7 @@ void addLoopJoints(ClusterModel& cm, const UrdfDescription& urdf, const ModelOpt
 void partitionCoordinates(ClusterModel& cm, const UrdfDescription& urdf,
                           const ModelOptions& options, const JointsByName& jointByName,
                           const std::set<int>& mimicFollowers) {
-  const Model& tree = cm.tree;
+  const Model& tree = cm.treeModel;
   const std::set<std::string> cutPathJoints = detail::cutLoopPathJoints(urdf, options);
   for (auto& c : cm.clusters) {
     for (int b = c.firstBody; b < c.firstBody + c.nbodies; ++b) {
@@ -441,7 +441,7 @@ void partitionCoordinates(ClusterModel& cm, const UrdfDescription& urdf,
 /// Layout of the independent coordinates y (velocities) and yq (positions) over the clusters,
 /// with their spanning indices and names.
 void indexIndependentCoordinates(ClusterModel& cm) {
-  const Model& tree = cm.tree;
+  const Model& tree = cm.treeModel;
   int y = 0, yq = 0;
   for (auto& c : cm.clusters) {
     c.y0 = y;
@@ -475,7 +475,7 @@ void nameClusters(ClusterModel& cm) {
     std::string name;
     for (int r : c.relations) name += (name.empty() ? "" : "+") + cm.relations[r].name;
     for (int l : c.loops) name += (name.empty() ? "" : "+") + cm.loops[l].name;
-    if (name.empty() || c.nbodies == 1) name = cm.tree.bodyNames[c.firstBody];
+    if (name.empty() || c.nbodies == 1) name = cm.treeModel.bodyNames[c.firstBody];
     c.name = name;
   }
 }
@@ -513,7 +513,7 @@ std::string velocityNameList(const Model& tree, const Cluster& c, const std::vec
 /// constraints' freedom nv - rank(K) equals ny and the dependent block is regular there. Sets
 /// the cluster's selected rows and, for explicit clusters, its constant G.
 void closeClusterAtReference(ClusterModel& cm, ClusterData& data, int k) {
-  const Model& tree = cm.tree;
+  const Model& tree = cm.treeModel;
   Cluster& c = cm.clusters[k];
   std::string elem = "cluster '" + c.name + "'";
   const std::string where =
@@ -582,7 +582,7 @@ void closeClusterAtReference(ClusterModel& cm, ClusterData& data, int k) {
 /// cm.qReference: the neutral configuration with every constrained cluster closed; G = I for
 /// the unconstrained clusters.
 void closeReferenceConfiguration(ClusterModel& cm) {
-  cm.qReference = neutralConfiguration(cm.tree);
+  cm.qReference = neutralConfiguration(cm.treeModel);
   ClusterData data(cm, false);  // cluster workspaces only: no ny x ny / nv x nv matrices
   for (int k = 0; k < static_cast<int>(cm.clusters.size()); ++k) {
     Cluster& c = cm.clusters[k];
@@ -616,8 +616,8 @@ ClusterModel buildClusterModel(const UrdfDescription& urdf, const ModelOptions& 
   nameClusters(cm);
 
   closeReferenceConfiguration(cm);
-  log::debug("{}: {} clusters, nv spanning {}, ny {}", urdf.source, cm.clusters.size(), cm.tree.nv,
-             cm.ny);
+  log::debug("{}: {} clusters, nv spanning {}, ny {}", urdf.source, cm.clusters.size(),
+             cm.treeModel.nv, cm.ny);
   return cm;
 }
 

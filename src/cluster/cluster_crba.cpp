@@ -29,13 +29,13 @@ void transportForces(const Transform& T, Block&& F) {
 Status clusterMassMatrix(const ClusterModel& model, ClusterData& data, ConstVecRef q) {
   CDYN_TRY(detail::checkClusterArgs(model, data, q, nullptr));
   if (data.H.rows() != model.ny)
-    return detail::fail(data.tree, Status::InvalidArgument,
+    return detail::fail(data.treeData, Status::InvalidArgument,
                         "clusterMassMatrix: the workspace was created without dense matrices "
                         "(no H)");
   CDYN_TRY(detail::clusterVelocityPass(model, data, q, nullptr, detail::Bias::Skip,
                                        detail::StateCheck::Check));
-  const Model& tree = model.tree;
-  Data& td = data.tree;
+  const Model& tree = model.treeModel;
+  Data& td = data.treeData;
   std::vector<SpatialInertia>& Ic = td.Ycrb;  // I~_b: rigid composites
   for (int b = 0; b < tree.nbodies; ++b) Ic[b] = tree.inertias[b];
   const int ncl = static_cast<int>(model.clusters.size());

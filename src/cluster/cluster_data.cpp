@@ -5,7 +5,7 @@
 namespace clusterdyn {
 
 ClusterData::ClusterData(const ClusterModel& m, bool denseMatrices)
-    : model(&m), tree(m.tree, denseMatrices) {
+    : model(&m), treeData(m.treeModel, denseMatrices) {
   clusters.resize(m.clusters.size());
   for (size_t k = 0; k < m.clusters.size(); ++k) {
     const Cluster& c = m.clusters[k];
@@ -37,17 +37,17 @@ ClusterData::ClusterData(const ClusterModel& m, bool denseMatrices)
     w.outputTb.assign(c.nbodies, Transform());
   }
   ydd.setZero(m.ny);
-  qdd.setZero(m.tree.nv);
+  qdd.setZero(m.treeModel.nv);
   tauY.setZero(m.ny);
   if (denseMatrices) H.setZero(m.ny, m.ny);
   C.setZero(m.ny);
-  q = m.qReference.size() == m.tree.nq ? m.qReference : VecX::Zero(m.tree.nq);
-  v.setZero(m.tree.nv);
+  q = m.qReference.size() == m.treeModel.nq ? m.qReference : VecX::Zero(m.treeModel.nq);
+  v.setZero(m.treeModel.nv);
   int maxNv = 0, maxNy = 0;
   for (const Cluster& c : m.clusters) maxNv = std::max(maxNv, c.nv), maxNy = std::max(maxNy, c.ny);
   Hblock.setZero(maxNv, maxNy);
-  localBias.assign(m.tree.nbodies, Motion::Zero());
-  rigidInertia.assign(m.tree.nbodies, 1);
+  localBias.assign(m.treeModel.nbodies, Motion::Zero());
+  rigidInertia.assign(m.treeModel.nbodies, 1);
 }
 
 }  // namespace clusterdyn

@@ -25,7 +25,7 @@ enum class OutputPoses : bool { ImplicitOnly = false, All = true };
 /// (ClusterWorkspace::outputTb).
 void clusterPlacements(const ClusterModel& cm, ClusterData& data, int k,
                        const Eigen::Ref<const VecX>& q);
-/// Same from the liMi already in data.tree (after a tree forward pass).
+/// Same from the liMi already in data.treeData (after a tree forward pass).
 void clusterRelativePoses(const ClusterModel& cm, ClusterData& data, int k);
 /// All constraint rows of cluster k: explicit relations then loop rows.
 /// Residual phi (r) at q (needs clusterPlacements).
@@ -33,7 +33,7 @@ void constraintResidual(const ClusterModel& cm, ClusterData& data, int k,
                         const Eigen::Ref<const VecX>& q);
 /// Jacobian K (r x n) (needs poses).
 void constraintJacobian(const ClusterModel& cm, ClusterData& data, int k);
-/// Bias k (r) with K v_dot = k (needs poses, data.tree.v and data.localBias).
+/// Bias k (r) with K v_dot = k (needs poses, data.treeData.v and data.localBias).
 void constraintBias(const ClusterModel& cm, ClusterData& data, int k);
 /// G (and g with Bias::Compute) from the selected rows of K (and k). Fails (ConstraintFailure)
 /// if the dependent block is singular (ClosureSettings::singularTolerance).

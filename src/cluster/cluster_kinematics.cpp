@@ -9,10 +9,10 @@ namespace clusterdyn::detail {
 Status checkClusterArgs(const ClusterModel& cm, ClusterData& data, const Eigen::Ref<const VecX>& q,
                         const Eigen::Ref<const VecX>* v) {
   if (data.model != &cm)
-    return fail(data.tree, Status::WorkspaceMismatch,
+    return fail(data.treeData, Status::WorkspaceMismatch,
                 "the workspace was created for another model");
-  CDYN_TRY(checkConfiguration(cm.tree, data.tree, q));
-  if (v) CDYN_TRY(checkVector(data.tree, *v, cm.tree.nv, "v"));
+  CDYN_TRY(checkConfiguration(cm.treeModel, data.treeData, q));
+  if (v) CDYN_TRY(checkVector(data.treeData, *v, cm.treeModel.nv, "v"));
   return Status::Ok;
 }
 
@@ -20,7 +20,7 @@ Status checkClusterState(const ClusterModel& cm, ClusterData& data, int k,
                          const Eigen::Ref<const VecX>& q, const double* v) {
   const Cluster& c = cm.clusters[k];
   ClusterWorkspace& w = data.clusters[k];
-  Data& td = data.tree;
+  Data& td = data.treeData;
   if (!c.implicit()) {  // couplings and mimics: linear relations, checked term by term
     double scale = 1.0;
     if (v)
@@ -29,7 +29,7 @@ Status checkClusterState(const ClusterModel& cm, ClusterData& data, int k,
       const ExplicitRelation& rel = cm.relations[r];
       double pos = -rel.offset, vel = 0.0;
       for (const auto& [iv, coef] : rel.terms) {
-        pos += coef * q[cm.tree.idx_q[cm.tree.velocityOwner[iv]]];
+        pos += coef * q[cm.treeModel.idx_q[cm.treeModel.velocityOwner[iv]]];
         if (v) vel += coef * v[iv];
       }
       if (!(std::abs(pos) <= kClosureSettings.stateTolerance))
@@ -68,8 +68,8 @@ Status checkClusterState(const ClusterModel& cm, ClusterData& data, int k,
 Status clusterVelocityStep(const ClusterModel& cm, ClusterData& data, int k,
                            const Eigen::Ref<const VecX>& q, const double* v, Bias bias,
                            StateCheck check, OutputPoses poses) {
-  const Model& tree = cm.tree;
-  Data& td = data.tree;
+  const Model& tree = cm.treeModel;
+  Data& td = data.treeData;
   const Cluster& c = cm.clusters[k];
   const int last = c.firstBody + c.nbodies;
   for (int b = c.firstBody; b < last; ++b) {
@@ -108,14 +108,14 @@ Status clusterVelocityPass(const ClusterModel& cm, ClusterData& data,
 /// body coordinates (after clusterVelocityPass set G and g).
 void clusterMotionSubspace(const ClusterModel& cm, ClusterData& data, int k, Bias bias) {
   const Cluster& c = cm.clusters[k];
-  const Model& tree = cm.tree;
+  const Model& tree = cm.treeModel;
   ClusterWorkspace& w = data.clusters[k];
   for (int b = c.firstBody; b < c.firstBody + c.nbodies; ++b) {
     const int i = 6 * (b - c.firstBody);
     const int p = tree.parent[b];
     const bool internal = p >= c.firstBody;
     const int ip = 6 * (p - c.firstBody);
-    const Transform& X = data.tree.liMi[b];
+    const Transform& X = data.treeData.liMi[b];
     const int lv = tree.idx_v[b] - c.v0;  // 1-dof joints inside constrained clusters
     const auto Sb = tree.joints[b].S.col(0);
     for (int j = 0; j < c.ny; ++j) {
@@ -124,7 +124,7 @@ void clusterMotionSubspace(const ClusterModel& cm, ClusterData& data, int k, Bia
       w.S.block<6, 1>(i, j) = s;
     }
     if (bias == Bias::Skip) continue;
-    Motion cb = Sb * w.g[lv] + data.tree.c[b];
+    Motion cb = Sb * w.g[lv] + data.treeData.c[b];
     if (internal) cb += X.actInvMotion(w.c.segment<6>(ip));
     w.c.segment<6>(i) = cb;
   }

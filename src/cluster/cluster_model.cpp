@@ -46,7 +46,7 @@ Model permuteBodies(const Model& m, const std::vector<int>& order) {
 }
 
 std::string describeClusterTree(const ClusterModel& cm) {
-  const Model& t = cm.tree;
+  const Model& t = cm.treeModel;
   auto bodyOrWorld = [&](int b) { return b >= 0 ? t.bodyNames[b] : std::string("world"); };
   std::ostringstream os;
   os << "cluster tree of '" << t.name << "': " << cm.clusters.size() << " clusters, " << t.nbodies
@@ -80,7 +80,7 @@ std::string describeClusterTree(const ClusterModel& cm) {
 }
 
 std::string clusterTreeDot(const ClusterModel& cm) {
-  const Model& t = cm.tree;
+  const Model& t = cm.treeModel;
   auto esc = [](const std::string& in) {  // a Graphviz double-quoted string
     std::string out;
     for (char ch : in) {

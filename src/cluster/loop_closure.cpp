@@ -34,7 +34,7 @@ void stepDependent(const ClusterModel& cm, int k, Eigen::Ref<VecX> q, const VecX
                    double alpha) {
   const Cluster& c = cm.clusters[k];
   for (int i = 0; i < static_cast<int>(c.dependent.size()); ++i)
-    q[qIndex(cm.tree, c, c.dependent[i])] += alpha * dq[i];
+    q[qIndex(cm.treeModel, c, c.dependent[i])] += alpha * dq[i];
 }
 
 enum class NewtonResult { Converged, Singular, Failed };
@@ -103,16 +103,16 @@ NewtonResult continuation(const ClusterModel& cm, ClusterData& data, int k, Eige
                           const double* start, int steps, int* iterations) {
   const Cluster& c = cm.clusters[k];
   ClusterWorkspace& w = data.clusters[k];
-  for (int j = 0; j < c.ny; ++j) w.tmpd[j] = q[qIndex(cm.tree, c, c.independent[j])];
+  for (int j = 0; j < c.ny; ++j) w.tmpd[j] = q[qIndex(cm.treeModel, c, c.independent[j])];
   for (int i : c.dependent) {
-    const int iq = qIndex(cm.tree, c, i);
+    const int iq = qIndex(cm.treeModel, c, i);
     q[iq] = start[iq - c.q0];
   }
   NewtonResult r = NewtonResult::Failed;
   for (int step = 1; step <= steps; ++step) {
     const double t = static_cast<double>(step) / steps;
     for (int j = 0; j < c.ny; ++j) {
-      const int iq = qIndex(cm.tree, c, c.independent[j]);
+      const int iq = qIndex(cm.treeModel, c, c.independent[j]);
       const double y0 = start[iq - c.q0];
       q[iq] = step == steps ? w.tmpd[j] : y0 + t * (w.tmpd[j] - y0);
     }
@@ -120,7 +120,7 @@ NewtonResult continuation(const ClusterModel& cm, ClusterData& data, int k, Eige
     *iterations += data.lastIterations;
     if (r != NewtonResult::Converged) break;
   }
-  for (int j = 0; j < c.ny; ++j) q[qIndex(cm.tree, c, c.independent[j])] = w.tmpd[j];
+  for (int j = 0; j < c.ny; ++j) q[qIndex(cm.treeModel, c, c.independent[j])] = w.tmpd[j];
   return r;
 }
 
@@ -139,7 +139,7 @@ Status solveClusterPositions(const ClusterModel& cm, ClusterData& data, int k, E
   };
   auto differs = [&](const double* start) {
     for (int j = 0; j < c.ny; ++j) {
-      const int iq = qIndex(cm.tree, c, c.independent[j]);
+      const int iq = qIndex(cm.treeModel, c, c.independent[j]);
       if (start[iq - c.q0] != q[iq]) return true;
     }
     return false;
@@ -155,7 +155,7 @@ Status solveClusterPositions(const ClusterModel& cm, ClusterData& data, int k, E
   const double* reference = cm.qReference.data() + c.q0;
   if (!ok) {
     for (int i : c.dependent) {
-      const int iq = qIndex(cm.tree, c, i);
+      const int iq = qIndex(cm.treeModel, c, i);
       q[iq] = cm.qReference[iq];
     }
     ok = attempt(newton(cm, data, k, q));
@@ -171,7 +171,7 @@ Status solveClusterPositions(const ClusterModel& cm, ClusterData& data, int k, E
     constraintJacobian(cm, data, k);
     return singularDependentBlock(cm, data, k, "at the closure solution");
   }
-  return fail(data.tree, Status::ConstraintFailure,
+  return fail(data.treeData, Status::ConstraintFailure,
               "cluster '%s': loop closure did not converge (residual %.3g after %d iterations, "
               "from the warm start and from the reference configuration)",
               c.name.c_str(), data.lastResidual, iterations);
@@ -186,7 +186,7 @@ Status closeClusterPositions(const ClusterModel& cm, ClusterData& data, int k, E
     const double res = residualAt(cm, data, k, q);
     data.lastResidual = res;
     if (std::isfinite(res) && res <= s.referenceTolerance) return Status::Ok;
-    return fail(data.tree, Status::ConstraintFailure,
+    return fail(data.treeData, Status::ConstraintFailure,
                 "the cluster has no dependent coordinate to close its loop (residual %.3g)", res);
   }
   for (int it = 0; it <= s.referenceMaxIterations; ++it) {
@@ -204,7 +204,7 @@ Status closeClusterPositions(const ClusterModel& cm, ClusterData& data, int k, E
     if (step > s.maxStep) dq *= s.maxStep / step;
     stepDependent(cm, k, q, dq, 1.0);
   }
-  return fail(data.tree, Status::ConstraintFailure, "residual %.3g after %d Gauss-Newton steps",
+  return fail(data.treeData, Status::ConstraintFailure, "residual %.3g after %d Gauss-Newton steps",
               data.lastResidual, s.referenceMaxIterations);
 }
 
@@ -236,27 +236,27 @@ Status solveLoopClosureFromWarmStart(const ClusterModel& cm, ClusterData& data, 
     totalIterations = std::max(totalIterations, data.lastIterations);
   }
   data.lastIterations = totalIterations;
-  return detail::checkConfiguration(cm.tree, data.tree, data.q) == Status::Ok
-             ? detail::ok(data.tree)
+  return detail::checkConfiguration(cm.treeModel, data.treeData, data.q) == Status::Ok
+             ? detail::ok(data.treeData)
              : Status::NotUnitQuaternion;
 }
 }  // namespace
 
 Status setClosureWarmStart(const ClusterModel& cm, ClusterData& data, ConstVecRef q) {
   if (data.model != &cm)
-    return detail::fail(data.tree, Status::WorkspaceMismatch,
+    return detail::fail(data.treeData, Status::WorkspaceMismatch,
                         "the workspace was created for another model");
-  CDYN_TRY(detail::checkVector(data.tree, q, cm.tree.nq, "q_guess"));
-  CDYN_TRY(detail::checkConfiguration(cm.tree, data.tree, q));
+  CDYN_TRY(detail::checkVector(data.treeData, q, cm.treeModel.nq, "q_guess"));
+  CDYN_TRY(detail::checkConfiguration(cm.treeModel, data.treeData, q));
   data.q = q;
-  return detail::ok(data.tree);
+  return detail::ok(data.treeData);
 }
 
 Status solveLoopClosure(const ClusterModel& cm, ClusterData& data, ConstVecRef y) {
   if (data.model != &cm)
-    return detail::fail(data.tree, Status::WorkspaceMismatch,
+    return detail::fail(data.treeData, Status::WorkspaceMismatch,
                         "the workspace was created for another model");
-  CDYN_TRY(detail::checkVector(data.tree, y, cm.nyq, "y"));
+  CDYN_TRY(detail::checkVector(data.treeData, y, cm.nyq, "y"));
   return detail::keepWarmStartUsable(cm, data, solveLoopClosureFromWarmStart(cm, data, y));
 }
 
@@ -278,21 +278,21 @@ Status velocitiesFromIndependent(const ClusterModel& cm, ClusterData& data, Cons
 
 Status independentToSpanning(const ClusterModel& cm, ClusterData& data, ConstVecRef y,
                              ConstVecRef ydot) {
-  CDYN_TRY(detail::checkVector(data.tree, ydot, cm.ny, "ydot"));
+  CDYN_TRY(detail::checkVector(data.treeData, ydot, cm.ny, "ydot"));
   CDYN_TRY(solveLoopClosure(cm, data, y));
   CDYN_TRY(velocitiesFromIndependent(cm, data, ydot));
-  return detail::ok(data.tree);
+  return detail::ok(data.treeData);
 }
 
 Status spanningToIndependent(const ClusterModel& cm, ClusterData& data, ConstVecRef q,
                              ConstVecRef v, Eigen::Ref<VecX> y, Eigen::Ref<VecX> ydot) {
   CDYN_TRY(detail::checkClusterArgs(cm, data, q, &v));
   if (y.size() != cm.nyq || ydot.size() != cm.ny)
-    return detail::fail(data.tree, Status::InvalidSize, "y / ydot must have sizes %d / %d", cm.nyq,
-                        cm.ny);
+    return detail::fail(data.treeData, Status::InvalidSize, "y / ydot must have sizes %d / %d",
+                        cm.nyq, cm.ny);
   for (int k = 0; k < cm.nyq; ++k) y[k] = q[cm.independentPosition[k]];
   for (int k = 0; k < cm.ny; ++k) ydot[k] = v[cm.independentVelocity[k]];
-  return detail::ok(data.tree);
+  return detail::ok(data.treeData);
 }
 
 Status projectToConstraints(const ClusterModel& cm, ClusterData& data, ConstVecRef q,
@@ -316,7 +316,7 @@ Status projectToConstraints(const ClusterModel& cm, ClusterData& data, ConstVecR
     for (int j = 0; j < c.ny; ++j) w.tmpd[j] = v[c.v0 + c.independent[j]];
     data.v.segment(c.v0, c.nv).noalias() = w.G * w.tmpd;
   }
-  return detail::ok(data.tree);
+  return detail::ok(data.treeData);
 }
 
 Status clusterConstraintMatrices(const ClusterModel& cm, ClusterData& data, ConstVecRef q,
@@ -324,7 +324,7 @@ Status clusterConstraintMatrices(const ClusterModel& cm, ClusterData& data, Cons
   CDYN_TRY(detail::checkClusterArgs(cm, data, q, &v));
   CDYN_TRY(detail::clusterVelocityPass(cm, data, q, v.data(), detail::Bias::Compute,
                                        detail::StateCheck::Skip));
-  return detail::ok(data.tree);
+  return detail::ok(data.treeData);
 }
 
 }  // namespace clusterdyn

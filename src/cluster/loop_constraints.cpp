@@ -40,8 +40,8 @@ void clusterRelativePoses(const ClusterModel& cm, ClusterData& data, int k) {
   const Cluster& c = cm.clusters[k];
   ClusterWorkspace& w = data.clusters[k];
   for (int b = c.firstBody; b < c.firstBody + c.nbodies; ++b) {
-    const int p = cm.tree.parent[b];
-    const Transform& liMi = data.tree.liMi[b];
+    const int p = cm.treeModel.parent[b];
+    const Transform& liMi = data.treeData.liMi[b];
     Transform& T = w.outputTb[b - c.firstBody];
     if (inCluster(c, p)) {
       const Transform& Tp = w.outputTb[p - c.firstBody];
@@ -56,10 +56,10 @@ void clusterRelativePoses(const ClusterModel& cm, ClusterData& data, int k) {
 void clusterPlacements(const ClusterModel& cm, ClusterData& data, int k,
                        const Eigen::Ref<const VecX>& q) {
   const Cluster& c = cm.clusters[k];
-  const Model& tree = cm.tree;
+  const Model& tree = cm.treeModel;
   for (int b = c.firstBody; b < c.firstBody + c.nbodies; ++b) {
     const Transform XJ = tree.joints[b].transform(q.data() + tree.idx_q[b]);
-    data.tree.liMi[b] = tree.jointPlacement[b] * XJ;
+    data.treeData.liMi[b] = tree.jointPlacement[b] * XJ;
   }
   clusterRelativePoses(cm, data, k);
 }
@@ -72,7 +72,7 @@ void constraintResidual(const ClusterModel& cm, ClusterData& data, int k,
   for (int r : c.relations) {
     const ExplicitRelation& rel = cm.relations[r];
     double s = -rel.offset;
-    for (const auto& [iv, coef] : rel.terms) s += coef * q[qIndex(cm.tree, c, iv - c.v0)];
+    for (const auto& [iv, coef] : rel.terms) s += coef * q[qIndex(cm.treeModel, c, iv - c.v0)];
     w.phi[row++] = s;
   }
   for (int l : c.loops) {
@@ -97,7 +97,7 @@ void constraintResidual(const ClusterModel& cm, ClusterData& data, int k,
 void constraintJacobian(const ClusterModel& cm, ClusterData& data, int k) {
   const Cluster& c = cm.clusters[k];
   ClusterWorkspace& w = data.clusters[k];
-  const Model& tree = cm.tree;
+  const Model& tree = cm.treeModel;
   const int nrel = static_cast<int>(c.relations.size());
   if (nrel > 0) w.K.topRows(nrel) = c.Kexplicit;
   int row = nrel;
@@ -133,8 +133,8 @@ void constraintBias(const ClusterModel& cm, ClusterData& data, int k) {
     const Transform TP = poseInOutput(c, w, p) * lj.predecessorPlacement;
     const Transform PTS = TP.inverse() * poseInOutput(c, w, s);  // pose of body s in frame P
     // True velocities (inertial, in the bodies' coordinates) and cluster-local biases.
-    const Motion vp = p >= 0 ? data.tree.v[p] : Motion::Zero();
-    const Motion vs = s >= 0 ? data.tree.v[s] : Motion::Zero();
+    const Motion vp = p >= 0 ? data.treeData.v[p] : Motion::Zero();
+    const Motion vs = s >= 0 ? data.treeData.v[s] : Motion::Zero();
     const Motion lp = inCluster(c, p) ? data.localBias[p] : Motion::Zero();
     const Motion ls = inCluster(c, s) ? data.localBias[s] : Motion::Zero();
     const Motion vP = lj.predecessorPlacement.actInvMotion(vp);
@@ -194,7 +194,7 @@ Status singularDependentBlock(const ClusterModel& cm, ClusterData& data, int k, 
   for (int r : c.selectedRows)
     for (int j : c.dependent) scale = std::max(scale, std::abs(w.K(r, j)));
   const double sigma = dependentBlockSingularValue(cm, data, k);
-  return fail(data.tree, Status::ConstraintFailure,
+  return fail(data.treeData, Status::ConstraintFailure,
               "cluster '%s': singular configuration %s (branch or dead point): the dependent "
               "block Kd has lost rank, smallest singular value %.3g (largest entry %.3g, "
               "limit %.0e relative)",

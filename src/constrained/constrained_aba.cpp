@@ -27,17 +27,17 @@ Status checkProximal(Data& td, const ProximalSettings& s) {
 }  // namespace detail
 
 Status checkProximalSettings(ClusterData& data, const ProximalSettings& settings) {
-  return detail::checkProximal(data.tree, settings);
+  return detail::checkProximal(data.treeData, settings);
 }
 
 Status constrainedAba(const ClusterModel& model, ClusterData& data, const ConstraintSet& set,
                       ConstraintData& cd, ConstVecRef q, ConstVecRef v, ConstVecRef tauY,
                       const ProximalSettings& settings, const Force* fext, bool warmStart) {
-  Data& td = data.tree;
+  Data& td = data.treeData;
   CDYN_TRY(detail::checkConstraintArgs(model, data, set, cd));
   CDYN_TRY(detail::checkClusterArgs(model, data, q, &v));
   CDYN_TRY(detail::checkVector(td, tauY, model.ny, "tau"));
-  CDYN_TRY(detail::checkForces(model.tree, td, fext));
+  CDYN_TRY(detail::checkForces(model.treeModel, td, fext));
   CDYN_TRY(detail::checkProximal(td, settings));
   if (!set.allWorldAttached())
     return detail::fail(td, Status::InvalidArgument,

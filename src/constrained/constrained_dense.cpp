@@ -11,7 +11,7 @@ Status constrainedDynamicsDense(const ClusterModel& model, ClusterData& data,
                                 const ConstraintSet& set, ConstraintData& cd, ConstVecRef q,
                                 ConstVecRef v, ConstVecRef tauY, const ProximalSettings& settings,
                                 const Force* fext) {
-  Data& td = data.tree;
+  Data& td = data.treeData;
   CDYN_TRY(detail::checkConstraintArgs(model, data, set, cd));
   CDYN_TRY(detail::checkClusterArgs(model, data, q, &v));
   CDYN_TRY(detail::checkVector(td, tauY, model.ny, "tau"));
@@ -70,7 +70,7 @@ Status constrainedDynamicsDense(const ClusterModel& model, ClusterData& data,
 
 Status delassusMatrixLtl(const ClusterModel& model, ClusterData& data, const ConstraintSet& set,
                          ConstraintData& cd, ConstVecRef q) {
-  Data& td = data.tree;
+  Data& td = data.treeData;
   CDYN_TRY(detail::checkConstraintArgs(model, data, set, cd));
   CDYN_TRY(detail::checkClusterArgs(model, data, q, nullptr));
   const int n = model.ny, m = set.rows();

@@ -23,14 +23,14 @@ ConstraintData::ConstraintData(const ClusterModel& m, const ConstraintSet& s) : 
   lambdaPrev.setZero(mrows);
   residual.setZero(mrows);
   step.setZero(mrows);
-  du.setZero(std::max(ny, m.tree.nv));
+  du.setZero(std::max(ny, m.treeModel.nv));
   work.setZero(std::max(mrows, ny), std::max(mrows, ny));
   jacobianH.setZero(mrows, ny);
   tauFree.setZero(ny);
   yddFree.setZero(ny);
   llt.compute(MatX::Identity(mrows, mrows));
   lltH.compute(MatX::Identity(ny, ny));
-  dp.assign(m.tree.nbodies, Force::Zero());
+  dp.assign(m.treeModel.nbodies, Force::Zero());
 
   // Attachments: one per constrained body side.
   for (int j = 0; j < s.size(); ++j) {

@@ -17,7 +17,7 @@ inline Status solveOverflow(const ClusterModel& model, Data& td, ConstraintData&
                          {{"q", maxAbs(q), 1},
                           {"v", maxAbs(v), 2},
                           {"tau", maxAbs(tauY), 1},
-                          {"fext", maxAbsForces(model.tree, fext), 1}});
+                          {"fext", maxAbsForces(model.treeModel, fext), 1}});
 }
 
 /// Every output of a proximal solve is finite: ydd, qdd, lambda, the residual and dual step.
@@ -40,7 +40,7 @@ enum class RowTargets : bool { Skip = false, Compute = true };
 void constraintRowsAt(const ClusterModel& cm, const ClusterData& data, ConstraintData& cd,
                       RowTargets targets = RowTargets::Compute);
 
-/// r = kprime - (C1 a1 + C2 a2) with the gravity-offset accelerations data.tree.a_gf: the
+/// r = kprime - (C1 a1 + C2 a2) with the gravity-offset accelerations data.treeData.a_gf: the
 /// row-acceleration error. Returns |r|_inf.
 double rowResidual(const ClusterModel& cm, const ClusterData& data, const ConstraintData& cd,
                    Eigen::Ref<VecX> r);

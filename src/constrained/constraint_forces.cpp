@@ -3,7 +3,7 @@
 // 1. Spanning RNEA forces f^R (no loop or coupling force): after CE-ABA every body b has
 //    h_b = IA_b a_b + pA_b (Jain, inter-body forces, eq. 18), its own inertial force plus what its
 //    child clusters transmit, and f^R_b = h_b + sum over children c in b's cluster of cXb^T f^R_c.
-//    After CE-RNEA, data.tree.f already is f^R.
+//    After CE-RNEA, data.treeData.f already is f^R.
 // 2. Per constrained cluster: M q_ddot + c - tau = K^T lambda (Chignoli et al. 2023, eq. 1-2
 //    with multipliers);
 //    on the dependent columns with the selected rows: Kd^T lambda = (S^T f^R - tau)_dep.
@@ -22,12 +22,12 @@
 namespace clusterdyn {
 
 JointForces::JointForces(const ClusterModel& m) : model(&m) {
-  const int n = m.tree.nbodies;
+  const int n = m.treeModel.nbodies;
   joint.assign(n, Force::Zero());
   jointWorld.assign(n, Force::Zero());
   correction.assign(n, Force::Zero());
   leaf.assign(n, 0);
-  for (int b = 0; b < n; ++b) leaf[b] = m.tree.children[b].empty();
+  for (int b = 0; b < n; ++b) leaf[b] = m.treeModel.children[b].empty();
   loopWrench.assign(m.loops.size(), Force::Zero());
   loopRowStart.assign(m.loops.size() + 1, 0);
   for (size_t l = 0; l < m.loops.size(); ++l)
@@ -54,10 +54,10 @@ namespace {
 
 Status checkForcesArgs(const ClusterModel& model, ClusterData& data, const JointForces& forces) {
   if (data.model != &model)
-    return detail::fail(data.tree, Status::WorkspaceMismatch,
+    return detail::fail(data.treeData, Status::WorkspaceMismatch,
                         "the workspace was created for another model");
   if (forces.model != &model)
-    return detail::fail(data.tree, Status::WorkspaceMismatch,
+    return detail::fail(data.treeData, Status::WorkspaceMismatch,
                         "the JointForces were created for another model");
   return Status::Ok;
 }
@@ -66,7 +66,7 @@ Status checkForcesArgs(const ClusterModel& model, ClusterData& data, const Joint
 /// (nullptr: tauY on the independent joints, none on the dependent ones).
 Status clusterConstraintForces(const ClusterModel& cm, ClusterData& data, JointForces& F, int k,
                                const double* tauSpanning) {
-  const Model& tree = cm.tree;
+  const Model& tree = cm.treeModel;
   const Cluster& c = cm.clusters[k];
   if (!c.implicit() && c.relations.size() == 1 && c.dependent.size() == 1) {
     // One coupling with one dependent joint (a gear or a belt): lambda = r_dep / K_dep.
@@ -76,7 +76,7 @@ Status clusterConstraintForces(const ClusterModel& cm, ClusterData& data, JointF
     if (tauSpanning) r -= tauSpanning[iv];
     const double kd = c.Kexplicit(0, c.dependent[0]);
     if (kd == 0.0)
-      return detail::fail(data.tree, Status::ConstraintFailure,
+      return detail::fail(data.treeData, Status::ConstraintFailure,
                           "cluster '%s': singular constraint block", c.name.c_str());
     const double l = r / kd;
     const int rel = c.relations[0];
@@ -103,7 +103,7 @@ Status clusterConstraintForces(const ClusterModel& cm, ClusterData& data, JointF
   if (nd == 1) {
     const double kd = K(c.selectedRows[0], c.dependent[0]);
     if (kd == 0.0)
-      return detail::fail(data.tree, Status::ConstraintFailure,
+      return detail::fail(data.treeData, Status::ConstraintFailure,
                           "cluster '%s': singular constraint block", c.name.c_str());
     lam[0] /= kd;
   } else if (nd > 1) {
@@ -111,7 +111,7 @@ Status clusterConstraintForces(const ClusterModel& cm, ClusterData& data, JointF
     for (int i = 0; i < nd; ++i)
       for (int m = 0; m < nd; ++m) A(i, m) = K(c.selectedRows[m], c.dependent[i]);
     if (!detail::luFactor(A, F.piv[k]))
-      return detail::fail(data.tree, Status::ConstraintFailure,
+      return detail::fail(data.treeData, Status::ConstraintFailure,
                           "cluster '%s': singular constraint block", c.name.c_str());
     detail::luSolveInPlace(A, F.piv[k], lam);
   }
@@ -157,7 +157,7 @@ Status clusterConstraintForces(const ClusterModel& cm, ClusterData& data, JointF
   for (int b = c.firstBody + c.nbodies - 1; b >= c.firstBody; --b) {
     F.joint[b] -= F.correction[b];
     const int p = tree.parent[b];
-    if (inCluster(p)) F.correction[p] += data.tree.liMi[b].actForce(F.correction[b]);
+    if (inCluster(p)) F.correction[p] += data.treeData.liMi[b].actForce(F.correction[b]);
   }
   return Status::Ok;
 }
@@ -167,7 +167,7 @@ Status constrainedClusters(const ClusterModel& cm, ClusterData& data, JointForce
   for (int k = 0; k < static_cast<int>(cm.clusters.size()); ++k)
     if (cm.clusters[k].constrained())
       CDYN_TRY(clusterConstraintForces(cm, data, F, k, tauSpanning));
-  return detail::ok(data.tree);
+  return detail::ok(data.treeData);
 }
 
 }  // namespace
@@ -188,9 +188,10 @@ Status ceAbaConstraintForces(const ClusterModel& model, ClusterData& data, Joint
                              ConstVecRef tau, GeneralizedForceLayout layout) {
   CDYN_TRY(checkForcesArgs(model, data, forces));
   const bool spanning = layout == GeneralizedForceLayout::Spanning;
-  CDYN_TRY(detail::checkVector(data.tree, tau, spanning ? model.tree.nv : model.ny, "tau"));
-  const Model& tree = model.tree;
-  const Data& td = data.tree;
+  CDYN_TRY(
+      detail::checkVector(data.treeData, tau, spanning ? model.treeModel.nv : model.ny, "tau"));
+  const Model& tree = model.treeModel;
+  const Data& td = data.treeData;
   std::vector<Force>& f = forces.joint;
   const int n = tree.nbodies;
   for (int b = 0; b < n; ++b) f[b].setZero();
@@ -208,15 +209,15 @@ Status ceAbaConstraintForces(const ClusterModel& model, ClusterData& data, Joint
 
 Status ceRneaConstraintForces(const ClusterModel& model, ClusterData& data, JointForces& forces) {
   CDYN_TRY(checkForcesArgs(model, data, forces));
-  std::copy(data.tree.f.begin(), data.tree.f.end(), forces.joint.begin());
+  std::copy(data.treeData.f.begin(), data.treeData.f.end(), forces.joint.begin());
   return constrainedClusters(model, data, forces, nullptr);
 }
 
 Status jointForcesInWorld(const ClusterModel& model, ClusterData& data, JointForces& forces) {
   CDYN_TRY(checkForcesArgs(model, data, forces));
-  for (int b = 0; b < model.tree.nbodies; ++b)
-    forces.jointWorld[b] = data.tree.oMi[b].actForce(forces.joint[b]);
-  return detail::ok(data.tree);
+  for (int b = 0; b < model.treeModel.nbodies; ++b)
+    forces.jointWorld[b] = data.treeData.oMi[b].actForce(forces.joint[b]);
+  return detail::ok(data.treeData);
 }
 
 }  // namespace clusterdyn

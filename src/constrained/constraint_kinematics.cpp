@@ -41,22 +41,22 @@ namespace detail {
 Status checkConstraintArgs(const ClusterModel& cm, ClusterData& data, const ConstraintSet& set,
                            const ConstraintData& cd) {
   if (data.model != &cm)
-    return fail(data.tree, Status::WorkspaceMismatch,
+    return fail(data.treeData, Status::WorkspaceMismatch,
                 "the workspace was created for another model");
   if (&set.model() != &cm)
-    return fail(data.tree, Status::WorkspaceMismatch,
+    return fail(data.treeData, Status::WorkspaceMismatch,
                 "the constraint set was created for another model");
   if (cd.set != &set || cd.model != &cm)
-    return fail(data.tree, Status::WorkspaceMismatch,
+    return fail(data.treeData, Status::WorkspaceMismatch,
                 "the constraint workspace was created for another constraint set or model");
   return Status::Ok;
 }
 
 void constraintRowsAt(const ClusterModel& cm, const ClusterData& data, ConstraintData& cd,
                       RowTargets targets) {
-  const Data& td = data.tree;
+  const Data& td = data.treeData;
   const ConstraintSet& set = *cd.set;
-  const Motion a0 = gravityAcceleration(cm.tree);
+  const Motion a0 = gravityAcceleration(cm.treeModel);
   int att = 0;
   for (int j = 0; j < set.size(); ++j) {
     const RigidConstraint& c = set.constraints()[j];
@@ -115,14 +115,14 @@ double rowResidual(const ClusterModel& cm, const ClusterData& data, const Constr
   (void)cm;
   r = cd.kprime;
   for (const ConstraintData::Attachment& a : cd.attachments)
-    r.segment(a.row0, a.rows).noalias() -= a.C.topRows(a.rows) * data.tree.a_gf[a.body];
+    r.segment(a.row0, a.rows).noalias() -= a.C.topRows(a.rows) * data.treeData.a_gf[a.body];
   return r.size() ? r.cwiseAbs().maxCoeff() : 0.0;
 }
 
 void bodyJacobian(const ClusterModel& cm, const ClusterData& data, int b,
                   Eigen::Ref<Eigen::Matrix<double, 6, Eigen::Dynamic>> J) {
-  const Model& tree = cm.tree;
-  const Data& td = data.tree;
+  const Model& tree = cm.treeModel;
+  const Data& td = data.treeData;
   J.setZero();
   Transform T;  // pose of b in the frame of `cur`
   int cur = b;
@@ -145,26 +145,26 @@ void bodyJacobian(const ClusterModel& cm, const ClusterData& data, int b,
 }
 
 void supportAccelerations(const ClusterModel& cm, ClusterData& data, const ConstraintData& cd) {
-  const Motion a0 = gravityAcceleration(cm.tree);
+  const Motion a0 = gravityAcceleration(cm.treeModel);
   for (int k : cd.supportOrder) {
     const int o = cm.clusters[k].outputBody;
-    clusterAccelerationStep(cm, data, k, o >= 0 ? data.tree.a_gf[o] : a0);
+    clusterAccelerationStep(cm, data, k, o >= 0 ? data.treeData.a_gf[o] : a0);
   }
 }
 
 void freeAccelerations(const ClusterModel& cm, ClusterData& data, const ConstraintData& cd) {
-  const Motion a0 = gravityAcceleration(cm.tree);
+  const Motion a0 = gravityAcceleration(cm.treeModel);
   for (int k : cd.freeOrder) {
     const int o = cm.clusters[k].outputBody;
-    clusterAccelerationStep(cm, data, k, o >= 0 ? data.tree.a_gf[o] : a0);
+    clusterAccelerationStep(cm, data, k, o >= 0 ? data.treeData.a_gf[o] : a0);
   }
 }
 
 void allAccelerations(const ClusterModel& cm, ClusterData& data) {
-  const Motion a0 = gravityAcceleration(cm.tree);
+  const Motion a0 = gravityAcceleration(cm.treeModel);
   for (int k = 0; k < static_cast<int>(cm.clusters.size()); ++k) {
     const int o = cm.clusters[k].outputBody;
-    clusterAccelerationStep(cm, data, k, o >= 0 ? data.tree.a_gf[o] : a0);
+    clusterAccelerationStep(cm, data, k, o >= 0 ? data.treeData.a_gf[o] : a0);
   }
 }
 
@@ -183,7 +183,7 @@ void applyRowForces(const ClusterModel& cm, ClusterData& data, ConstraintData& c
     if (c.constrained())
       data.clusters[k].u += cd.du.segment(c.y0, c.ny);
     else
-      data.tree.u[c.firstBody] += cd.du.segment(c.y0, c.ny);
+      data.treeData.u[c.firstBody] += cd.du.segment(c.y0, c.ny);
   }
 }
 
@@ -198,8 +198,8 @@ Status denseConstraintJacobian(const ClusterModel& model, ClusterData& data, Con
     if (model.clusters[k].constrained()) clusterMotionSubspace(model, data, k, Bias::Compute);
   constraintRowsAt(model, data, cd);
   // Bias accelerations (y_ddot = 0), gravity-offset: a_b = Xh a_out + c_b.
-  Data& td = data.tree;
-  const Motion a0 = gravityAcceleration(model.tree);
+  Data& td = data.treeData;
+  const Motion a0 = gravityAcceleration(model.treeModel);
   for (int k = 0; k < static_cast<int>(model.clusters.size()); ++k) {
     const Cluster& c = model.clusters[k];
     const Motion& ao = c.outputBody >= 0 ? td.a_gf[c.outputBody] : a0;
@@ -240,9 +240,9 @@ Status constraintJacobian(const ClusterModel& model, ClusterData& data, const Co
   CDYN_TRY(detail::checkClusterArgs(model, data, q, &v));
   CDYN_TRY(detail::denseConstraintJacobian(model, data, cd, q, v.data()));
   if (!(detail::allFiniteFast(cd.jacobian) && detail::allFiniteFast(cd.gamma)))
-    return detail::nonFiniteOutput(data.tree, "constraintJacobian: J / gamma",
+    return detail::nonFiniteOutput(data.treeData, "constraintJacobian: J / gamma",
                                    {{"q", detail::maxAbs(q), 1}, {"v", detail::maxAbs(v), 2}});
-  return detail::ok(data.tree);
+  return detail::ok(data.treeData);
 }
 
 }  // namespace clusterdyn

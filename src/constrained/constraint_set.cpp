@@ -51,7 +51,7 @@ int constraintRows(ConstraintType type) {
 ConstraintSet::ConstraintSet(const ClusterModel& model) : model_(&model) {}
 
 int ConstraintSet::add(const RigidConstraint& c) {
-  const Model& tree = model_->tree;
+  const Model& tree = model_->treeModel;
   const std::string who = "constraint '" + c.name + "'";
   if (c.name.empty()) throw ModelError("constraint: the name is empty");
   for (const RigidConstraint& o : constraints_)
@@ -92,7 +92,7 @@ int ConstraintSet::add(const RigidConstraint& c) {
 
 int ConstraintSet::addContact(const std::string& frameName, ConstraintType type, ReferenceFrame rf,
                               const std::string& name) {
-  const Model& tree = model_->tree;
+  const Model& tree = model_->treeModel;
   if (type != ConstraintType::Point && type != ConstraintType::Weld)
     throw ModelError("contact at '" + frameName + "': a contact is a point or a weld constraint");
   const int f = tree.frameId(frameName);

@@ -21,7 +21,7 @@ namespace detail {
 
 void delassusPropagation(const ClusterModel& cm, ClusterData& data, ConstraintData& cd,
                          Eigen::Ref<MatX> out) {
-  const Data& td = data.tree;
+  const Data& td = data.treeData;
   MatX& full = cd.full;
   full.setZero();
   for (auto it = cd.supportOrder.rbegin(); it != cd.supportOrder.rend(); ++it) {
@@ -30,7 +30,7 @@ void delassusPropagation(const ClusterModel& cm, ClusterData& data, ConstraintDa
     ConstraintData::ClusterRows& R = cd.clusterRows[k];
     const int n = static_cast<int>(R.rows.size());
     const int o = c.outputBody;
-    const bool oneDof = !c.constrained() && cm.tree.joints[c.firstBody].nv == 1;
+    const bool oneDof = !c.constrained() && cm.treeModel.joints[c.firstBody].nv == 1;
     // The rows as covectors on k's bodies (M) and the Delassus block below k (L): in a chain
     // (one child carrying all rows) the child's T and L as they are, else assembled from the
     // attachments, the virtual rows and the children's propagators.
@@ -66,7 +66,7 @@ void delassusPropagation(const ClusterModel& cm, ClusterData& data, ConstraintDa
     if (oneDof) {
       // One body on a 1-dof joint: rank-one update, rows moved to the parent (the common case).
       const int b = c.firstBody;
-      const Vec6 sv = cm.tree.joints[b].S.col(0);
+      const Vec6 sv = cm.treeModel.joints[b].S.col(0);
       const Vec6 U = td.U[b].col(0);
       const double Dinv = td.Dinv[b](0, 0);
       double* ms = R.MS.data();  // n x 1
@@ -85,7 +85,7 @@ void delassusPropagation(const ClusterModel& cm, ClusterData& data, ConstraintDa
           Eigen::Map<Vec6>(R.T.data() + 6 * r) = X.actForce(row);
         }
       }
-    } else if (!c.constrained() && cm.tree.joints[c.firstBody].type == JointType::Floating) {
+    } else if (!c.constrained() && cm.treeModel.joints[c.firstBody].type == JointType::Floating) {
       // Floating base: S = I, D^-1 = IA^-1 (6 x 6), row by row with fixed-size products.
       const int b = c.firstBody;
       const Mat6 Dinv = td.Dinv[b];
@@ -110,7 +110,7 @@ void delassusPropagation(const ClusterModel& cm, ClusterData& data, ConstraintDa
       }
     } else if (!c.constrained()) {
       const int b = c.firstBody;
-      const Joint& joint = cm.tree.joints[b];
+      const Joint& joint = cm.treeModel.joints[b];
       const int nv = joint.nv;
       auto MS = R.MS.leftCols(nv);
       auto MSD = R.MSD.leftCols(nv);
@@ -201,12 +201,12 @@ Status delassusMatrix(const ClusterModel& model, ClusterData& data, const Constr
   if (!detail::allFiniteFast(cd.delassus)) {
     const detail::InputMagnitude qIn{"q", detail::maxAbs(q), 2};
     if (detail::overflowingInput({qIn}))
-      return detail::overflowFailure(data.tree, "delassusMatrix: D", qIn);
-    return detail::fail(data.tree, Status::NonFinite,
+      return detail::overflowFailure(data.treeData, "delassusMatrix: D", qIn);
+    return detail::fail(data.treeData, Status::NonFinite,
                         "delassusMatrix: D overflowed (not finite): the constraint placements of "
                         "the set are out of range for this model");
   }
-  return detail::ok(data.tree);
+  return detail::ok(data.treeData);
 }
 
 Status dampedDelassusInverse(const ClusterModel& model, ClusterData& data, const ConstraintSet& set,
@@ -214,7 +214,7 @@ Status dampedDelassusInverse(const ClusterModel& model, ClusterData& data, const
   CDYN_TRY(detail::checkConstraintArgs(model, data, set, cd));
   CDYN_TRY(detail::checkClusterArgs(model, data, q, nullptr));
   if (!(rho > 0.0) || !std::isfinite(rho))
-    return detail::fail(data.tree, Status::InvalidArgument,
+    return detail::fail(data.treeData, Status::InvalidArgument,
                         "the damping rho = %g must be positive and finite", rho);
   CDYN_TRY(articulatedInertias(model, data, cd, q));
   cd.du.setZero();
@@ -224,7 +224,8 @@ Status dampedDelassusInverse(const ClusterModel& model, ClusterData& data, const
     // eq. 40); H + mu J^T J is the mass matrix of the bodies with inertias I + mu C^T C.
     const double mu = 1.0 / rho;
     for (const ConstraintData::Attachment& a : cd.attachments) {
-      data.tree.IA[a.body].noalias() += mu * a.C.topRows(a.rows).transpose() * a.C.topRows(a.rows);
+      data.treeData.IA[a.body].noalias() +=
+          mu * a.C.topRows(a.rows).transpose() * a.C.topRows(a.rows);
       data.rigidInertia[a.body] = 0;
     }
     CDYN_TRY(pass2(model, data, cd.du.data()));
@@ -240,18 +241,18 @@ Status dampedDelassusInverse(const ClusterModel& model, ClusterData& data, const
     A.diagonal().array() += rho;
     cd.llt.compute(A);
     if (cd.llt.info() != Eigen::Success)
-      return detail::fail(data.tree, Status::NotPositiveDefinite,
+      return detail::fail(data.treeData, Status::NotPositiveDefinite,
                           "the damped Delassus matrix is not positive definite");
     cd.dampedInverse.setIdentity();
     cd.llt.solveInPlace(cd.dampedInverse);
   }
   if (!detail::allFiniteFast(cd.dampedInverse))
-    return detail::fail(data.tree, Status::NonFinite,
+    return detail::fail(data.treeData, Status::NonFinite,
                         "dampedDelassusInverse: the result overflowed (not finite): input rho is "
                         "out of range (rho = %.3g; the inverse holds 1/rho^2 terms, which exceed "
                         "double precision)",
                         rho);
-  return detail::ok(data.tree);
+  return detail::ok(data.treeData);
 }
 
 }  // namespace clusterdyn

@@ -50,11 +50,11 @@ Status proximalDual(Data& td, ConstraintData& cd, const ProximalSettings& settin
 Status proxPv(const ClusterModel& model, ClusterData& data, const ConstraintSet& set,
               ConstraintData& cd, ConstVecRef q, ConstVecRef v, ConstVecRef tauY,
               const ProximalSettings& settings, const Force* fext, bool warmStart) {
-  Data& td = data.tree;
+  Data& td = data.treeData;
   CDYN_TRY(detail::checkConstraintArgs(model, data, set, cd));
   CDYN_TRY(detail::checkClusterArgs(model, data, q, &v));
   CDYN_TRY(detail::checkVector(td, tauY, model.ny, "tau"));
-  CDYN_TRY(detail::checkForces(model.tree, td, fext));
+  CDYN_TRY(detail::checkForces(model.treeModel, td, fext));
   CDYN_TRY(detail::checkProximal(td, settings));
   if (warmStart && !cd.lambda.allFinite())
     return detail::fail(td, Status::NonFinite, "the warm start lambda is not finite");

@@ -20,7 +20,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* bytes, std::size_t siz
   } catch (const cd::ModelError&) {
     return 0;  // bad input, reported
   }
-  if (model.tree.nbodies > 200) return 0;  // keep executions fast
+  if (model.treeModel.nbodies > 200) return 0;  // keep executions fast
   cd::ClusterData data(model);
   cd::VecX y(model.nyq), ydot = cd::VecX::Zero(model.ny), tau = cd::VecX::Zero(model.ny);
   for (int i = 0; i < model.nyq; ++i) y[i] = model.qReference[model.independentPosition[i]];

@@ -36,7 +36,7 @@ inline bool randomClosedState(const ClusterModel& cm, ClusterData& data, std::mt
   VecX y(cm.nyq), ydot(cm.ny);
   for (int k = 0; k < cm.ny; ++k) ydot[k] = u(rng);
   for (int attempt = 0; attempt < attempts; ++attempt, range *= 0.5) {
-    const VecX qr = randomConfiguration(cm.tree, rng, range);
+    const VecX qr = randomConfiguration(cm.treeModel, rng, range);
     for (int k = 0; k < cm.nyq; ++k) y[k] = qr[cm.independentPosition[k]];
     data.q = cm.qReference;
     if (independentToSpanning(cm, data, y, ydot) == Status::Ok) {
@@ -52,7 +52,7 @@ inline Status referenceIndependentState(const ClusterModel& cm, ClusterData& dat
                                         VecX& ydot) {
   y.resize(cm.nyq);
   ydot.resize(cm.ny);
-  return spanningToIndependent(cm, data, cm.qReference, VecX::Zero(cm.tree.nv), y, ydot);
+  return spanningToIndependent(cm, data, cm.qReference, VecX::Zero(cm.treeModel.nv), y, ydot);
 }
 
 /// Random closed state near the reference branch of every loop: the independent positions of
@@ -71,7 +71,7 @@ inline bool randomClosedStateNearReference(
   if (referenceIndependentState(cm, data, yRef, ydRef) != Status::Ok) return false;
   for (int attempt = 0; attempt < attempts; ++attempt) {
     out.y = yRef;
-    const VecX qr = randomConfiguration(cm.tree, rng, 1.0);
+    const VecX qr = randomConfiguration(cm.treeModel, rng, 1.0);
     for (const Cluster& c : cm.clusters) {
       if (!c.constrained())
         out.y.segment(c.yq0, c.nyq) = qr.segment(c.q0, c.nq);

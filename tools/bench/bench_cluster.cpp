@@ -113,8 +113,8 @@ ClusterFixture* addClusterFixture(const std::string& path, const std::string& na
                    statusName(x), d.errorMessage());
       return nullptr;
     }
-  f->counters = {{"bodies", cm.tree.nbodies},
-                 {"nv", cm.tree.nv},
+  f->counters = {{"bodies", cm.treeModel.nbodies},
+                 {"nv", cm.treeModel.nv},
                  {"ny", cm.ny},
                  {"clusters", static_cast<double>(cm.clusters.size())},
                  {"max_cluster_bodies", cm.maxClusterBodies},

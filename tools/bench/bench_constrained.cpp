@@ -142,7 +142,7 @@ void run(benchmark::State& state, Fixture* f, Algo algo) {
     benchmark::DoNotOptimize(d.ydd.data());
     benchmark::DoNotOptimize(cd.delassus.data());
   }
-  state.counters["nv"] = m.tree.nv;
+  state.counters["nv"] = m.treeModel.nv;
   state.counters["ny"] = m.ny;
   state.counters["m"] = set.rows();
   state.counters["iterations"] = cd.result.iterations;
@@ -294,9 +294,9 @@ int main(int argc, char** argv) {
     if (!fs::exists(path)) continue;
     ClusterModel embedded = loadModel(path);
     std::vector<std::pair<std::string, ConstraintType>> leaves;
-    for (int b = 0; b < embedded.tree.nbodies; ++b)
-      if (embedded.tree.children[b].empty() && leaves.size() < 4)
-        leaves.push_back({embedded.tree.bodyNames[b], ConstraintType::Point});
+    for (int b = 0; b < embedded.treeModel.nbodies; ++b)
+      if (embedded.treeModel.children[b].empty() && leaves.size() < 4)
+        leaves.push_back({embedded.treeModel.bodyNames[b], ConstraintType::Point});
     for (size_t k : {size_t(1), size_t(2)}) {
       const std::vector<std::pair<std::string, ConstraintType>> some(leaves.begin(),
                                                                      leaves.begin() + k);

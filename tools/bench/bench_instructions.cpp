@@ -53,10 +53,10 @@ int main(int argc, char** argv) {
     const ClusterModel model = loadModel(dir + robot + ".urdf");
     ClusterData data(model);
     VecX y(model.nyq), yd(model.ny), x(model.ny);
-    const VecX q0 = neutralConfiguration(model.tree);
+    const VecX q0 = neutralConfiguration(model.treeModel);
     for (int i = 0; i < model.nyq; ++i) y[i] = 0.3 * uni(rng);
     for (const Cluster& c : model.clusters)  // keep the floating base's unit quaternion
-      if (model.tree.joints[c.firstBody].type == JointType::Floating)
+      if (model.treeModel.joints[c.firstBody].type == JointType::Floating)
         for (int i = c.yq0; i < c.yq0 + c.nyq; ++i) y[i] = q0[model.independentPosition[i]];
     for (int i = 0; i < model.ny; ++i) yd[i] = uni(rng), x[i] = uni(rng);
     if (independentToSpanning(model, data, y, yd) != Status::Ok)

@@ -66,7 +66,7 @@ int main(int argc, char** argv) {
   std::printf(
       "%s: nq %d nv %d ny %d, |ydd| %.6g, |RNEA(ABA(tau)) - tau| %.3g, "
       "|H ydd + C - tau| %.3g\n",
-      argv[1], model.tree.nq, model.tree.nv, model.ny, ydd.norm(), rneaError, eomError);
+      argv[1], model.treeModel.nq, model.treeModel.nv, model.ny, ydd.norm(), rneaError, eomError);
   const bool ok = std::isfinite(rneaError) && rneaError <= 1e-9 && std::isfinite(eomError) &&
                   eomError <= 1e-9 && ydd.norm() > 0.0;
   if (!ok) std::fprintf(stderr, "FAILED: errors above 1e-9 or zero accelerations\n");

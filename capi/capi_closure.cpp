@@ -117,11 +117,10 @@ cdyn_status cdyn_constraint_matrices(const cdyn_model* model, cdyn_workspace* ws
     CDYN_CHECK(checkOptionalArray(ws, g, ng, n, "g", &hasG));
     CDYN_CHECK_CXX(cd::clusterConstraintMatrices(cm, data, ConstMap(q, nq), ConstMap(v, nv)));
     for (int j = 0; j < cm.ny; ++j) std::fill_n(G + j * ldg, n, 0.0);
-    for (std::size_t k = 0; k < cm.clusters.size(); ++k) {
+    for (int k = 0; k < static_cast<int>(cm.clusters.size()); ++k) {
       const cd::Cluster& c = cm.clusters[k];
-      const cd::ClusterWorkspace& w = data.clusters[k];
-      copyBlock(w.G, G, ldg, c.v0, c.y0);
-      if (hasG) std::copy_n(w.g.data(), c.nv, g + c.v0);
+      copyBlock(data.explicitMatrix(k), G, ldg, c.v0, c.y0);
+      if (hasG) std::copy_n(data.explicitBias(k).data(), c.nv, g + c.v0);
     }
     return ok(ws);
   });
@@ -141,9 +140,8 @@ cdyn_status cdyn_cluster_constraint_matrices(const cdyn_model* model, cdyn_works
     CDYN_CHECK(checkMatrix(ws, G, ldg, c.nv, c.ny, "G", "ldg"));
     CDYN_CHECK(checkOptionalArray(ws, g, ng, c.nv, "g", &hasG));
     CDYN_CHECK_CXX(cd::clusterConstraintMatrices(cm, data, ConstMap(q, nq), ConstMap(v, nv)));
-    const cd::ClusterWorkspace& w = data.clusters[cluster];
-    copyBlock(w.G, G, ldg, 0, 0);
-    if (hasG) copyOut(w.g, g);
+    copyBlock(data.explicitMatrix(cluster), G, ldg, 0, 0);
+    if (hasG) copyOut(data.explicitBias(cluster), g);
     return ok(ws);
   });
 }

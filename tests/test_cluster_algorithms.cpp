@@ -375,11 +375,11 @@ class ConstraintOracle {
 void globalG(const ClusterModel& cm, const ClusterData& data, MatX& G, VecX& g) {
   G.setZero(cm.treeModel.nv, cm.ny);
   g.setZero(cm.treeModel.nv);
-  for (size_t k = 0; k < cm.clusters.size(); ++k) {
+  for (int k = 0; k < static_cast<int>(cm.clusters.size()); ++k) {
     const Cluster& c = cm.clusters[k];
     if (c.constrained()) {
-      G.block(c.v0, c.y0, c.nv, c.ny) = data.clusters[k].G;
-      g.segment(c.v0, c.nv) = data.clusters[k].g;
+      G.block(c.v0, c.y0, c.nv, c.ny) = data.explicitMatrix(k);
+      g.segment(c.v0, c.nv) = data.explicitBias(k);
     } else {
       G.block(c.v0, c.y0, c.nv, c.ny).setIdentity();
     }
@@ -483,6 +483,22 @@ TEST_P(LoopModels, ConstraintMatricesAndKkt) {
     for (int j = 0; j < cm.ny; ++j) EXPECT_EQ(g[cm.independentVelocity[j]], 0.0);
     // Spanning accelerations are G ydd + g.
     EXPECT_TRUE(isClose(qdd, G * ydd + g, 1e-12));
+    // The library's own rows, cluster by cluster through the public accessors: K G = 0 and
+    // K qdd = k (explicit clusters: the constant relations and k = 0).
+    for (int kc = 0; kc < static_cast<int>(cm.clusters.size()); ++kc) {
+      const Cluster& c = cm.clusters[kc];
+      const MatX& Kc = data.constraintJacobian(kc);
+      ASSERT_EQ(Kc.rows(), c.constraintRows) << c.name;
+      ASSERT_EQ(Kc.cols(), c.nv) << c.name;
+      ASSERT_EQ(data.constraintBias(kc).size(), c.constraintRows) << c.name;
+      if (!c.implicit()) EXPECT_TRUE(isClose(Kc, c.Kexplicit, 0.0)) << c.name;
+      if (Kc.rows() == 0) continue;
+      const MatX& Gc = data.explicitMatrix(kc);
+      const double scale = std::max(1.0, maxAbs(Kc) * std::max(maxAbs(Gc), maxAbs(qdd)));
+      EXPECT_LE(maxAbs(Kc * Gc), kExact * scale) << c.name << ": K G != 0";
+      EXPECT_LE(maxAbs(Kc * qdd.segment(c.v0, c.nv) - data.constraintBias(kc)), kExact * scale)
+          << c.name << ": K qdd != k";
+    }
 
     // (a) K G = 0 with K by finite differences of the oracle's residual; rank K = nv - ny.
     const MatX K = f.oracle->jacobian(q);
@@ -954,9 +970,9 @@ TEST(ClusterDifferential, GMatchesHandDerivation) {
         const int vi = t.velocityIndex(rows[i]) - c.v0, yj = yIndex(cm, cols[j]) - c.y0;
         ASSERT_GE(yj, 0);
         EXPECT_NEAR(c.G(vi, yj), expected(i, j), 1e-14) << rows[i] << " / " << cols[j];
-        EXPECT_NEAR(data.clusters[k].G(vi, yj), expected(i, j), 1e-14);
+        EXPECT_NEAR(data.explicitMatrix(k)(vi, yj), expected(i, j), 1e-14);
       }
-    EXPECT_TRUE(isClose(data.clusters[k].g, VecX::Zero(4), 0.0));
+    EXPECT_TRUE(isClose(data.explicitBias(k), VecX::Zero(4), 0.0));
     // Position level: the same linear map (couplings hold for positions with zero offset).
     VecX y(cm.nyq);
     y << 0.3, -0.4, 0.7;  // elbow, then the cluster's two coordinates

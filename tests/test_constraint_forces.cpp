@@ -230,10 +230,9 @@ TEST(ConstraintForces, MultipliersEqualDenseKkt) {
     MatX Kall = MatX::Zero(m, n);
     VecX kall = VecX::Zero(m), lambdaOurs = VecX::Zero(m);
     int row = 0;
-    for (size_t k = 0; k < cm.clusters.size(); ++k) {
+    for (int k = 0; k < static_cast<int>(cm.clusters.size()); ++k) {
       const Cluster& cl = cm.clusters[k];
       if (!cl.constrained()) continue;
-      const ClusterWorkspace& w = data.clusters[k];
       // Our multipliers in the cluster's row order: relations, then loop rows.
       VecX lam(cl.constraintRows);
       int r = 0;
@@ -242,8 +241,8 @@ TEST(ConstraintForces, MultipliersEqualDenseKkt) {
         for (int j = 0; j < cm.loops[l].rows(); ++j)
           lam[r++] = F.loopRowForce[F.loopRowStart[l] + j];
       for (int sel : cl.selectedRows) {
-        Kall.block(row, cl.v0, 1, cl.nv) = cl.implicit() ? w.K.row(sel) : cl.Kexplicit.row(sel);
-        kall[row] = cl.implicit() ? w.k[sel] : 0.0;
+        Kall.block(row, cl.v0, 1, cl.nv) = data.constraintJacobian(k).row(sel);
+        kall[row] = data.constraintBias(k)[sel];
         lambdaOurs[row] = lam[sel];
         ++row;
       }

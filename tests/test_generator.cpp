@@ -146,10 +146,10 @@ TEST(Generator, ClusterDynamicsMatchTheDenseOracle) {
     ASSERT_EQ(clusterConstraintMatrices(cm, data, q, v), Status::Ok);
     MatX G = MatX::Zero(cm.treeModel.nv, cm.ny);
     VecX g = VecX::Zero(cm.treeModel.nv);
-    for (size_t k = 0; k < cm.clusters.size(); ++k) {
+    for (int k = 0; k < static_cast<int>(cm.clusters.size()); ++k) {
       const Cluster& c = cm.clusters[k];
-      G.block(c.v0, c.y0, c.nv, c.ny) = data.clusters[k].G;
-      g.segment(c.v0, c.nv) = data.clusters[k].g;
+      G.block(c.v0, c.y0, c.nv, c.ny) = data.explicitMatrix(k);
+      g.segment(c.v0, c.nv) = data.explicitBias(k);
     }
     Data td(cm.treeModel);
     ASSERT_EQ(crba(cm.treeModel, td, q), Status::Ok);

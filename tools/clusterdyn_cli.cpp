@@ -196,14 +196,7 @@ WorkspaceBytes workspaceBytes(const ClusterModel& cm) {
        heapBytes(t.f) + heapBytes(t.a_gf) + heapBytes(t.IA) + heapBytes(t.pA) + heapBytes(t.U) +
        heapBytes(t.Dinv) + heapBytes(t.u) + heapBytes(t.Ycrb) + heapBytes(t.tau) +
        heapBytes(t.ddq) + heapBytes(t.nle) + heapBytes(t.J);
-  b += heapBytes(d.clusters);
-  for (const ClusterWorkspace& w : d.clusters)
-    b += heapBytes(w.G) + heapBytes(w.g) + heapBytes(w.K) + heapBytes(w.k) + heapBytes(w.phi) +
-         heapBytes(w.Kd) + heapBytes(w.Ki) + heapBytes(w.kd) + heapBytes(w.piv) + heapBytes(w.Gd) +
-         heapBytes(w.dq) + heapBytes(w.S) + heapBytes(w.c) + heapBytes(w.U) + heapBytes(w.D) +
-         2 * heapBytes(w.D) /* llt: matrix and scratch */ + heapBytes(w.Dinv) + heapBytes(w.u) +
-         heapBytes(w.Ubar) + heapBytes(w.UbarDinv) + heapBytes(w.tmpd) + heapBytes(w.qWarm) +
-         heapBytes(w.outputTb);
+  b += d.scratchBytes();  // the library's private per-cluster scratch
   b += heapBytes(d.ydd) + heapBytes(d.qdd) + heapBytes(d.tauY) + heapBytes(d.C) + heapBytes(d.q) +
        heapBytes(d.v) + heapBytes(d.Hblock) + heapBytes(d.localBias) + heapBytes(d.rigidInertia);
   WorkspaceBytes w;
@@ -231,9 +224,10 @@ std::vector<LoopConditioning> loopConditioning(const ClusterModel& cm) {
     const Cluster& c = cm.clusters[k];
     if (!c.implicit()) continue;
     const int nd = static_cast<int>(c.dependent.size());
+    const MatX& K = data.constraintJacobian(k);
     MatX Kd(nd, nd);
     for (int i = 0; i < nd; ++i)
-      for (int j = 0; j < nd; ++j) Kd(i, j) = data.clusters[k].K(c.selectedRows[i], c.dependent[j]);
+      for (int j = 0; j < nd; ++j) Kd(i, j) = K(c.selectedRows[i], c.dependent[j]);
     LoopConditioning l;
     l.cluster = c.name;
     l.rows = nd;

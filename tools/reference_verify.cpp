@@ -1084,8 +1084,8 @@ bool computeGrbdaSample(GrbdaContext& ctx, const GrbdaSample& sample, GrbdaSampl
         if (!c.implicit()) continue;
         const GrbdaCluster& g = (*ctx.clusters)[k];
         out.implicitGg[g.name] = {
-            NamedMatrix{g.spanningJoints, g.independentJoints, data.clusters[k].G},
-            NamedVector{g.spanningJoints, data.clusters[k].g}};
+            NamedMatrix{g.spanningJoints, g.independentJoints, data.explicitMatrix(k)},
+            NamedVector{g.spanningJoints, data.explicitBias(k)}};
       }
     }
   }

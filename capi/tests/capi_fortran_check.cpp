@@ -95,10 +95,10 @@ int main(int argc, char** argv) {
   if (cd::clusterConstraintMatrices(cm, cdata, qcm, vcm) != cd::Status::Ok) return 1;
   cd::MatX Gc = cd::MatX::Zero(nv, ny);
   cd::VecX gc = cd::VecX::Zero(nv);
-  for (std::size_t k = 0; k < cm.clusters.size(); ++k) {
+  for (int k = 0; k < static_cast<int>(cm.clusters.size()); ++k) {
     const cd::Cluster& c = cm.clusters[k];
-    Gc.block(c.v0, c.y0, c.nv, c.ny) = cdata.clusters[k].G;
-    gc.segment(c.v0, c.nv) = cdata.clusters[k].g;
+    Gc.block(c.v0, c.y0, c.nv, c.ny) = cdata.explicitMatrix(k);
+    gc.segment(c.v0, c.nv) = cdata.explicitBias(k);
   }
   compare("G (column-major)", G.data(), Gc.data(), long(nv) * ny);
   compare("g", g.data(), gc.data(), nv);

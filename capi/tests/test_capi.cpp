@@ -684,10 +684,10 @@ void assembleConstraint(const cd::ClusterModel& cm, const cd::ClusterData& data,
                         cd::VecX& g) {
   G.setZero(cm.treeModel.nv, cm.ny);
   g.setZero(cm.treeModel.nv);
-  for (std::size_t k = 0; k < cm.clusters.size(); ++k) {
+  for (int k = 0; k < static_cast<int>(cm.clusters.size()); ++k) {
     const cd::Cluster& c = cm.clusters[k];
-    G.block(c.v0, c.y0, c.nv, c.ny) = data.clusters[k].G;
-    g.segment(c.v0, c.nv) = data.clusters[k].g;
+    G.block(c.v0, c.y0, c.nv, c.ny) = data.explicitMatrix(k);
+    g.segment(c.v0, c.nv) = data.explicitBias(k);
   }
 }
 
@@ -886,8 +886,8 @@ void compareClusterCompute(const cd::ClusterModel& cm, const cdyn_model* m, cdyn
                                                  std::max(1, c.nv), gk.data(), c.nv),
                 CDYN_OK);
       for (int j = 0; j < c.ny; ++j)
-        EXPECT_SAME(Gk.data() + j * std::max(1, c.nv), data.clusters[k].G.col(j).data(), c.nv);
-      EXPECT_SAME(gk.data(), data.clusters[k].g.data(), c.nv);
+        EXPECT_SAME(Gk.data() + j * std::max(1, c.nv), data.explicitMatrix(k).col(j).data(), c.nv);
+      EXPECT_SAME(gk.data(), data.explicitBias(k).data(), c.nv);
     }
     // Coordinates.
     ASSERT_EQ(cdyn_spanning_to_independent(m, ws, q, nq, v, nv, oyq.data(), nyq, oy.data(), ny),

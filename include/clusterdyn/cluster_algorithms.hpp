@@ -112,8 +112,10 @@ Status spanningToIndependent(const ClusterModel& model, ClusterData& data, Const
 Status projectToConstraints(const ClusterModel& model, ClusterData& data, ConstVecRef q,
                             ConstVecRef v);
 
-/// The explicit constraint of cluster k at (q, v): G (nv_k x ny_k) and g (nv_k) in
-/// data.clusters[k].G / .g (constant G and zero g for couplings and mimics).
+/// The constraint matrices of every cluster k at (q, v): G (nv_k x ny_k) and g (nv_k) of the
+/// explicit constraint, read with data.explicitMatrix(k) / explicitBias(k) (constant G and zero
+/// g for couplings and mimics), and the rows K, k (data.constraintJacobian(k),
+/// constraintBias(k)).
 Status clusterConstraintMatrices(const ClusterModel& model, ClusterData& data, ConstVecRef q,
                                  ConstVecRef v);
 

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <Eigen/Cholesky>
+#include <cstddef>
 #include <vector>
 
 #include "clusterdyn/cluster_model.hpp"
@@ -64,6 +65,33 @@ struct ClusterData {
   double lastResidual = 0.0;  ///< residual norm after the last position solve
 
   const char* errorMessage() const { return treeData.errorMessage(); }
+
+  // The constraint matrices of cluster k (0 <= k < model->clusters.size(), not checked) as the
+  // last cluster algorithm left them: clusterConstraintMatrices computes all four at (q, v),
+  // the other algorithms as a by-product (those without velocity terms, e.g. clusterMassMatrix,
+  // leave g and k of loop clusters as they were). Indices are local to the cluster: the rows of
+  // G and g and the columns of K are its spanning velocities Cluster::v0 .. v0 + nv - 1, the
+  // columns of G its independent velocities Cluster::y0 .. y0 + ny - 1 (cluster_model.hpp).
+  // Units: those of the coordinates: G and K map velocities (rad/s, m/s), g and k are
+  // accelerations (rad/s^2, m/s^2). Column-major Eigen objects owned by this workspace,
+  // overwritten by the next computation with it.
+
+  /// G (nv x ny): v_k = G y_dot_k (Chignoli et al. 2023, eq. 6). The identity for a cluster
+  /// without constraint; constant (Cluster::G) for couplings and mimics.
+  const MatX& explicitMatrix(int k) const;
+  /// g (nv): v_dot_k = G y_ddot_k + g (eq. 3). Zero for clusters without loop joint.
+  const VecX& explicitBias(int k) const;
+  /// K (Cluster::constraintRows x nv): every constraint row of the cluster, the explicit
+  /// relations (Cluster::relations) first, then the rows of each loop joint (Cluster::loops):
+  /// K v_k = 0. Constant (Cluster::Kexplicit) for clusters without loop joint.
+  const MatX& constraintJacobian(int k) const;
+  /// k (Cluster::constraintRows): K v_dot_k = k (k = -K_dot v_k, velocity-product terms). Zero
+  /// for clusters without loop joint.
+  const VecX& constraintBias(int k) const;
+
+  /// Heap bytes held by the per-cluster scratch (for memory reports; the other members are not
+  /// included).
+  std::size_t scratchBytes() const;
 };
 
 }  // namespace clusterdyn

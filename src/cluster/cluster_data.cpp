@@ -50,4 +50,44 @@ ClusterData::ClusterData(const ClusterModel& m, bool denseMatrices)
   rigidInertia.assign(m.treeModel.nbodies, 1);
 }
 
+const MatX& ClusterData::explicitMatrix(int k) const { return clusters[k].G; }
+
+const VecX& ClusterData::explicitBias(int k) const { return clusters[k].g; }
+
+const MatX& ClusterData::constraintJacobian(int k) const {
+  // Only loop clusters fill the workspace's K; the relations of the others are constant.
+  const Cluster& c = model->clusters[k];
+  return c.implicit() ? clusters[k].K : c.Kexplicit;
+}
+
+const VecX& ClusterData::constraintBias(int k) const { return clusters[k].k; }
+
+namespace {
+
+template <typename T>
+std::size_t heapBytes(const std::vector<T>& x) {
+  return x.capacity() * sizeof(T);
+}
+template <typename Derived>
+std::size_t heapBytes(const Eigen::PlainObjectBase<Derived>& x) {
+  using M = Eigen::PlainObjectBase<Derived>;
+  const bool dynamic =
+      M::MaxRowsAtCompileTime == Eigen::Dynamic || M::MaxColsAtCompileTime == Eigen::Dynamic;
+  return dynamic ? static_cast<std::size_t>(x.size()) * sizeof(typename M::Scalar) : 0;
+}
+
+}  // namespace
+
+std::size_t ClusterData::scratchBytes() const {
+  std::size_t b = heapBytes(clusters);
+  for (const ClusterWorkspace& w : clusters)
+    b += heapBytes(w.G) + heapBytes(w.g) + heapBytes(w.K) + heapBytes(w.k) + heapBytes(w.phi) +
+         heapBytes(w.Kd) + heapBytes(w.Ki) + heapBytes(w.kd) + heapBytes(w.piv) + heapBytes(w.Gd) +
+         heapBytes(w.dq) + heapBytes(w.S) + heapBytes(w.c) + heapBytes(w.U) + heapBytes(w.D) +
+         2 * heapBytes(w.D) /* llt: matrix and scratch */ + heapBytes(w.Dinv) + heapBytes(w.u) +
+         heapBytes(w.Ubar) + heapBytes(w.UbarDinv) + heapBytes(w.tmpd) + heapBytes(w.qWarm) +
+         heapBytes(w.outputTb);
+  return b;
+}
+
 }  // namespace clusterdyn

@@ -1018,6 +1018,54 @@ TEST(ClusterMimic, PositionAndVelocityRelations) {
 // ---------------------------------------------------------------------------------------------
 // Models without chords: the cluster algorithms reduce to the tree algorithms.
 
+// A ClusterData holds its per-cluster scratch behind a handle: a copy must be an independent
+// workspace (deep copy) that computes the same results, and a move must keep the buffers.
+TEST(ClusterDataHandle, CopiesAreDeepAndMovesKeepTheBuffers) {
+  const ClusterModel cm = loadModel(clusterdyn::test::modelsPath("cd_four_bar.urdf"));
+  ASSERT_TRUE(cm.hasImplicitClusters());
+  std::mt19937_64 rng(7);
+  ClusterData data(cm);
+  support::ClosedState s1, s2;
+  ASSERT_TRUE(support::randomClosedStateNearReference(cm, data, rng, s1, 0.3, 40));
+  ASSERT_TRUE(support::randomClosedStateNearReference(cm, data, rng, s2, 0.3, 40));
+  const VecX tau = clusterdyn::test::randomVector(cm.ny, rng, -1, 1);
+  int loop = -1;
+  for (int k = 0; k < static_cast<int>(cm.clusters.size()); ++k)
+    if (cm.clusters[k].implicit()) loop = k;
+
+  ASSERT_EQ(ceAba(cm, data, s1.q, s1.v, tau), Status::Ok) << data.errorMessage();
+  const VecX ydd1 = data.ydd;
+  const MatX G1 = data.explicitMatrix(loop);
+  ClusterData copy(data);
+  EXPECT_EQ(copy.model, &cm);
+  EXPECT_NE(&copy.explicitMatrix(loop), &data.explicitMatrix(loop));
+  EXPECT_NE(copy.explicitMatrix(loop).data(), data.explicitMatrix(loop).data());
+  EXPECT_TRUE(isClose(copy.explicitMatrix(loop), G1, 0.0));
+  // The copy computes at another state; the original keeps its results and its scratch.
+  ASSERT_EQ(ceAba(cm, copy, s2.q, s2.v, tau), Status::Ok) << copy.errorMessage();
+  EXPECT_FALSE(isClose(copy.explicitMatrix(loop), G1, 1e-6));
+  EXPECT_TRUE(isClose(data.explicitMatrix(loop), G1, 0.0));
+  EXPECT_TRUE(isClose(data.ydd, ydd1, 0.0));
+  // Same results as the original at the same state.
+  ASSERT_EQ(ceAba(cm, data, s2.q, s2.v, tau), Status::Ok);
+  EXPECT_TRUE(isClose(copy.ydd, data.ydd, kExact));
+  // Copy assignment into a workspace of the same model reuses its buffers.
+  ClusterData assigned(cm);
+  const double* before = assigned.explicitMatrix(loop).data();
+  assigned = data;
+  EXPECT_EQ(assigned.explicitMatrix(loop).data(), before);
+  EXPECT_TRUE(isClose(assigned.explicitMatrix(loop), data.explicitMatrix(loop), 0.0));
+  // A move keeps the buffers.
+  const double* storage = copy.explicitMatrix(loop).data();
+  ClusterData moved(std::move(copy));
+  EXPECT_EQ(moved.explicitMatrix(loop).data(), storage);
+  ASSERT_EQ(ceAba(cm, moved, s1.q, s1.v, tau), Status::Ok) << moved.errorMessage();
+  EXPECT_TRUE(isClose(moved.ydd, ydd1, kExact));
+  ClusterData target(cm);
+  target = std::move(moved);
+  EXPECT_EQ(target.explicitMatrix(loop).data(), storage);
+}
+
 TEST(ClusterTreeOnly, ReducesToTreeAlgorithms) {
   std::vector<std::pair<std::string, std::string>> cases;  // (name, path or "" + text)
   std::vector<std::string> texts;

@@ -1,9 +1,16 @@
 // Workspace of the cluster-tree algorithms: sized once from a ClusterModel, then every compute
 // function runs without heap allocation.
+//
+// Public: the spanning-tree workspace (treeData) and the algorithms' inputs and results (ydd,
+// qdd, tauY, H, C, q, v, ...). Each cluster's constraint matrices G, g, K, k are read through
+// ClusterData::explicitMatrix, explicitBias, constraintJacobian, constraintBias. The rest of the
+// per-cluster scratch (motion subspaces, articulated terms, LU factors of the closure ...) is an
+// implementation detail: the library keeps it behind an opaque handle (its layout is not part of
+// the API and may change in any release).
 #pragma once
 
-#include <Eigen/Cholesky>
 #include <cstddef>
+#include <memory>
 #include <vector>
 
 #include "clusterdyn/cluster_model.hpp"
@@ -11,42 +18,44 @@
 
 namespace clusterdyn {
 
-/// Per-cluster scratch (m bodies, n spanning dofs, d independent dofs, r constraint rows).
-struct ClusterWorkspace {
-  MatX G;                ///< n x d explicit constraint  v = G y_dot  (Chignoli et al. 2023, eq. 6)
-  VecX g;                ///< n      v_dot = G y_ddot + g            (eq. 3)
-  MatX K;                ///< r x n  all constraint rows: K v = 0, K v_dot = k
-  VecX k;                ///< r
-  VecX phi;              ///< r      position residual
-  MatX Kd, Ki;           ///< selected rows (n - d of them): dependent / independent columns
-  VecX kd;               ///< selected rows of k / phi
-  std::vector<int> piv;  ///< LU pivots of Kd (factored in place)
-  MatX Gd;               ///< (n - d) x d
-  VecX dq;               ///< Newton step on the dependent coordinates (n - d)
-  MatX S;                ///< 6m x d cluster motion subspace JXJ diag(S_i) G   (eq. 15)
-  VecX c;                ///< 6m     cluster velocity product + constraint bias (eq. 19)
-  MatX U;                ///< 6m x d  IA S (CE-ABA); clusterMassMatrix: IC S (composite inertias)
-  MatX D;                ///< d x d   S^T U
-  Eigen::LLT<MatX> llt;
-  MatX Dinv;       ///< d x d
-  VecX u;          ///< d
-  Mat6X Ubar;      ///< 6 x d   Xh^T U: U seen from the output body (either meaning of U)
-  Mat6X UbarDinv;  ///< 6 x d
-  VecX tmpd;       ///< d
-  VecX qWarm;      ///< nq: the warm start of the cluster's position solve (loop closure scratch)
-  std::vector<Transform> outputTb;  ///< pose of each body relative to the output body
+struct ClusterScratch;  // the per-cluster scratch, complete inside the library only
+
+namespace detail {
+
+struct ClusterScratchAccess;
+
+/// Owner of a ClusterData's per-cluster scratch. ClusterScratch is incomplete here, so the
+/// special members are defined inside the library (cluster_data.cpp); a copy is deep (copying
+/// a ClusterData gives an independent workspace, e.g. one per thread). A moved-from handle is
+/// empty.
+class ClusterScratchHandle {
+ public:
+  ClusterScratchHandle();  ///< allocates an empty ClusterScratch
+  ~ClusterScratchHandle();
+  ClusterScratchHandle(const ClusterScratchHandle& other);
+  ClusterScratchHandle& operator=(const ClusterScratchHandle& other);
+  ClusterScratchHandle(ClusterScratchHandle&& other) noexcept;
+  ClusterScratchHandle& operator=(ClusterScratchHandle&& other) noexcept;
+  ClusterScratch* get() const noexcept { return p_.get(); }
+
+ private:
+  std::unique_ptr<ClusterScratch> p_;
 };
 
+}  // namespace detail
+
 struct ClusterData {
-  /// denseMatrices = false leaves the ny x ny H and the tree's nv x nv M empty (the only
-  /// workspace parts quadratic in the model size) for workspaces that never compute a mass
-  /// matrix (the model builder's); clusterMassMatrix, crba and the dense constrained dynamics
-  /// then fail with InvalidArgument.
+  /// Allocates every buffer, the private per-cluster scratch included (the compute functions
+  /// then do not allocate). denseMatrices = false leaves the ny x ny H and the tree's nv x nv M
+  /// empty (the only workspace parts quadratic in the model size) for workspaces that never
+  /// compute a mass matrix (the model builder's); clusterMassMatrix, crba and the dense
+  /// constrained dynamics then fail with InvalidArgument. A copy is deep (an independent
+  /// workspace, e.g. one per thread); a moved-from ClusterData may only be assigned to or
+  /// destroyed.
   explicit ClusterData(const ClusterModel& model, bool denseMatrices = true);
 
   const ClusterModel* model = nullptr;
   Data treeData;  ///< spanning-tree workspace (placements, velocities, forces ...)
-  std::vector<ClusterWorkspace> clusters;
 
   VecX ydd;                       ///< independent accelerations (ny), CE-ABA output
   VecX qdd;                       ///< spanning accelerations (nv) = G ydd + g
@@ -89,9 +98,13 @@ struct ClusterData {
   /// for clusters without loop joint.
   const VecX& constraintBias(int k) const;
 
-  /// Heap bytes held by the per-cluster scratch (for memory reports; the other members are not
-  /// included).
+  /// Heap bytes held by the private per-cluster scratch (for memory reports; the public members
+  /// are not included).
   std::size_t scratchBytes() const;
+
+ private:
+  friend struct detail::ClusterScratchAccess;
+  detail::ClusterScratchHandle scratch_;
 };
 
 }  // namespace clusterdyn

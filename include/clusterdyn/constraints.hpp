@@ -26,6 +26,7 @@
 // Dynamics in independent coordinates:  H y_ddot + C = tau + J^T lambda,  J y_ddot + gamma = k.
 #pragma once
 
+#include <Eigen/Cholesky>
 #include <string>
 #include <vector>
 

@@ -22,7 +22,7 @@ void spanningAccelerations(const ClusterModel& cm, ClusterData& data, int k, con
       qdd.setZero();
     return;
   }
-  const ClusterWorkspace& w = data.clusters[k];
+  const ClusterWorkspace& w = detail::scratch(data)[k];
   qdd = w.g;
   if (ydd && c.ny == 1)
     qdd.noalias() += w.G.col(0) * ydd[c.y0];
@@ -34,12 +34,13 @@ void spanningAccelerations(const ClusterModel& cm, ClusterData& data, int k, con
 /// data.treeData.tau).
 void independentForces(const ClusterModel& cm, ClusterData& data, VecX& out) {
   const VecX& tau = data.treeData.tau;
+  const std::vector<ClusterWorkspace>& ws = detail::scratch(data);
   for (int k = 0; k < static_cast<int>(cm.clusters.size()); ++k) {
     const Cluster& c = cm.clusters[k];
     if (c.constrained() && c.ny == 1)
-      out[c.y0] = data.clusters[k].G.col(0).dot(tau.segment(c.v0, c.nv));
+      out[c.y0] = ws[k].G.col(0).dot(tau.segment(c.v0, c.nv));
     else if (c.constrained())
-      out.segment(c.y0, c.ny).noalias() = data.clusters[k].G.transpose() * tau.segment(c.v0, c.nv);
+      out.segment(c.y0, c.ny).noalias() = ws[k].G.transpose() * tau.segment(c.v0, c.nv);
     else
       out.segment(c.y0, c.ny) = tau.segment(c.v0, c.nv);
   }

@@ -45,7 +45,7 @@ Status articulatedScalar(const ClusterModel& cm, ClusterData& data, int k, const
                          ForceCoordinates forces) {
   const Cluster& c = cm.clusters[k];
   Data& td = data.treeData;
-  ClusterWorkspace& w = data.clusters[k];
+  ClusterWorkspace& w = detail::scratch(data)[k];
   const int o = c.outputBody;
   double D = 0.0;
   double u = forces == ForceCoordinates::Spanning
@@ -99,7 +99,7 @@ Status articulatedFixed(const ClusterModel& cm, ClusterData& data, int k, const 
   using VecD = Eigen::Matrix<double, D, 1>;
   const Cluster& c = cm.clusters[k];
   Data& td = data.treeData;
-  ClusterWorkspace& w = data.clusters[k];
+  ClusterWorkspace& w = detail::scratch(data)[k];
   const int o = c.outputBody;
   MatDD Dm = MatDD::Zero();
   VecD u;
@@ -151,7 +151,7 @@ Status articulatedGeneric(const ClusterModel& cm, ClusterData& data, int k, cons
                           ForceCoordinates forces) {
   const Cluster& c = cm.clusters[k];
   Data& td = data.treeData;
-  ClusterWorkspace& w = data.clusters[k];
+  ClusterWorkspace& w = detail::scratch(data)[k];
   const int o = c.outputBody;
   for (int b = c.firstBody; b < c.firstBody + c.nbodies; ++b) {  // eq. 53: U (IA block diagonal)
     const int i = 6 * (b - c.firstBody);
@@ -197,7 +197,7 @@ template <int D>
 void accelerationsOf(const ClusterModel& cm, ClusterData& data, int k, const Motion& ao) {
   const Cluster& c = cm.clusters[k];
   Data& td = data.treeData;
-  ClusterWorkspace& w = data.clusters[k];
+  ClusterWorkspace& w = detail::scratch(data)[k];
   const int d = c.ny;
   auto t = w.tmpd.template head<D>(d);
   t = w.u.template head<D>(d);
@@ -297,7 +297,7 @@ void clusterForceBackwardStep(const ClusterModel& cm, ClusterData& data, int k, 
     dp[o] += td.liMi[b].actForce(f);
     return;
   }
-  ClusterWorkspace& w = data.clusters[k];
+  ClusterWorkspace& w = detail::scratch(data)[k];
   Eigen::Map<VecX> duk(du + c.y0, c.ny);
   duk.setZero();
   Force po = Force::Zero();
@@ -335,7 +335,7 @@ void clusterForceForwardStep(const ClusterModel& cm, ClusterData& data, int k, c
     da[b] = a;
     return;
   }
-  ClusterWorkspace& w = data.clusters[k];
+  ClusterWorkspace& w = detail::scratch(data)[k];
   w.tmpd = Eigen::Map<const VecX>(du + c.y0, c.ny);
   for (int b = c.firstBody; b < c.firstBody + c.nbodies; ++b) {
     const int i = 6 * (b - c.firstBody);

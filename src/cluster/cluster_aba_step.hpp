@@ -20,7 +20,7 @@ void clusterInertiaAndBias(const ClusterModel& cm, ClusterData& data, const Forc
 /// Pass 2 for cluster k: U, D^-1, u (eq. 53) and the articulated inertia and bias it adds to
 /// its output body (eq. 59-60). tau: independent forces (ny) or, with
 /// ForceCoordinates::Spanning, spanning forces (nv) mapped by G^T. Also stores Ubar = Xh^T U
-/// (data.clusters[k].Ubar) for the constraint-space propagation.
+/// (scratch(data)[k].Ubar, cluster_workspace.hpp) for the constraint-space propagation.
 Status clusterArticulatedStep(const ClusterModel& cm, ClusterData& data, int k, const double* tau,
                               ForceCoordinates forces);
 

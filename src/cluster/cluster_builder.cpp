@@ -485,7 +485,7 @@ void nameClusters(ClusterModel& cm) {
 /// Rank-revealing QR of K^T for cluster k's K in data (its column pivots rank the constraint
 /// rows).
 Eigen::ColPivHouseholderQR<MatX> constraintRankQR(const ClusterData& data, int k) {
-  Eigen::ColPivHouseholderQR<MatX> qr(data.clusters[k].K.transpose());
+  Eigen::ColPivHouseholderQR<MatX> qr(detail::scratch(data)[k].K.transpose());
   qr.setThreshold(kClosureSettings.referenceRankThreshold);
   return qr;
 }
@@ -560,7 +560,7 @@ void closeClusterAtReference(ClusterModel& cm, ClusterData& data, int k) {
   cm.qReference = best;
   detail::clusterPlacements(cm, data, k, cm.qReference);
   detail::constraintJacobian(cm, data, k);
-  ClusterWorkspace& w = data.clusters[k];
+  ClusterWorkspace& w = detail::scratch(data)[k];
   // Rank-revealing QR of K^T: its column pivots rank the constraint rows; keep rank(K).
   const auto qrT = constraintRankQR(data, k);
   const int rank = static_cast<int>(qrT.rank());

@@ -43,9 +43,10 @@ Status clusterMassMatrix(const ClusterModel& model, ClusterData& data, ConstVecR
     if (model.clusters[k].constrained())
       detail::clusterMotionSubspace(model, data, k, detail::Bias::Skip);
   data.H.setZero();
+  std::vector<ClusterWorkspace>& ws = detail::scratch(data);
   for (int k = ncl - 1; k >= 0; --k) {
     const Cluster& c = model.clusters[k];
-    ClusterWorkspace& w = data.clusters[k];
+    ClusterWorkspace& w = ws[k];
     const int o = c.outputBody;
     auto Hkk = data.H.block(c.y0, c.y0, c.ny, c.ny);
     auto F = w.Ubar.leftCols(c.ny);  // F_k, 6 x d
@@ -92,7 +93,7 @@ Status clusterMassMatrix(const ClusterModel& model, ClusterData& data, ConstVecR
         Hlk.noalias() = tree.joints[body].S.transpose() * F;
         if (cl.outputBody >= 0) transportForces(td.liMi[body], F);
       } else {
-        const ClusterWorkspace& wl = data.clusters[l];
+        const ClusterWorkspace& wl = ws[l];
         Hlk.noalias() = wl.S.middleRows<6>(6 * (body - cl.firstBody)).transpose() * F;
         if (cl.outputBody >= 0) transportForces(wl.outputTb[body - cl.firstBody], F);
       }

@@ -2,10 +2,35 @@
 
 #include <algorithm>
 
+#include "cluster/cluster_workspace.hpp"
+
 namespace clusterdyn {
+
+namespace detail {
+
+ClusterScratchHandle::ClusterScratchHandle() : p_(std::make_unique<ClusterScratch>()) {}
+ClusterScratchHandle::~ClusterScratchHandle() = default;
+ClusterScratchHandle::ClusterScratchHandle(const ClusterScratchHandle& other)
+    : p_(other.p_ ? std::make_unique<ClusterScratch>(*other.p_) : nullptr) {}
+ClusterScratchHandle& ClusterScratchHandle::operator=(const ClusterScratchHandle& other) {
+  if (this == &other) return *this;
+  if (!other.p_)
+    p_.reset();
+  else if (p_)
+    *p_ = *other.p_;  // reuses the buffers when the sizes match
+  else
+    p_ = std::make_unique<ClusterScratch>(*other.p_);
+  return *this;
+}
+ClusterScratchHandle::ClusterScratchHandle(ClusterScratchHandle&& other) noexcept = default;
+ClusterScratchHandle& ClusterScratchHandle::operator=(ClusterScratchHandle&& other) noexcept =
+    default;
+
+}  // namespace detail
 
 ClusterData::ClusterData(const ClusterModel& m, bool denseMatrices)
     : model(&m), treeData(m.treeModel, denseMatrices) {
+  std::vector<ClusterWorkspace>& clusters = detail::scratch(*this);
   clusters.resize(m.clusters.size());
   for (size_t k = 0; k < m.clusters.size(); ++k) {
     const Cluster& c = m.clusters[k];
@@ -50,17 +75,17 @@ ClusterData::ClusterData(const ClusterModel& m, bool denseMatrices)
   rigidInertia.assign(m.treeModel.nbodies, 1);
 }
 
-const MatX& ClusterData::explicitMatrix(int k) const { return clusters[k].G; }
+const MatX& ClusterData::explicitMatrix(int k) const { return detail::scratch(*this)[k].G; }
 
-const VecX& ClusterData::explicitBias(int k) const { return clusters[k].g; }
+const VecX& ClusterData::explicitBias(int k) const { return detail::scratch(*this)[k].g; }
 
 const MatX& ClusterData::constraintJacobian(int k) const {
   // Only loop clusters fill the workspace's K; the relations of the others are constant.
   const Cluster& c = model->clusters[k];
-  return c.implicit() ? clusters[k].K : c.Kexplicit;
+  return c.implicit() ? detail::scratch(*this)[k].K : c.Kexplicit;
 }
 
-const VecX& ClusterData::constraintBias(int k) const { return clusters[k].k; }
+const VecX& ClusterData::constraintBias(int k) const { return detail::scratch(*this)[k].k; }
 
 namespace {
 
@@ -79,7 +104,8 @@ std::size_t heapBytes(const Eigen::PlainObjectBase<Derived>& x) {
 }  // namespace
 
 std::size_t ClusterData::scratchBytes() const {
-  std::size_t b = heapBytes(clusters);
+  const std::vector<ClusterWorkspace>& clusters = detail::scratch(*this);
+  std::size_t b = sizeof(ClusterScratch) + heapBytes(clusters);
   for (const ClusterWorkspace& w : clusters)
     b += heapBytes(w.G) + heapBytes(w.g) + heapBytes(w.K) + heapBytes(w.k) + heapBytes(w.phi) +
          heapBytes(w.Kd) + heapBytes(w.Ki) + heapBytes(w.kd) + heapBytes(w.piv) + heapBytes(w.Gd) +

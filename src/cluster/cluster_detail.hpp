@@ -1,6 +1,7 @@
 // Internal building blocks shared by the cluster builder and the cluster algorithms.
 #pragma once
 
+#include "cluster/cluster_workspace.hpp"
 #include "clusterdyn/cluster_data.hpp"
 
 namespace clusterdyn::detail {
@@ -83,7 +84,7 @@ Status clusterVelocityStep(const ClusterModel& cm, ClusterData& data, int k,
                            const Eigen::Ref<const VecX>& q, const double* v, Bias bias,
                            StateCheck check, OutputPoses poses);
 
-/// Cluster motion subspace S (6m x d, eq. 15) into data.clusters[k].S and, with Bias::Compute,
+/// Cluster motion subspace S (6m x d, eq. 15) into scratch(data)[k].S and, with Bias::Compute,
 /// the cluster bias c (6m, eq. 19) (after clusterVelocityPass).
 void clusterMotionSubspace(const ClusterModel& cm, ClusterData& data, int k, Bias bias);
 

@@ -19,7 +19,7 @@ Status checkClusterArgs(const ClusterModel& cm, ClusterData& data, const Eigen::
 Status checkClusterState(const ClusterModel& cm, ClusterData& data, int k,
                          const Eigen::Ref<const VecX>& q, const double* v) {
   const Cluster& c = cm.clusters[k];
-  ClusterWorkspace& w = data.clusters[k];
+  ClusterWorkspace& w = detail::scratch(data)[k];
   Data& td = data.treeData;
   if (!c.implicit()) {  // couplings and mimics: linear relations, checked term by term
     double scale = 1.0;
@@ -109,7 +109,7 @@ Status clusterVelocityPass(const ClusterModel& cm, ClusterData& data,
 void clusterMotionSubspace(const ClusterModel& cm, ClusterData& data, int k, Bias bias) {
   const Cluster& c = cm.clusters[k];
   const Model& tree = cm.treeModel;
-  ClusterWorkspace& w = data.clusters[k];
+  ClusterWorkspace& w = detail::scratch(data)[k];
   for (int b = c.firstBody; b < c.firstBody + c.nbodies; ++b) {
     const int i = 6 * (b - c.firstBody);
     const int p = tree.parent[b];

@@ -25,7 +25,7 @@ double residualAt(const ClusterModel& cm, ClusterData& data, int k,
                   const Eigen::Ref<const VecX>& q) {
   clusterPlacements(cm, data, k, q);
   constraintResidual(cm, data, k, q);
-  const VecX& phi = data.clusters[k].phi;
+  const VecX& phi = detail::scratch(data)[k].phi;
   return phi.size() ? phi.cwiseAbs().maxCoeff() : 0.0;
 }
 
@@ -46,7 +46,7 @@ enum class NewtonResult { Converged, Singular, Failed };
 NewtonResult newton(const ClusterModel& cm, ClusterData& data, int k, Eigen::Ref<VecX> q) {
   const ClosureSettings& s = kClosureSettings;
   const Cluster& c = cm.clusters[k];
-  ClusterWorkspace& w = data.clusters[k];
+  ClusterWorkspace& w = detail::scratch(data)[k];
   const int nd = static_cast<int>(c.dependent.size());
   double res = residualAt(cm, data, k, q);
   double previous = std::numeric_limits<double>::infinity();
@@ -102,7 +102,7 @@ NewtonResult newton(const ClusterModel& cm, ClusterData& data, int k, Eigen::Ref
 NewtonResult continuation(const ClusterModel& cm, ClusterData& data, int k, Eigen::Ref<VecX> q,
                           const double* start, int steps, int* iterations) {
   const Cluster& c = cm.clusters[k];
-  ClusterWorkspace& w = data.clusters[k];
+  ClusterWorkspace& w = detail::scratch(data)[k];
   for (int j = 0; j < c.ny; ++j) w.tmpd[j] = q[qIndex(cm.treeModel, c, c.independent[j])];
   for (int i : c.dependent) {
     const int iq = qIndex(cm.treeModel, c, i);
@@ -180,7 +180,7 @@ Status solveClusterPositions(const ClusterModel& cm, ClusterData& data, int k, E
 Status closeClusterPositions(const ClusterModel& cm, ClusterData& data, int k, Eigen::Ref<VecX> q) {
   const ClosureSettings& s = kClosureSettings;
   const Cluster& c = cm.clusters[k];
-  ClusterWorkspace& w = data.clusters[k];
+  ClusterWorkspace& w = detail::scratch(data)[k];
   const int nd = static_cast<int>(c.dependent.size());
   if (nd == 0) {  // nothing to solve for: the constraint holds or it does not
     const double res = residualAt(cm, data, k, q);
@@ -224,9 +224,10 @@ Status keepWarmStartUsable(const ClusterModel& cm, ClusterData& data, Status s) 
 namespace {
 Status solveLoopClosureFromWarmStart(const ClusterModel& cm, ClusterData& data, ConstVecRef y) {
   int totalIterations = 0;
+  std::vector<ClusterWorkspace>& ws = detail::scratch(data);
   for (int k = 0; k < static_cast<int>(cm.clusters.size()); ++k) {
     const Cluster& c = cm.clusters[k];
-    ClusterWorkspace& w = data.clusters[k];
+    ClusterWorkspace& w = ws[k];
     // The warm start of the cluster (its positions before y is written), for continuation.
     const bool keep = c.implicit() && c.nq <= w.qWarm.size();
     if (keep) w.qWarm.head(c.nq) = data.q.segment(c.q0, c.nq);
@@ -265,10 +266,11 @@ namespace {
 Status velocitiesFromIndependent(const ClusterModel& cm, ClusterData& data, ConstVecRef ydot) {
   CDYN_TRY(detail::clusterVelocityPass(cm, data, data.q, nullptr, detail::Bias::Skip,
                                        detail::StateCheck::Skip));
+  const std::vector<ClusterWorkspace>& ws = detail::scratch(data);
   for (int k = 0; k < static_cast<int>(cm.clusters.size()); ++k) {
     const Cluster& c = cm.clusters[k];
     if (c.constrained())
-      data.v.segment(c.v0, c.nv).noalias() = data.clusters[k].G * ydot.segment(c.y0, c.ny);
+      data.v.segment(c.v0, c.nv).noalias() = ws[k].G * ydot.segment(c.y0, c.ny);
     else
       data.v.segment(c.v0, c.nv) = ydot.segment(c.y0, c.ny);
   }
@@ -306,13 +308,14 @@ Status projectToConstraints(const ClusterModel& cm, ClusterData& data, ConstVecR
   }
   CDYN_TRY(detail::clusterVelocityPass(cm, data, data.q, nullptr, detail::Bias::Skip,
                                        detail::StateCheck::Skip));
+  std::vector<ClusterWorkspace>& ws = detail::scratch(data);
   for (int k = 0; k < static_cast<int>(cm.clusters.size()); ++k) {
     const Cluster& c = cm.clusters[k];
     if (!c.constrained()) {
       data.v.segment(c.v0, c.nv) = v.segment(c.v0, c.nv);
       continue;
     }
-    ClusterWorkspace& w = data.clusters[k];
+    ClusterWorkspace& w = ws[k];
     for (int j = 0; j < c.ny; ++j) w.tmpd[j] = v[c.v0 + c.independent[j]];
     data.v.segment(c.v0, c.nv).noalias() = w.G * w.tmpd;
   }

@@ -38,7 +38,7 @@ Vec3 logSO3(const Mat3& R) {
 
 void clusterRelativePoses(const ClusterModel& cm, ClusterData& data, int k) {
   const Cluster& c = cm.clusters[k];
-  ClusterWorkspace& w = data.clusters[k];
+  ClusterWorkspace& w = detail::scratch(data)[k];
   for (int b = c.firstBody; b < c.firstBody + c.nbodies; ++b) {
     const int p = cm.treeModel.parent[b];
     const Transform& liMi = data.treeData.liMi[b];
@@ -67,7 +67,7 @@ void clusterPlacements(const ClusterModel& cm, ClusterData& data, int k,
 void constraintResidual(const ClusterModel& cm, ClusterData& data, int k,
                         const Eigen::Ref<const VecX>& q) {
   const Cluster& c = cm.clusters[k];
-  ClusterWorkspace& w = data.clusters[k];
+  ClusterWorkspace& w = detail::scratch(data)[k];
   int row = 0;
   for (int r : c.relations) {
     const ExplicitRelation& rel = cm.relations[r];
@@ -96,7 +96,7 @@ void constraintResidual(const ClusterModel& cm, ClusterData& data, int k,
 
 void constraintJacobian(const ClusterModel& cm, ClusterData& data, int k) {
   const Cluster& c = cm.clusters[k];
-  ClusterWorkspace& w = data.clusters[k];
+  ClusterWorkspace& w = detail::scratch(data)[k];
   const Model& tree = cm.treeModel;
   const int nrel = static_cast<int>(c.relations.size());
   if (nrel > 0) w.K.topRows(nrel) = c.Kexplicit;
@@ -123,7 +123,7 @@ void constraintJacobian(const ClusterModel& cm, ClusterData& data, int k) {
 
 void constraintBias(const ClusterModel& cm, ClusterData& data, int k) {
   const Cluster& c = cm.clusters[k];
-  ClusterWorkspace& w = data.clusters[k];
+  ClusterWorkspace& w = detail::scratch(data)[k];
   const int nrel = static_cast<int>(c.relations.size());
   if (nrel > 0) w.k.head(nrel).setZero();
   int row = nrel;
@@ -150,7 +150,7 @@ void constraintBias(const ClusterModel& cm, ClusterData& data, int k) {
 
 double gatherDependentBlock(const ClusterModel& cm, ClusterData& data, int k) {
   const Cluster& c = cm.clusters[k];
-  ClusterWorkspace& w = data.clusters[k];
+  ClusterWorkspace& w = detail::scratch(data)[k];
   const int nd = static_cast<int>(c.dependent.size());
   double scale = 0.0;
   for (int i = 0; i < nd; ++i)
@@ -175,7 +175,7 @@ bool factorDependentBlock(ClusterWorkspace& w, double scale, double* pivotRatio)
 
 double dependentBlockSingularValue(const ClusterModel& cm, const ClusterData& data, int k) {
   const Cluster& c = cm.clusters[k];
-  const ClusterWorkspace& w = data.clusters[k];
+  const ClusterWorkspace& w = detail::scratch(data)[k];
   const int nd = static_cast<int>(c.dependent.size());
   constexpr int kMax = 12;  // stack storage: no heap allocation on this (failure) path
   if (nd == 0 || nd > kMax) return std::numeric_limits<double>::quiet_NaN();
@@ -189,7 +189,7 @@ double dependentBlockSingularValue(const ClusterModel& cm, const ClusterData& da
 
 Status singularDependentBlock(const ClusterModel& cm, ClusterData& data, int k, const char* where) {
   const Cluster& c = cm.clusters[k];
-  const ClusterWorkspace& w = data.clusters[k];
+  const ClusterWorkspace& w = detail::scratch(data)[k];
   double scale = 0.0;
   for (int r : c.selectedRows)
     for (int j : c.dependent) scale = std::max(scale, std::abs(w.K(r, j)));
@@ -203,7 +203,7 @@ Status singularDependentBlock(const ClusterModel& cm, ClusterData& data, int k, 
 
 Status explicitForm(const ClusterModel& cm, ClusterData& data, int k, Bias bias) {
   const Cluster& c = cm.clusters[k];
-  ClusterWorkspace& w = data.clusters[k];
+  ClusterWorkspace& w = detail::scratch(data)[k];
   const int nd = static_cast<int>(c.dependent.size());
   const double scale = gatherDependentBlock(cm, data, k);
   for (int i = 0; i < nd; ++i) {

@@ -43,9 +43,10 @@ Status constrainedDynamicsDense(const ClusterModel& model, ClusterData& data,
   data.ydd.noalias() = cd.jacobian.transpose() * cd.lambda;
   cd.lltH.solveInPlace(data.ydd);
   data.ydd += cd.yddFree;
+  const std::vector<ClusterWorkspace>& ws = detail::scratch(data);
   for (int k = 0; k < static_cast<int>(model.clusters.size()); ++k) {
     const Cluster& c = model.clusters[k];
-    const ClusterWorkspace& w = data.clusters[k];
+    const ClusterWorkspace& w = ws[k];
     auto qdd = data.qdd.segment(c.v0, c.nv);
     if (!c.constrained()) {
       qdd = data.ydd.segment(c.y0, c.ny);

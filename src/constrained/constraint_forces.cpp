@@ -86,7 +86,7 @@ Status clusterConstraintForces(const ClusterModel& cm, ClusterData& data, JointF
     for (size_t t = 0; t < terms.size(); ++t) out[t] = terms[t].second * l;
     return Status::Ok;
   }
-  ClusterWorkspace& w = data.clusters[k];
+  ClusterWorkspace& w = detail::scratch(data)[k];
   if (c.implicit()) detail::constraintJacobian(cm, data, k);  // K at the current poses
   const MatX& K = c.implicit() ? w.K : c.Kexplicit;
   const int nd = static_cast<int>(c.dependent.size());

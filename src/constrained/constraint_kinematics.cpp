@@ -123,6 +123,7 @@ void bodyJacobian(const ClusterModel& cm, const ClusterData& data, int b,
                   Eigen::Ref<Eigen::Matrix<double, 6, Eigen::Dynamic>> J) {
   const Model& tree = cm.treeModel;
   const Data& td = data.treeData;
+  const std::vector<ClusterWorkspace>& ws = detail::scratch(data);
   J.setZero();
   Transform T;  // pose of b in the frame of `cur`
   int cur = b;
@@ -135,7 +136,7 @@ void bodyJacobian(const ClusterModel& cm, const ClusterData& data, int b,
       T = td.liMi[cur] * T;
       cur = tree.parent[cur];
     } else {
-      const ClusterWorkspace& w = data.clusters[k];
+      const ClusterWorkspace& w = ws[k];
       const int i = 6 * (cur - c.firstBody);
       for (int j = 0; j < c.ny; ++j) J.col(c.y0 + j) = T.actInvMotion(w.S.block<6, 1>(i, j));
       T = w.outputTb[cur - c.firstBody] * T;
@@ -176,12 +177,13 @@ void applyRowForces(const ClusterModel& cm, ClusterData& data, ConstraintData& c
   }
   for (const ConstraintData::Attachment& a : cd.attachments)
     cd.dp[a.body].noalias() -= a.C.topRows(a.rows).transpose() * lambda.segment(a.row0, a.rows);
+  std::vector<ClusterWorkspace>& ws = detail::scratch(data);
   for (auto it = cd.supportOrder.rbegin(); it != cd.supportOrder.rend(); ++it) {
     const int k = *it;
     const Cluster& c = cm.clusters[k];
     clusterForceBackwardStep(cm, data, k, cd.dp.data(), cd.du.data());
     if (c.constrained())
-      data.clusters[k].u += cd.du.segment(c.y0, c.ny);
+      ws[k].u += cd.du.segment(c.y0, c.ny);
     else
       data.treeData.u[c.firstBody] += cd.du.segment(c.y0, c.ny);
   }
@@ -200,6 +202,7 @@ Status denseConstraintJacobian(const ClusterModel& model, ClusterData& data, Con
   // Bias accelerations (y_ddot = 0), gravity-offset: a_b = Xh a_out + c_b.
   Data& td = data.treeData;
   const Motion a0 = gravityAcceleration(model.treeModel);
+  const std::vector<ClusterWorkspace>& ws = detail::scratch(data);
   for (int k = 0; k < static_cast<int>(model.clusters.size()); ++k) {
     const Cluster& c = model.clusters[k];
     const Motion& ao = c.outputBody >= 0 ? td.a_gf[c.outputBody] : a0;
@@ -207,7 +210,7 @@ Status denseConstraintJacobian(const ClusterModel& model, ClusterData& data, Con
       td.a_gf[c.firstBody] = td.liMi[c.firstBody].actInvMotion(ao) + td.c[c.firstBody];
       continue;
     }
-    const ClusterWorkspace& w = data.clusters[k];
+    const ClusterWorkspace& w = ws[k];
     for (int b = c.firstBody; b < c.firstBody + c.nbodies; ++b)
       td.a_gf[b] =
           w.outputTb[b - c.firstBody].actInvMotion(ao) + w.c.segment<6>(6 * (b - c.firstBody));

@@ -22,6 +22,7 @@ namespace detail {
 void delassusPropagation(const ClusterModel& cm, ClusterData& data, ConstraintData& cd,
                          Eigen::Ref<MatX> out) {
   const Data& td = data.treeData;
+  const std::vector<ClusterWorkspace>& ws = detail::scratch(data);
   MatX& full = cd.full;
   full.setZero();
   for (auto it = cd.supportOrder.rbegin(); it != cd.supportOrder.rend(); ++it) {
@@ -124,7 +125,7 @@ void delassusPropagation(const ClusterModel& cm, ClusterData& data, ConstraintDa
               td.liMi[b].actForce(Eigen::Map<const Vec6>(R.M.data() + 6 * r));
       }
     } else {
-      const ClusterWorkspace& w = data.clusters[k];
+      const ClusterWorkspace& w = ws[k];
       R.MS.noalias() = R.M.lazyProduct(w.S);
       R.MSD.noalias() = R.MS.lazyProduct(w.Dinv);
       R.L.noalias() += R.MSD.lazyProduct(R.MS.transpose());

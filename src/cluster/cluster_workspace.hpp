@@ -1,0 +1,64 @@
+// Per-cluster scratch of the cluster-tree algorithms. Private: a ClusterData owns it through an
+// opaque handle (detail::ClusterScratchHandle, cluster_data.hpp), so the public header shows the
+// algorithms' inputs and results only; the constraint matrices a caller may read (G, g, K, k) have
+// public accessors (ClusterData::explicitMatrix and the like). Sized once by the ClusterData
+// constructor (cluster_data.cpp): the compute functions never resize it.
+#pragma once
+
+#include <Eigen/Cholesky>
+#include <vector>
+
+#include "clusterdyn/cluster_data.hpp"
+
+namespace clusterdyn {
+
+/// Per-cluster scratch (m bodies, n spanning dofs, d independent dofs, r constraint rows).
+struct ClusterWorkspace {
+  MatX G;                ///< n x d explicit constraint  v = G y_dot  (Chignoli et al. 2023, eq. 6)
+  VecX g;                ///< n      v_dot = G y_ddot + g            (eq. 3)
+  MatX K;                ///< r x n  all constraint rows: K v = 0, K v_dot = k
+  VecX k;                ///< r
+  VecX phi;              ///< r      position residual
+  MatX Kd, Ki;           ///< selected rows (n - d of them): dependent / independent columns
+  VecX kd;               ///< selected rows of k / phi
+  std::vector<int> piv;  ///< LU pivots of Kd (factored in place)
+  MatX Gd;               ///< (n - d) x d
+  VecX dq;               ///< Newton step on the dependent coordinates (n - d)
+  MatX S;                ///< 6m x d cluster motion subspace JXJ diag(S_i) G   (eq. 15)
+  VecX c;                ///< 6m     cluster velocity product + constraint bias (eq. 19)
+  MatX U;                ///< 6m x d  IA S (CE-ABA); clusterMassMatrix: IC S (composite inertias)
+  MatX D;                ///< d x d   S^T U
+  Eigen::LLT<MatX> llt;
+  MatX Dinv;       ///< d x d
+  VecX u;          ///< d
+  Mat6X Ubar;      ///< 6 x d   Xh^T U: U seen from the output body (either meaning of U)
+  Mat6X UbarDinv;  ///< 6 x d
+  VecX tmpd;       ///< d
+  VecX qWarm;      ///< nq: the warm start of the cluster's position solve (loop closure scratch)
+  std::vector<Transform> outputTb;  ///< pose of each body relative to the output body
+};
+
+/// What a ClusterData's scratch handle owns: one ClusterWorkspace per cluster (index: cluster).
+struct ClusterScratch {
+  std::vector<ClusterWorkspace> clusters;
+};
+
+namespace detail {
+
+/// The one way into a ClusterData's private scratch handle (a friend of ClusterData).
+struct ClusterScratchAccess {
+  static ClusterScratch& get(ClusterData& data) { return *data.scratch_.get(); }
+  static const ClusterScratch& get(const ClusterData& data) { return *data.scratch_.get(); }
+};
+
+/// The per-cluster workspaces of data (index: cluster). One pointer indirection: hoist the
+/// reference out of loops over clusters. data must not be a moved-from ClusterData.
+inline std::vector<ClusterWorkspace>& scratch(ClusterData& data) {
+  return ClusterScratchAccess::get(data).clusters;
+}
+inline const std::vector<ClusterWorkspace>& scratch(const ClusterData& data) {
+  return ClusterScratchAccess::get(data).clusters;
+}
+
+}  // namespace detail
+}  // namespace clusterdyn

@@ -177,28 +177,10 @@ std::string limitText(double x) {
 struct WorkspaceBytes {
   std::size_t total = 0, dense = 0;
 };
-template <typename T>
-std::size_t heapBytes(const std::vector<T>& x) {
-  return x.capacity() * sizeof(T);
-}
-template <typename Derived>
-std::size_t heapBytes(const Eigen::PlainObjectBase<Derived>& x) {
-  using M = Eigen::PlainObjectBase<Derived>;
-  const bool dynamic =
-      M::MaxRowsAtCompileTime == Eigen::Dynamic || M::MaxColsAtCompileTime == Eigen::Dynamic;
-  return dynamic ? static_cast<std::size_t>(x.size()) * sizeof(typename M::Scalar) : 0;
-}
 WorkspaceBytes workspaceBytes(const ClusterModel& cm) {
   const ClusterData d(cm, false);
-  const Data& t = d.treeData;
-  std::size_t b = sizeof(ClusterData);
-  b += heapBytes(t.liMi) + heapBytes(t.oMi) + heapBytes(t.v) + heapBytes(t.a) + heapBytes(t.c) +
-       heapBytes(t.f) + heapBytes(t.a_gf) + heapBytes(t.IA) + heapBytes(t.pA) + heapBytes(t.U) +
-       heapBytes(t.Dinv) + heapBytes(t.u) + heapBytes(t.Ycrb) + heapBytes(t.tau) +
-       heapBytes(t.ddq) + heapBytes(t.nle) + heapBytes(t.J);
-  b += d.scratchBytes();  // the library's private per-cluster scratch
-  b += heapBytes(d.ydd) + heapBytes(d.qdd) + heapBytes(d.tauY) + heapBytes(d.C) + heapBytes(d.q) +
-       heapBytes(d.v) + heapBytes(d.Hblock) + heapBytes(d.localBias) + heapBytes(d.rigidInertia);
+  // Made without M and H (empty, 0 heap bytes): those two are added by size below.
+  const std::size_t b = sizeof(ClusterData) + d.heapBytes();
   WorkspaceBytes w;
   w.dense = sizeof(double) * (static_cast<std::size_t>(cm.treeModel.nv) * cm.treeModel.nv +
                               static_cast<std::size_t>(cm.ny) * cm.ny);

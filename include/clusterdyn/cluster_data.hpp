@@ -98,9 +98,10 @@ struct ClusterData {
   /// for clusters without loop joint.
   const VecX& constraintBias(int k) const;
 
-  /// Heap bytes held by the private per-cluster scratch (for memory reports; the public members
-  /// are not included).
-  std::size_t scratchBytes() const;
+  /// Heap bytes held by this workspace: every buffer of treeData, of the public members and of
+  /// the private per-cluster scratch (vector capacities, dynamic Eigen sizes; sizeof(ClusterData)
+  /// not included). For memory reports.
+  std::size_t heapBytes() const;
 
  private:
   friend struct detail::ClusterScratchAccess;

@@ -90,11 +90,11 @@ const VecX& ClusterData::constraintBias(int k) const { return detail::scratch(*t
 namespace {
 
 template <typename T>
-std::size_t heapBytes(const std::vector<T>& x) {
+std::size_t bufferBytes(const std::vector<T>& x) {
   return x.capacity() * sizeof(T);
 }
 template <typename Derived>
-std::size_t heapBytes(const Eigen::PlainObjectBase<Derived>& x) {
+std::size_t bufferBytes(const Eigen::PlainObjectBase<Derived>& x) {
   using M = Eigen::PlainObjectBase<Derived>;
   const bool dynamic =
       M::MaxRowsAtCompileTime == Eigen::Dynamic || M::MaxColsAtCompileTime == Eigen::Dynamic;
@@ -103,16 +103,26 @@ std::size_t heapBytes(const Eigen::PlainObjectBase<Derived>& x) {
 
 }  // namespace
 
-std::size_t ClusterData::scratchBytes() const {
+std::size_t ClusterData::heapBytes() const {
+  const Data& t = treeData;
+  std::size_t b = bufferBytes(t.liMi) + bufferBytes(t.oMi) + bufferBytes(t.v) + bufferBytes(t.a) +
+                  bufferBytes(t.c) + bufferBytes(t.f) + bufferBytes(t.a_gf) + bufferBytes(t.IA) +
+                  bufferBytes(t.pA) + bufferBytes(t.U) + bufferBytes(t.Dinv) + bufferBytes(t.u) +
+                  bufferBytes(t.Ycrb) + bufferBytes(t.tau) + bufferBytes(t.ddq) +
+                  bufferBytes(t.nle) + bufferBytes(t.M) + bufferBytes(t.J);
+  b += bufferBytes(ydd) + bufferBytes(qdd) + bufferBytes(tauY) + bufferBytes(H) + bufferBytes(C) +
+       bufferBytes(q) + bufferBytes(v) + bufferBytes(Hblock) + bufferBytes(localBias) +
+       bufferBytes(rigidInertia);
   const std::vector<ClusterWorkspace>& clusters = detail::scratch(*this);
-  std::size_t b = sizeof(ClusterScratch) + heapBytes(clusters);
+  b += sizeof(ClusterScratch) + bufferBytes(clusters);
   for (const ClusterWorkspace& w : clusters)
-    b += heapBytes(w.G) + heapBytes(w.g) + heapBytes(w.K) + heapBytes(w.k) + heapBytes(w.phi) +
-         heapBytes(w.Kd) + heapBytes(w.Ki) + heapBytes(w.kd) + heapBytes(w.piv) + heapBytes(w.Gd) +
-         heapBytes(w.dq) + heapBytes(w.S) + heapBytes(w.c) + heapBytes(w.U) + heapBytes(w.D) +
-         2 * heapBytes(w.D) /* llt: matrix and scratch */ + heapBytes(w.Dinv) + heapBytes(w.u) +
-         heapBytes(w.Ubar) + heapBytes(w.UbarDinv) + heapBytes(w.tmpd) + heapBytes(w.qWarm) +
-         heapBytes(w.outputTb);
+    b += bufferBytes(w.G) + bufferBytes(w.g) + bufferBytes(w.K) + bufferBytes(w.k) +
+         bufferBytes(w.phi) + bufferBytes(w.Kd) + bufferBytes(w.Ki) + bufferBytes(w.kd) +
+         bufferBytes(w.piv) + bufferBytes(w.Gd) + bufferBytes(w.dq) + bufferBytes(w.S) +
+         bufferBytes(w.c) + bufferBytes(w.U) + bufferBytes(w.D) +
+         2 * bufferBytes(w.D) /* llt: matrix and scratch */ + bufferBytes(w.Dinv) +
+         bufferBytes(w.u) + bufferBytes(w.Ubar) + bufferBytes(w.UbarDinv) + bufferBytes(w.tmpd) +
+         bufferBytes(w.qWarm) + bufferBytes(w.outputTb);
   return b;
 }
 

@@ -73,7 +73,9 @@ Status ceRnea(const ClusterModel& model, ClusterData& data, ConstVecRef q, Const
               ConstVecRef ydd, const Force* fext = nullptr);
 
 /// Independent-coordinate mass matrix H = G^T M G (data.H, ny x ny), cluster block by cluster
-/// block from the composite-rigid-body matrix of the spanning tree.
+/// block from the composite-rigid-body matrix of the spanning tree. Like crba(), it updates the
+/// joint transforms (treeData.liMi) but not the world poses, velocities or bias terms of
+/// treeData.
 Status clusterMassMatrix(const ClusterModel& model, ClusterData& data, ConstVecRef q);
 
 /// Independent bias C (data.C, size ny) = ceRnea with y_ddot = 0: H y_ddot + C = tau.

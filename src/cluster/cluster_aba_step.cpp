@@ -39,6 +39,15 @@ Status singular(Data& td, const Cluster& c) {
               c.name.c_str());
 }
 
+/// True when cluster k has rotors (ClusterWorkspace::rotors) and each still has its rigid inertia
+/// in IA (no algorithm augmented it): their U, D and Ubar terms are then the workspace's
+/// constants rotorU, rotorD, rotorUbar.
+inline bool rigidRotors(const ClusterData& data, const Cluster& c, const ClusterWorkspace& w) {
+  for (const int r : w.rotors)
+    if (!data.rigidInertia[c.firstBody + r]) return false;
+  return !w.rotors.empty();
+}
+
 /// Pass 2 with one independent coordinate (rotor-link pairs, belts, four-bars): S a 6m x 1
 /// column, D a scalar.
 Status articulatedScalar(const ClusterModel& cm, ClusterData& data, int k, const double* tau,
@@ -47,7 +56,9 @@ Status articulatedScalar(const ClusterModel& cm, ClusterData& data, int k, const
   Data& td = data.treeData;
   ClusterWorkspace& w = detail::scratch(data)[k];
   const int o = c.outputBody;
-  double D = 0.0;
+  const bool rotors = rigidRotors(data, c, w);  // constant rotor terms
+  const auto isRotor = [&](int b) { return rotors && w.constantS[b - c.firstBody] == 2; };
+  double D = rotors ? w.rotorD(0, 0) : 0.0;
   double u = forces == ForceCoordinates::Spanning
                  ? w.G.col(0).dot(Eigen::Map<const VecX>(tau + c.v0, c.nv))
                  : tau[c.y0];
@@ -55,23 +66,28 @@ Status articulatedScalar(const ClusterModel& cm, ClusterData& data, int k, const
     const int i = 6 * (b - c.firstBody);
     const auto s = w.S.block<6, 1>(i, 0);
     auto U = w.U.block<6, 1>(i, 0);
-    U.noalias() = td.IA[b] * s;  // eq. 53: U
-    D += s.dot(U);               // eq. 53: D
-    u -= s.dot(td.pA[b]);        // eq. 53: u
+    if (isRotor(b)) {
+      U = w.rotorU.block<6, 1>(i, 0);
+    } else {
+      U.noalias() = td.IA[b] * s;  // eq. 53: U
+      D += s.dot(U);               // eq. 53: D
+    }
+    u -= s.dot(td.pA[b]);  // eq. 53: u
   }
   if (!(D > 0.0)) return singular(td, c);
   const double Dinv = 1.0 / D;
   w.D(0, 0) = D;
   w.Dinv(0, 0) = Dinv;
   w.u[0] = u;
-  Force Ubar = Force::Zero(), po = Force::Zero();
+  Force Ubar = rotors ? Force(w.rotorUbar.col(0)) : Force::Zero();
+  Force po = Force::Zero();
   Mat6 IAo = Mat6::Zero();
   double t = u;  // u - U^T c
   for (int b = c.firstBody; b < c.firstBody + c.nbodies; ++b) {
     const int i = 6 * (b - c.firstBody);
     const Transform& T = w.outputTb[b - c.firstBody];
     const auto U = w.U.block<6, 1>(i, 0);
-    Ubar += T.actForce(U);
+    if (!isRotor(b)) Ubar += T.actForce(U);
     if (o < 0) continue;
     const Motion cb = w.c.segment<6>(i);
     addTransformedInertia(cm, data, b, o, T, IAo);
@@ -101,7 +117,9 @@ Status articulatedFixed(const ClusterModel& cm, ClusterData& data, int k, const 
   Data& td = data.treeData;
   ClusterWorkspace& w = detail::scratch(data)[k];
   const int o = c.outputBody;
-  MatDD Dm = MatDD::Zero();
+  const bool rotors = rigidRotors(data, c, w);  // constant rotor terms
+  const auto isRotor = [&](int b) { return rotors && w.constantS[b - c.firstBody] == 2; };
+  MatDD Dm = rotors ? MatDD(w.rotorD) : MatDD::Zero();
   VecD u;
   if (forces == ForceCoordinates::Spanning)
     u.noalias() = w.G.transpose() * Eigen::Map<const VecX>(tau + c.v0, c.nv);
@@ -110,9 +128,13 @@ Status articulatedFixed(const ClusterModel& cm, ClusterData& data, int k, const 
   for (int b = c.firstBody; b < c.firstBody + c.nbodies; ++b) {
     const int i = 6 * (b - c.firstBody);
     const Mat6D S = w.S.template block<6, D>(i, 0);
-    const Mat6D U = td.IA[b] * S;  // eq. 53: U
-    w.U.template block<6, D>(i, 0) = U;
-    Dm.noalias() += S.transpose() * U;        // eq. 53: D
+    if (isRotor(b)) {
+      w.U.template block<6, D>(i, 0) = w.rotorU.template block<6, D>(i, 0);
+    } else {
+      const Mat6D U = td.IA[b] * S;  // eq. 53: U
+      w.U.template block<6, D>(i, 0) = U;
+      Dm.noalias() += S.transpose() * U;  // eq. 53: D
+    }
     u.noalias() -= S.transpose() * td.pA[b];  // eq. 53: u
   }
   const Eigen::LLT<MatDD> llt(Dm);
@@ -121,7 +143,7 @@ Status articulatedFixed(const ClusterModel& cm, ClusterData& data, int k, const 
   w.D = Dm;
   w.Dinv = Dinv;
   w.u = u;
-  Mat6D Ubar = Mat6D::Zero();
+  Mat6D Ubar = rotors ? Mat6D(w.rotorUbar) : Mat6D::Zero();
   Mat6 IAo = Mat6::Zero();
   Force po = Force::Zero();
   VecD t = u;  // u - U^T c
@@ -129,7 +151,8 @@ Status articulatedFixed(const ClusterModel& cm, ClusterData& data, int k, const 
     const int i = 6 * (b - c.firstBody);
     const Transform& T = w.outputTb[b - c.firstBody];
     const Mat6D U = w.U.template block<6, D>(i, 0);
-    for (int j = 0; j < D; ++j) Ubar.col(j) += T.actForce(U.col(j));
+    if (!isRotor(b))
+      for (int j = 0; j < D; ++j) Ubar.col(j) += T.actForce(U.col(j));
     if (o < 0) continue;
     addTransformedInertia(cm, data, b, o, T, IAo);
     const Motion cb = w.c.segment<6>(i);
@@ -190,6 +213,27 @@ Status articulatedGeneric(const ClusterModel& cm, ClusterData& data, int k, cons
   td.IA[o] += IAo;
   td.pA[o] += po;
   return Status::Ok;
+}
+
+/// Pass 3 with one independent coordinate (eq. 53 and 61): accelerationsOf<1> with scalars.
+void accelerationsScalar(const ClusterModel& cm, ClusterData& data, int k, const Motion& ao) {
+  const Cluster& c = cm.clusters[k];
+  Data& td = data.treeData;
+  ClusterWorkspace& w = detail::scratch(data)[k];
+  const int last = c.firstBody + c.nbodies;
+  double t = w.u[0];
+  for (int b = c.firstBody; b < last; ++b) {  // a' = Xh a_out + c
+    const int i = 6 * (b - c.firstBody);
+    Motion& ab = td.a_gf[b];
+    ab = w.outputTb[b - c.firstBody].actInvMotion(ao) + w.c.segment<6>(i);
+    t -= w.U.block<6, 1>(i, 0).dot(ab);
+  }
+  const double ydd = w.Dinv(0, 0) * t;  // eq. 53
+  data.ydd[c.y0] = ydd;
+  for (int b = c.firstBody; b < last; ++b)  // eq. 61
+    td.a_gf[b].noalias() += w.S.block<6, 1>(6 * (b - c.firstBody), 0) * ydd;
+  auto qdd = data.qdd.segment(c.v0, c.nv);
+  qdd = w.g + w.G.col(0) * ydd;
 }
 
 /// Pass 3 with D independent coordinates (D = Eigen::Dynamic: any), eq. 53 and 61.
@@ -264,7 +308,7 @@ void clusterAccelerationStep(const ClusterModel& cm, ClusterData& data, int k, c
   }
   switch (c.ny) {
     case 1:
-      return accelerationsOf<1>(cm, data, k, ao);
+      return accelerationsScalar(cm, data, k, ao);
     case 2:
       return accelerationsOf<2>(cm, data, k, ao);
     case 3:

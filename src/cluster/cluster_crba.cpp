@@ -13,6 +13,7 @@
 #include "cluster/cluster_detail.hpp"
 #include "clusterdyn/cluster_algorithms.hpp"
 #include "core/check.hpp"
+#include "tree/axis_transforms.hpp"
 
 namespace clusterdyn {
 
@@ -24,6 +25,18 @@ void transportForces(const Transform& T, Block&& F) {
   for (Eigen::Index j = 0; j < F.cols(); ++j) F.col(j) = T.actForce(F.col(j));
 }
 
+/// F <- oX_b^* F for body b of cluster c, o its output body: the pose of b in o is liMi[b] when b
+/// hangs from o (the axis-specialised joint transform, axis_transforms.hpp), else outputTb.
+template <typename Block>
+void transportToOutput(const Model& tree, const Data& td, const Cluster& c,
+                       const ClusterWorkspace& w, int b, Block&& F) {
+  if (tree.parent[b] == c.outputBody)
+    for (Eigen::Index j = 0; j < F.cols(); ++j)
+      F.col(j) = detail::forceInParentFrame(tree, td, b, F.col(j));
+  else
+    transportForces(w.outputTb[b - c.firstBody], F);
+}
+
 }  // namespace
 
 Status clusterMassMatrix(const ClusterModel& model, ClusterData& data, ConstVecRef q) {
@@ -32,8 +45,7 @@ Status clusterMassMatrix(const ClusterModel& model, ClusterData& data, ConstVecR
     return detail::fail(data.treeData, Status::InvalidArgument,
                         "clusterMassMatrix: the workspace was created without dense matrices "
                         "(no H)");
-  CDYN_TRY(detail::clusterVelocityPass(model, data, q, nullptr, detail::Bias::Skip,
-                                       detail::StateCheck::Check));
+  CDYN_TRY(detail::clusterPositionPass(model, data, q, detail::StateCheck::Check));
   const Model& tree = model.treeModel;
   Data& td = data.treeData;
   std::vector<SpatialInertia>& Ic = td.Ycrb;  // I~_b: rigid composites
@@ -61,8 +73,8 @@ Status clusterMassMatrix(const ClusterModel& model, ClusterData& data, ConstVecR
         Hkk.noalias() = S.transpose() * F;
       }
       if (o >= 0) {
-        transportForces(td.liMi[b], F);
-        Ic[o] += Ic[b].transformedBy(td.liMi[b]);
+        for (int j = 0; j < c.ny; ++j) F.col(j) = detail::forceInParentFrame(tree, td, b, F.col(j));
+        Ic[o] += detail::inertiaInParentFrame(tree, td, b, Ic[b]);
       }
     } else {
       Hkk.setZero();
@@ -75,12 +87,18 @@ Status clusterMassMatrix(const ClusterModel& model, ClusterData& data, ConstVecR
         for (int j = 0; j < c.ny; ++j) Fb.col(j) = Ic[b] * Motion(Sb.col(j));
         Hkk.noalias() += Sb.transpose() * Fb;
         if (o < 0) continue;
-        const Transform& T = w.outputTb[b - c.firstBody];
-        for (int j = 0; j < c.ny; ++j) F.col(j) += T.actForce(Fb.col(j));
-        if (model.axisymmetricLeaf[b] && tree.parent[b] == o)  // a rotor: same at every angle
-          Io += model.axisymmetricInertiaInParent[b];
-        else
+        if (tree.parent[b] == o) {  // pose in o: the joint transform liMi[b]
+          for (int j = 0; j < c.ny; ++j)
+            F.col(j) += detail::forceInParentFrame(tree, td, b, Fb.col(j));
+          if (model.axisymmetricLeaf[b])  // a rotor: same at every angle
+            Io += model.axisymmetricInertiaInParent[b];
+          else
+            Io += detail::inertiaInParentFrame(tree, td, b, Ic[b]);
+        } else {
+          const Transform& T = w.outputTb[b - c.firstBody];
+          for (int j = 0; j < c.ny; ++j) F.col(j) += T.actForce(Fb.col(j));
           Io += Ic[b].transformedBy(T);
+        }
       }
       if (o >= 0) Ic[o] += Io;
     }
@@ -91,11 +109,13 @@ Status clusterMassMatrix(const ClusterModel& model, ClusterData& data, ConstVecR
       auto Hlk = data.H.block(cl.y0, c.y0, cl.ny, c.ny);
       if (!cl.constrained()) {
         Hlk.noalias() = tree.joints[body].S.transpose() * F;
-        if (cl.outputBody >= 0) transportForces(td.liMi[body], F);
+        if (cl.outputBody >= 0)
+          for (int j = 0; j < c.ny; ++j)
+            F.col(j) = detail::forceInParentFrame(tree, td, body, F.col(j));
       } else {
         const ClusterWorkspace& wl = ws[l];
         Hlk.noalias() = wl.S.middleRows<6>(6 * (body - cl.firstBody)).transpose() * F;
-        if (cl.outputBody >= 0) transportForces(wl.outputTb[body - cl.firstBody], F);
+        if (cl.outputBody >= 0) transportToOutput(tree, td, cl, wl, body, F);
       }
       data.H.block(c.y0, cl.y0, c.ny, cl.ny) = Hlk.transpose();
       body = cl.outputBody;

@@ -26,6 +26,43 @@ ClusterScratchHandle::ClusterScratchHandle(ClusterScratchHandle&& other) noexcep
 ClusterScratchHandle& ClusterScratchHandle::operator=(ClusterScratchHandle&& other) noexcept =
     default;
 
+namespace {
+
+/// The state-independent parts of cluster k's scratch (cluster_workspace.hpp): constant rows of
+/// S (Chignoli et al. 2023, eq. 15: an explicit cluster's body on the output body has no JXJ
+/// term) and the rotors' constant U, D and Ubar terms (eq. 53, 59).
+void setConstantRows(const ClusterModel& m, int k, ClusterWorkspace& w) {
+  const Cluster& c = m.clusters[k];
+  const Model& tree = m.treeModel;
+  const int d = c.ny;
+  w.constantS.assign(c.nbodies, 0);
+  w.rotors.clear();
+  w.rotorU.setZero(6 * c.nbodies, d);
+  w.rotorD.setZero(d, d);
+  w.rotorUbar.setZero(6, d);
+  // (The builder makes workspaces before G and the rotors are known: nothing constant then.)
+  if (!c.constrained() || c.implicit() || c.G.rows() != c.nv || c.G.cols() != d ||
+      static_cast<int>(m.axisymmetricLeaf.size()) != tree.nbodies)
+    return;
+  for (int b = c.firstBody; b < c.firstBody + c.nbodies; ++b) {
+    if (tree.parent[b] >= c.firstBody) continue;  // inside the cluster: S depends on q (JXJ)
+    const int i = 6 * (b - c.firstBody);
+    const int lv = tree.idx_v[b] - c.v0;
+    w.constantS[b - c.firstBody] = 1;
+    w.S.middleRows<6>(i).noalias() = tree.joints[b].S.col(0) * c.G.row(lv);
+    if (!m.axisymmetricLeaf[b]) continue;
+    w.constantS[b - c.firstBody] = 2;
+    w.rotors.push_back(b - c.firstBody);
+    const Mat6 I = tree.inertias[b].matrix();
+    w.rotorU.middleRows<6>(i).noalias() = I * w.S.middleRows<6>(i);
+    w.rotorD.noalias() += w.S.middleRows<6>(i).transpose() * w.rotorU.middleRows<6>(i);
+    // X_b^T U_b at the zero angle: the same at every angle for an axisymmetric rotor.
+    for (int j = 0; j < d; ++j)
+      w.rotorUbar.col(j) += tree.jointPlacement[b].actForce(w.rotorU.block<6, 1>(i, j));
+  }
+}
+
+}  // namespace
 }  // namespace detail
 
 ClusterData::ClusterData(const ClusterModel& m, bool denseMatrices)
@@ -60,6 +97,7 @@ ClusterData::ClusterData(const ClusterModel& m, bool denseMatrices)
     w.tmpd.setZero(d);
     w.qWarm.setZero(c.nq);
     w.outputTb.assign(c.nbodies, Transform());
+    detail::setConstantRows(m, static_cast<int>(k), w);
   }
   ydd.setZero(m.ny);
   qdd.setZero(m.treeModel.nv);
@@ -122,7 +160,9 @@ std::size_t ClusterData::heapBytes() const {
          bufferBytes(w.c) + bufferBytes(w.U) + bufferBytes(w.D) +
          2 * bufferBytes(w.D) /* llt: matrix and scratch */ + bufferBytes(w.Dinv) +
          bufferBytes(w.u) + bufferBytes(w.Ubar) + bufferBytes(w.UbarDinv) + bufferBytes(w.tmpd) +
-         bufferBytes(w.qWarm) + bufferBytes(w.outputTb);
+         bufferBytes(w.qWarm) + bufferBytes(w.outputTb) + bufferBytes(w.constantS) +
+         bufferBytes(w.rotors) + bufferBytes(w.rotorU) + bufferBytes(w.rotorD) +
+         bufferBytes(w.rotorUbar);
   return b;
 }
 

@@ -73,6 +73,13 @@ Status clusterVelocityPass(const ClusterModel& cm, ClusterData& data,
                            const Eigen::Ref<const VecX>& q, const double* v, Bias bias,
                            StateCheck check, OutputPoses poses = OutputPoses::All);
 
+/// The position level of clusterVelocityPass for algorithms that need neither velocities nor
+/// world poses (the mass matrix, like crba): liMi of every body (oMi, v and c are left as they
+/// were), the poses relative to the output bodies (outputTb) and G of the loop clusters; with
+/// StateCheck::Check, rejects a q that violates the constraints.
+Status clusterPositionPass(const ClusterModel& cm, ClusterData& data,
+                           const Eigen::Ref<const VecX>& q, StateCheck check);
+
 /// ConstraintFailure unless (q, v) satisfies cluster k's constraints (to
 /// ClosureSettings::stateTolerance); v may be nullptr. Implicit clusters need their poses and K
 /// (clusterVelocityStep) first.

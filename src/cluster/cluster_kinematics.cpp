@@ -22,14 +22,18 @@ Status checkClusterState(const ClusterModel& cm, ClusterData& data, int k,
   ClusterWorkspace& w = detail::scratch(data)[k];
   Data& td = data.treeData;
   if (!c.implicit()) {  // couplings and mimics: linear relations, checked term by term
-    double scale = 1.0;
+    double vmax = 0.0;
     if (v)
-      for (int i = 0; i < c.nv; ++i) scale = std::max(scale, 1.0 + std::abs(v[c.v0 + i]));
+      for (int i = 0; i < c.nv; ++i) vmax = std::max(vmax, std::abs(v[c.v0 + i]));
+    const double scale = 1.0 + vmax;
+    // 1-dof joints (nq == nv): position index = velocity index + q0 - v0 inside the cluster.
+    const bool sameLayout = c.nq == c.nv;
+    const Model& tree = cm.treeModel;
     for (int r : c.relations) {
       const ExplicitRelation& rel = cm.relations[r];
       double pos = -rel.offset, vel = 0.0;
       for (const auto& [iv, coef] : rel.terms) {
-        pos += coef * q[cm.treeModel.idx_q[cm.treeModel.velocityOwner[iv]]];
+        pos += coef * q[sameLayout ? iv - c.v0 + c.q0 : tree.idx_q[tree.velocityOwner[iv]]];
         if (v) vel += coef * v[iv];
       }
       if (!(std::abs(pos) <= kClosureSettings.stateTolerance))
@@ -95,6 +99,24 @@ Status clusterVelocityStep(const ClusterModel& cm, ClusterData& data, int k,
   return Status::Ok;
 }
 
+Status clusterPositionPass(const ClusterModel& cm, ClusterData& data,
+                           const Eigen::Ref<const VecX>& q, StateCheck check) {
+  const Model& tree = cm.treeModel;
+  Data& td = data.treeData;
+  for (int k = 0; k < static_cast<int>(cm.clusters.size()); ++k) {
+    const Cluster& c = cm.clusters[k];
+    for (int b = c.firstBody; b < c.firstBody + c.nbodies; ++b) localPlacementStep(tree, td, b, q);
+    if (!c.constrained()) continue;
+    clusterRelativePoses(cm, data, k);
+    if (c.implicit()) {
+      constraintJacobian(cm, data, k);
+      CDYN_TRY(explicitForm(cm, data, k, Bias::Skip));
+    }
+    if (check == StateCheck::Check) CDYN_TRY(checkClusterState(cm, data, k, q, nullptr));
+  }
+  return Status::Ok;
+}
+
 Status clusterVelocityPass(const ClusterModel& cm, ClusterData& data,
                            const Eigen::Ref<const VecX>& q, const double* v, Bias bias,
                            StateCheck check, OutputPoses poses) {
@@ -118,13 +140,16 @@ void clusterMotionSubspace(const ClusterModel& cm, ClusterData& data, int k, Bia
     const Transform& X = data.treeData.liMi[b];
     const int lv = tree.idx_v[b] - c.v0;  // 1-dof joints inside constrained clusters
     const auto Sb = tree.joints[b].S.col(0);
-    for (int j = 0; j < c.ny; ++j) {
-      Motion s = Sb * w.G(lv, j);
-      if (internal) s += X.actInvMotion(w.S.block<6, 1>(ip, j));
-      w.S.block<6, 1>(i, j) = s;
+    if (!w.constantS[b - c.firstBody]) {  // else set once by the ClusterData constructor
+      for (int j = 0; j < c.ny; ++j) {
+        Motion s = Sb * w.G(lv, j);
+        if (internal) s += X.actInvMotion(w.S.block<6, 1>(ip, j));
+        w.S.block<6, 1>(i, j) = s;
+      }
     }
     if (bias == Bias::Skip) continue;
-    Motion cb = Sb * w.g[lv] + data.treeData.c[b];
+    Motion cb = data.treeData.c[b];
+    if (c.implicit()) cb += Sb * w.g[lv];  // g = 0 without loop joints
     if (internal) cb += X.actInvMotion(w.c.segment<6>(ip));
     w.c.segment<6>(i) = cb;
   }

@@ -36,6 +36,19 @@ struct ClusterWorkspace {
   VecX tmpd;       ///< d
   VecX qWarm;      ///< nq: the warm start of the cluster's position solve (loop closure scratch)
   std::vector<Transform> outputTb;  ///< pose of each body relative to the output body
+
+  // State-independent parts, set once by the ClusterData constructor (cluster_data.cpp).
+  /// Per body of the cluster: 1 when its rows of S do not depend on the state (an explicit
+  /// cluster's body hanging from the output body: S_b = S_joint G_rows, eq. 15 without JXJ);
+  /// clusterMotionSubspace then leaves them as the constructor wrote them. 2 for a rotor (below).
+  std::vector<char> constantS;
+  /// Rotors of the cluster (local body indices): axisymmetric leaf bodies with constant rows of S.
+  /// While their IA is the rigid inertia I, their U = I S rows, their S^T I S and X^T I S (their
+  /// momentum seen from the output body, the same at every rotor angle) are constants.
+  std::vector<int> rotors;
+  MatX rotorU;      ///< 6m x d: the rotors' rows of U = I S (zero elsewhere)
+  MatX rotorD;      ///< d x d: sum over the rotors of S_b^T I_b S_b
+  Mat6X rotorUbar;  ///< 6 x d: sum over the rotors of X_b^T I_b S_b
 };
 
 /// What a ClusterData's scratch handle owns: one ClusterWorkspace per cluster (index: cluster).

@@ -1,0 +1,83 @@
+// The state-independent shortcuts of the cluster steps (cluster_workspace.hpp: constant rows of
+// the cluster motion subspace S, the rotors' constant U, D and Ubar terms) against the generic
+// path they replace: the same workspace with the shortcuts switched off (constantS and rotors
+// cleared) must give the same CE-ABA results to rounding on random closed states.
+#include <gtest/gtest.h>
+
+#include <random>
+
+#include "cluster/cluster_workspace.hpp"
+#include "clusterdyn/cluster_algorithms.hpp"
+#include "support/closed_states.hpp"
+#include "test_util.hpp"
+
+using namespace clusterdyn;
+
+namespace {
+
+/// A copy of data whose steps take the generic path everywhere.
+ClusterData withoutShortcuts(const ClusterData& data) {
+  ClusterData generic = data;
+  for (ClusterWorkspace& w : detail::scratch(generic)) {
+    std::fill(w.constantS.begin(), w.constantS.end(), 0);
+    w.rotors.clear();
+  }
+  return generic;
+}
+
+double maxDiff(const VecX& a, const VecX& b) { return (a - b).cwiseAbs().maxCoeff(); }
+
+void checkModel(const std::string& file, int minRotors) {
+  SCOPED_TRACE(file);
+  const ClusterModel cm = loadModel(test::modelsPath(file));
+  ClusterData fast(cm);
+  int rotors = 0, constantRows = 0;
+  for (const ClusterWorkspace& w : detail::scratch(fast)) {
+    rotors += static_cast<int>(w.rotors.size());
+    for (char s : w.constantS) constantRows += s != 0;
+  }
+  ASSERT_GE(rotors, minRotors);  // the shortcuts are in use: the comparison is not vacuous
+  ASSERT_GT(constantRows, rotors);
+  ClusterData generic = withoutShortcuts(fast);
+  std::mt19937_64 rng(20261123);
+  for (int trial = 0; trial < 20; ++trial) {
+    support::ClosedState s;
+    ASSERT_TRUE(support::randomClosedStateNearReference(cm, fast, rng, s, 0.4, 40));
+    const VecX tau = support::uniformVector(cm.ny, rng, -2.0, 2.0);
+    const std::vector<Force> fext = test::randomForces(cm.treeModel, rng, 0.5);
+    ASSERT_EQ(ceAba(cm, fast, s.q, s.v, tau, fext.data()), Status::Ok) << fast.errorMessage();
+    ASSERT_EQ(ceAba(cm, generic, s.q, s.v, tau, fext.data()), Status::Ok) << generic.errorMessage();
+    const double scale = 1.0 + generic.ydd.cwiseAbs().maxCoeff();
+    EXPECT_LE(maxDiff(fast.ydd, generic.ydd), 1e-12 * scale);
+    EXPECT_LE(maxDiff(fast.qdd, generic.qdd), 1e-12 * scale);
+    for (int b = 0; b < cm.treeModel.nbodies; ++b) {
+      const double iscale = 1.0 + generic.treeData.IA[b].cwiseAbs().maxCoeff();
+      EXPECT_LE((fast.treeData.IA[b] - generic.treeData.IA[b]).cwiseAbs().maxCoeff(),
+                1e-12 * iscale);
+      EXPECT_LE(maxDiff(fast.treeData.pA[b], generic.treeData.pA[b]),
+                1e-12 * (1.0 + generic.treeData.pA[b].cwiseAbs().maxCoeff()));
+    }
+    for (size_t k = 0; k < cm.clusters.size(); ++k) {
+      const ClusterWorkspace& wf = detail::scratch(fast)[k];
+      const ClusterWorkspace& wg = detail::scratch(generic)[k];
+      EXPECT_LE((wf.S - wg.S).cwiseAbs().maxCoeff(), 1e-15);
+      EXPECT_LE((wf.U - wg.U).cwiseAbs().maxCoeff(), 1e-12 * (1.0 + wg.U.cwiseAbs().maxCoeff()));
+      EXPECT_LE((wf.Ubar - wg.Ubar).cwiseAbs().maxCoeff(),
+                1e-12 * (1.0 + wg.Ubar.cwiseAbs().maxCoeff()));
+    }
+  }
+}
+
+}  // namespace
+
+TEST(ClusterConstantRows, GearedRotorPairsMatchTheGenericPath) {
+  checkModel("cd_quadruped.urdf", 12);  // 12 link + rotor clusters, one coordinate each
+}
+
+TEST(ClusterConstantRows, RotorsOfATwoCoordinateDifferentialMatchTheGenericPath) {
+  checkModel("cd_differential.urdf", 2);  // two rotors drive a 2-dof wrist
+}
+
+TEST(ClusterConstantRows, BeltClusterWithInternalBodiesMatchesTheGenericPath) {
+  checkModel("cd_belt_leg.urdf", 1);  // constant rows next to rows that depend on q
+}

@@ -75,7 +75,11 @@ Status ceRnea(const ClusterModel& model, ClusterData& data, ConstVecRef q, Const
 /// Independent-coordinate mass matrix H = G^T M G (data.H, ny x ny), cluster block by cluster
 /// block from the composite-rigid-body matrix of the spanning tree. Like crba(), it updates the
 /// joint transforms (treeData.liMi) but not the world poses, velocities or bias terms of
-/// treeData.
+/// treeData; the joint transforms of rotors (axisymmetric leaf bodies on the output body of a
+/// coupling or mimic cluster, ClusterModel::axisymmetricLeaf) are not updated either: their
+/// terms in H do not depend on their angle. Like crba(), it writes the blocks of H that can be
+/// non-zero (a cluster with itself and with its ancestor clusters) and leaves the others as they
+/// are: zero, as the ClusterData constructor made them.
 Status clusterMassMatrix(const ClusterModel& model, ClusterData& data, ConstVecRef q);
 
 /// Independent bias C (data.C, size ny) = ceRnea with y_ddot = 0: H y_ddot + C = tau.

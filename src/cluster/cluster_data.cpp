@@ -40,6 +40,17 @@ void setConstantRows(const ClusterModel& m, int k, ClusterWorkspace& w) {
   w.rotorU.setZero(6 * c.nbodies, d);
   w.rotorD.setZero(d, d);
   w.rotorUbar.setZero(6, d);
+  w.rotorInertia = SpatialInertia();
+  w.relationTerms.clear();
+  w.relationStart.assign(1, 0);
+  for (const int r : c.relations) {
+    for (const auto& [iv, coeff] : m.relations[r].terms)
+      w.relationTerms.push_back({tree.idx_q[tree.velocityOwner[iv]], iv, coeff});
+    w.relationStart.push_back(static_cast<int>(w.relationTerms.size()));
+  }
+  w.bodiesOnOutput = true;
+  for (int b = c.firstBody; b < c.firstBody + c.nbodies; ++b)
+    w.bodiesOnOutput = w.bodiesOnOutput && tree.parent[b] < c.firstBody;
   // (The builder makes workspaces before G and the rotors are known: nothing constant then.)
   if (!c.constrained() || c.implicit() || c.G.rows() != c.nv || c.G.cols() != d ||
       static_cast<int>(m.axisymmetricLeaf.size()) != tree.nbodies)
@@ -53,6 +64,7 @@ void setConstantRows(const ClusterModel& m, int k, ClusterWorkspace& w) {
     if (!m.axisymmetricLeaf[b]) continue;
     w.constantS[b - c.firstBody] = 2;
     w.rotors.push_back(b - c.firstBody);
+    w.rotorInertia += m.axisymmetricInertiaInParent[b];
     const Mat6 I = tree.inertias[b].matrix();
     w.rotorU.middleRows<6>(i).noalias() = I * w.S.middleRows<6>(i);
     w.rotorD.noalias() += w.S.middleRows<6>(i).transpose() * w.rotorU.middleRows<6>(i);
@@ -162,7 +174,7 @@ std::size_t ClusterData::heapBytes() const {
          bufferBytes(w.u) + bufferBytes(w.Ubar) + bufferBytes(w.UbarDinv) + bufferBytes(w.tmpd) +
          bufferBytes(w.qWarm) + bufferBytes(w.outputTb) + bufferBytes(w.constantS) +
          bufferBytes(w.rotors) + bufferBytes(w.rotorU) + bufferBytes(w.rotorD) +
-         bufferBytes(w.rotorUbar);
+         bufferBytes(w.rotorUbar) + bufferBytes(w.relationTerms) + bufferBytes(w.relationStart);
   return b;
 }
 

@@ -73,10 +73,11 @@ Status clusterVelocityPass(const ClusterModel& cm, ClusterData& data,
                            const Eigen::Ref<const VecX>& q, const double* v, Bias bias,
                            StateCheck check, OutputPoses poses = OutputPoses::All);
 
-/// The position level of clusterVelocityPass for algorithms that need neither velocities nor
-/// world poses (the mass matrix, like crba): liMi of every body (oMi, v and c are left as they
-/// were), the poses relative to the output bodies (outputTb) and G of the loop clusters; with
-/// StateCheck::Check, rejects a q that violates the constraints.
+/// The position level of clusterVelocityPass for the mass matrix (like crba: no velocities, no
+/// world poses): liMi of every body but the rotors of coupling clusters (constantS == 2, whose
+/// terms in H are workspace constants; oMi, v and c are left as they were), the poses relative
+/// to the output bodies (outputTb) of the clusters with joints inside them, and G of the loop
+/// clusters; with StateCheck::Check, rejects a q that violates the constraints.
 Status clusterPositionPass(const ClusterModel& cm, ClusterData& data,
                            const Eigen::Ref<const VecX>& q, StateCheck check);
 

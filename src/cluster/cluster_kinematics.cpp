@@ -22,26 +22,24 @@ Status checkClusterState(const ClusterModel& cm, ClusterData& data, int k,
   ClusterWorkspace& w = detail::scratch(data)[k];
   Data& td = data.treeData;
   if (!c.implicit()) {  // couplings and mimics: linear relations, checked term by term
-    double vmax = 0.0;
-    if (v)
-      for (int i = 0; i < c.nv; ++i) vmax = std::max(vmax, std::abs(v[c.v0 + i]));
-    const double scale = 1.0 + vmax;
-    // 1-dof joints (nq == nv): position index = velocity index + q0 - v0 inside the cluster.
-    const bool sameLayout = c.nq == c.nv;
-    const Model& tree = cm.treeModel;
-    for (int r : c.relations) {
-      const ExplicitRelation& rel = cm.relations[r];
+    const ClusterWorkspace::RelationTerm* term = w.relationTerms.data();
+    for (size_t r = 0; r < c.relations.size(); ++r) {
+      const ExplicitRelation& rel = cm.relations[c.relations[r]];
+      const ClusterWorkspace::RelationTerm* end = w.relationTerms.data() + w.relationStart[r + 1];
       double pos = -rel.offset, vel = 0.0;
-      for (const auto& [iv, coef] : rel.terms) {
-        pos += coef * q[sameLayout ? iv - c.v0 + c.q0 : tree.idx_q[tree.velocityOwner[iv]]];
-        if (v) vel += coef * v[iv];
+      for (; term != end; ++term) {
+        pos += term->coeff * q[term->q];
+        if (v) vel += term->coeff * v[term->v];
       }
       if (!(std::abs(pos) <= kClosureSettings.stateTolerance))
         return fail(td, Status::ConstraintFailure,
                     "q violates the constraints of cluster '%s' (residual %.3g); close the "
                     "loops first (loop-closure solve or projection onto the constraints)",
                     c.name.c_str(), std::abs(pos));
-      if (!(std::abs(vel) <= kClosureSettings.stateTolerance * scale))
+      if (std::abs(vel) <= kClosureSettings.stateTolerance) continue;  // below the scaled bound
+      double vmax = 0.0;
+      for (int i = 0; i < c.nv; ++i) vmax = std::max(vmax, std::abs(v[c.v0 + i]));
+      if (!(std::abs(vel) <= kClosureSettings.stateTolerance * (1.0 + vmax)))
         return fail(td, Status::ConstraintFailure,
                     "v violates the velocity constraints of cluster '%s' (|K v| = %.3g)",
                     c.name.c_str(), std::abs(vel));
@@ -103,11 +101,14 @@ Status clusterPositionPass(const ClusterModel& cm, ClusterData& data,
                            const Eigen::Ref<const VecX>& q, StateCheck check) {
   const Model& tree = cm.treeModel;
   Data& td = data.treeData;
+  const std::vector<ClusterWorkspace>& ws = detail::scratch(data);
   for (int k = 0; k < static_cast<int>(cm.clusters.size()); ++k) {
     const Cluster& c = cm.clusters[k];
-    for (int b = c.firstBody; b < c.firstBody + c.nbodies; ++b) localPlacementStep(tree, td, b, q);
+    const ClusterWorkspace& w = ws[k];
+    for (int b = c.firstBody; b < c.firstBody + c.nbodies; ++b)
+      if (!c.constrained() || w.constantS[b - c.firstBody] != 2) localPlacementStep(tree, td, b, q);
     if (!c.constrained()) continue;
-    clusterRelativePoses(cm, data, k);
+    if (c.implicit() || !w.bodiesOnOutput) clusterRelativePoses(cm, data, k);
     if (c.implicit()) {
       constraintJacobian(cm, data, k);
       CDYN_TRY(explicitForm(cm, data, k, Bias::Skip));

@@ -49,6 +49,20 @@ struct ClusterWorkspace {
   MatX rotorU;      ///< 6m x d: the rotors' rows of U = I S (zero elsewhere)
   MatX rotorD;      ///< d x d: sum over the rotors of S_b^T I_b S_b
   Mat6X rotorUbar;  ///< 6 x d: sum over the rotors of X_b^T I_b S_b
+  /// Sum over the rotors of their inertia in the output body's frame (the same at every angle).
+  SpatialInertia rotorInertia;
+  /// The cluster's explicit relations (couplings, mimics) flattened for the state check: relation
+  /// r (local index into Cluster::relations) has the terms [relationStart[r], relationStart[r + 1])
+  /// of relationTerms, each a spanning position index, velocity index and coefficient.
+  struct RelationTerm {
+    int q = 0, v = 0;
+    double coeff = 0.0;
+  };
+  std::vector<RelationTerm> relationTerms;
+  std::vector<int> relationStart;
+  /// Every body of the cluster hangs from the output body (no joint inside the cluster): the
+  /// pose of body b relative to the output body is its joint transform liMi[b].
+  bool bodiesOnOutput = false;
 };
 
 /// What a ClusterData's scratch handle owns: one ClusterWorkspace per cluster (index: cluster).

@@ -1,4 +1,5 @@
-// Spatial transforms whose rotation is about a coordinate axis: the joint transform
+// Spatial transforms whose rotation is about a coordinate axis (and the products of a joint axis
+// with forces and inertias that go with them): the joint transform
 // liMi = (R_a(theta), p) of a revolute joint about axis a whose joint placement has no rotation.
 // Each function equals its generic counterpart (Transform::actForce,
 // SpatialInertia::transformedBy) to rounding; tests/test_axis_transforms.cpp checks them.
@@ -99,6 +100,38 @@ inline SpatialInertia inertiaInParentFrame(const Model& model, const Data& data,
     default:
       return Y.transformedBy(X);
   }
+}
+
+/// out[0 .. nv_j) = S_j^T f (body coordinates of body j).
+inline void projectOnSubspace(const Joint& joint, const Force& f, double* out) {
+  if (joint.type == JointType::Revolute && joint.alignedAxis >= 0) {
+    out[0] = joint.alignedSign * f[joint.alignedAxis];
+  } else if (joint.type == JointType::Revolute) {
+    out[0] = joint.axis.dot(f.head<3>());
+  } else if (joint.type == JointType::Prismatic) {
+    out[0] = joint.axis.dot(f.tail<3>());
+  } else if (joint.type == JointType::Floating) {  // S = 1 (6 x 6)
+    Vec6::Map(out) = f;
+  } else {
+    Eigen::Map<VecX>(out, joint.nv).noalias() = joint.S.transpose() * f;
+  }
+}
+
+/// I S for a 1-dof joint (Featherstone eq. 2.63 with a single motion axis).
+inline Force inertiaTimesAxis(const Joint& joint, const SpatialInertia& I) {
+  if (joint.type == JointType::Revolute && joint.alignedAxis >= 0) {
+    // S = s [e_a; 0]: I S = s [Io e_a; e_a x h].
+    const int a = joint.alignedAxis;
+    const double s = joint.alignedSign;
+    Force f;
+    f.head<3>() = s * I.Io.col(a);
+    const Vec3& h = I.h;
+    f[3] = a == 0 ? 0.0 : (a == 1 ? s * h.z() : -s * h.y());
+    f[4] = a == 1 ? 0.0 : (a == 0 ? -s * h.z() : s * h.x());
+    f[5] = a == 2 ? 0.0 : (a == 0 ? s * h.y() : -s * h.x());
+    return f;
+  }
+  return I * Motion(joint.S.col(0));
 }
 
 }  // namespace clusterdyn::detail

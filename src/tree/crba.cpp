@@ -12,38 +12,6 @@
 namespace clusterdyn {
 namespace {
 
-/// out[0 .. nv_j) = S_j^T f (body coordinates of body j).
-inline void projectOnSubspace(const Joint& joint, const Force& f, double* out) {
-  if (joint.type == JointType::Revolute && joint.alignedAxis >= 0) {
-    out[0] = joint.alignedSign * f[joint.alignedAxis];
-  } else if (joint.type == JointType::Revolute) {
-    out[0] = joint.axis.dot(f.head<3>());
-  } else if (joint.type == JointType::Prismatic) {
-    out[0] = joint.axis.dot(f.tail<3>());
-  } else if (joint.type == JointType::Floating) {  // S = 1 (6 x 6)
-    Vec6::Map(out) = f;
-  } else {
-    Eigen::Map<VecX>(out, joint.nv).noalias() = joint.S.transpose() * f;
-  }
-}
-
-/// I S for a 1-dof joint (Featherstone eq. 2.63 with a single motion axis).
-inline Force inertiaTimesAxis(const Joint& joint, const SpatialInertia& I) {
-  if (joint.type == JointType::Revolute && joint.alignedAxis >= 0) {
-    // S = s [e_a; 0]: I S = s [Io e_a; e_a x h].
-    const int a = joint.alignedAxis;
-    const double s = joint.alignedSign;
-    Force f;
-    f.head<3>() = s * I.Io.col(a);
-    const Vec3& h = I.h;
-    f[3] = a == 0 ? 0.0 : (a == 1 ? s * h.z() : -s * h.y());
-    f[4] = a == 1 ? 0.0 : (a == 0 ? -s * h.z() : s * h.x());
-    f[5] = a == 2 ? 0.0 : (a == 0 ? s * h.y() : -s * h.x());
-    return f;
-  }
-  return I * Motion(joint.S.col(0));
-}
-
 /// H(j, i) = S_j^T F for every ancestor j of a 1-dof body i, with F = I^c_i S_i carried from
 /// frame to frame; entries go to column i (contiguous) and, mirrored, to row i.
 void fillAncestorEntries(const Model& model, Data& data, int i, Force F) {
@@ -69,7 +37,7 @@ void fillAncestorEntries(const Model& model, Data& data, int i, Force F) {
     } else if (joint.type == JointType::Floating) {  // S = 1
       for (int r = 0; r < 6; ++r) col[jv + r] = Md[(jv + r) * ld + iv] = F[r];
     } else {
-      projectOnSubspace(joint, F, col + jv);
+      detail::projectOnSubspace(joint, F, col + jv);
       for (int r = 0; r < joint.nv; ++r) Md[(jv + r) * ld + iv] = col[jv + r];
     }
   }
@@ -86,7 +54,7 @@ void fillAncestorBlocks(const Model& model, Data& data, int i, ForceCols& F) {
     const int jv = model.idx_v[j], kj = model.nvs[j];
     for (int c = 0; c < k; ++c) {
       double* col = &M(0, iv + c);
-      projectOnSubspace(model.joints[j], F.col(c), col + jv);
+      detail::projectOnSubspace(model.joints[j], F.col(c), col + jv);
       for (int r = 0; r < kj; ++r) M(iv + c, jv + r) = col[jv + r];
     }
   }
@@ -121,8 +89,8 @@ Status crba(const Model& model, Data& data, ConstVecRef q) {
     const Joint& joint = model.joints[i];
     const SpatialInertia& Ic = data.Ycrb[i];
     if (k == 1) {
-      const Force F = inertiaTimesAxis(joint, Ic);
-      projectOnSubspace(joint, F, &M(iv, iv));
+      const Force F = detail::inertiaTimesAxis(joint, Ic);
+      detail::projectOnSubspace(joint, F, &M(iv, iv));
       fillAncestorEntries(model, data, i, F);
     } else if (k > 1) {
       Eigen::Matrix<double, 6, Eigen::Dynamic, 0, 6, 6> F(6, k);

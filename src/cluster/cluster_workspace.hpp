@@ -49,6 +49,15 @@ struct ClusterWorkspace {
   MatX rotorU;      ///< 6m x d: the rotors' rows of U = I S (zero elsewhere)
   MatX rotorD;      ///< d x d: sum over the rotors of S_b^T I_b S_b
   Mat6X rotorUbar;  ///< 6 x d: sum over the rotors of X_b^T I_b S_b
+  /// Column pattern of S (eq. 15: S_b = S_i G_row(i) + X S_parent inside the cluster): body i's
+  /// rows can be non-zero only in columns sCols[sColStart[i] .. sColStart[i + 1]) (sorted), the
+  /// union of the G rows of its ancestors in the cluster. Constant (G's pattern is: explicit
+  /// clusters' G is constant, an implicit one's independent rows are unit rows). Empty: no
+  /// pattern, the steps take the dense path.
+  std::vector<int> sColStart;
+  std::vector<int> sCols;
+  VecX Utc;   ///< d: U^T c (pass 2 of the sparse path; pass 3 reads it)
+  MatX Linv;  ///< d x d: L^-1 of the Cholesky factor of D (sparse path: D^-1 = L^-T L^-1)
 };
 
 /// What a ClusterData's scratch handle owns: one ClusterWorkspace per cluster (index: cluster).

@@ -169,12 +169,95 @@ Status articulatedFixed(const ClusterModel& cm, ClusterData& data, int k, const 
   return Status::Ok;
 }
 
+/// D^-1 = L^-T L^-1 from the Cholesky factor L of D (w.llt) into w.Dinv, by column-oriented
+/// substitution (X = L^-1 in w.Linv): at d ~ 15 a quarter of the instructions of Eigen's blocked
+/// triangular solve against the identity.
+void inverseFromCholesky(ClusterWorkspace& w, int d) {
+  const double* L = w.llt.matrixLLT().data();  // column major, d x d, lower triangle
+  double* X = w.Linv.data();
+  for (int j = 0; j < d; ++j) {  // column j of X: L x = e_j
+    double* x = X + static_cast<std::ptrdiff_t>(j) * d;
+    for (int i = 0; i < d; ++i) x[i] = i == j ? 1.0 : 0.0;
+    for (int kk = j; kk < d; ++kk) {
+      const double* lk = L + static_cast<std::ptrdiff_t>(kk) * d;
+      const double xk = x[kk] / lk[kk];
+      x[kk] = xk;
+      for (int i = kk + 1; i < d; ++i) x[i] -= lk[i] * xk;
+    }
+  }
+  for (int j = 0; j < d; ++j)  // D^-1(i, j) = sum_{k >= max(i, j)} X(k, i) X(k, j)
+    for (int i = j; i < d; ++i) {
+      const double* xi = X + static_cast<std::ptrdiff_t>(i) * d;
+      const double* xj = X + static_cast<std::ptrdiff_t>(j) * d;
+      double v = 0.0;
+      for (int kk = i; kk < d; ++kk) v += xi[kk] * xj[kk];
+      w.Dinv(i, j) = v;
+      w.Dinv(j, i) = v;
+    }
+}
+
+/// Pass 2 of articulatedGeneric on the column pattern of S (ClusterWorkspace::sCols): the same
+/// U, D, u, Ubar, body by body and column by column with 6-vectors (no dynamic-size products),
+/// D's lower triangle only, and U^T c kept (w.Utc) for pass 3.
+Status articulatedSparse(const ClusterModel& cm, ClusterData& data, int k, const double* tau,
+                         ForceCoordinates forces) {
+  const Cluster& c = cm.clusters[k];
+  Data& td = data.treeData;
+  ClusterWorkspace& w = detail::scratch(data)[k];
+  const int o = c.outputBody, d = c.ny;
+  if (forces == ForceCoordinates::Spanning)
+    w.u.noalias() = w.G.transpose() * Eigen::Map<const VecX>(tau + c.v0, c.nv);
+  else
+    w.u = Eigen::Map<const VecX>(tau + c.y0, d);
+  w.D.setZero();
+  w.Ubar.setZero();
+  w.Utc.setZero();
+  Mat6 IAo = Mat6::Zero();
+  Force po = Force::Zero();
+  for (int b = c.firstBody; b < c.firstBody + c.nbodies; ++b) {
+    const int l = b - c.firstBody, i = 6 * l;
+    const Mat6& IA = td.IA[b];
+    const Force& pA = td.pA[b];
+    const Motion cb = w.c.segment<6>(i);
+    const Transform& T = w.outputTb[l];
+    const int* cols = w.sCols.data() + w.sColStart[l];
+    const int n = w.sColStart[l + 1] - w.sColStart[l];
+    for (int a = 0; a < n; ++a) {
+      const int j = cols[a];
+      const auto s = w.S.block<6, 1>(i, j);
+      auto U = w.U.block<6, 1>(i, j);
+      U.noalias() = IA * s;         // eq. 53: U (IA block diagonal)
+      for (int e = 0; e <= a; ++e)  // eq. 53: D = S^T U, lower triangle (cols sorted)
+        w.D(j, cols[e]) += U.dot(w.S.block<6, 1>(i, cols[e]));
+      w.u[j] -= s.dot(pA);  // eq. 53: u
+      w.Utc[j] += U.dot(cb);
+      w.Ubar.col(j) += T.actForce(U);  // Ubar = Xh^T U
+    }
+    if (o < 0) continue;
+    addTransformedInertia(cm, data, b, o, T, IAo);
+    po += T.actForce(pA + IA * cb);
+  }
+  w.D.triangularView<Eigen::StrictlyUpper>() = w.D.transpose();
+  w.llt.compute(w.D);
+  if (w.llt.info() != Eigen::Success) return singular(td, c);
+  inverseFromCholesky(w, d);
+  if (o < 0) return Status::Ok;
+  w.tmpd = w.u - w.Utc;  // u - U^T c
+  w.UbarDinv.noalias() = w.Ubar.lazyProduct(w.Dinv);
+  IAo.noalias() -= w.UbarDinv.lazyProduct(w.Ubar.transpose());  // eq. 59-60
+  po.noalias() += w.UbarDinv * w.tmpd;  // eq. 59-60: Xh^T (pA + Ia c + U D^-1 u)
+  td.IA[o] += IAo;
+  td.pA[o] += po;
+  return Status::Ok;
+}
+
 /// Pass 2 with any number of independent coordinates (workspace storage, no heap).
 Status articulatedGeneric(const ClusterModel& cm, ClusterData& data, int k, const double* tau,
                           ForceCoordinates forces) {
   const Cluster& c = cm.clusters[k];
   Data& td = data.treeData;
   ClusterWorkspace& w = detail::scratch(data)[k];
+  if (!w.sColStart.empty()) return articulatedSparse(cm, data, k, tau, forces);
   const int o = c.outputBody;
   for (int b = c.firstBody; b < c.firstBody + c.nbodies; ++b) {  // eq. 53: U (IA block diagonal)
     const int i = 6 * (b - c.firstBody);
@@ -236,12 +319,37 @@ void accelerationsScalar(const ClusterModel& cm, ClusterData& data, int k, const
   qdd = w.g + w.G.col(0) * ydd;
 }
 
+/// Pass 3 after articulatedSparse (eq. 53 and 61): U^T (Xh a_out + c) = Ubar^T a_out + U^T c,
+/// and S y_ddot on each body's column pattern.
+void accelerationsSparse(const ClusterModel& cm, ClusterData& data, int k, const Motion& ao) {
+  const Cluster& c = cm.clusters[k];
+  Data& td = data.treeData;
+  ClusterWorkspace& w = detail::scratch(data)[k];
+  w.tmpd = w.u - w.Utc;
+  w.tmpd.noalias() -= w.Ubar.transpose() * ao;
+  auto ydd = data.ydd.segment(c.y0, c.ny);
+  ydd.noalias() = w.Dinv * w.tmpd;                               // eq. 53
+  for (int b = c.firstBody; b < c.firstBody + c.nbodies; ++b) {  // eq. 61
+    const int l = b - c.firstBody, i = 6 * l;
+    Motion ab = w.outputTb[l].actInvMotion(ao) + w.c.segment<6>(i);
+    for (int n = w.sColStart[l]; n < w.sColStart[l + 1]; ++n) {
+      const int j = w.sCols[n];
+      ab.noalias() += w.S.block<6, 1>(i, j) * ydd[j];
+    }
+    td.a_gf[b] = ab;
+  }
+  auto qdd = data.qdd.segment(c.v0, c.nv);
+  qdd = w.g;
+  qdd.noalias() += w.G * ydd;
+}
+
 /// Pass 3 with D independent coordinates (D = Eigen::Dynamic: any), eq. 53 and 61.
 template <int D>
 void accelerationsOf(const ClusterModel& cm, ClusterData& data, int k, const Motion& ao) {
   const Cluster& c = cm.clusters[k];
   Data& td = data.treeData;
   ClusterWorkspace& w = detail::scratch(data)[k];
+  if (D == Eigen::Dynamic && !w.sColStart.empty()) return accelerationsSparse(cm, data, k, ao);
   const int d = c.ny;
   auto t = w.tmpd.template head<D>(d);
   t = w.u.template head<D>(d);

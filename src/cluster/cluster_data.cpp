@@ -74,6 +74,41 @@ void setConstantRows(const ClusterModel& m, int k, ClusterWorkspace& w) {
   }
 }
 
+/// The column pattern of S (cluster_workspace.hpp: sColStart, sCols) of constrained cluster k:
+/// the columns of the non-zero entries of G in the body's row, joined with its parent's pattern.
+void setColumnPattern(const ClusterModel& m, int k, ClusterWorkspace& w) {
+  const Cluster& c = m.clusters[k];
+  const Model& tree = m.treeModel;
+  const int d = c.ny;
+  w.sColStart.clear();
+  w.sCols.clear();
+  if (!c.constrained() || c.nv != c.nbodies) return;  // 1-dof joints only (as eq. 15's code)
+  std::vector<char> rowCols(static_cast<size_t>(c.nv) * d, 0);  // G's pattern, row major
+  if (c.implicit()) {  // G = [I; -Kd^-1 Ki] (explicitForm): unit rows, dense dependent rows
+    if (static_cast<int>(c.independent.size()) != d) return;
+    for (int j = 0; j < d; ++j) rowCols[static_cast<size_t>(c.independent[j]) * d + j] = 1;
+    for (int r : c.dependent) std::fill_n(rowCols.begin() + static_cast<size_t>(r) * d, d, 1);
+  } else {
+    if (c.G.rows() != c.nv || c.G.cols() != d) return;  // (builder: G not known yet)
+    for (int r = 0; r < c.nv; ++r)
+      for (int j = 0; j < d; ++j) rowCols[static_cast<size_t>(r) * d + j] = c.G(r, j) != 0.0;
+  }
+  std::vector<char> pattern(static_cast<size_t>(c.nbodies) * d, 0);  // per body
+  w.sColStart.assign(1, 0);
+  for (int b = c.firstBody; b < c.firstBody + c.nbodies; ++b) {
+    const int p = tree.parent[b];
+    char* own = pattern.data() + static_cast<size_t>(b - c.firstBody) * d;
+    const char* row = rowCols.data() + static_cast<size_t>(tree.idx_v[b] - c.v0) * d;
+    const char* up =
+        p >= c.firstBody ? pattern.data() + static_cast<size_t>(p - c.firstBody) * d : nullptr;
+    for (int j = 0; j < d; ++j) {
+      own[j] = row[j] || (up && up[j]);
+      if (own[j]) w.sCols.push_back(j);
+    }
+    w.sColStart.push_back(static_cast<int>(w.sCols.size()));
+  }
+}
+
 }  // namespace
 }  // namespace detail
 
@@ -109,7 +144,10 @@ ClusterData::ClusterData(const ClusterModel& m, bool denseMatrices)
     w.tmpd.setZero(d);
     w.qWarm.setZero(c.nq);
     w.outputTb.assign(c.nbodies, Transform());
+    w.Utc.setZero(d);
+    w.Linv.setZero(d, d);
     detail::setConstantRows(m, static_cast<int>(k), w);
+    detail::setColumnPattern(m, static_cast<int>(k), w);
   }
   ydd.setZero(m.ny);
   qdd.setZero(m.treeModel.nv);
@@ -174,7 +212,8 @@ std::size_t ClusterData::heapBytes() const {
          bufferBytes(w.u) + bufferBytes(w.Ubar) + bufferBytes(w.UbarDinv) + bufferBytes(w.tmpd) +
          bufferBytes(w.qWarm) + bufferBytes(w.outputTb) + bufferBytes(w.constantS) +
          bufferBytes(w.rotors) + bufferBytes(w.rotorU) + bufferBytes(w.rotorD) +
-         bufferBytes(w.rotorUbar) + bufferBytes(w.relationTerms) + bufferBytes(w.relationStart);
+         bufferBytes(w.rotorUbar) + bufferBytes(w.relationTerms) + bufferBytes(w.relationStart) +
+         bufferBytes(w.sColStart) + bufferBytes(w.sCols) + bufferBytes(w.Utc) + bufferBytes(w.Linv);
   return b;
 }
 

@@ -141,12 +141,18 @@ void clusterMotionSubspace(const ClusterModel& cm, ClusterData& data, int k, Bia
     const Transform& X = data.treeData.liMi[b];
     const int lv = tree.idx_v[b] - c.v0;  // 1-dof joints inside constrained clusters
     const auto Sb = tree.joints[b].S.col(0);
-    if (!w.constantS[b - c.firstBody]) {  // else set once by the ClusterData constructor
-      for (int j = 0; j < c.ny; ++j) {
-        Motion s = Sb * w.G(lv, j);
-        if (internal) s += X.actInvMotion(w.S.block<6, 1>(ip, j));
-        w.S.block<6, 1>(i, j) = s;
-      }
+    const auto column = [&](int j) {
+      Motion s = Sb * w.G(lv, j);
+      if (internal) s += X.actInvMotion(w.S.block<6, 1>(ip, j));
+      w.S.block<6, 1>(i, j) = s;
+    };
+    if (w.constantS[b - c.firstBody]) {
+      // set once by the ClusterData constructor
+    } else if (w.sColStart.empty()) {
+      for (int j = 0; j < c.ny; ++j) column(j);
+    } else {  // the body's column pattern; its other columns of S stay zero
+      const int l = b - c.firstBody;
+      for (int n = w.sColStart[l]; n < w.sColStart[l + 1]; ++n) column(w.sCols[n]);
     }
     if (bias == Bias::Skip) continue;
     Motion cb = data.treeData.c[b];

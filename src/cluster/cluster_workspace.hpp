@@ -63,6 +63,15 @@ struct ClusterWorkspace {
   /// Every body of the cluster hangs from the output body (no joint inside the cluster): the
   /// pose of body b relative to the output body is its joint transform liMi[b].
   bool bodiesOnOutput = false;
+  /// Column pattern of S (eq. 15: S_b = S_i G_row(i) + X S_parent inside the cluster): body i's
+  /// rows can be non-zero only in columns sCols[sColStart[i] .. sColStart[i + 1]) (sorted), the
+  /// union of the G rows of its ancestors in the cluster. Constant (G's pattern is: explicit
+  /// clusters' G is constant, an implicit one's independent rows are unit rows). Empty: no
+  /// pattern, the steps take the dense path.
+  std::vector<int> sColStart;
+  std::vector<int> sCols;
+  VecX Utc;   ///< d: U^T c (pass 2 of the sparse path; pass 3 reads it)
+  MatX Linv;  ///< d x d: L^-1 of the Cholesky factor of D (sparse path: D^-1 = L^-T L^-1)
 };
 
 /// What a ClusterData's scratch handle owns: one ClusterWorkspace per cluster (index: cluster).

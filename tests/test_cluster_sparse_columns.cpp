@@ -1,0 +1,164 @@
+// The column pattern of the cluster motion subspace S (cluster_workspace.hpp: sColStart, sCols)
+// and the steps that use it (articulatedSparse, accelerationsSparse: large clusters, d > 3)
+// against the dense path they replace: the same workspace with the pattern cleared must give the
+// same results to rounding on random closed states, for CE-ABA and for the constrained
+// algorithms that read S, U, D^-1 and Ubar between the passes; CE-ABA also against the dense
+// oracle G^T M G y_ddot = G^T (tau - c - M g). Rounding: 1e-12 relative, times kappa(D) / 1e4
+// when the cluster's D = S^T IA S is worse conditioned than that (kappa ~ 3e4 for the chains of
+// loop size 16: the dense path itself then differs from the oracle by as much as from the
+// sparse path); the proximal solvers stop at a residual tolerance of 1e-10, 1e-8 relative.
+#include <gtest/gtest.h>
+
+#include <Eigen/SVD>
+#include <filesystem>
+#include <random>
+
+#include "cluster/cluster_workspace.hpp"
+#include "clusterdyn/cluster_algorithms.hpp"
+#include "clusterdyn/constraints.hpp"
+#include "support/closed_states.hpp"
+#include "test_util.hpp"
+
+using namespace clusterdyn;
+
+namespace {
+
+/// A copy of data whose steps take the dense path everywhere.
+ClusterData withoutPattern(const ClusterData& data) {
+  ClusterData dense = data;
+  for (ClusterWorkspace& w : detail::scratch(dense)) {
+    w.sColStart.clear();
+    w.sCols.clear();
+  }
+  return dense;
+}
+
+double maxDiff(const MatX& a, const MatX& b) { return (a - b).cwiseAbs().maxCoeff(); }
+double scaleOf(const MatX& a) { return 1.0 + a.cwiseAbs().maxCoeff(); }
+
+/// Largest condition number of the D matrices of the clusters with more than three coordinates.
+double conditionOfD(const ClusterModel& cm, const ClusterData& data) {
+  double kappa = 1.0;
+  for (size_t k = 0; k < cm.clusters.size(); ++k) {
+    if (cm.clusters[k].ny <= 3) continue;
+    const Eigen::JacobiSVD<MatX> svd(detail::scratch(data)[k].D);
+    const VecX& sv = svd.singularValues();
+    kappa = std::max(kappa, sv[0] / sv[sv.size() - 1]);
+  }
+  return kappa;
+}
+
+/// ydd of CE-ABA from the dense spanning-tree quantities: G^T M G y_ddot = G^T (tau - c - M g).
+VecX oracleYdd(const ClusterModel& cm, ClusterData& data, const VecX& q, const VecX& v,
+               const VecX& tau) {
+  EXPECT_EQ(clusterConstraintMatrices(cm, data, q, v), Status::Ok);
+  MatX G = MatX::Zero(cm.treeModel.nv, cm.ny);
+  VecX g = VecX::Zero(cm.treeModel.nv);
+  for (int k = 0; k < static_cast<int>(cm.clusters.size()); ++k) {
+    const Cluster& c = cm.clusters[k];
+    G.block(c.v0, c.y0, c.nv, c.ny) = data.explicitMatrix(k);
+    g.segment(c.v0, c.nv) = data.explicitBias(k);
+  }
+  Data td(cm.treeModel);
+  EXPECT_EQ(crba(cm.treeModel, td, q), Status::Ok);
+  EXPECT_EQ(nonLinearEffects(cm.treeModel, td, q, v), Status::Ok);
+  const MatX H = G.transpose() * td.M * G;
+  return H.ldlt().solve(tau - G.transpose() * (td.nle + td.M * g));
+}
+
+void checkModel(const std::string& relative, const std::string& contactLink) {
+  SCOPED_TRACE(relative);
+  const std::string file = test::sharedPath(relative);
+  if (!std::filesystem::exists(file)) GTEST_SKIP() << "no " << file;
+  setLogLevel(LogLevel::Error);
+  const ClusterModel cm = loadModel(file);
+  ClusterData fast(cm);
+  int sparseClusters = 0;
+  for (size_t k = 0; k < cm.clusters.size(); ++k) {
+    const ClusterWorkspace& w = detail::scratch(fast)[k];
+    const Cluster& c = cm.clusters[k];
+    if (c.ny > 3 && !w.sColStart.empty() &&
+        static_cast<int>(w.sCols.size()) < c.nbodies * c.ny)  // a pattern with zero columns
+      ++sparseClusters;
+  }
+  ASSERT_GE(sparseClusters, 1);  // the sparse path is in use: the comparison is not vacuous
+  ClusterData dense = withoutPattern(fast);
+  ConstraintSet set(cm);
+  set.addContact(contactLink, ConstraintType::Point);
+  ConstraintData cdFast(cm, set), cdDense(cm, set);
+  std::mt19937_64 rng(20261124);
+  for (int trial = 0; trial < 10; ++trial) {
+    support::ClosedState s;
+    ASSERT_TRUE(support::randomClosedStateNearReference(cm, fast, rng, s, 0.4, 40));
+    const VecX tau = support::uniformVector(cm.ny, rng, -2.0, 2.0);
+    const VecX tauSpanning = support::uniformVector(cm.treeModel.nv, rng, -2.0, 2.0);
+    const std::vector<Force> fext = test::randomForces(cm.treeModel, rng, 0.5);
+    ASSERT_EQ(ceAba(cm, fast, s.q, s.v, tau, fext.data()), Status::Ok) << fast.errorMessage();
+    ASSERT_EQ(ceAba(cm, dense, s.q, s.v, tau, fext.data()), Status::Ok) << dense.errorMessage();
+    const double growth = std::max(1.0, conditionOfD(cm, dense) * 1e-4);
+    const double tol = 1e-12 * growth, tolIterative = 1e-8 * growth;
+    EXPECT_LE(maxDiff(fast.ydd, dense.ydd), tol * scaleOf(dense.ydd));
+    EXPECT_LE(maxDiff(fast.qdd, dense.qdd), tol * scaleOf(dense.ydd));
+    for (int b = 0; b < cm.treeModel.nbodies; ++b) {
+      const Data& tf = fast.treeData;
+      const Data& td = dense.treeData;
+      EXPECT_LE(maxDiff(tf.IA[b], td.IA[b]), tol * scaleOf(td.IA[b]));
+      EXPECT_LE(maxDiff(tf.pA[b], td.pA[b]), tol * scaleOf(td.pA[b]));
+      // a_b = Xh a_out + c + S y_ddot: the rounding of y_ddot times the lever arms in S
+      EXPECT_LE(maxDiff(tf.a_gf[b], td.a_gf[b]),
+                tol * std::max(scaleOf(td.a_gf[b]), scaleOf(dense.ydd)));
+    }
+    for (size_t k = 0; k < cm.clusters.size(); ++k) {
+      const ClusterWorkspace& wf = detail::scratch(fast)[k];
+      const ClusterWorkspace& wd = detail::scratch(dense)[k];
+      EXPECT_EQ(maxDiff(wf.S, wd.S), 0.0);  // the same operations on the pattern, zeros outside
+      EXPECT_LE(maxDiff(wf.U, wd.U), tol * scaleOf(wd.U));
+      EXPECT_LE(maxDiff(wf.Ubar, wd.Ubar), tol * scaleOf(wd.Ubar));
+      EXPECT_LE(maxDiff(wf.D, wd.D), tol * scaleOf(wd.D));
+      EXPECT_LE(maxDiff(wf.Dinv, wd.Dinv), tol * scaleOf(wd.Dinv));
+      EXPECT_LE(maxDiff(wf.u, wd.u), tol * scaleOf(wd.u));
+    }
+    const VecX expected = oracleYdd(cm, dense, s.q, s.v, VecX(tau));
+    ASSERT_EQ(ceAba(cm, fast, s.q, s.v, tau), Status::Ok) << fast.errorMessage();
+    EXPECT_LE((fast.ydd - expected).norm(), 1e-9 * (1.0 + expected.norm()));
+
+    ASSERT_EQ(ceAbaSpanningForces(cm, fast, s.q, s.v, tauSpanning), Status::Ok);
+    ASSERT_EQ(ceAbaSpanningForces(cm, dense, s.q, s.v, tauSpanning), Status::Ok);
+    EXPECT_LE(maxDiff(fast.ydd, dense.ydd), tol * scaleOf(dense.ydd));
+
+    ASSERT_EQ(delassusMatrix(cm, fast, set, cdFast, s.q), Status::Ok) << fast.errorMessage();
+    ASSERT_EQ(delassusMatrix(cm, dense, set, cdDense, s.q), Status::Ok) << dense.errorMessage();
+    EXPECT_LE(maxDiff(cdFast.delassus, cdDense.delassus), tol * scaleOf(cdDense.delassus));
+
+    const Status pf = proxPv(cm, fast, set, cdFast, s.q, s.v, tau);
+    const Status pd = proxPv(cm, dense, set, cdDense, s.q, s.v, tau);
+    if (pf == Status::Ok && pd == Status::Ok) {
+      EXPECT_LE(maxDiff(fast.ydd, dense.ydd), tolIterative * scaleOf(dense.ydd));
+      EXPECT_LE(maxDiff(cdFast.lambda, cdDense.lambda), tolIterative * scaleOf(cdDense.lambda));
+    }
+
+    // (iterations may stop one apart at the tolerance: compare converged results only)
+    const Status cf = constrainedAba(cm, fast, set, cdFast, s.q, s.v, tau);
+    const Status cd = constrainedAba(cm, dense, set, cdDense, s.q, s.v, tau);
+    if (cf == Status::Ok && cd == Status::Ok)
+      EXPECT_LE(maxDiff(fast.ydd, dense.ydd), tolIterative * scaleOf(dense.ydd));
+  }
+}
+
+}  // namespace
+
+TEST(ClusterSparseColumns, ExplicitParallelChainsLoopSize16MatchTheDensePath) {
+  checkModel("urdfplus/benchmarks/parallel_chains/Explicit/depth10/loop_size16.urdf", "link_1_10");
+}
+
+TEST(ClusterSparseColumns, ExplicitParallelChainsLoopSize8MatchTheDensePath) {
+  checkModel("urdfplus/benchmarks/parallel_chains/Explicit/depth5/loop_size8.urdf", "link_2_5");
+}
+
+TEST(ClusterSparseColumns, ImplicitParallelChainsLoopSize17MatchTheDensePath) {
+  checkModel("urdfplus/benchmarks/parallel_chains/Implicit/depth10/loop_size17.urdf", "link_1_10");
+}
+
+TEST(ClusterSparseColumns, ImplicitParallelChainsLoopSize9MatchTheDensePath) {
+  checkModel("urdfplus/benchmarks/parallel_chains/Implicit/depth5/loop_size9.urdf", "link_2_5");
+}

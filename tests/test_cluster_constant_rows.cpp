@@ -8,6 +8,7 @@
 
 #include "cluster/cluster_workspace.hpp"
 #include "clusterdyn/cluster_algorithms.hpp"
+#include "clusterdyn/constraint_forces.hpp"
 #include "support/closed_states.hpp"
 #include "test_util.hpp"
 
@@ -80,4 +81,81 @@ TEST(ClusterConstantRows, RotorsOfATwoCoordinateDifferentialMatchTheGenericPath)
 
 TEST(ClusterConstantRows, BeltClusterWithInternalBodiesMatchesTheGenericPath) {
   checkModel("cd_belt_leg.urdf", 1);  // constant rows next to rows that depend on q
+}
+
+namespace {
+
+double maxDiff6(const Vec6& a, const Vec6& b) { return (a - b).cwiseAbs().maxCoeff(); }
+
+/// CE-RNEA with the rotors in their output body's frame (no external forces) against the
+/// generic spanning RNEA (the same call with zero external forces takes it): results, every
+/// body's entries of treeData after updateRotorBodies, and the constraint forces.
+void checkRotorRnea(const std::string& file, int minRotors) {
+  SCOPED_TRACE(file);
+  const ClusterModel cm = loadModel(test::modelsPath(file));
+  ClusterData fast(cm), generic(cm);
+  ASSERT_GE(static_cast<int>(detail::fullScratch(fast).rotors.size()), minRotors);
+  const std::vector<Force> zero(cm.treeModel.nbodies, Force::Zero());
+  JointForces ff(cm), fg(cm);
+  std::mt19937_64 rng(20261125);
+  for (int trial = 0; trial < 10; ++trial) {
+    support::ClosedState s;
+    ASSERT_TRUE(support::randomClosedStateNearReference(cm, fast, rng, s, 0.4, 40));
+    const VecX ydd = support::uniformVector(cm.ny, rng, -2.0, 2.0);
+    ASSERT_EQ(ceRnea(cm, fast, s.q, s.v, ydd), Status::Ok) << fast.errorMessage();
+    ASSERT_TRUE(detail::fullScratch(fast).rotorsPending);  // the rotor path ran
+    ASSERT_EQ(ceRnea(cm, generic, s.q, s.v, ydd, zero.data()), Status::Ok);
+    ASSERT_FALSE(detail::fullScratch(generic).rotorsPending);
+    const double scale = 1.0 + generic.tauY.cwiseAbs().maxCoeff();
+    EXPECT_LE(maxDiff(fast.tauY, generic.tauY), 1e-12 * scale);
+    EXPECT_LE(maxDiff(fast.treeData.tau, generic.treeData.tau), 1e-12 * scale);
+    ASSERT_EQ(updateRotorBodies(cm, fast), Status::Ok);
+    const Data& a = fast.treeData;
+    const Data& b = generic.treeData;
+    for (int i = 0; i < cm.treeModel.nbodies; ++i) {
+      EXPECT_LE((a.liMi[i].R - b.liMi[i].R).cwiseAbs().maxCoeff(), 1e-14) << i;
+      EXPECT_LE((a.oMi[i].p - b.oMi[i].p).cwiseAbs().maxCoeff(), 1e-14) << i;
+      EXPECT_LE(maxDiff6(a.v[i], b.v[i]), 1e-12 * (1.0 + b.v[i].cwiseAbs().maxCoeff())) << i;
+      EXPECT_LE(maxDiff6(a.a_gf[i], b.a_gf[i]), 1e-12 * (1.0 + b.a_gf[i].cwiseAbs().maxCoeff()));
+      EXPECT_LE(maxDiff6(a.c[i], b.c[i]), 1e-12 * (1.0 + b.c[i].cwiseAbs().maxCoeff())) << i;
+      EXPECT_LE(maxDiff6(a.f[i], b.f[i]), 1e-12 * (1.0 + b.f[i].cwiseAbs().maxCoeff())) << i;
+    }
+    // The constraint-force query completes the rotors itself (a second call is a no-op).
+    ASSERT_EQ(ceRnea(cm, fast, s.q, s.v, ydd), Status::Ok);
+    ASSERT_EQ(ceRneaConstraintForces(cm, fast, ff), Status::Ok) << fast.errorMessage();
+    ASSERT_EQ(ceRneaConstraintForces(cm, generic, fg), Status::Ok);
+    for (int i = 0; i < cm.treeModel.nbodies; ++i)
+      EXPECT_LE(maxDiff6(ff.joint[i], fg.joint[i]),
+                1e-11 * (1.0 + fg.joint[i].cwiseAbs().maxCoeff()));
+    EXPECT_LE(maxDiff(ff.relationMultiplier, fg.relationMultiplier),
+              1e-11 * (1.0 + fg.relationMultiplier.cwiseAbs().maxCoeff()));
+    // clusterBias takes the same path: C = ceRnea(ydd = 0).
+    ASSERT_EQ(clusterBias(cm, fast, s.q, s.v), Status::Ok);
+    ASSERT_EQ(ceRnea(cm, generic, s.q, s.v, VecX::Zero(cm.ny), zero.data()), Status::Ok);
+    EXPECT_LE(maxDiff(fast.C, generic.tauY), 1e-12 * (1.0 + generic.tauY.cwiseAbs().maxCoeff()));
+    // A later algorithm that writes every body leaves nothing to complete.
+    ASSERT_EQ(ceAba(cm, fast, s.q, s.v, fast.tauY), Status::Ok);
+    EXPECT_FALSE(detail::fullScratch(fast).rotorsPending);
+  }
+}
+
+}  // namespace
+
+TEST(ClusterRotorRnea, GearedRotorsInTheOutputFrameMatchTheGenericPath) {
+  checkRotorRnea("cd_quadruped.urdf", 12);
+}
+
+TEST(ClusterRotorRnea, DifferentialRotorsInTheOutputFrameMatchTheGenericPath) {
+  checkRotorRnea("cd_differential.urdf", 2);
+}
+
+TEST(ClusterRotorRnea, BeltLegRotorsInTheOutputFrameMatchTheGenericPath) {
+  checkRotorRnea("cd_belt_leg.urdf", 1);
+}
+
+TEST(ClusterRotorRnea, UpdateRotorBodiesRejectsAForeignWorkspace) {
+  const ClusterModel cm = loadModel(test::modelsPath("cd_quadruped.urdf"));
+  const ClusterModel other = loadModel(test::modelsPath("cd_four_bar.urdf"));
+  ClusterData data(other);
+  EXPECT_EQ(updateRotorBodies(cm, data), Status::WorkspaceMismatch);
 }

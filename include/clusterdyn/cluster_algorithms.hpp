@@ -68,7 +68,8 @@ Status ceAbaIndependent(const ClusterModel& model, ClusterData& data, ConstVecRe
                         ConstVecRef ydot, ConstVecRef tauY, const Force* fext = nullptr);
 
 /// Constraint-embedding RNEA (Chignoli et al. 2023, §V): independent generalized forces (data.tauY)
-/// that produce y_ddot at the spanning state (q, v); also fills data.qdd.
+/// that produce y_ddot at the spanning state (q, v); also fills data.qdd and the spanning
+/// joint forces data.treeData.tau. Rotors: see updateRotorBodies.
 Status ceRnea(const ClusterModel& model, ClusterData& data, ConstVecRef q, ConstVecRef v,
               ConstVecRef ydd, const Force* fext = nullptr);
 
@@ -83,7 +84,19 @@ Status ceRnea(const ClusterModel& model, ClusterData& data, ConstVecRef q, Const
 Status clusterMassMatrix(const ClusterModel& model, ClusterData& data, ConstVecRef q);
 
 /// Independent bias C (data.C, size ny) = ceRnea with y_ddot = 0: H y_ddot + C = tau.
+/// Rotors: see updateRotorBodies.
 Status clusterBias(const ClusterModel& model, ClusterData& data, ConstVecRef q, ConstVecRef v);
+
+/// Rotors are the axisymmetric leaf bodies on a revolute joint that hang from the output body of
+/// a coupling or mimic cluster (a geared motor's rotor; ClusterModel::axisymmetricLeaf): seen
+/// from the output body their axis and inertia do not depend on their angle. On models whose
+/// clusters all have a constant G, ceRnea and clusterBias without external forces treat them in
+/// the output body's frame and do not write their entries of data.treeData (liMi, oMi, v, a_gf,
+/// c, f); updateRotorBodies writes them for the state of that call (call it right after, before
+/// any other computation with data; the constraint-force queries call it themselves). Every
+/// other body's entries, and every result, are complete without it. Does nothing when no such
+/// call left rotors unwritten.
+Status updateRotorBodies(const ClusterModel& model, ClusterData& data);
 
 /// Position level: spanning configuration (data.q) from independent positions y (size nyq).
 /// Implicit loops, per cluster: damped Newton (ClosureSettings: at most 50 iterations per

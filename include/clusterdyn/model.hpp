@@ -46,6 +46,8 @@ struct Model {
   /// (a revolute joint about axis a whose jointPlacement rotation is exactly the identity),
   /// else -1. Selects specialised transforms in the algorithms; set by finalize().
   std::vector<int> axisRotation;
+  /// Bodies whose joint has a unit quaternion in q (floating, spherical); set by finalize().
+  std::vector<int> quaternionBodies;
 
   // Per position coordinate (size nq) / velocity coordinate (size nv).
   VecX lowerPositionLimit, upperPositionLimit;  ///< -inf/+inf when unlimited

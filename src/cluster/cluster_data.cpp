@@ -109,6 +109,31 @@ void setColumnPattern(const ClusterModel& m, int k, ClusterWorkspace& w) {
   }
 }
 
+/// The model's rotors seen from their output bodies (OutputFrameRotor) and the per-rotor
+/// buffers of the algorithms that treat them there.
+void setOutputFrameRotors(const ClusterModel& m, ClusterScratch& s) {
+  const Model& tree = m.treeModel;
+  s.rotors.clear();
+  s.rotorSlot.assign(tree.nbodies, -1);
+  for (size_t k = 0; k < m.clusters.size(); ++k) {
+    const Cluster& c = m.clusters[k];
+    for (const int r : s.clusters[k].rotors) {
+      const int b = c.firstBody + r;
+      s.rotorSlot[b] = static_cast<int>(s.rotors.size());
+      OutputFrameRotor rotor;
+      rotor.body = b;
+      rotor.parent = tree.parent[b];
+      rotor.iv = tree.idx_v[b];
+      rotor.axis = tree.jointPlacement[b].actMotion(Motion(tree.joints[b].S.col(0)));
+      rotor.inertia = m.axisymmetricInertiaInParent[b];
+      s.rotors.push_back(rotor);
+    }
+  }
+  s.rotorsPending = false;
+  s.rotorQ.setZero(tree.nq);
+  s.rotorVelocity.setZero(tree.nv);
+}
+
 }  // namespace
 }  // namespace detail
 
@@ -149,6 +174,7 @@ ClusterData::ClusterData(const ClusterModel& m, bool denseMatrices)
     detail::setConstantRows(m, static_cast<int>(k), w);
     detail::setColumnPattern(m, static_cast<int>(k), w);
   }
+  detail::setOutputFrameRotors(m, detail::ClusterScratchAccess::get(*this));
   ydd.setZero(m.ny);
   qdd.setZero(m.treeModel.nv);
   tauY.setZero(m.ny);
@@ -202,7 +228,9 @@ std::size_t ClusterData::heapBytes() const {
        bufferBytes(q) + bufferBytes(v) + bufferBytes(Hblock) + bufferBytes(localBias) +
        bufferBytes(rigidInertia);
   const std::vector<ClusterWorkspace>& clusters = detail::scratch(*this);
-  b += sizeof(ClusterScratch) + bufferBytes(clusters);
+  const ClusterScratch& scr = detail::ClusterScratchAccess::get(*this);
+  b += sizeof(ClusterScratch) + bufferBytes(clusters) + bufferBytes(scr.rotors) +
+       bufferBytes(scr.rotorSlot) + bufferBytes(scr.rotorVelocity) + bufferBytes(scr.rotorQ);
   for (const ClusterWorkspace& w : clusters)
     b += bufferBytes(w.G) + bufferBytes(w.g) + bufferBytes(w.K) + bufferBytes(w.k) +
          bufferBytes(w.phi) + bufferBytes(w.Kd) + bufferBytes(w.Ki) + bufferBytes(w.kd) +

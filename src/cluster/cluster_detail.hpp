@@ -96,6 +96,12 @@ Status clusterVelocityStep(const ClusterModel& cm, ClusterData& data, int k,
 /// the cluster bias c (6m, eq. 19) (after clusterVelocityPass).
 void clusterMotionSubspace(const ClusterModel& cm, ClusterData& data, int k, Bias bias);
 
+/// After an algorithm that left the rotors in their output body's frame
+/// (ClusterScratch::rotorsPending): their liMi, oMi, v, a_gf, c and f in treeData, at that
+/// call's configuration. Does nothing otherwise. Every reader of the rotors' entries of
+/// treeData after a cluster algorithm calls it first.
+void completeRotorBodies(const ClusterModel& cm, ClusterData& data);
+
 /// Argument checks common to the cluster algorithms.
 Status checkClusterArgs(const ClusterModel& cm, ClusterData& data, const Eigen::Ref<const VecX>& q,
                         const Eigen::Ref<const VecX>* v);

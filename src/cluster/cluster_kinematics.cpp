@@ -2,6 +2,7 @@
 #include "cluster/cluster_detail.hpp"
 #include "clusterdyn/cluster_algorithms.hpp"
 #include "core/check.hpp"
+#include "tree/rnea_passes.hpp"
 #include "tree/tree_step.hpp"
 
 namespace clusterdyn::detail {
@@ -74,6 +75,7 @@ Status clusterVelocityStep(const ClusterModel& cm, ClusterData& data, int k,
   Data& td = data.treeData;
   const Cluster& c = cm.clusters[k];
   const int last = c.firstBody + c.nbodies;
+  detail::fullScratch(data).rotorsPending = false;  // the rotors' entries are written here
   for (int b = c.firstBody; b < last; ++b) {
     placementStep(tree, td, b, q);
     const int p = tree.parent[b];
@@ -102,6 +104,7 @@ Status clusterPositionPass(const ClusterModel& cm, ClusterData& data,
   const Model& tree = cm.treeModel;
   Data& td = data.treeData;
   const std::vector<ClusterWorkspace>& ws = detail::scratch(data);
+  detail::fullScratch(data).rotorsPending = false;  // rotors left as they are (documented)
   for (int k = 0; k < static_cast<int>(cm.clusters.size()); ++k) {
     const Cluster& c = cm.clusters[k];
     const ClusterWorkspace& w = ws[k];
@@ -162,4 +165,28 @@ void clusterMotionSubspace(const ClusterModel& cm, ClusterData& data, int k, Bia
   }
 }
 
+void completeRotorBodies(const ClusterModel& cm, ClusterData& data) {
+  ClusterScratch& s = detail::fullScratch(data);
+  if (!s.rotorsPending) return;
+  // The rotors are leaves: the tree's forward step (Featherstone Table 5.1) gives their final
+  // entries from their output bodies', which the algorithm left in treeData.
+  const Motion a0 = gravityAcceleration(cm.treeModel);
+  for (const OutputFrameRotor& rotor : s.rotors)
+    rneaForwardStep(cm.treeModel, data.treeData, rotor.body, s.rotorQ, s.rotorVelocity.data(),
+                    data.qdd.data(), nullptr, a0);
+  s.rotorsPending = false;
+}
+
 }  // namespace clusterdyn::detail
+
+namespace clusterdyn {
+
+Status updateRotorBodies(const ClusterModel& model, ClusterData& data) {
+  if (data.model != &model)
+    return detail::fail(data.treeData, Status::WorkspaceMismatch,
+                        "the workspace was created for another model");
+  detail::completeRotorBodies(model, data);
+  return detail::ok(data.treeData);
+}
+
+}  // namespace clusterdyn

@@ -75,8 +75,29 @@ struct ClusterWorkspace {
 };
 
 /// What a ClusterData's scratch handle owns: one ClusterWorkspace per cluster (index: cluster).
+/// A rotor (ClusterWorkspace::rotors: an axisymmetric leaf on a revolute joint hanging from the
+/// output body of a coupling cluster) seen from its output body, where its joint axis and its
+/// inertia are the same at every rotor angle: the recursions can then treat it without its own
+/// joint transform (see ClusterScratch::rotorsPending).
+struct OutputFrameRotor {
+  int body = -1, parent = -1;  ///< the rotor and its output body
+  int iv = -1;                 ///< its spanning velocity index
+  Motion axis;                 ///< X_T S: its motion subspace in the output body's frame
+  SpatialInertia inertia;      ///< its inertia in the output body's frame
+};
+
+/// What a ClusterData's scratch handle owns.
 struct ClusterScratch {
-  std::vector<ClusterWorkspace> clusters;
+  std::vector<ClusterWorkspace> clusters;  ///< one per cluster (index: cluster)
+  std::vector<OutputFrameRotor> rotors;    ///< every rotor of the model
+  std::vector<int> rotorSlot;              ///< per body: index into rotors, or -1
+  /// True after an algorithm that treated the rotors in their output body's frame without
+  /// writing their entries of treeData (liMi, oMi, v, a_gf, c, f): completeRotorBodies writes
+  /// them from the state of that call (rotorQ, rotorVelocity, data.qdd) and clears it;
+  /// clusterVelocityStep and clusterPositionPass clear it.
+  bool rotorsPending = false;
+  VecX rotorQ;         ///< nq: the spanning configuration of that call
+  VecX rotorVelocity;  ///< nv: its spanning velocity
 };
 
 namespace detail {
@@ -95,6 +116,8 @@ inline std::vector<ClusterWorkspace>& scratch(ClusterData& data) {
 inline const std::vector<ClusterWorkspace>& scratch(const ClusterData& data) {
   return ClusterScratchAccess::get(data).clusters;
 }
+/// The whole scratch of data (the per-cluster workspaces and the model-wide rotor terms).
+inline ClusterScratch& fullScratch(ClusterData& data) { return ClusterScratchAccess::get(data); }
 
 }  // namespace detail
 }  // namespace clusterdyn

@@ -20,6 +20,7 @@ Status constrainedDynamicsDense(const ClusterModel& model, ClusterData& data,
   CDYN_TRY(clusterMassMatrix(model, data, q));
   cd.yddFree.setZero();
   CDYN_TRY(ceRnea(model, data, q, v, cd.yddFree, fext));  // C minus the external forces
+  detail::completeRotorBodies(model, data);  // the constraint kinematics read every body
   cd.tauFree = tauY - data.tauY;
   CDYN_TRY(detail::denseConstraintJacobian(model, data, cd, q, v.data()));
   cd.lltH.compute(data.H);

@@ -190,6 +190,7 @@ Status ceAbaConstraintForces(const ClusterModel& model, ClusterData& data, Joint
   const bool spanning = layout == GeneralizedForceLayout::Spanning;
   CDYN_TRY(
       detail::checkVector(data.treeData, tau, spanning ? model.treeModel.nv : model.ny, "tau"));
+  detail::completeRotorBodies(model, data);
   const Model& tree = model.treeModel;
   const Data& td = data.treeData;
   std::vector<Force>& f = forces.joint;
@@ -209,12 +210,14 @@ Status ceAbaConstraintForces(const ClusterModel& model, ClusterData& data, Joint
 
 Status ceRneaConstraintForces(const ClusterModel& model, ClusterData& data, JointForces& forces) {
   CDYN_TRY(checkForcesArgs(model, data, forces));
+  detail::completeRotorBodies(model, data);
   std::copy(data.treeData.f.begin(), data.treeData.f.end(), forces.joint.begin());
   return constrainedClusters(model, data, forces, nullptr);
 }
 
 Status jointForcesInWorld(const ClusterModel& model, ClusterData& data, JointForces& forces) {
   CDYN_TRY(checkForcesArgs(model, data, forces));
+  detail::completeRotorBodies(model, data);
   for (int b = 0; b < model.treeModel.nbodies; ++b)
     forces.jointWorld[b] = data.treeData.oMi[b].actForce(forces.joint[b]);
   return detail::ok(data.treeData);

@@ -143,9 +143,8 @@ namespace detail {
 /// Sizes, finiteness and unit quaternions of a configuration (declared in core/check.hpp).
 Status checkConfiguration(const Model& model, Data& data, const Eigen::Ref<const VecX>& q) {
   CDYN_TRY(checkVector(data, q, model.nq, "q"));
-  for (int i = 0; i < model.nbodies; ++i) {
+  for (const int i : model.quaternionBodies) {
     const JointType t = model.joints[i].type;
-    if (t != JointType::Floating && t != JointType::Spherical) continue;
     const int k = model.idx_q[i] + (t == JointType::Floating ? 3 : 0);
     const double n = q.segment<4>(k).norm();
     if (std::abs(n - 1.0) > kQuaternionNormTolerance)

@@ -52,8 +52,11 @@ void Model::finalize() {
   velocityNames.clear();
   velocityOwner.clear();
   axisRotation.assign(nbodies, -1);
+  quaternionBodies.clear();
   for (int i = 0; i < nbodies; ++i) {
     if (parent[i] >= 0) children[parent[i]].push_back(i);
+    if (joints[i].type == JointType::Floating || joints[i].type == JointType::Spherical)
+      quaternionBodies.push_back(i);
     if (joints[i].type == JointType::Revolute && joints[i].alignedAxis >= 0 &&
         jointPlacement[i].R == Mat3::Identity())
       axisRotation[i] = joints[i].alignedAxis;

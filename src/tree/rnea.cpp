@@ -12,34 +12,8 @@ namespace detail {
 Status rneaPasses(const Model& model, Data& data, ConstVecRef q, const double* v, const double* a,
                   const Force* fext, VecX& out) {
   const Motion a0 = detail::gravityAcceleration(model);
-  // Forward pass: v_i, a_i (with -g at the root), f_i = I a + v x* I v - fext.
-  for (int i = 0; i < model.nbodies; ++i) {
-    detail::placementStep(model, data, i, q);
-    const int p = model.parent[i];
-    const Joint& joint = model.joints[i];
-    const Motion vJ = v ? detail::jointMotion(joint, v + model.idx_v[i]) : Motion::Zero();
-    Motion& vi = data.v[i];
-    Motion& ai = data.a_gf[i];
-    vi = p >= 0 ? Motion(data.liMi[i].actInvMotion(data.v[p]) + vJ) : vJ;
-    ai = data.liMi[i].actInvMotion(p >= 0 ? data.a_gf[p] : a0);
-    if (a) ai += detail::jointMotion(joint, a + model.idx_v[i]);
-    if (v) ai += crossMotion(vi, vJ);
-    const SpatialInertia& I = model.inertias[i];
-    data.f[i] = I * ai;
-    if (v) data.f[i] += crossForce(vi, I * vi);
-    if (fext) data.f[i] -= fext[i];
-  }
-  // Backward pass: tau_i = S_i^T f_i, f_parent += X^T f_i.
-  for (int i = model.nbodies - 1; i >= 0; --i) {
-    const Joint& joint = model.joints[i];
-    const int iv = model.idx_v[i];
-    if (joint.nv == 1)
-      out[iv] = joint.S.col(0).dot(data.f[i]);
-    else
-      out.segment(iv, joint.nv).noalias() = joint.S.transpose() * data.f[i];
-    const int p = model.parent[i];
-    if (p >= 0) data.f[p] += data.liMi[i].actForce(data.f[i]);
-  }
+  for (int i = 0; i < model.nbodies; ++i) rneaForwardStep(model, data, i, q, v, a, fext, a0);
+  for (int i = model.nbodies - 1; i >= 0; --i) rneaBackwardStep(model, data, i, out);
   return detail::ok(data);
 }
 

@@ -5,6 +5,9 @@
 // per-pair cost is one force transform, and no body needs its world pose.
 #include "clusterdyn/crba.hpp"
 
+#include <algorithm>
+#include <cmath>
+
 #include "core/check.hpp"
 #include "tree/axis_transforms.hpp"
 #include "tree/tree_step.hpp"
@@ -67,7 +70,10 @@ void fillAncestorEntries(const Model& model, Data& data, int i, Force F) {
       col[jv] = x;
       Md[jv * ld + iv] = x;                          // M(iv, jv)
     } else if (joint.type == JointType::Floating) {  // S = 1
-      for (int r = 0; r < 6; ++r) col[jv + r] = Md[(jv + r) * ld + iv] = F[r];
+      Vec6::Map(col + jv) = F;
+      double* row = Md + jv * ld + iv;  // M(iv, jv)
+      row[0] = F[0], row[ld] = F[1], row[2 * ld] = F[2];
+      row[3 * ld] = F[3], row[4 * ld] = F[4], row[5 * ld] = F[5];
     } else {
       projectOnSubspace(joint, F, col + jv);
       for (int r = 0; r < joint.nv; ++r) Md[(jv + r) * ld + iv] = col[jv + r];
@@ -92,6 +98,51 @@ void fillAncestorBlocks(const Model& model, Data& data, int i, ForceCols& F) {
   }
 }
 
+/// liMi = R_a(theta) for an axisRotation body: the values of detail::localPlacementStep,
+/// written with compile-time indices.
+template <int A>
+inline void setAxisTransform(Transform& X, const Vec3& p, double c, double s) {
+  using P = detail::AxisPlane<A>;
+  Mat3& R = X.R;
+  R(P::a, P::a) = 1.0;
+  R(P::i, P::a) = R(P::j, P::a) = R(P::a, P::i) = R(P::a, P::j) = 0.0;
+  R(P::i, P::i) = R(P::j, P::j) = c;
+  R(P::j, P::i) = s;
+  R(P::i, P::j) = -s;
+  X.p = p;
+}
+
+/// detail::localPlacementStep for a body with model.axisRotation[i] >= 0, inline.
+inline void axisJointTransform(const Model& model, Data& data, int i, const double* q) {
+  const Joint& joint = model.joints[i];
+  const double th = joint.alignedSign * q[model.idx_q[i]], c = std::cos(th), s = std::sin(th);
+  Transform& X = data.liMi[i];
+  const Vec3& p = model.jointPlacement[i].p;
+  switch (model.axisRotation[i]) {
+    case 0:
+      return setAxisTransform<0>(X, p, c, s);
+    case 1:
+      return setAxisTransform<1>(X, p, c, s);
+    default:
+      return setAxisTransform<2>(X, p, c, s);
+  }
+}
+
+/// M(iv.., iv..) = I (6 x 6, Featherstone eq. 2.63) for a floating root, from the upper
+/// triangle of Io so that the block is exactly symmetric.
+inline void writeRootInertia(const SpatialInertia& I, MatX& M, int iv) {
+  auto B = M.block<6, 6>(iv, iv);
+  const Mat3& Io = I.Io;
+  const Vec3& h = I.h;
+  B(0, 0) = Io(0, 0), B(1, 1) = Io(1, 1), B(2, 2) = Io(2, 2);
+  B(0, 1) = B(1, 0) = Io(0, 1);
+  B(0, 2) = B(2, 0) = Io(0, 2);
+  B(1, 2) = B(2, 1) = Io(1, 2);
+  B.topRightCorner<3, 3>() = skew(h);  // h x
+  B.bottomLeftCorner<3, 3>() = B.topRightCorner<3, 3>().transpose();
+  B.bottomRightCorner<3, 3>() = I.mass * Mat3::Identity();
+}
+
 /// True when the upper triangle of M (the lower one is its mirror) is finite.
 bool upperTriangleFinite(const MatX& M) {
   double z = 0.0;
@@ -109,10 +160,14 @@ Status crba(const Model& model, Data& data, ConstVecRef q) {
                         "crba: the workspace was created without dense matrices (no M)");
   const int n = model.nbodies;
   // Pass 1: joint transforms; composite inertias start as the body inertias.
+  const int* const axisRotation = model.axisRotation.data();
   for (int i = 0; i < n; ++i) {
-    detail::localPlacementStep(model, data, i, q);
-    data.Ycrb[i] = model.inertias[i];
+    if (axisRotation[i] >= 0)
+      axisJointTransform(model, data, i, q.data());
+    else
+      detail::localPlacementStep(model, data, i, q);
   }
+  std::copy(model.inertias.begin(), model.inertias.end(), data.Ycrb.begin());
   // Pass 2 (leaves to root): H(i, i) and H(ancestors, i) from F = I^c_i S_i, then
   // I^c_parent += X^T I^c_i X (Table 6.2).
   MatX& M = data.M;
@@ -126,6 +181,10 @@ Status crba(const Model& model, Data& data, ConstVecRef q) {
       fillAncestorEntries(model, data, i, F);
     } else if (k > 1) {
       Eigen::Matrix<double, 6, Eigen::Dynamic, 0, 6, 6> F(6, k);
+      if (joint.type == JointType::Floating && model.parent[i] < 0) {
+        writeRootInertia(Ic, M, iv);  // S = 1 and no ancestors: H(i, i) = I^c_i
+        continue;
+      }
       if (joint.type == JointType::Floating) {
         F = Ic.matrix();  // S = 1
         M.block<6, 6>(iv, iv) = F;

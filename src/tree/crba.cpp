@@ -2,8 +2,14 @@
 // F = I^c_i S_i is carried from body i to each ancestor j by the joint force transforms, and
 // H(j, i) = S_j^T F there. S_j is constant in body coordinates, so for a revolute joint about a
 // coordinate axis S_j^T F is one coefficient of F and I^c_i S_i is one column of I^c_i: the
-// per-pair cost is one force transform, and no body needs its world pose.
+// per-pair cost is one force transform, and no body needs its world pose. With a floating root
+// and 1-dof bodies numbered depth first (the URDF robots), each subtree's dofs are contiguous and
+// a body carries the forces of its whole subtree at once: one transform, many independent
+// columns, no per-pair walk up the tree.
 #include "clusterdyn/crba.hpp"
+
+#include <algorithm>
+#include <cmath>
 
 #include "core/check.hpp"
 #include "tree/axis_transforms.hpp"
@@ -11,6 +17,8 @@
 
 namespace clusterdyn {
 namespace {
+
+using detail::AxisPlane;
 
 /// H(j, i) = S_j^T F for every ancestor j of a 1-dof body i, with F = I^c_i S_i carried from
 /// frame to frame; entries go to column i (contiguous) and, mirrored, to row i.
@@ -35,7 +43,10 @@ void fillAncestorEntries(const Model& model, Data& data, int i, Force F) {
       col[jv] = x;
       Md[jv * ld + iv] = x;                          // M(iv, jv)
     } else if (joint.type == JointType::Floating) {  // S = 1
-      for (int r = 0; r < 6; ++r) col[jv + r] = Md[(jv + r) * ld + iv] = F[r];
+      Vec6::Map(col + jv) = F;
+      double* row = Md + jv * ld + iv;  // M(iv, jv)
+      row[0] = F[0], row[ld] = F[1], row[2 * ld] = F[2];
+      row[3 * ld] = F[3], row[4 * ld] = F[4], row[5 * ld] = F[5];
     } else {
       detail::projectOnSubspace(joint, F, col + jv);
       for (int r = 0; r < joint.nv; ++r) Md[(jv + r) * ld + iv] = col[jv + r];
@@ -60,6 +71,152 @@ void fillAncestorBlocks(const Model& model, Data& data, int i, ForceCols& F) {
   }
 }
 
+/// liMi = R_a(theta) for an axisRotation body: the values of detail::localPlacementStep,
+/// written with compile-time indices.
+template <int A>
+inline void setAxisTransform(Transform& X, const Vec3& p, double c, double s) {
+  using P = detail::AxisPlane<A>;
+  Mat3& R = X.R;
+  R(P::a, P::a) = 1.0;
+  R(P::i, P::a) = R(P::j, P::a) = R(P::a, P::i) = R(P::a, P::j) = 0.0;
+  R(P::i, P::i) = R(P::j, P::j) = c;
+  R(P::j, P::i) = s;
+  R(P::i, P::j) = -s;
+  X.p = p;
+}
+
+/// detail::localPlacementStep for a body with model.axisRotation[i] >= 0, inline.
+inline void axisJointTransform(const Model& model, Data& data, int i, const double* q) {
+  const Joint& joint = model.joints[i];
+  const double th = joint.alignedSign * q[model.idx_q[i]], c = std::cos(th), s = std::sin(th);
+  Transform& X = data.liMi[i];
+  const Vec3& p = model.jointPlacement[i].p;
+  switch (model.axisRotation[i]) {
+    case 0:
+      return setAxisTransform<0>(X, p, c, s);
+    case 1:
+      return setAxisTransform<1>(X, p, c, s);
+    default:
+      return setAxisTransform<2>(X, p, c, s);
+  }
+}
+
+/// M(iv.., iv..) = I (6 x 6, Featherstone eq. 2.63) for a floating root, from the upper
+/// triangle of Io so that the block is exactly symmetric.
+inline void writeRootInertia(const SpatialInertia& I, MatX& M, int iv) {
+  auto B = M.block<6, 6>(iv, iv);
+  const Mat3& Io = I.Io;
+  const Vec3& h = I.h;
+  B(0, 0) = Io(0, 0), B(1, 1) = Io(1, 1), B(2, 2) = Io(2, 2);
+  B(0, 1) = B(1, 0) = Io(0, 1);
+  B(0, 2) = B(2, 0) = Io(0, 2);
+  B(1, 2) = B(2, 1) = Io(1, 2);
+  B.topRightCorner<3, 3>() = skew(h);  // h x
+  B.bottomLeftCorner<3, 3>() = B.topRightCorner<3, 3>().transpose();
+  B.bottomRightCorner<3, 3>() = I.mass * Mat3::Identity();
+}
+
+/// f <- X.actForce(f) = (R n + p x R l, R l) (Featherstone eq. 2.24-2.28, the force transform
+/// (B_X_A)^T of X = liMi) on the six doubles at f = (n, l), from scalar copies of R and p (the
+/// stores to M could alias data.liMi and would reload them each time). ForceTransport<A>: R a
+/// rotation about axis A (c = R(i, i), s = R(j, i)); ForceTransport<-1>: any R.
+struct Translation {
+  double p0, p1, p2;
+  explicit Translation(const Vec3& p) : p0(p[0]), p1(p[1]), p2(p[2]) {}
+  /// f = (n + p x l, l) for the rotated n and l.
+  void store(const double* n, const double* l, double* f) const {
+    f[0] = n[0] + (p1 * l[2] - p2 * l[1]);
+    f[1] = n[1] + (p2 * l[0] - p0 * l[2]);
+    f[2] = n[2] + (p0 * l[1] - p1 * l[0]);
+    f[3] = l[0], f[4] = l[1], f[5] = l[2];
+  }
+};
+
+template <int A>
+struct ForceTransport {
+  using P = AxisPlane<A>;
+  double c, s;
+  Translation t;
+  explicit ForceTransport(const Transform& X) : c(X.R(P::i, P::i)), s(X.R(P::j, P::i)), t(X.p) {}
+  void operator()(double* f) const {
+    double n[3], l[3];
+    n[P::a] = f[P::a];
+    n[P::i] = c * f[P::i] - s * f[P::j];
+    n[P::j] = s * f[P::i] + c * f[P::j];
+    l[P::a] = f[3 + P::a];
+    l[P::i] = c * f[3 + P::i] - s * f[3 + P::j];
+    l[P::j] = s * f[3 + P::i] + c * f[3 + P::j];
+    t.store(n, l, f);
+  }
+};
+
+template <>
+struct ForceTransport<-1> {
+  double r[9];  // row major
+  Translation t;
+  explicit ForceTransport(const Transform& X) : t(X.p) {
+    for (int k = 0; k < 9; ++k) r[k] = X.R(k / 3, k % 3);
+  }
+  void operator()(double* f) const {
+    double n[3], l[3];
+    for (int k = 0; k < 3; ++k) {
+      n[k] = r[3 * k] * f[0] + r[3 * k + 1] * f[1] + r[3 * k + 2] * f[2];
+      l[k] = r[3 * k] * f[3] + r[3 * k + 1] * f[4] + r[3 * k + 2] * f[5];
+    }
+    t.store(n, l, f);
+  }
+};
+
+/// Subtree blocks (a floating root, then 1-dof bodies in depth-first order): the force
+/// F_c = I^c_c S_c of column c is kept at M(0..5, c), where it ends as H(root, c). At body i,
+/// for every column c of its subtree [c0, c1) (F_c in body i's coordinates), H(i, c) =
+/// H(c, i) = S_i^T F_c, then F_c <- X^* F_c into the parent's coordinates (Table 6.2's inner
+/// loop, one transform for all of the subtree).
+template <int A>
+inline void projectAndTransport(const Joint& joint, const Transform& X, double* Md, Eigen::Index ld,
+                                int iv, int c0, int c1) {
+  const ForceTransport<A> transport(X);
+  double* const rowI = Md + iv;       // M(iv, c) = rowI[c * ld]
+  double* const colI = Md + iv * ld;  // M(c, iv) = colI[c]
+  if (joint.type == JointType::Revolute && joint.alignedAxis >= 0) {
+    const int a = joint.alignedAxis;
+    const double s = joint.alignedSign;
+    for (int c = c0; c < c1; ++c) {
+      double* const f = Md + c * ld;
+      const double x = s * f[a];
+      transport(f);
+      rowI[c * ld] = colI[c] = x;
+    }
+  } else {
+    for (int c = c0; c < c1; ++c) {
+      double* const f = Md + c * ld;
+      double x;
+      detail::projectOnSubspace(joint, Force::Map(f), &x);
+      transport(f);
+      rowI[c * ld] = colI[c] = x;
+    }
+  }
+}
+
+/// One body of pass 2 by subtree blocks, for X = liMi[i] with X.R a rotation about axis A
+/// (A = -1: a general rotation): F_i = I^c_i S_i to M(0..5, v_i), the subtree's entries of
+/// H and its forces carried to the parent, then I^c_parent += X^T I^c_i X (Table 6.2).
+template <int A>
+inline void subtreeStep(const Model& model, Data& data, int i, double* Md, Eigen::Index ld,
+                        int end) {
+  const Joint& joint = model.joints[i];
+  const Transform& X = data.liMi[i];
+  const int iv = model.idx_v[i];
+  const SpatialInertia& Ic = data.Ycrb[i];
+  Force::Map(Md + iv * ld) = detail::inertiaTimesAxis(joint, Ic);
+  projectAndTransport<A>(joint, X, Md, ld, iv, iv, end);
+  SpatialInertia& Ip = data.Ycrb[model.parent[i]];
+  if constexpr (A >= 0)
+    Ip += detail::transformedAboutAxis<A>(Ic, X);
+  else
+    Ip += Ic.transformedBy(X);
+}
+
 /// True when the upper triangle of M (the lower one is its mirror) is finite.
 bool upperTriangleFinite(const MatX& M) {
   double z = 0.0;
@@ -67,22 +224,10 @@ bool upperTriangleFinite(const MatX& M) {
   return z == 0.0;
 }
 
-}  // namespace
-
-Status crba(const Model& model, Data& data, ConstVecRef q) {
-  CDYN_TRY(detail::checkWorkspace(model, data));
-  CDYN_TRY(detail::checkConfiguration(model, data, q));
-  if (data.M.rows() != model.nv)
-    return detail::fail(data, Status::InvalidArgument,
-                        "crba: the workspace was created without dense matrices (no M)");
+/// Pass 2 body by body (any tree): leaves to root, H(i, i) and H(ancestors, i) from
+/// F = I^c_i S_i, then I^c_parent += X^T I^c_i X (Table 6.2).
+void crbaBodyByBody(const Model& model, Data& data) {
   const int n = model.nbodies;
-  // Pass 1: joint transforms; composite inertias start as the body inertias.
-  for (int i = 0; i < n; ++i) {
-    detail::localPlacementStep(model, data, i, q);
-    data.Ycrb[i] = model.inertias[i];
-  }
-  // Pass 2 (leaves to root): H(i, i) and H(ancestors, i) from F = I^c_i S_i, then
-  // I^c_parent += X^T I^c_i X (Table 6.2).
   MatX& M = data.M;
   for (int i = n - 1; i >= 0; --i) {
     const int iv = model.idx_v[i], k = model.nvs[i];
@@ -94,6 +239,10 @@ Status crba(const Model& model, Data& data, ConstVecRef q) {
       fillAncestorEntries(model, data, i, F);
     } else if (k > 1) {
       Eigen::Matrix<double, 6, Eigen::Dynamic, 0, 6, 6> F(6, k);
+      if (joint.type == JointType::Floating && model.parent[i] < 0) {
+        writeRootInertia(Ic, M, iv);  // S = 1 and no ancestors: H(i, i) = I^c_i
+        continue;
+      }
       if (joint.type == JointType::Floating) {
         F = Ic.matrix();  // S = 1
         M.block<6, 6>(iv, iv) = F;
@@ -111,6 +260,65 @@ Status crba(const Model& model, Data& data, ConstVecRef q) {
     const int p = model.parent[i];
     if (p < 0) continue;
     data.Ycrb[p] += detail::inertiaInParentFrame(model, data, i, Ic);
+  }
+}
+
+}  // namespace
+
+Status crba(const Model& model, Data& data, ConstVecRef q) {
+  CDYN_TRY(detail::checkWorkspace(model, data));
+  CDYN_TRY(detail::checkConfiguration(model, data, q));
+  if (data.M.rows() != model.nv)
+    return detail::fail(data, Status::InvalidArgument,
+                        "crba: the workspace was created without dense matrices (no M)");
+  const int n = model.nbodies;
+  // Pass 1: joint transforms; composite inertias start as the body inertias.
+  // With a floating root and 1-dof bodies in depth-first order, pass 2 carries subtree blocks;
+  // pass 1 checks the order (the parent of each body is on the path to the body before it) and
+  // leaves the end of each subtree's dofs in its diagonal entry of M, written in pass 2.
+  const int* const axisRotation = model.axisRotation.data();
+  const int* const parent = model.parent.data();
+  const int* const idxV = model.idx_v.data();
+  MatX& M = data.M;
+  double* const Md = M.data();
+  const Eigen::Index ld = M.outerStride();
+  bool subtreeBlocks = n >= 2 && parent[0] < 0 && model.joints[0].type == JointType::Floating;
+  for (int i = 0; i < n; ++i) {
+    if (axisRotation[i] >= 0)
+      axisJointTransform(model, data, i, q.data());
+    else
+      detail::localPlacementStep(model, data, i, q);
+    if (!subtreeBlocks || i == 0) continue;
+    const int p = parent[i];
+    int j = i - 1;
+    for (; j > p; j = parent[j]) Md[idxV[j] * (ld + 1)] = idxV[i];  // subtree of j ends at i
+    subtreeBlocks = p >= 0 && j == p && model.nvs[i] == 1;
+  }
+  if (subtreeBlocks)
+    for (int j = n - 1; j > 0; j = parent[j]) Md[idxV[j] * (ld + 1)] = model.nv;
+  std::copy(model.inertias.begin(), model.inertias.end(), data.Ycrb.begin());
+  if (subtreeBlocks) {
+    // Pass 2 by subtree blocks (Table 6.2 with the inner loop over all descendants at once).
+    for (int i = n - 1; i > 0; --i) {
+      const int end = static_cast<int>(Md[idxV[i] * (ld + 1)]);  // left by pass 1
+      switch (axisRotation[i]) {
+        case 0:
+          subtreeStep<0>(model, data, i, Md, ld, end);
+          break;
+        case 1:
+          subtreeStep<1>(model, data, i, Md, ld, end);
+          break;
+        case 2:
+          subtreeStep<2>(model, data, i, Md, ld, end);
+          break;
+        default:
+          subtreeStep<-1>(model, data, i, Md, ld, end);
+      }
+    }
+    writeRootInertia(data.Ycrb[0], M, 0);
+    M.bottomLeftCorner(model.nv - 6, 6) = M.topRightCorner(6, model.nv - 6).transpose();
+  } else {
+    crbaBodyByBody(model, data);
   }
   detail::ok(data);
   if (upperTriangleFinite(M)) return Status::Ok;

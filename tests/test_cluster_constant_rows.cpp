@@ -117,7 +117,7 @@ void checkRotorRnea(const std::string& file, int minRotors) {
       EXPECT_LE((a.oMi[i].p - b.oMi[i].p).cwiseAbs().maxCoeff(), 1e-14) << i;
       EXPECT_LE(maxDiff6(a.v[i], b.v[i]), 1e-12 * (1.0 + b.v[i].cwiseAbs().maxCoeff())) << i;
       EXPECT_LE(maxDiff6(a.a_gf[i], b.a_gf[i]), 1e-12 * (1.0 + b.a_gf[i].cwiseAbs().maxCoeff()));
-      EXPECT_LE(maxDiff6(a.c[i], b.c[i]), 1e-12 * (1.0 + b.c[i].cwiseAbs().maxCoeff())) << i;
+      // (c: not an RNEA output)
       EXPECT_LE(maxDiff6(a.f[i], b.f[i]), 1e-12 * (1.0 + b.f[i].cwiseAbs().maxCoeff())) << i;
     }
     // The constraint-force query completes the rotors itself (a second call is a no-op).
@@ -134,7 +134,7 @@ void checkRotorRnea(const std::string& file, int minRotors) {
     ASSERT_EQ(ceRnea(cm, generic, s.q, s.v, VecX::Zero(cm.ny), zero.data()), Status::Ok);
     EXPECT_LE(maxDiff(fast.C, generic.tauY), 1e-12 * (1.0 + generic.tauY.cwiseAbs().maxCoeff()));
     // A later algorithm that writes every body leaves nothing to complete.
-    ASSERT_EQ(ceAba(cm, fast, s.q, s.v, fast.tauY), Status::Ok);
+    ASSERT_EQ(ceAba(cm, fast, s.q, s.v, fast.tauY, zero.data()), Status::Ok);
     EXPECT_FALSE(detail::fullScratch(fast).rotorsPending);
   }
 }
@@ -158,4 +158,57 @@ TEST(ClusterRotorRnea, UpdateRotorBodiesRejectsAForeignWorkspace) {
   const ClusterModel other = loadModel(test::modelsPath("cd_four_bar.urdf"));
   ClusterData data(other);
   EXPECT_EQ(updateRotorBodies(cm, data), Status::WorkspaceMismatch);
+}
+
+namespace {
+
+/// CE-ABA with the rotors of one-coordinate clusters in their output body's frame (no external
+/// forces) against the generic steps (the same call with zero external forces takes them).
+void checkRotorAba(const std::string& file, int minRotors) {
+  SCOPED_TRACE(file);
+  const ClusterModel cm = loadModel(test::modelsPath(file));
+  ClusterData fast(cm), generic(cm);
+  int scalarRotors = 0;
+  for (const OutputFrameRotor& r : detail::fullScratch(fast).rotors) scalarRotors += r.scalar;
+  ASSERT_GE(scalarRotors, minRotors);
+  const std::vector<Force> zero(cm.treeModel.nbodies, Force::Zero());
+  JointForces ff(cm), fg(cm);
+  std::mt19937_64 rng(20261126);
+  for (int trial = 0; trial < 10; ++trial) {
+    support::ClosedState s;
+    ASSERT_TRUE(support::randomClosedStateNearReference(cm, fast, rng, s, 0.4, 40));
+    const VecX tau = support::uniformVector(cm.ny, rng, -2.0, 2.0);
+    ASSERT_EQ(ceAba(cm, fast, s.q, s.v, tau), Status::Ok) << fast.errorMessage();
+    ASSERT_TRUE(detail::fullScratch(fast).rotorsPending);
+    ASSERT_FALSE(detail::fullScratch(fast).outputFrameAba);  // reset after the call
+    ASSERT_EQ(ceAba(cm, generic, s.q, s.v, tau, zero.data()), Status::Ok);
+    const double scale = 1.0 + generic.ydd.cwiseAbs().maxCoeff();
+    EXPECT_LE(maxDiff(fast.ydd, generic.ydd), 1e-12 * scale);
+    EXPECT_LE(maxDiff(fast.qdd, generic.qdd), 1e-12 * scale);
+    // The constraint-force query completes the rotors' entries (pA, IA, a_gf) itself.
+    ASSERT_EQ(ceAbaConstraintForces(cm, fast, ff, tau), Status::Ok) << fast.errorMessage();
+    ASSERT_EQ(ceAbaConstraintForces(cm, generic, fg, tau), Status::Ok);
+    for (int i = 0; i < cm.treeModel.nbodies; ++i)
+      EXPECT_LE(maxDiff6(ff.joint[i], fg.joint[i]),
+                1e-11 * (1.0 + fg.joint[i].cwiseAbs().maxCoeff()));
+    const Data& a = fast.treeData;
+    const Data& b = generic.treeData;
+    for (int i = 0; i < cm.treeModel.nbodies; ++i) {
+      EXPECT_LE((a.oMi[i].R - b.oMi[i].R).cwiseAbs().maxCoeff(), 1e-14) << i;
+      EXPECT_LE(maxDiff6(a.v[i], b.v[i]), 1e-12 * (1.0 + b.v[i].cwiseAbs().maxCoeff())) << i;
+      EXPECT_LE(maxDiff6(a.a_gf[i], b.a_gf[i]), 1e-11 * (1.0 + b.a_gf[i].cwiseAbs().maxCoeff()));
+      EXPECT_LE(maxDiff6(a.c[i], b.c[i]), 1e-12 * (1.0 + b.c[i].cwiseAbs().maxCoeff())) << i;
+      EXPECT_LE(maxDiff6(a.pA[i], b.pA[i]), 1e-11 * (1.0 + b.pA[i].cwiseAbs().maxCoeff())) << i;
+    }
+  }
+}
+
+}  // namespace
+
+TEST(ClusterRotorAba, GearedRotorsInTheOutputFrameMatchTheGenericSteps) {
+  checkRotorAba("cd_quadruped.urdf", 12);
+}
+
+TEST(ClusterRotorAba, HipRotorOnTheWorldMatchesTheGenericSteps) {
+  checkRotorAba("cd_belt_leg.urdf", 1);  // the hip rotor hangs from the world
 }

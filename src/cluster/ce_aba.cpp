@@ -3,6 +3,7 @@
 // cluster_aba_step.cpp.
 #include "cluster/cluster_aba_step.hpp"
 #include "cluster/cluster_detail.hpp"
+#include "cluster/cluster_workspace.hpp"
 #include "clusterdyn/cluster_algorithms.hpp"
 #include "core/check.hpp"
 #include "tree/tree_step.hpp"
@@ -11,14 +12,32 @@ namespace clusterdyn {
 
 namespace {
 
+/// Sets ClusterScratch::outputFrameAba for the length of one CE-ABA call.
+class OutputFrameRotors {
+ public:
+  OutputFrameRotors(ClusterScratch& s, bool on) : s_(s) { s_.outputFrameAba = on; }
+  ~OutputFrameRotors() { s_.outputFrameAba = false; }
+  OutputFrameRotors(const OutputFrameRotors&) = delete;
+  OutputFrameRotors& operator=(const OutputFrameRotors&) = delete;
+
+ private:
+  ClusterScratch& s_;
+};
+
 Status ceAbaCore(const ClusterModel& cm, ClusterData& data, ConstVecRef q, ConstVecRef v,
                  const double* tau, detail::ForceCoordinates forces, const Force* fext) {
   Data& td = data.treeData;
   const int ncl = static_cast<int>(cm.clusters.size());
+  // Rotors of one-coordinate clusters in their output body's frame when no force acts on them
+  // (their entries of treeData: completeRotorBodies).
+  ClusterScratch& scr = detail::fullScratch(data);
+  const bool rotors = !fext && !scr.rotors.empty();
+  const OutputFrameRotors mode(scr, rotors);
   // Pass 1: kinematics, G and g, inertias, bias forces, cluster motion subspaces.
   CDYN_TRY(detail::clusterVelocityPass(cm, data, q, v.data(), detail::Bias::Compute,
                                        detail::StateCheck::Check));
   detail::clusterInertiaAndBias(cm, data, fext);
+  if (rotors) detail::rotorBiasInOutputFrame(data, v.data());
   // Pass 2: articulated inertias, leaf clusters to root (eq. 53, 58-60).
   for (int k = ncl - 1; k >= 0; --k)
     CDYN_TRY(detail::clusterArticulatedStep(cm, data, k, tau, forces));
@@ -27,6 +46,11 @@ Status ceAbaCore(const ClusterModel& cm, ClusterData& data, ConstVecRef q, Const
   for (int k = 0; k < ncl; ++k) {
     const int o = cm.clusters[k].outputBody;
     detail::clusterAccelerationStep(cm, data, k, o >= 0 ? td.a_gf[o] : a0);
+  }
+  if (rotors) {
+    scr.rotorQ = q;
+    scr.rotorVelocity = v;
+    scr.rotorsPending = true;
   }
   return detail::ok(td);
 }

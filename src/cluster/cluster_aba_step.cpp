@@ -58,6 +58,7 @@ Status articulatedScalar(const ClusterModel& cm, ClusterData& data, int k, const
   const int o = c.outputBody;
   const bool rotors = rigidRotors(data, c, w);  // constant rotor terms
   const auto isRotor = [&](int b) { return rotors && w.constantS[b - c.firstBody] == 2; };
+  const ClusterScratch& scr = detail::fullScratch(data);
   double D = rotors ? w.rotorD(0, 0) : 0.0;
   double u = forces == ForceCoordinates::Spanning
                  ? w.G.col(0).dot(Eigen::Map<const VecX>(tau + c.v0, c.nv))
@@ -66,6 +67,11 @@ Status articulatedScalar(const ClusterModel& cm, ClusterData& data, int k, const
     const int i = 6 * (b - c.firstBody);
     const auto s = w.S.block<6, 1>(i, 0);
     auto U = w.U.block<6, 1>(i, 0);
+    if (scr.abaRotor(b)) {  // output body's frame: s = X_T S g, pA = rotorP (eq. 53: u)
+      const OutputFrameRotor& r = scr.rotors[scr.rotorSlot[b]];
+      u -= r.g * r.axis.dot(scr.rotorP[scr.rotorSlot[b]]);
+      continue;
+    }
     if (isRotor(b)) {
       U = w.rotorU.block<6, 1>(i, 0);
     } else {
@@ -85,6 +91,15 @@ Status articulatedScalar(const ClusterModel& cm, ClusterData& data, int k, const
   double t = u;  // u - U^T c
   for (int b = c.firstBody; b < c.firstBody + c.nbodies; ++b) {
     const int i = 6 * (b - c.firstBody);
+    if (scr.abaRotor(b)) {  // eq. 59-60 in the output body's frame (Ubar: in rotorUbar)
+      const int r = scr.rotorSlot[b];
+      const Motion& cr = scr.rotorC[r];
+      t -= scr.rotors[r].U.dot(cr);
+      if (o < 0) continue;
+      cm.axisymmetricInertiaInParent[b].addTo(IAo);
+      po += scr.rotorP[r] + scr.rotors[r].inertia * cr;
+      continue;
+    }
     const Transform& T = w.outputTb[b - c.firstBody];
     const auto U = w.U.block<6, 1>(i, 0);
     if (!isRotor(b)) Ubar += T.actForce(U);
@@ -304,17 +319,23 @@ void accelerationsScalar(const ClusterModel& cm, ClusterData& data, int k, const
   Data& td = data.treeData;
   ClusterWorkspace& w = detail::scratch(data)[k];
   const int last = c.firstBody + c.nbodies;
+  const ClusterScratch& scr = detail::fullScratch(data);
   double t = w.u[0];
   for (int b = c.firstBody; b < last; ++b) {  // a' = Xh a_out + c
     const int i = 6 * (b - c.firstBody);
+    if (scr.abaRotor(b)) {  // output body's frame: a' = a_out + c_r
+      const int r = scr.rotorSlot[b];
+      t -= scr.rotors[r].U.dot(ao + scr.rotorC[r]);
+      continue;
+    }
     Motion& ab = td.a_gf[b];
     ab = w.outputTb[b - c.firstBody].actInvMotion(ao) + w.c.segment<6>(i);
     t -= w.U.block<6, 1>(i, 0).dot(ab);
   }
   const double ydd = w.Dinv(0, 0) * t;  // eq. 53
   data.ydd[c.y0] = ydd;
-  for (int b = c.firstBody; b < last; ++b)  // eq. 61
-    td.a_gf[b].noalias() += w.S.block<6, 1>(6 * (b - c.firstBody), 0) * ydd;
+  for (int b = c.firstBody; b < last; ++b)  // eq. 61 (rotors: completeRotorBodies)
+    if (!scr.abaRotor(b)) td.a_gf[b].noalias() += w.S.block<6, 1>(6 * (b - c.firstBody), 0) * ydd;
   auto qdd = data.qdd.segment(c.v0, c.nv);
   qdd = w.g + w.G.col(0) * ydd;
 }
@@ -373,15 +394,32 @@ void accelerationsOf(const ClusterModel& cm, ClusterData& data, int k, const Mot
 void clusterInertiaAndBias(const ClusterModel& cm, ClusterData& data, const Force* fext) {
   const Model& tree = cm.treeModel;
   Data& td = data.treeData;
+  const ClusterScratch& scr = detail::fullScratch(data);
   for (int b = 0; b < tree.nbodies; ++b) {
     const SpatialInertia& I = tree.inertias[b];
     data.rigidInertia[b] = 1;
+    if (scr.abaRotor(b)) continue;  // rotorBiasInOutputFrame
     td.IA[b] = I.matrix();
     td.pA[b] = crossForce(td.v[b], I * td.v[b]);
     if (fext) td.pA[b] -= fext[b];
   }
   for (int k = 0; k < static_cast<int>(cm.clusters.size()); ++k)
     if (cm.clusters[k].constrained()) clusterMotionSubspace(cm, data, k, Bias::Compute);
+}
+
+void rotorBiasInOutputFrame(ClusterData& data, const double* v) {
+  ClusterScratch& s = detail::fullScratch(data);
+  const Data& td = data.treeData;
+  for (size_t r = 0; r < s.rotors.size(); ++r) {
+    const OutputFrameRotor& rotor = s.rotors[r];
+    if (!s.abaRotor(rotor.body)) continue;
+    const int o = rotor.parent;
+    const Motion vo = o >= 0 ? td.v[o] : Motion::Zero();
+    const double qd = v[rotor.iv];
+    const Motion vr = vo + rotor.axis * qd;
+    s.rotorC[r] = crossMotion(vo, rotor.axis) * qd;    // c = v_r x s qd = v_o x s qd
+    s.rotorP[r] = crossForce(vr, rotor.inertia * vr);  // pA = v_r x* I v_r
+  }
 }
 
 Status clusterArticulatedStep(const ClusterModel& cm, ClusterData& data, int k, const double* tau,

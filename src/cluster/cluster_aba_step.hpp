@@ -17,6 +17,11 @@ enum class ForceCoordinates : bool { Independent = false, Spanning = true };
 /// and the motion subspace S and bias c of every constrained cluster (eq. 15, 19).
 void clusterInertiaAndBias(const ClusterModel& cm, ClusterData& data, const Force* fext);
 
+/// Pass 1 of the rotors that ceAba treats in their output body's frame
+/// (ClusterScratch::outputFrameAba): c_r = v_o x s qd and pA_r = v_r x* I v_r with v_r = v_o + s
+/// qd (Featherstone Table 7.1 with constant s and I; v: spanning velocities).
+void rotorBiasInOutputFrame(ClusterData& data, const double* v);
+
 /// Pass 2 for cluster k: U, D^-1, u (eq. 53) and the articulated inertia and bias it adds to
 /// its output body (eq. 59-60). tau: independent forces (ny) or, with
 /// ForceCoordinates::Spanning, spanning forces (nv) mapped by G^T. Also stores Ubar = Xh^T U

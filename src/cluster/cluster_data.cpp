@@ -126,12 +126,20 @@ void setOutputFrameRotors(const ClusterModel& m, ClusterScratch& s) {
       rotor.iv = tree.idx_v[b];
       rotor.axis = tree.jointPlacement[b].actMotion(Motion(tree.joints[b].S.col(0)));
       rotor.inertia = m.axisymmetricInertiaInParent[b];
+      rotor.scalar = c.ny == 1;
+      if (rotor.scalar) {
+        rotor.g = c.G(tree.idx_v[b] - c.v0, 0);
+        rotor.U = rotor.g * (rotor.inertia * rotor.axis);
+      }
       s.rotors.push_back(rotor);
     }
   }
   s.rotorsPending = false;
   s.rotorQ.setZero(tree.nq);
   s.rotorVelocity.setZero(tree.nv);
+  s.outputFrameAba = false;
+  s.rotorC.assign(s.rotors.size(), Motion::Zero());
+  s.rotorP.assign(s.rotors.size(), Force::Zero());
 }
 
 }  // namespace
@@ -230,7 +238,8 @@ std::size_t ClusterData::heapBytes() const {
   const std::vector<ClusterWorkspace>& clusters = detail::scratch(*this);
   const ClusterScratch& scr = detail::ClusterScratchAccess::get(*this);
   b += sizeof(ClusterScratch) + bufferBytes(clusters) + bufferBytes(scr.rotors) +
-       bufferBytes(scr.rotorSlot) + bufferBytes(scr.rotorVelocity) + bufferBytes(scr.rotorQ);
+       bufferBytes(scr.rotorSlot) + bufferBytes(scr.rotorVelocity) + bufferBytes(scr.rotorQ) +
+       bufferBytes(scr.rotorC) + bufferBytes(scr.rotorP);
   for (const ClusterWorkspace& w : clusters)
     b += bufferBytes(w.G) + bufferBytes(w.g) + bufferBytes(w.K) + bufferBytes(w.k) +
          bufferBytes(w.phi) + bufferBytes(w.Kd) + bufferBytes(w.Ki) + bufferBytes(w.kd) +

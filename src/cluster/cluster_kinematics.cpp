@@ -75,8 +75,10 @@ Status clusterVelocityStep(const ClusterModel& cm, ClusterData& data, int k,
   Data& td = data.treeData;
   const Cluster& c = cm.clusters[k];
   const int last = c.firstBody + c.nbodies;
-  detail::fullScratch(data).rotorsPending = false;  // the rotors' entries are written here
+  ClusterScratch& scr = detail::fullScratch(data);
+  scr.rotorsPending = false;  // the rotors' entries are written here (or by completeRotorBodies)
   for (int b = c.firstBody; b < last; ++b) {
+    if (scr.abaRotor(b)) continue;  // ceAba: in its output body's frame
     placementStep(tree, td, b, q);
     const int p = tree.parent[b];
     const Motion vJ = v ? jointMotion(tree.joints[b], v + tree.idx_v[b]) : Motion::Zero();
@@ -133,6 +135,7 @@ Status clusterVelocityPass(const ClusterModel& cm, ClusterData& data,
 /// Bias::Compute, the cluster bias c_k = JXJ [diag(S_i) g_k + stack(v_i x S_i qd_i)] (eq. 19), in
 /// body coordinates (after clusterVelocityPass set G and g).
 void clusterMotionSubspace(const ClusterModel& cm, ClusterData& data, int k, Bias bias) {
+  const ClusterScratch& scr = detail::fullScratch(data);
   const Cluster& c = cm.clusters[k];
   const Model& tree = cm.treeModel;
   ClusterWorkspace& w = detail::scratch(data)[k];
@@ -157,7 +160,7 @@ void clusterMotionSubspace(const ClusterModel& cm, ClusterData& data, int k, Bia
       const int l = b - c.firstBody;
       for (int n = w.sColStart[l]; n < w.sColStart[l + 1]; ++n) column(w.sCols[n]);
     }
-    if (bias == Bias::Skip) continue;
+    if (bias == Bias::Skip || scr.abaRotor(b)) continue;
     Motion cb = data.treeData.c[b];
     if (c.implicit()) cb += Sb * w.g[lv];  // g = 0 without loop joints
     if (internal) cb += X.actInvMotion(w.c.segment<6>(ip));
@@ -171,9 +174,18 @@ void completeRotorBodies(const ClusterModel& cm, ClusterData& data) {
   // The rotors are leaves: the tree's forward step (Featherstone Table 5.1) gives their final
   // entries from their output bodies', which the algorithm left in treeData.
   const Motion a0 = gravityAcceleration(cm.treeModel);
-  for (const OutputFrameRotor& rotor : s.rotors)
-    rneaForwardStep(cm.treeModel, data.treeData, rotor.body, s.rotorQ, s.rotorVelocity.data(),
-                    data.qdd.data(), nullptr, a0);
+  Data& td = data.treeData;
+  for (const OutputFrameRotor& rotor : s.rotors) {
+    const int b = rotor.body;
+    rneaForwardStep(cm.treeModel, td, b, s.rotorQ, s.rotorVelocity.data(), data.qdd.data(), nullptr,
+                    a0);
+    td.c[b] = crossMotion(td.v[b],
+                          jointMotion(cm.treeModel.joints[b], s.rotorVelocity.data() + rotor.iv));
+    const SpatialInertia& I = cm.treeModel.inertias[b];  // CE-ABA's pass-1 terms of a leaf
+    td.IA[b] = I.matrix();
+    td.pA[b] = crossForce(td.v[b], I * td.v[b]);
+    data.rigidInertia[b] = 1;
+  }
   s.rotorsPending = false;
 }
 

@@ -84,6 +84,11 @@ struct OutputFrameRotor {
   int iv = -1;                 ///< its spanning velocity index
   Motion axis;                 ///< X_T S: its motion subspace in the output body's frame
   SpatialInertia inertia;      ///< its inertia in the output body's frame
+  /// In a cluster with one independent coordinate (CE-ABA's scalar step): its G entry g and
+  /// its U in the output body's frame, I (X_T S) g.
+  bool scalar = false;
+  double g = 0.0;
+  Force U = Force::Zero();
 };
 
 /// What a ClusterData's scratch handle owns.
@@ -98,6 +103,16 @@ struct ClusterScratch {
   bool rotorsPending = false;
   VecX rotorQ;         ///< nq: the spanning configuration of that call
   VecX rotorVelocity;  ///< nv: its spanning velocity
+  /// Set by ceAba (without external forces) for the length of the call: the steps of clusters
+  /// with one independent coordinate treat their rotors in the output body's frame, with the
+  /// bias rotorC (v_o x s qd) and the force rotorP (v_r x* I v_r) per rotor.
+  bool outputFrameAba = false;
+  std::vector<Motion> rotorC;
+  std::vector<Force> rotorP;
+  /// True when step code for cluster body b treats it in the output body's frame.
+  bool abaRotor(int b) const {
+    return outputFrameAba && rotorSlot[b] >= 0 && rotors[rotorSlot[b]].scalar;
+  }
 };
 
 namespace detail {
@@ -118,6 +133,9 @@ inline const std::vector<ClusterWorkspace>& scratch(const ClusterData& data) {
 }
 /// The whole scratch of data (the per-cluster workspaces and the model-wide rotor terms).
 inline ClusterScratch& fullScratch(ClusterData& data) { return ClusterScratchAccess::get(data); }
+inline const ClusterScratch& fullScratch(const ClusterData& data) {
+  return ClusterScratchAccess::get(data);
+}
 
 }  // namespace detail
 }  // namespace clusterdyn

@@ -126,18 +126,22 @@ void rneaOutputFrameRotors(const ClusterModel& cm, ClusterData& data, ConstVecRe
 /// are no external forces), tau_y = G^T tau.
 Status ceRneaConstantG(const ClusterModel& cm, ClusterData& data, ConstVecRef q, const double* v,
                        const double* ydd, const Force* fext, VecX& out) {
-  for (int k = 0; k < static_cast<int>(cm.clusters.size()); ++k) {
+  for (int k = 0; k < static_cast<int>(cm.clusters.size()); ++k)
     if (cm.clusters[k].constrained()) CDYN_TRY(detail::checkClusterState(cm, data, k, q, v));
-    spanningAccelerations(cm, data, k, ydd);
-  }
   ClusterScratch& s = detail::fullScratch(data);
+  double* const qdd = data.qdd.data();  // q_ddot = G y_ddot over the entries of G (eq. 3)
+  data.qdd.setZero();
+  if (ydd)
+    for (const ClusterScratch::GEntry& e : s.constantG) qdd[e.v] += e.value * ydd[e.y];
   s.rotorsPending = false;
   if (!fext && !s.rotors.empty())
     rneaOutputFrameRotors(cm, data, q, v);
   else
     CDYN_TRY(detail::rneaPasses(cm.treeModel, data.treeData, q, v, data.qdd.data(), fext,
                                 data.treeData.tau));
-  independentForces(cm, data, out);
+  out.setZero();  // tau_y = G^T tau (eq. 23, 65)
+  const double* const tau = data.treeData.tau.data();
+  for (const ClusterScratch::GEntry& e : s.constantG) out[e.y] += e.value * tau[e.v];
   return detail::ok(data.treeData);
 }
 

@@ -135,6 +135,15 @@ void setOutputFrameRotors(const ClusterModel& m, ClusterScratch& s) {
     }
   }
   s.rotorsPending = false;
+  s.constantG.clear();
+  if (!m.hasImplicitClusters())
+    for (size_t k = 0; k < m.clusters.size(); ++k) {
+      const Cluster& c = m.clusters[k];
+      const MatX& G = s.clusters[k].G;
+      for (int j = 0; j < c.ny; ++j)
+        for (int i = 0; i < c.nv; ++i)
+          if (G(i, j) != 0.0) s.constantG.push_back({c.v0 + i, c.y0 + j, G(i, j)});
+    }
   s.rotorQ.setZero(tree.nq);
   s.rotorVelocity.setZero(tree.nv);
   s.outputFrameAba = false;
@@ -238,8 +247,8 @@ std::size_t ClusterData::heapBytes() const {
   const std::vector<ClusterWorkspace>& clusters = detail::scratch(*this);
   const ClusterScratch& scr = detail::ClusterScratchAccess::get(*this);
   b += sizeof(ClusterScratch) + bufferBytes(clusters) + bufferBytes(scr.rotors) +
-       bufferBytes(scr.rotorSlot) + bufferBytes(scr.rotorVelocity) + bufferBytes(scr.rotorQ) +
-       bufferBytes(scr.rotorC) + bufferBytes(scr.rotorP);
+       bufferBytes(scr.rotorSlot) + bufferBytes(scr.constantG) + bufferBytes(scr.rotorVelocity) +
+       bufferBytes(scr.rotorQ) + bufferBytes(scr.rotorC) + bufferBytes(scr.rotorP);
   for (const ClusterWorkspace& w : clusters)
     b += bufferBytes(w.G) + bufferBytes(w.g) + bufferBytes(w.K) + bufferBytes(w.k) +
          bufferBytes(w.phi) + bufferBytes(w.Kd) + bufferBytes(w.Ki) + bufferBytes(w.kd) +

@@ -96,6 +96,13 @@ struct ClusterScratch {
   std::vector<ClusterWorkspace> clusters;  ///< one per cluster (index: cluster)
   std::vector<OutputFrameRotor> rotors;    ///< every rotor of the model
   std::vector<int> rotorSlot;              ///< per body: index into rotors, or -1
+  /// The non-zero entries of the block-diagonal G of a model without loop joints (G constant:
+  /// identity blocks, couplings, mimics), for v_dot = G y_ddot and tau_y = G^T tau in one loop.
+  struct GEntry {
+    int v = 0, y = 0;  ///< spanning velocity and independent velocity index
+    double value = 0.0;
+  };
+  std::vector<GEntry> constantG;  ///< empty when some cluster has a loop joint
   /// True after an algorithm that treated the rotors in their output body's frame without
   /// writing their entries of treeData (liMi, oMi, v, a_gf, c, f): completeRotorBodies writes
   /// them from the state of that call (rotorQ, rotorVelocity, data.qdd) and clears it;

@@ -371,21 +371,6 @@ class ConstraintOracle {
 // ---------------------------------------------------------------------------------------------
 // Helpers.
 
-/// Block-diagonal G (nv x ny) and g (nv) of the last clusterVelocityPass.
-void globalG(const ClusterModel& cm, const ClusterData& data, MatX& G, VecX& g) {
-  G.setZero(cm.treeModel.nv, cm.ny);
-  g.setZero(cm.treeModel.nv);
-  for (int k = 0; k < static_cast<int>(cm.clusters.size()); ++k) {
-    const Cluster& c = cm.clusters[k];
-    if (c.constrained()) {
-      G.block(c.v0, c.y0, c.nv, c.ny) = data.explicitMatrix(k);
-      g.segment(c.v0, c.nv) = data.explicitBias(k);
-    } else {
-      G.block(c.v0, c.y0, c.nv, c.ny).setIdentity();
-    }
-  }
-}
-
 std::vector<int> dependentVelocities(const ClusterModel& cm) {
   std::set<int> ind(cm.independentVelocity.begin(), cm.independentVelocity.end());
   std::vector<int> dep;
@@ -470,7 +455,7 @@ TEST_P(LoopModels, ConstraintMatricesAndKkt) {
     ASSERT_EQ(clusterConstraintMatrices(cm, data, q, v), Status::Ok) << data.errorMessage();
     MatX G;
     VecX g;
-    globalG(cm, data, G, g);
+    oracle::globalExplicitForm(cm, data, G, g);
 
     // (b) the independent rows of G are the identity.
     for (int j = 0; j < cm.ny; ++j) {
@@ -572,7 +557,7 @@ TEST_P(LoopModels, InverseDynamicsMassMatrixAndBias) {
     ASSERT_EQ(clusterConstraintMatrices(cm, data, q, v), Status::Ok);
     MatX G;
     VecX g;
-    globalG(cm, data, G, g);
+    oracle::globalExplicitForm(cm, data, G, g);
 
     // ceAbaSpanningForces(tau) == ceAba(G^T tau).
     ASSERT_EQ(ceAbaSpanningForces(cm, data, q, v, tauS, fp), Status::Ok) << data.errorMessage();
@@ -744,7 +729,7 @@ TEST_P(LoopModels, LoopClosureAndProjection) {
     ASSERT_EQ(clusterConstraintMatrices(cm, data, qp, vp), Status::Ok);
     MatX G;
     VecX g;
-    globalG(cm, data, G, g);
+    oracle::globalExplicitForm(cm, data, G, g);
     EXPECT_TRUE(isClose(vp, G * ydIn, 1e-12));
     ASSERT_EQ(projectToConstraints(cm, data, qp, vp), Status::Ok);
     EXPECT_TRUE(isClose(data.q, qp, 1e-12)) << "projection not idempotent (q)";

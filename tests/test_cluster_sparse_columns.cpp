@@ -16,6 +16,7 @@
 #include "cluster/cluster_workspace.hpp"
 #include "clusterdyn/cluster_algorithms.hpp"
 #include "clusterdyn/constraints.hpp"
+#include "dense_oracles.hpp"
 #include "support/closed_states.hpp"
 #include "test_util.hpp"
 
@@ -48,22 +49,13 @@ double conditionOfD(const ClusterModel& cm, const ClusterData& data) {
   return kappa;
 }
 
-/// ydd of CE-ABA from the dense spanning-tree quantities: G^T M G y_ddot = G^T (tau - c - M g).
+/// ydd of CE-ABA from the dense spanning-tree quantities (support library oracle).
 VecX oracleYdd(const ClusterModel& cm, ClusterData& data, const VecX& q, const VecX& v,
                const VecX& tau) {
-  EXPECT_EQ(clusterConstraintMatrices(cm, data, q, v), Status::Ok);
-  MatX G = MatX::Zero(cm.treeModel.nv, cm.ny);
-  VecX g = VecX::Zero(cm.treeModel.nv);
-  for (int k = 0; k < static_cast<int>(cm.clusters.size()); ++k) {
-    const Cluster& c = cm.clusters[k];
-    G.block(c.v0, c.y0, c.nv, c.ny) = data.explicitMatrix(k);
-    g.segment(c.v0, c.nv) = data.explicitBias(k);
-  }
-  Data td(cm.treeModel);
-  EXPECT_EQ(crba(cm.treeModel, td, q), Status::Ok);
-  EXPECT_EQ(nonLinearEffects(cm.treeModel, td, q, v), Status::Ok);
-  const MatX H = G.transpose() * td.M * G;
-  return H.ldlt().solve(tau - G.transpose() * (td.nle + td.M * g));
+  bool ok = false;
+  const VecX ydd = oracle::denseClusterYdd(cm, data, q, v, tau, &ok);
+  EXPECT_TRUE(ok);
+  return ydd;
 }
 
 void checkModel(const std::string& relative, const std::string& contactLink) {

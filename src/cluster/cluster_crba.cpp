@@ -179,15 +179,6 @@ void constrainedBlock(const ClusterModel& cm, ClusterData& data,
   td.Ycrb[o] += Io;
 }
 
-/// True when the upper triangle of H (the lower one is its mirror) is finite.
-bool upperTriangleFinite(const MatX& H) {
-  const double* col = H.data();
-  double z = 0.0;
-  for (Eigen::Index c = 0; c < H.cols(); ++c, col += H.outerStride())
-    for (Eigen::Index r = 0; r <= c; ++r) z += col[r] - col[r];  // NaN for inf and NaN
-  return z == 0.0;
-}
-
 }  // namespace
 
 Status clusterMassMatrix(const ClusterModel& model, ClusterData& data, ConstVecRef q) {
@@ -219,7 +210,7 @@ Status clusterMassMatrix(const ClusterModel& model, ClusterData& data, ConstVecR
       singleBodyBlock(model, data, ws, c);
   }
   detail::ok(td);
-  if (upperTriangleFinite(data.H)) return Status::Ok;
+  if (detail::upperTriangleFinite(data.H)) return Status::Ok;
   return detail::nonFiniteOutput(td, "clusterMassMatrix: H", {{"q", detail::maxAbs(q), 2}});
 }
 

@@ -124,6 +124,16 @@ inline double nonFiniteProbe(const X& x) {
   return (x - x).sum();  // NOLINT(misc-redundant-expression): x - x is the test itself
 }
 
+/// True when the upper triangle of the square matrix M is finite (the mass matrices, whose lower
+/// triangle is its mirror); raw loops, x - x is NaN exactly for inf and NaN.
+inline bool upperTriangleFinite(const MatX& M) {
+  const double* col = M.data();
+  double z = 0.0;
+  for (Eigen::Index c = 0; c < M.cols(); ++c, col += M.outerStride())
+    for (Eigen::Index r = 0; r <= c; ++r) z += col[r] - col[r];
+  return z == 0.0;
+}
+
 inline bool bodiesFinite(const Model& model, const Data& data, bool velocities,
                          bool accelerations) {
   double z = 0.0;

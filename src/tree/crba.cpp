@@ -217,13 +217,6 @@ inline void subtreeStep(const Model& model, Data& data, int i, double* Md, Eigen
     Ip += Ic.transformedBy(X);
 }
 
-/// True when the upper triangle of M (the lower one is its mirror) is finite.
-bool upperTriangleFinite(const MatX& M) {
-  double z = 0.0;
-  for (Eigen::Index c = 0; c < M.cols(); ++c) z += detail::nonFiniteProbe(M.col(c).head(c + 1));
-  return z == 0.0;
-}
-
 /// Pass 2 body by body (any tree): leaves to root, H(i, i) and H(ancestors, i) from
 /// F = I^c_i S_i, then I^c_parent += X^T I^c_i X (Table 6.2).
 void crbaBodyByBody(const Model& model, Data& data) {
@@ -321,7 +314,7 @@ Status crba(const Model& model, Data& data, ConstVecRef q) {
     crbaBodyByBody(model, data);
   }
   detail::ok(data);
-  if (upperTriangleFinite(M)) return Status::Ok;
+  if (detail::upperTriangleFinite(M)) return Status::Ok;
   return detail::nonFiniteOutput(data, "crba: M", {{"q", detail::maxAbs(q), 2}});
 }
 

@@ -5,6 +5,35 @@
 
 namespace clusterdyn::oracle {
 
+void globalExplicitForm(const ClusterModel& cm, const ClusterData& data, MatX& G, VecX& g) {
+  G.setZero(cm.treeModel.nv, cm.ny);
+  g.setZero(cm.treeModel.nv);
+  for (int k = 0; k < static_cast<int>(cm.clusters.size()); ++k) {
+    const Cluster& c = cm.clusters[k];
+    if (c.constrained()) {
+      G.block(c.v0, c.y0, c.nv, c.ny) = data.explicitMatrix(k);
+      g.segment(c.v0, c.nv) = data.explicitBias(k);
+    } else {
+      G.block(c.v0, c.y0, c.nv, c.ny).setIdentity();
+    }
+  }
+}
+
+VecX denseClusterYdd(const ClusterModel& cm, ClusterData& data, const VecX& q, const VecX& v,
+                     const VecX& tau, bool* ok) {
+  MatX G;
+  VecX g;
+  Data td(cm.treeModel);
+  const bool fine = clusterConstraintMatrices(cm, data, q, v) == Status::Ok &&
+                    crba(cm.treeModel, td, q) == Status::Ok;
+  globalExplicitForm(cm, data, G, g);
+  const MatX M = td.M;
+  const bool nle = nonLinearEffects(cm.treeModel, td, q, v) == Status::Ok;
+  if (ok) *ok = fine && nle;
+  const MatX H = G.transpose() * M * G;
+  return H.ldlt().solve(tau - G.transpose() * (td.nle + M * g));
+}
+
 bool delassus(const MatX& M, const MatX& J, MatX& D) {
   const Eigen::LLT<MatX> llt(M);
   if (llt.info() != Eigen::Success) return false;

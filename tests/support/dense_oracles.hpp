@@ -37,6 +37,17 @@ KktSolution solveKktLu(const MatX& M, const MatX& J, const VecX& f, const VecX& 
 /// minimum-norm lambda. ok is false if M is not positive definite.
 KktSolution solveKktSchur(const MatX& M, const MatX& J, const VecX& f, const VecX& b);
 
+/// The block-diagonal explicit constraint of the whole model at the state of the last cluster
+/// computation with data: v = G y_dot, v_dot = G y_ddot + g (nv x ny and nv; identity blocks for
+/// unconstrained clusters).
+void globalExplicitForm(const ClusterModel& cm, const ClusterData& data, MatX& G, VecX& g);
+
+/// CE-ABA's y_ddot from the dense spanning tree: G^T M G y_ddot = G^T (tau - c - M g), with G
+/// and g from clusterConstraintMatrices at (q, v) and M, c from crba and nonLinearEffects.
+/// ok = false when a computation fails.
+VecX denseClusterYdd(const ClusterModel& cm, ClusterData& data, const VecX& q, const VecX& v,
+                     const VecX& tau, bool* ok = nullptr);
+
 /// Constrained dynamics of a constraint set on a cluster tree, in independent coordinates:
 ///   H y_ddot + C = tau + J^T lambda,   J y_ddot + gamma = desired,
 /// with H from clusterMassMatrix, C from ceRnea at y_ddot = 0, J and gamma from

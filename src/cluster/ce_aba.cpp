@@ -28,16 +28,23 @@ Status ceAbaCore(const ClusterModel& cm, ClusterData& data, ConstVecRef q, Const
                  const double* tau, detail::ForceCoordinates forces, const Force* fext) {
   Data& td = data.treeData;
   const int ncl = static_cast<int>(cm.clusters.size());
-  // Rotors of one-coordinate clusters in their output body's frame when no force acts on them
-  // (their entries of treeData: completeRotorBodies).
+  // Without external forces: the rotors of one-coordinate clusters in their output body's frame
+  // (their entries of treeData: completeRotorBodies) and the flat scalar clusters' fused steps.
   ClusterScratch& scr = detail::fullScratch(data);
-  const bool rotors = !fext && !scr.rotors.empty();
-  const OutputFrameRotors mode(scr, rotors);
+  const bool outputFrame = !fext;
+  const OutputFrameRotors mode(scr, outputFrame);
   // Pass 1: kinematics, G and g, inertias, bias forces, cluster motion subspaces.
-  CDYN_TRY(detail::clusterVelocityPass(cm, data, q, v.data(), detail::Bias::Compute,
-                                       detail::StateCheck::Check));
-  detail::clusterInertiaAndBias(cm, data, fext);
-  if (rotors) detail::rotorBiasInOutputFrame(data, v.data());
+  const std::vector<ClusterWorkspace>& ws = scr.clusters;
+  for (int k = 0; k < ncl; ++k) {
+    if (outputFrame && ws[k].flatScalar) {
+      CDYN_TRY(detail::flatClusterKinematics(cm, data, k, q, v.data(), detail::StateCheck::Check));
+      continue;
+    }
+    CDYN_TRY(detail::clusterVelocityStep(cm, data, k, q, v.data(), detail::Bias::Compute,
+                                         detail::StateCheck::Check, detail::OutputPoses::All));
+    detail::clusterInertiaAndBiasStep(cm, data, k, fext);
+    if (outputFrame) detail::clusterRotorBias(cm, data, k, v.data());
+  }
   // Pass 2: articulated inertias, leaf clusters to root (eq. 53, 58-60).
   for (int k = ncl - 1; k >= 0; --k)
     CDYN_TRY(detail::clusterArticulatedStep(cm, data, k, tau, forces));
@@ -47,7 +54,7 @@ Status ceAbaCore(const ClusterModel& cm, ClusterData& data, ConstVecRef q, Const
     const int o = cm.clusters[k].outputBody;
     detail::clusterAccelerationStep(cm, data, k, o >= 0 ? td.a_gf[o] : a0);
   }
-  if (rotors) {
+  if (outputFrame && !scr.rotors.empty()) {
     scr.rotorQ = q;
     scr.rotorVelocity = v;
     scr.rotorsPending = true;

@@ -391,34 +391,38 @@ void accelerationsOf(const ClusterModel& cm, ClusterData& data, int k, const Mot
 
 }  // namespace
 
-void clusterInertiaAndBias(const ClusterModel& cm, ClusterData& data, const Force* fext) {
+void clusterInertiaAndBiasStep(const ClusterModel& cm, ClusterData& data, int k,
+                               const Force* fext) {
   const Model& tree = cm.treeModel;
   Data& td = data.treeData;
   const ClusterScratch& scr = detail::fullScratch(data);
-  for (int b = 0; b < tree.nbodies; ++b) {
+  const Cluster& c = cm.clusters[k];
+  for (int b = c.firstBody; b < c.firstBody + c.nbodies; ++b) {
     const SpatialInertia& I = tree.inertias[b];
     data.rigidInertia[b] = 1;
-    if (scr.abaRotor(b)) continue;  // rotorBiasInOutputFrame
+    if (scr.abaRotor(b)) continue;  // clusterRotorBias
     td.IA[b] = I.matrix();
     td.pA[b] = crossForce(td.v[b], I * td.v[b]);
     if (fext) td.pA[b] -= fext[b];
   }
-  for (int k = 0; k < static_cast<int>(cm.clusters.size()); ++k)
-    if (cm.clusters[k].constrained()) clusterMotionSubspace(cm, data, k, Bias::Compute);
+  if (c.constrained()) clusterMotionSubspace(cm, data, k, Bias::Compute);
 }
 
-void rotorBiasInOutputFrame(ClusterData& data, const double* v) {
+void clusterInertiaAndBias(const ClusterModel& cm, ClusterData& data, const Force* fext) {
+  for (int k = 0; k < static_cast<int>(cm.clusters.size()); ++k)
+    clusterInertiaAndBiasStep(cm, data, k, fext);
+}
+
+void clusterRotorBias(const ClusterModel& cm, ClusterData& data, int k, const double* v) {
   ClusterScratch& s = detail::fullScratch(data);
+  const Cluster& c = cm.clusters[k];
   const Data& td = data.treeData;
-  for (size_t r = 0; r < s.rotors.size(); ++r) {
-    const OutputFrameRotor& rotor = s.rotors[r];
-    if (!s.abaRotor(rotor.body)) continue;
-    const int o = rotor.parent;
-    const Motion vo = o >= 0 ? td.v[o] : Motion::Zero();
-    const double qd = v[rotor.iv];
-    const Motion vr = vo + rotor.axis * qd;
-    s.rotorC[r] = crossMotion(vo, rotor.axis) * qd;    // c = v_r x s qd = v_o x s qd
-    s.rotorP[r] = crossForce(vr, rotor.inertia * vr);  // pA = v_r x* I v_r
+  for (const int l : s.clusters[k].rotors) {
+    const int b = c.firstBody + l;
+    if (!s.abaRotor(b)) continue;
+    const int r = s.rotorSlot[b];
+    const int o = s.rotors[r].parent;
+    outputFrameRotorBias(s, r, o >= 0 ? td.v[o] : Motion::Zero(), v[s.rotors[r].iv]);
   }
 }
 
@@ -433,6 +437,8 @@ Status clusterArticulatedStep(const ClusterModel& cm, ClusterData& data, int k, 
   }
   switch (c.ny) {
     case 1:
+      if (detail::fullScratch(data).outputFrameAba && detail::scratch(data)[k].flatScalar)
+        return articulatedFlat(cm, data, k, tau, forces);  // cluster_aba_flat.cpp
       return articulatedScalar(cm, data, k, tau, forces);
     case 2:
       return articulatedFixed<2>(cm, data, k, tau, forces);
@@ -454,6 +460,8 @@ void clusterAccelerationStep(const ClusterModel& cm, ClusterData& data, int k, c
   }
   switch (c.ny) {
     case 1:
+      if (detail::fullScratch(data).outputFrameAba && detail::scratch(data)[k].flatScalar)
+        return accelerationsFlat(cm, data, k, ao);  // cluster_aba_flat.cpp
       return accelerationsScalar(cm, data, k, ao);
     case 2:
       return accelerationsOf<2>(cm, data, k, ao);

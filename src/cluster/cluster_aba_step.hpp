@@ -5,6 +5,7 @@
 // three or more independent coordinates.
 #pragma once
 
+#include "cluster/cluster_detail.hpp"
 #include "clusterdyn/cluster_data.hpp"
 
 namespace clusterdyn::detail {
@@ -17,10 +18,39 @@ enum class ForceCoordinates : bool { Independent = false, Spanning = true };
 /// and the motion subspace S and bias c of every constrained cluster (eq. 15, 19).
 void clusterInertiaAndBias(const ClusterModel& cm, ClusterData& data, const Force* fext);
 
-/// Pass 1 of the rotors that ceAba treats in their output body's frame
-/// (ClusterScratch::outputFrameAba): c_r = v_o x s qd and pA_r = v_r x* I v_r with v_r = v_o + s
-/// qd (Featherstone Table 7.1 with constant s and I; v: spanning velocities).
-void rotorBiasInOutputFrame(ClusterData& data, const double* v);
+/// Rotor r's (ClusterScratch::rotors) pass-1 terms in its output body's frame, from the output
+/// body's velocity vo and the rotor's joint rate qd: c_r = v_r x s qd = v_o x s qd and
+/// pA_r = v_r x* I v_r with v_r = v_o + s qd (Featherstone Table 7.1 with constant s and I).
+inline void outputFrameRotorBias(ClusterScratch& s, int r, const Motion& vo, double qd) {
+  const OutputFrameRotor& rotor = s.rotors[r];
+  const Motion vr = vo + rotor.axis * qd;
+  s.rotorC[r] = crossMotion(vo, rotor.axis) * qd;
+  s.rotorP[r] = crossForce(vr, rotor.inertia * vr);
+}
+
+/// clusterInertiaAndBias for the bodies of cluster k only (its velocity step done).
+void clusterInertiaAndBiasStep(const ClusterModel& cm, ClusterData& data, int k, const Force* fext);
+
+/// Pass 1 of cluster k's rotors that ceAba treats in their output body's frame
+/// (ClusterScratch::outputFrameAba): outputFrameRotorBias (v: spanning velocities).
+void clusterRotorBias(const ClusterModel& cm, ClusterData& data, int k, const double* v);
+
+/// Pass 1 of a flat scalar cluster k (ClusterWorkspace::flatScalar) in CE-ABA without external
+/// forces (ClusterScratch::outputFrameAba), in place of clusterVelocityStep and the cluster's
+/// share of clusterInertiaAndBias and rotorBiasInOutputFrame: each link's liMi, oMi, v, c, IA,
+/// pA as a tree body, each rotor's c and p in its output body's frame (cluster_aba_flat.cpp).
+/// The cluster's S, c and outputTb in the workspace are not written (S is constant).
+Status flatClusterKinematics(const ClusterModel& cm, ClusterData& data, int k,
+                             const Eigen::Ref<const VecX>& q, const double* v, StateCheck check);
+
+/// Pass 2 of a flat scalar cluster (after flatClusterKinematics): the values of
+/// clusterArticulatedStep, plus U^T c in the workspace's Utc for pass 3.
+Status articulatedFlat(const ClusterModel& cm, ClusterData& data, int k, const double* tau,
+                       ForceCoordinates forces);
+
+/// Pass 3 of a flat scalar cluster (after articulatedFlat): the values of
+/// clusterAccelerationStep (the rotors' a_gf: completeRotorBodies).
+void accelerationsFlat(const ClusterModel& cm, ClusterData& data, int k, const Motion& ao);
 
 /// Pass 2 for cluster k: U, D^-1, u (eq. 53) and the articulated inertia and bias it adds to
 /// its output body (eq. 59-60). tau: independent forces (ny) or, with

@@ -49,12 +49,14 @@ void setConstantRows(const ClusterModel& m, int k, ClusterWorkspace& w) {
     w.relationStart.push_back(static_cast<int>(w.relationTerms.size()));
   }
   w.bodiesOnOutput = true;
+  w.flatScalar = false;
   for (int b = c.firstBody; b < c.firstBody + c.nbodies; ++b)
     w.bodiesOnOutput = w.bodiesOnOutput && tree.parent[b] < c.firstBody;
   // (The builder makes workspaces before G and the rotors are known: nothing constant then.)
   if (!c.constrained() || c.implicit() || c.G.rows() != c.nv || c.G.cols() != d ||
       static_cast<int>(m.axisymmetricLeaf.size()) != tree.nbodies)
     return;
+  w.flatScalar = w.bodiesOnOutput && d == 1;
   for (int b = c.firstBody; b < c.firstBody + c.nbodies; ++b) {
     if (tree.parent[b] >= c.firstBody) continue;  // inside the cluster: S depends on q (JXJ)
     const int i = 6 * (b - c.firstBody);

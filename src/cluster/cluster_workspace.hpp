@@ -63,6 +63,11 @@ struct ClusterWorkspace {
   /// Every body of the cluster hangs from the output body (no joint inside the cluster): the
   /// pose of body b relative to the output body is its joint transform liMi[b].
   bool bodiesOnOutput = false;
+  /// A flat scalar cluster: explicit (couplings, mimics), one independent coordinate, every body
+  /// on the output body (a link with its geared rotors, coupled sibling joints). Without external
+  /// forces CE-ABA runs its fused steps (cluster_aba_flat.cpp): each link as a tree body, each
+  /// rotor in its output body's frame, no cluster-sized S, c or outputTb.
+  bool flatScalar = false;
   /// Column pattern of S (eq. 15: S_b = S_i G_row(i) + X S_parent inside the cluster): body i's
   /// rows can be non-zero only in columns sCols[sColStart[i] .. sColStart[i + 1]) (sorted), the
   /// union of the G rows of its ancestors in the cluster. Constant (G's pattern is: explicit

@@ -1,9 +1,12 @@
 // CE-ABA's fused steps of flat scalar clusters (cluster_aba_flat.cpp: explicit, one independent
-// coordinate, every body on the output body; taken without external forces) against the generic
-// steps they replace (cluster_aba_step.cpp: taken by the same call with zero external forces) and
-// against the dense spanning-tree oracle G^T M G y_ddot = G^T (tau - c - M g).
+// coordinate, every body on the output body) and the rotors of two- and three-coordinate clusters
+// in their output body's frame (articulatedFixed, accelerationsOf), both taken without external
+// forces, against the generic steps they replace (cluster_aba_step.cpp: taken by the same call
+// with zero external forces) and against the dense spanning-tree oracle
+// G^T M G y_ddot = G^T (tau - c - M g).
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <random>
 #include <sstream>
 
@@ -107,6 +110,16 @@ double maxDiff(const VecX& a, const VecX& b) { return (a - b).cwiseAbs().maxCoef
 double maxDiff6(const Vec6& a, const Vec6& b) { return (a - b).cwiseAbs().maxCoeff(); }
 double rel(const Vec6& a, const Vec6& b) {
   return maxDiff6(a, b) / (1.0 + b.cwiseAbs().maxCoeff());
+}
+
+int outputFrameRotors(const ClusterData& data, int minCoordinates) {
+  int n = 0;
+  const ClusterScratch& s = detail::fullScratch(data);
+  for (const OutputFrameRotor& r : s.rotors) {
+    const ClusterModel& cm = *data.model;
+    n += r.aba && cm.clusters[cm.bodyCluster[r.body]].ny >= minCoordinates;
+  }
+  return n;
 }
 
 int flatClusters(const ClusterData& data) {
@@ -214,4 +227,18 @@ TEST(ClusterFlatSteps, ExternalForcesTakeTheGenericSteps) {
   EXPECT_GT(maxDiff(y1, y0), 1e-6);                                                // the force acts
   EXPECT_LE(maxDiff(y2 - y1, y1 - y0), 1e-10 * (1.0 + y2.cwiseAbs().maxCoeff()));  // linear in f
   EXPECT_FALSE(detail::fullScratch(data).outputFrameAba);
+}
+
+TEST(ClusterFlatSteps, TwoCoordinateRotorsInTheOutputFrameMatchTheGenericSteps) {
+  const ClusterModel cm = loadModel(test::modelsPath("cd_differential.urdf"));
+  ASSERT_GE(outputFrameRotors(ClusterData(cm), 2), 2);
+  checkFlatSteps(cm, 0);
+}
+
+TEST(ClusterFlatSteps, MitHumanoidKneeAnkleRotorsMatchTheGenericSteps) {
+  const std::string file = test::sharedPath("urdfplus/mit_humanoid.urdf");
+  if (!std::filesystem::exists(file)) GTEST_SKIP() << "no " << file;
+  const ClusterModel cm = loadModel(file);
+  ASSERT_EQ(outputFrameRotors(ClusterData(cm), 2), 4);  // knee and ankle rotors of both legs
+  checkFlatSteps(cm, 14);
 }

@@ -91,8 +91,8 @@ Status clusterBias(const ClusterModel& model, ClusterData& data, ConstVecRef q, 
 /// a coupling or mimic cluster (a geared motor's rotor; ClusterModel::axisymmetricLeaf): seen
 /// from the output body their axis and inertia do not depend on their angle. Without external
 /// forces, ceAba, ceAbaSpanningForces and ceAbaIndependent (for the rotors of clusters with one
-/// independent coordinate) and, on models whose clusters all have a constant G, ceRnea and
-/// clusterBias (for every rotor) treat them in the output body's frame and do not write their
+/// to three independent coordinates) and, on models whose clusters all have a constant G, ceRnea
+/// and clusterBias (for every rotor) treat them in the output body's frame and do not write their
 /// entries of data.treeData (liMi, oMi, v, c, a_gf, f, IA, pA). updateRotorBodies writes them for
 /// the state of that call: call it right after, before any other computation with data (the
 /// constraint-force queries call it themselves). Every other body's entries, and every result,

@@ -140,8 +140,14 @@ Status articulatedFixed(const ClusterModel& cm, ClusterData& data, int k, const 
     u.noalias() = w.G.transpose() * Eigen::Map<const VecX>(tau + c.v0, c.nv);
   else
     u = Eigen::Map<const VecD>(tau + c.y0);
+  const ClusterScratch& scr = detail::fullScratch(data);
   for (int b = c.firstBody; b < c.firstBody + c.nbodies; ++b) {
     const int i = 6 * (b - c.firstBody);
+    if (scr.abaRotor(b)) {  // output body's frame: S = X_T s G_row, pA = rotorP (eq. 53: u)
+      const OutputFrameRotor& r = scr.rotors[scr.rotorSlot[b]];
+      u.noalias() -= w.G.row(r.row).transpose() * r.axis.dot(scr.rotorP[scr.rotorSlot[b]]);
+      continue;
+    }
     const Mat6D S = w.S.template block<6, D>(i, 0);
     if (isRotor(b)) {
       w.U.template block<6, D>(i, 0) = w.rotorU.template block<6, D>(i, 0);
@@ -164,6 +170,15 @@ Status articulatedFixed(const ClusterModel& cm, ClusterData& data, int k, const 
   VecD t = u;  // u - U^T c
   for (int b = c.firstBody; b < c.firstBody + c.nbodies; ++b) {
     const int i = 6 * (b - c.firstBody);
+    if (scr.abaRotor(b)) {  // eq. 59-60 in the output body's frame (Ubar: in rotorUbar)
+      const int r = scr.rotorSlot[b];
+      const Motion& cr = scr.rotorC[r];
+      t.noalias() -= w.G.row(scr.rotors[r].row).transpose() * scr.rotors[r].Iaxis.dot(cr);
+      if (o < 0) continue;
+      cm.axisymmetricInertiaInParent[b].addTo(IAo);
+      po += scr.rotorP[r] + scr.rotors[r].inertia * cr;
+      continue;
+    }
     const Transform& T = w.outputTb[b - c.firstBody];
     const Mat6D U = w.U.template block<6, D>(i, 0);
     if (!isRotor(b))
@@ -372,10 +387,17 @@ void accelerationsOf(const ClusterModel& cm, ClusterData& data, int k, const Mot
   ClusterWorkspace& w = detail::scratch(data)[k];
   if (D == Eigen::Dynamic && !w.sColStart.empty()) return accelerationsSparse(cm, data, k, ao);
   const int d = c.ny;
+  const ClusterScratch& scr = detail::fullScratch(data);
   auto t = w.tmpd.template head<D>(d);
   t = w.u.template head<D>(d);
   for (int b = c.firstBody; b < c.firstBody + c.nbodies; ++b) {  // a' = Xh a_out + c
     const int i = 6 * (b - c.firstBody);
+    if (D != Eigen::Dynamic && scr.abaRotor(b)) {  // output body's frame: a' = a_out + c_r
+      const int r = scr.rotorSlot[b];
+      t.noalias() -= w.G.row(scr.rotors[r].row).transpose().template head<D>(d) *
+                     scr.rotors[r].Iaxis.dot(ao + scr.rotorC[r]);
+      continue;
+    }
     const Motion ab = w.outputTb[b - c.firstBody].actInvMotion(ao) + w.c.segment<6>(i);
     td.a_gf[b] = ab;
     t.noalias() -= w.U.template block<6, D>(i, 0, 6, d).transpose() * ab;
@@ -383,7 +405,8 @@ void accelerationsOf(const ClusterModel& cm, ClusterData& data, int k, const Mot
   auto ydd = data.ydd.template segment<D>(c.y0, d);
   ydd.noalias() = w.Dinv.template topLeftCorner<D, D>(d, d) * t;  // eq. 53
   for (int b = c.firstBody; b < c.firstBody + c.nbodies; ++b)     // eq. 61
-    td.a_gf[b].noalias() += w.S.template block<6, D>(6 * (b - c.firstBody), 0, 6, d) * ydd;
+    if (D == Eigen::Dynamic || !scr.abaRotor(b))                  // (rotors: completeRotorBodies)
+      td.a_gf[b].noalias() += w.S.template block<6, D>(6 * (b - c.firstBody), 0, 6, d) * ydd;
   auto qdd = data.qdd.segment(c.v0, c.nv);
   qdd = w.g;
   qdd.noalias() += w.G * ydd;

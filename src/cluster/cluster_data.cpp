@@ -128,6 +128,9 @@ void setOutputFrameRotors(const ClusterModel& m, ClusterScratch& s) {
       rotor.iv = tree.idx_v[b];
       rotor.axis = tree.jointPlacement[b].actMotion(Motion(tree.joints[b].S.col(0)));
       rotor.inertia = m.axisymmetricInertiaInParent[b];
+      rotor.row = tree.idx_v[b] - c.v0;
+      rotor.Iaxis = rotor.inertia * rotor.axis;
+      rotor.aba = c.ny <= 3;
       rotor.scalar = c.ny == 1;
       if (rotor.scalar) {
         rotor.g = c.G(tree.idx_v[b] - c.v0, 0);

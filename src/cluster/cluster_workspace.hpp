@@ -89,8 +89,13 @@ struct OutputFrameRotor {
   int iv = -1;                 ///< its spanning velocity index
   Motion axis;                 ///< X_T S: its motion subspace in the output body's frame
   SpatialInertia inertia;      ///< its inertia in the output body's frame
-  /// In a cluster with one independent coordinate (CE-ABA's scalar step): its G entry g and
-  /// its U in the output body's frame, I (X_T S) g.
+  /// In a cluster with one to three independent coordinates (CE-ABA's scalar and fixed-size
+  /// steps treat it in the output body's frame): its row of the cluster's G (row, local index)
+  /// and I (X_T S), its U in the output body's frame per unit of its joint rate.
+  bool aba = false;
+  int row = -1;
+  Force Iaxis = Force::Zero();
+  /// With one independent coordinate (scalar): its G entry g and U = I (X_T S) g.
   bool scalar = false;
   double g = 0.0;
   Force U = Force::Zero();
@@ -116,14 +121,15 @@ struct ClusterScratch {
   VecX rotorQ;         ///< nq: the spanning configuration of that call
   VecX rotorVelocity;  ///< nv: its spanning velocity
   /// Set by ceAba (without external forces) for the length of the call: the steps of clusters
-  /// with one independent coordinate treat their rotors in the output body's frame, with the
-  /// bias rotorC (v_o x s qd) and the force rotorP (v_r x* I v_r) per rotor.
+  /// with one to three independent coordinates treat their rotors in the output body's frame,
+  /// with the bias rotorC (v_o x s qd) and the force rotorP (v_r x* I v_r) per rotor, and the
+  /// flat scalar clusters take their fused steps (ClusterWorkspace::flatScalar).
   bool outputFrameAba = false;
   std::vector<Motion> rotorC;
   std::vector<Force> rotorP;
   /// True when step code for cluster body b treats it in the output body's frame.
   bool abaRotor(int b) const {
-    return outputFrameAba && rotorSlot[b] >= 0 && rotors[rotorSlot[b]].scalar;
+    return outputFrameAba && rotorSlot[b] >= 0 && rotors[rotorSlot[b]].aba;
   }
 };
 

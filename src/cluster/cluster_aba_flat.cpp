@@ -84,7 +84,7 @@ Status articulatedFlat(const ClusterModel& cm, ClusterData& data, int k, const d
     Utc += U.dot(cb);
     Ubar += X.actForce(U);
     if (!IAo) continue;
-    if (!tree.children[b].empty() || !data.rigidInertia[b])  // eq. 59: X^T IA X
+    if (scr.outputOfCluster[b] || !data.rigidInertia[b])  // eq. 59: X^T IA X
       *IAo += actInertia(X, IA);
     else
       tree.inertias[b].transformedBy(X).addTo(*IAo);

@@ -19,14 +19,14 @@ namespace clusterdyn::detail {
 
 namespace {
 
-/// X^T IA_b X added to IAo: when nothing hangs below b, IA_b is still the body's own inertia and
-/// the cheap rigid-body transform does (a constant for a rotor on the output body); the full
+/// X^T IA_b X added to IAo: when no cluster hangs from b, IA_b is still the body's own inertia
+/// and the cheap rigid-body transform does (a constant for a rotor on the output body); the full
 /// 6x6 transform otherwise.
 inline void addTransformedInertia(const ClusterModel& cm, const ClusterData& data, int b, int o,
                                   const Transform& T, Mat6& IAo) {
   const Model& tree = cm.treeModel;
   const Data& td = data.treeData;
-  if (!tree.children[b].empty() || !data.rigidInertia[b])
+  if (detail::fullScratch(data).outputOfCluster[b] || !data.rigidInertia[b])
     IAo += actInertia(T, td.IA[b]);
   else if (cm.axisymmetricLeaf[b] && tree.parent[b] == o)
     cm.axisymmetricInertiaInParent[b].addTo(IAo);
@@ -120,6 +120,28 @@ Status articulatedScalar(const ClusterModel& cm, ClusterData& data, int k, const
   return Status::Ok;
 }
 
+/// Ainv = A^-1 for a symmetric A (lower triangle read); false unless A is positive definite.
+/// D = 2 in closed form (pivots a and det / a, as the Cholesky factorization's), else by LLT.
+template <int D>
+bool invertPositiveDefinite(const Eigen::Matrix<double, D, D>& A,
+                            Eigen::Matrix<double, D, D>& Ainv) {
+  if constexpr (D == 2) {
+    const double a = A(0, 0), b = A(1, 0), d = A(1, 1);
+    const double det = a * d - b * b;
+    if (!(a > 0.0 && det > 0.0)) return false;
+    const double inv = 1.0 / det;
+    Ainv(0, 0) = d * inv;
+    Ainv(1, 1) = a * inv;
+    Ainv(0, 1) = Ainv(1, 0) = -b * inv;
+    return true;
+  } else {
+    const Eigen::LLT<Eigen::Matrix<double, D, D>> llt(A);
+    if (llt.info() != Eigen::Success) return false;
+    Ainv = llt.solve(Eigen::Matrix<double, D, D>::Identity());
+    return true;
+  }
+}
+
 /// Pass 2 with a small fixed number D of independent coordinates (e.g. the knee-ankle belt
 /// pair, D = 2).
 template <int D>
@@ -158,9 +180,8 @@ Status articulatedFixed(const ClusterModel& cm, ClusterData& data, int k, const 
     }
     u.noalias() -= S.transpose() * td.pA[b];  // eq. 53: u
   }
-  const Eigen::LLT<MatDD> llt(Dm);
-  if (llt.info() != Eigen::Success) return singular(td, c);
-  const MatDD Dinv = llt.solve(MatDD::Identity());
+  MatDD Dinv;
+  if (!invertPositiveDefinite<D>(Dm, Dinv)) return singular(td, c);
   w.D = Dm;
   w.Dinv = Dinv;
   w.u = u;

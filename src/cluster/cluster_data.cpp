@@ -140,6 +140,9 @@ void setOutputFrameRotors(const ClusterModel& m, ClusterScratch& s) {
     }
   }
   s.rotorsPending = false;
+  s.outputOfCluster.assign(tree.nbodies, 0);
+  for (const Cluster& c : m.clusters)
+    if (c.outputBody >= 0) s.outputOfCluster[c.outputBody] = 1;
   s.constantG.clear();
   if (!m.hasImplicitClusters())
     for (size_t k = 0; k < m.clusters.size(); ++k) {

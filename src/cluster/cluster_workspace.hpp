@@ -106,6 +106,9 @@ struct ClusterScratch {
   std::vector<ClusterWorkspace> clusters;  ///< one per cluster (index: cluster)
   std::vector<OutputFrameRotor> rotors;    ///< every rotor of the model
   std::vector<int> rotorSlot;              ///< per body: index into rotors, or -1
+  /// Per body: 1 when it is the output body of some cluster (whose steps add to its IA and pA);
+  /// else its IA stays the rigid inertia while data.rigidInertia says so.
+  std::vector<char> outputOfCluster;
   /// The non-zero entries of the block-diagonal G of a model without loop joints (G constant:
   /// identity blocks, couplings, mimics), for v_dot = G y_ddot and tau_y = G^T tau in one loop.
   struct GEntry {

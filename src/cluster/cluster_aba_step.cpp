@@ -13,6 +13,7 @@
 
 #include "cluster/cluster_detail.hpp"
 #include "core/check.hpp"
+#include "core/small_spd.hpp"
 #include "tree/aba_step.hpp"
 
 namespace clusterdyn::detail {
@@ -118,28 +119,6 @@ Status articulatedScalar(const ClusterModel& cm, ClusterData& data, int k, const
   td.IA[o] += IAo;
   td.pA[o] += po;
   return Status::Ok;
-}
-
-/// Ainv = A^-1 for a symmetric A (lower triangle read); false unless A is positive definite.
-/// D = 2 in closed form (pivots a and det / a, as the Cholesky factorization's), else by LLT.
-template <int D>
-bool invertPositiveDefinite(const Eigen::Matrix<double, D, D>& A,
-                            Eigen::Matrix<double, D, D>& Ainv) {
-  if constexpr (D == 2) {
-    const double a = A(0, 0), b = A(1, 0), d = A(1, 1);
-    const double det = a * d - b * b;
-    if (!(a > 0.0 && det > 0.0)) return false;
-    const double inv = 1.0 / det;
-    Ainv(0, 0) = d * inv;
-    Ainv(1, 1) = a * inv;
-    Ainv(0, 1) = Ainv(1, 0) = -b * inv;
-    return true;
-  } else {
-    const Eigen::LLT<Eigen::Matrix<double, D, D>> llt(A);
-    if (llt.info() != Eigen::Success) return false;
-    Ainv = llt.solve(Eigen::Matrix<double, D, D>::Identity());
-    return true;
-  }
 }
 
 /// Pass 2 with a small fixed number D of independent coordinates (e.g. the knee-ankle belt

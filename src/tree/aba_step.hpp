@@ -6,6 +6,7 @@
 
 #include "clusterdyn/data.hpp"
 #include "core/check.hpp"
+#include "core/small_spd.hpp"
 
 namespace clusterdyn::detail {
 
@@ -35,6 +36,29 @@ inline Status articulatedBodyStep(const Model& model, Data& data, int i, int p, 
     pa = data.pA[i];
     pa.noalias() += Ia * data.c[i];
     pa += U * (Dinv * u);
+  } else if (k == 6) {  // a floating joint: fixed-size products and inverse
+    const Mat6 S = joint.S;
+    Mat6 U;
+    U.noalias() = IA * S;
+    data.U[i] = U;
+    Mat6 D;
+    D.noalias() = S.transpose() * U;
+    Mat6 Dinv;
+    if (!invertPositiveDefinite<6>(D, Dinv))
+      return fail(data, Status::NotPositiveDefinite,
+                  "articulated inertia of body '%s' is singular along its joint '%s'",
+                  model.bodyNames[i].c_str(), model.jointNames[i].c_str());
+    data.Dinv[i] = Dinv;
+    Vec6 u = Eigen::Map<const Vec6>(tau);
+    u.noalias() -= S.transpose() * data.pA[i];
+    data.u[i] = u;
+    if (p < 0) return Status::Ok;
+    const Mat6 UDinv = U * Dinv;
+    Ia = IA;
+    Ia.noalias() -= UDinv * U.transpose();
+    pa = data.pA[i];
+    pa.noalias() += Ia * data.c[i];
+    pa.noalias() += UDinv * u;
   } else {
     auto U = data.U[i].leftCols(k);
     U.noalias() = IA * joint.S;

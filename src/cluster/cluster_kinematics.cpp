@@ -102,7 +102,7 @@ Status clusterVelocityStep(const ClusterModel& cm, ClusterData& data, int k,
 }
 
 Status clusterPositionPass(const ClusterModel& cm, ClusterData& data,
-                           const Eigen::Ref<const VecX>& q, StateCheck check) {
+                           const Eigen::Ref<const VecX>& q, StateCheck check, OutputPoses poses) {
   const Model& tree = cm.treeModel;
   Data& td = data.treeData;
   const std::vector<ClusterWorkspace>& ws = detail::scratch(data);
@@ -113,7 +113,8 @@ Status clusterPositionPass(const ClusterModel& cm, ClusterData& data,
     for (int b = c.firstBody; b < c.firstBody + c.nbodies; ++b)
       if (!c.constrained() || w.constantS[b - c.firstBody] != 2) localPlacementStep(tree, td, b, q);
     if (!c.constrained()) continue;
-    if (c.implicit() || !w.bodiesOnOutput) clusterRelativePoses(cm, data, k);
+    if (c.implicit() || (poses == OutputPoses::All && !w.bodiesOnOutput))
+      clusterRelativePoses(cm, data, k);
     if (c.implicit()) {
       constraintJacobian(cm, data, k);
       CDYN_TRY(explicitForm(cm, data, k, Bias::Skip));

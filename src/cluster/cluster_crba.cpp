@@ -17,6 +17,8 @@
 // a tree joint costs, and the rotors (axisymmetric leaves on the output body) are constants of
 // the workspace: their S^T I S (rotorD), X^T I S (rotorUbar) and inertia in the output body's
 // frame (rotorInertia); the position pass skips their joint transforms.
+#include <algorithm>
+
 #include "cluster/cluster_detail.hpp"
 #include "clusterdyn/cluster_algorithms.hpp"
 #include "core/check.hpp"
@@ -369,12 +371,12 @@ Status clusterMassMatrix(const ClusterModel& model, ClusterData& data, ConstVecR
   Data& td = data.treeData;
   const std::vector<ClusterWorkspace>& ws = detail::scratch(data);
   const int ncl = static_cast<int>(model.clusters.size());
-  for (int k = 0; k < ncl; ++k) {  // I~_b = I_b (rotors: never read); rows of S that vary
+  // I~_b = I_b (the rotors' entries are never read); the column path needs the rows of S that
+  // vary.
+  std::copy(tree.inertias.begin(), tree.inertias.end(), td.Ycrb.begin());
+  for (int k = 0; k < ncl && !blocks; ++k) {
     const Cluster& c = model.clusters[k];
-    const ClusterWorkspace& w = ws[k];
-    for (int b = c.firstBody; b < c.firstBody + c.nbodies; ++b)
-      if (!c.constrained() || w.constantS[b - c.firstBody] != 2) td.Ycrb[b] = tree.inertias[b];
-    if (!blocks && c.constrained() && (c.implicit() || !w.bodiesOnOutput))
+    if (c.constrained() && (c.implicit() || !ws[k].bodiesOnOutput))
       detail::clusterMotionSubspace(model, data, k, detail::Bias::Skip);
   }
   for (int k = ncl - 1; k >= (blocks ? 1 : 0); --k) {

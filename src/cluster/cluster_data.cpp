@@ -177,6 +177,26 @@ void setSubtreeRanges(const ClusterModel& m, ClusterScratch& s) {
   s.subtreeYEnd = std::move(end);
 }
 
+/// ClusterScratch::relationChecks: the relations of the clusters without loop joints, in
+/// cluster order, with their terms as in each cluster's workspace.
+void setRelationChecks(const ClusterModel& m, ClusterScratch& s) {
+  s.relationChecks.clear();
+  s.relationCheckTerms.clear();
+  for (size_t k = 0; k < m.clusters.size(); ++k) {
+    const Cluster& c = m.clusters[k];
+    if (c.implicit()) continue;
+    const ClusterWorkspace& w = s.clusters[k];
+    for (size_t r = 0; r < c.relations.size(); ++r) {
+      s.relationCheckTerms.insert(s.relationCheckTerms.end(),
+                                  w.relationTerms.begin() + w.relationStart[r],
+                                  w.relationTerms.begin() + w.relationStart[r + 1]);
+      s.relationChecks.push_back({static_cast<int>(k),
+                                  static_cast<int>(s.relationCheckTerms.size()),
+                                  m.relations[c.relations[r]].offset});
+    }
+  }
+}
+
 }  // namespace
 }  // namespace detail
 
@@ -219,6 +239,7 @@ ClusterData::ClusterData(const ClusterModel& m, bool denseMatrices)
   }
   detail::setOutputFrameRotors(m, detail::ClusterScratchAccess::get(*this));
   detail::setSubtreeRanges(m, detail::ClusterScratchAccess::get(*this));
+  detail::setRelationChecks(m, detail::ClusterScratchAccess::get(*this));
   ydd.setZero(m.ny);
   qdd.setZero(m.treeModel.nv);
   tauY.setZero(m.ny);
@@ -276,7 +297,8 @@ std::size_t ClusterData::heapBytes() const {
   b += sizeof(ClusterScratch) + bufferBytes(clusters) + bufferBytes(scr.rotors) +
        bufferBytes(scr.rotorSlot) + bufferBytes(scr.constantG) + bufferBytes(scr.rotorVelocity) +
        bufferBytes(scr.rotorQ) + bufferBytes(scr.rotorC) + bufferBytes(scr.rotorP) +
-       bufferBytes(scr.subtreeYEnd);
+       bufferBytes(scr.subtreeYEnd) + bufferBytes(scr.relationChecks) +
+       bufferBytes(scr.relationCheckTerms);
   for (const ClusterWorkspace& w : clusters)
     b += bufferBytes(w.G) + bufferBytes(w.g) + bufferBytes(w.K) + bufferBytes(w.k) +
          bufferBytes(w.phi) + bufferBytes(w.Kd) + bufferBytes(w.Ki) + bufferBytes(w.kd) +

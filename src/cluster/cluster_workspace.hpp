@@ -127,6 +127,15 @@ struct ClusterScratch {
   /// floating joint (ny = 6), and the clusters are numbered depth first with consecutive y0;
   /// empty otherwise (clusterMassMatrix then carries each column up the ancestors on its own).
   std::vector<int> subtreeYEnd;
+  /// The explicit relations (couplings, mimics) of the clusters without loop joints, flattened
+  /// for clusterPositionPass's state check in one loop: relation n (of cluster `cluster`) has the
+  /// terms [relationChecks[n - 1].end, relationChecks[n].end) of relationCheckTerms.
+  struct RelationCheck {
+    int cluster = 0, end = 0;
+    double offset = 0.0;
+  };
+  std::vector<RelationCheck> relationChecks;
+  std::vector<ClusterWorkspace::RelationTerm> relationCheckTerms;
 };
 
 namespace detail {

@@ -140,7 +140,6 @@ void scalarFlatBlock(const ClusterModel& cm, ClusterData& data,
   const double* const G = w.G.data() - c.v0;  // one column
   double Hkk = w.rotorD(0, 0);
   Force F = w.rotorUbar.col(0);
-  SpatialInertia Io = w.rotorInertia;
   for (int b = c.firstBody; b < last; ++b) {
     if (constantS[b] == 2) continue;  // a rotor: in the constants above
     const Joint& joint = tree.joints[b];
@@ -151,12 +150,12 @@ void scalarFlatBlock(const ClusterModel& cm, ClusterData& data,
     Hkk += g * x;
     if (o < 0) continue;
     F += detail::forceInParentFrame(tree, td, b, Fb);
-    Io += detail::inertiaInParentFrame(tree, td, b, td.Ycrb[b]);
+    td.Ycrb[o] += detail::inertiaInParentFrame(tree, td, b, td.Ycrb[b]);
   }
   data.H(c.y0, c.y0) = Hkk;
   if (o < 0) return;
   sendUp(cm, data, ws, blocks, c.y0, o, F);
-  td.Ycrb[o] += Io;
+  if (!blocks) td.Ycrb[o] += w.rotorInertia;  // blocks: in ClusterScratch::blockInertias
 }
 
 /// Constrained cluster: column j of H_kk and F_k from the bodies (the rotors' terms are the
@@ -214,8 +213,7 @@ void treeClusterBlock(const ClusterModel& cm, ClusterData& data,
   Hkk.triangularView<Eigen::Upper>() = w.rotorD;
   Eigen::Map<Mat6X, 0, Eigen::OuterStride<>> Fk(&H(0, c.y0), 6, d,
                                                 Eigen::OuterStride<>(H.outerStride()));
-  Fk = w.rotorUbar;
-  SpatialInertia Io = w.rotorInertia;
+  Fk = w.rotorUbar;  // (w.rotorInertia: in ClusterScratch::blockInertias)
   const auto G = [&](int body, int col) { return w.G(tree.idx_v[body] - c.v0, col); };
   for (int i = c.firstBody + c.nbodies - 1; i >= c.firstBody; --i) {
     if (w.constantS[i - c.firstBody] == 2) continue;  // a rotor: in the constants above
@@ -230,12 +228,10 @@ void treeClusterBlock(const ClusterModel& cm, ClusterData& data,
       if (tree.parent[a] == o) break;
     }
     for (int s = 0; s < d; ++s) Fk.col(s) += G(i, s) * F;
-    const int p = tree.parent[i];
-    (p == o ? Io : td.Ycrb[p]) += detail::inertiaInParentFrame(tree, td, i, td.Ycrb[i]);
+    td.Ycrb[tree.parent[i]] += detail::inertiaInParentFrame(tree, td, i, td.Ycrb[i]);
   }
   for (int s = 0; s < d; ++s)
     for (int r = 0; r < s; ++r) Hkk(s, r) = Hkk(r, s);
-  td.Ycrb[o] += Io;
 }
 
 /// What joint b of cluster l does to a force F in b's frame on l's rows of H (its share of
@@ -371,9 +367,11 @@ Status clusterMassMatrix(const ClusterModel& model, ClusterData& data, ConstVecR
   Data& td = data.treeData;
   const std::vector<ClusterWorkspace>& ws = detail::scratch(data);
   const int ncl = static_cast<int>(model.clusters.size());
-  // I~_b = I_b (the rotors' entries are never read); the column path needs the rows of S that
-  // vary.
-  std::copy(tree.inertias.begin(), tree.inertias.end(), td.Ycrb.begin());
+  // I~_b = I_b (the rotors' entries are never read; blocks: with the rotors on b folded in); the
+  // column path needs the rows of S that vary.
+  const std::vector<SpatialInertia>& I0 =
+      blocks ? detail::fullScratch(data).blockInertias : tree.inertias;
+  std::copy(I0.begin(), I0.end(), td.Ycrb.begin());
   for (int k = 0; k < ncl && !blocks; ++k) {
     const Cluster& c = model.clusters[k];
     if (c.constrained() && (c.implicit() || !ws[k].bodiesOnOutput))

@@ -157,6 +157,7 @@ void setOutputFrameRotors(const ClusterModel& m, ClusterScratch& s) {
 /// follows the cluster order; 1-dof joints in constrained clusters); else left empty.
 void setSubtreeRanges(const ClusterModel& m, ClusterScratch& s) {
   s.subtreeYEnd.clear();
+  s.blockInertias.clear();
   const std::vector<Cluster>& cl = m.clusters;
   const int n = static_cast<int>(cl.size());
   if (n == 0) return;
@@ -175,6 +176,9 @@ void setSubtreeRanges(const ClusterModel& m, ClusterScratch& s) {
   for (int k = 0; k < n; ++k) end[k] = cl[k].y0 + cl[k].ny;
   for (int k = n - 1; k > 0; --k) end[cl[k].parent] = std::max(end[cl[k].parent], end[k]);
   s.subtreeYEnd = std::move(end);
+  s.blockInertias = tree.inertias;
+  for (int k = 1; k < n; ++k)
+    if (cl[k].constrained()) s.blockInertias[cl[k].outputBody] += s.clusters[k].rotorInertia;
 }
 
 /// ClusterScratch::relationChecks: the relations of the clusters without loop joints, in
@@ -297,8 +301,8 @@ std::size_t ClusterData::heapBytes() const {
   b += sizeof(ClusterScratch) + bufferBytes(clusters) + bufferBytes(scr.rotors) +
        bufferBytes(scr.rotorSlot) + bufferBytes(scr.constantG) + bufferBytes(scr.rotorVelocity) +
        bufferBytes(scr.rotorQ) + bufferBytes(scr.rotorC) + bufferBytes(scr.rotorP) +
-       bufferBytes(scr.subtreeYEnd) + bufferBytes(scr.relationChecks) +
-       bufferBytes(scr.relationCheckTerms);
+       bufferBytes(scr.subtreeYEnd) + bufferBytes(scr.blockInertias) +
+       bufferBytes(scr.relationChecks) + bufferBytes(scr.relationCheckTerms);
   for (const ClusterWorkspace& w : clusters)
     b += bufferBytes(w.G) + bufferBytes(w.g) + bufferBytes(w.K) + bufferBytes(w.k) +
          bufferBytes(w.phi) + bufferBytes(w.Kd) + bufferBytes(w.Ki) + bufferBytes(w.kd) +

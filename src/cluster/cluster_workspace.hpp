@@ -127,6 +127,10 @@ struct ClusterScratch {
   /// floating joint (ny = 6), and the clusters are numbered depth first with consecutive y0;
   /// empty otherwise (clusterMassMatrix then carries each column up the ancestors on its own).
   std::vector<int> subtreeYEnd;
+  /// With subtreeYEnd: per body b, I_b plus the rotorInertia of the constrained clusters whose
+  /// output body is b (the rotors' inertia seen from b, the same at every angle): the composite
+  /// inertias start there.
+  std::vector<SpatialInertia> blockInertias;
   /// The explicit relations (couplings, mimics) of the clusters without loop joints, flattened
   /// for clusterPositionPass's state check in one loop: relation n (of cluster `cluster`) has the
   /// terms [relationChecks[n - 1].end, relationChecks[n].end) of relationCheckTerms.

@@ -17,6 +17,15 @@
 // a tree joint costs, and the rotors (axisymmetric leaves on the output body) are constants of
 // the workspace: their S^T I S (rotorD), X^T I S (rotorUbar) and inertia in the output body's
 // frame (rotorInertia); the position pass skips their joint transforms.
+//
+// Subtree blocks (a floating root cluster 0 and clusters numbered depth first, as the builder
+// makes them: ClusterScratch::subtreeYEnd): the columns of a cluster's subtree are contiguous,
+// each column's force waits in H's root rows, and each cluster carries its whole subtree's
+// block to its parent at once, joint by joint (carryChildren: one force transform per joint for
+// many independent columns, as crba does per body). Constrained clusters with joints inside
+// them are then computed by the spanning tree inside the cluster combined by G
+// (treeClusterBlock), which needs neither S_k nor the poses relative to the output body. The
+// column-by-column path above stays for the other models.
 #include <algorithm>
 
 #include "cluster/cluster_detail.hpp"

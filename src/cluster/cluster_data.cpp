@@ -182,14 +182,17 @@ void setSubtreeRanges(const ClusterModel& m, ClusterScratch& s) {
 }
 
 /// ClusterScratch::relationChecks: the relations of the clusters without loop joints, in
-/// cluster order, with their terms as in each cluster's workspace.
+/// cluster order, with their terms as in each cluster's workspace; and placementBodies.
 void setRelationChecks(const ClusterModel& m, ClusterScratch& s) {
   s.relationChecks.clear();
   s.relationCheckTerms.clear();
+  s.placementBodies.clear();
   for (size_t k = 0; k < m.clusters.size(); ++k) {
     const Cluster& c = m.clusters[k];
-    if (c.implicit()) continue;
     const ClusterWorkspace& w = s.clusters[k];
+    for (int b = c.firstBody; b < c.firstBody + c.nbodies; ++b)
+      if (!c.constrained() || w.constantS[b - c.firstBody] != 2) s.placementBodies.push_back(b);
+    if (c.implicit()) continue;
     for (size_t r = 0; r < c.relations.size(); ++r) {
       s.relationCheckTerms.insert(s.relationCheckTerms.end(),
                                   w.relationTerms.begin() + w.relationStart[r],
@@ -302,7 +305,8 @@ std::size_t ClusterData::heapBytes() const {
        bufferBytes(scr.rotorSlot) + bufferBytes(scr.constantG) + bufferBytes(scr.rotorVelocity) +
        bufferBytes(scr.rotorQ) + bufferBytes(scr.rotorC) + bufferBytes(scr.rotorP) +
        bufferBytes(scr.subtreeYEnd) + bufferBytes(scr.blockInertias) +
-       bufferBytes(scr.relationChecks) + bufferBytes(scr.relationCheckTerms);
+       bufferBytes(scr.relationChecks) + bufferBytes(scr.placementBodies) +
+       bufferBytes(scr.relationCheckTerms);
   for (const ClusterWorkspace& w : clusters)
     b += bufferBytes(w.G) + bufferBytes(w.g) + bufferBytes(w.K) + bufferBytes(w.k) +
          bufferBytes(w.phi) + bufferBytes(w.Kd) + bufferBytes(w.Ki) + bufferBytes(w.kd) +

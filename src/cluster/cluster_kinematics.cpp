@@ -3,6 +3,7 @@
 #include "clusterdyn/cluster_algorithms.hpp"
 #include "core/check.hpp"
 #include "tree/rnea_passes.hpp"
+#include "tree/subtree_blocks.hpp"
 #include "tree/tree_step.hpp"
 
 namespace clusterdyn::detail {
@@ -119,14 +120,17 @@ Status clusterPositionPass(const ClusterModel& cm, ClusterData& data,
       if (s != Status::Ok) return s;
     }
   }
+  for (const int b : scr.placementBodies) {  // every body but the rotors
+    if (tree.axisRotation[b] >= 0)
+      axisJointTransform(tree, td, b, q.data());
+    else
+      localPlacementStep(tree, td, b, q);
+  }
+  if (poses == OutputPoses::ImplicitOnly && !cm.hasImplicitClusters()) return Status::Ok;
   for (int k = 0; k < static_cast<int>(cm.clusters.size()); ++k) {
     const Cluster& c = cm.clusters[k];
-    const ClusterWorkspace& w = ws[k];
-    const char* const rotor = c.constrained() ? w.constantS.data() - c.firstBody : nullptr;
-    for (int b = c.firstBody; b < c.firstBody + c.nbodies; ++b)
-      if (!rotor || rotor[b] != 2) localPlacementStep(tree, td, b, q);
     if (!c.implicit()) {
-      if (rotor && poses == OutputPoses::All && !w.bodiesOnOutput)
+      if (c.constrained() && poses == OutputPoses::All && !ws[k].bodiesOnOutput)
         clusterRelativePoses(cm, data, k);
       continue;
     }

@@ -140,6 +140,9 @@ struct ClusterScratch {
   };
   std::vector<RelationCheck> relationChecks;
   std::vector<ClusterWorkspace::RelationTerm> relationCheckTerms;
+  /// The bodies whose joint transforms clusterPositionPass computes: all but the rotors of the
+  /// clusters without loop joints (ClusterWorkspace::constantS == 2), in body order.
+  std::vector<int> placementBodies;
 };
 
 namespace detail {

@@ -19,6 +19,7 @@
 namespace clusterdyn {
 namespace {
 
+using detail::axisJointTransform;
 using detail::ForceTransport;
 using detail::writeRootInertia;
 
@@ -70,36 +71,6 @@ void fillAncestorBlocks(const Model& model, Data& data, int i, ForceCols& F) {
       detail::projectOnSubspace(model.joints[j], F.col(c), col + jv);
       for (int r = 0; r < kj; ++r) M(iv + c, jv + r) = col[jv + r];
     }
-  }
-}
-
-/// liMi = R_a(theta) for an axisRotation body: the values of detail::localPlacementStep,
-/// written with compile-time indices.
-template <int A>
-inline void setAxisTransform(Transform& X, const Vec3& p, double c, double s) {
-  using P = detail::AxisPlane<A>;
-  Mat3& R = X.R;
-  R(P::a, P::a) = 1.0;
-  R(P::i, P::a) = R(P::j, P::a) = R(P::a, P::i) = R(P::a, P::j) = 0.0;
-  R(P::i, P::i) = R(P::j, P::j) = c;
-  R(P::j, P::i) = s;
-  R(P::i, P::j) = -s;
-  X.p = p;
-}
-
-/// detail::localPlacementStep for a body with model.axisRotation[i] >= 0, inline.
-inline void axisJointTransform(const Model& model, Data& data, int i, const double* q) {
-  const Joint& joint = model.joints[i];
-  const double th = joint.alignedSign * q[model.idx_q[i]], c = std::cos(th), s = std::sin(th);
-  Transform& X = data.liMi[i];
-  const Vec3& p = model.jointPlacement[i].p;
-  switch (model.axisRotation[i]) {
-    case 0:
-      return setAxisTransform<0>(X, p, c, s);
-    case 1:
-      return setAxisTransform<1>(X, p, c, s);
-    default:
-      return setAxisTransform<2>(X, p, c, s);
   }
 }
 

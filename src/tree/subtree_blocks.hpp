@@ -5,6 +5,8 @@
 // independent columns).
 #pragma once
 
+#include <cmath>
+
 #include "clusterdyn/data.hpp"
 #include "tree/axis_transforms.hpp"
 
@@ -60,6 +62,36 @@ struct ForceTransport<-1> {
     t.store(n, l, f);
   }
 };
+
+/// liMi = R_a(theta) for an axisRotation body: the values of detail::localPlacementStep,
+/// written with compile-time indices.
+template <int A>
+inline void setAxisTransform(Transform& X, const Vec3& p, double c, double s) {
+  using P = detail::AxisPlane<A>;
+  Mat3& R = X.R;
+  R(P::a, P::a) = 1.0;
+  R(P::i, P::a) = R(P::j, P::a) = R(P::a, P::i) = R(P::a, P::j) = 0.0;
+  R(P::i, P::i) = R(P::j, P::j) = c;
+  R(P::j, P::i) = s;
+  R(P::i, P::j) = -s;
+  X.p = p;
+}
+
+/// detail::localPlacementStep for a body with model.axisRotation[i] >= 0, inline.
+inline void axisJointTransform(const Model& model, Data& data, int i, const double* q) {
+  const Joint& joint = model.joints[i];
+  const double th = joint.alignedSign * q[model.idx_q[i]], c = std::cos(th), s = std::sin(th);
+  Transform& X = data.liMi[i];
+  const Vec3& p = model.jointPlacement[i].p;
+  switch (model.axisRotation[i]) {
+    case 0:
+      return setAxisTransform<0>(X, p, c, s);
+    case 1:
+      return setAxisTransform<1>(X, p, c, s);
+    default:
+      return setAxisTransform<2>(X, p, c, s);
+  }
+}
 
 /// M(iv.., iv..) = I (6 x 6, Featherstone eq. 2.63) for a floating root (S = 1), from the upper
 /// triangle of Io so that the block is exactly symmetric.

@@ -159,6 +159,59 @@ void setOutputFrameRotors(const ClusterModel& m, ClusterScratch& s) {
   s.rotorP.assign(s.rotors.size(), Force::Zero());
 }
 
+/// ClusterScratch::subtreeYEnd: the end of each cluster subtree's independent velocities, when
+/// clusterMassMatrix can carry subtree blocks (a single floating root cluster 0, clusters numbered
+/// depth first: the parent of each cluster is on the path to the cluster before it, and y0
+/// follows the cluster order; 1-dof joints in constrained clusters); else left empty.
+void setSubtreeRanges(const ClusterModel& m, ClusterScratch& s) {
+  s.subtreeYEnd.clear();
+  s.blockInertias.clear();
+  const std::vector<Cluster>& cl = m.clusters;
+  const int n = static_cast<int>(cl.size());
+  if (n == 0) return;
+  const Model& tree = m.treeModel;
+  const Cluster& root = cl[0];
+  if (root.parent >= 0 || root.constrained() || root.nbodies != 1 || root.y0 != 0 || root.ny != 6 ||
+      tree.joints[root.firstBody].type != JointType::Floating)
+    return;
+  for (int k = 1; k < n; ++k) {
+    int j = k - 1;
+    while (j > cl[k].parent) j = cl[j].parent;
+    if (cl[k].parent < 0 || j != cl[k].parent || cl[k].y0 != cl[k - 1].y0 + cl[k - 1].ny) return;
+    if (cl[k].constrained() && cl[k].nv != cl[k].nbodies) return;  // 1-dof joints only
+  }
+  std::vector<int> end(n);
+  for (int k = 0; k < n; ++k) end[k] = cl[k].y0 + cl[k].ny;
+  for (int k = n - 1; k > 0; --k) end[cl[k].parent] = std::max(end[cl[k].parent], end[k]);
+  s.subtreeYEnd = std::move(end);
+  s.blockInertias = tree.inertias;
+  for (int k = 1; k < n; ++k)
+    if (cl[k].constrained()) s.blockInertias[cl[k].outputBody] += s.clusters[k].rotorInertia;
+}
+
+/// ClusterScratch::relationChecks: the relations of the clusters without loop joints, in
+/// cluster order, with their terms as in each cluster's workspace; and placementBodies.
+void setRelationChecks(const ClusterModel& m, ClusterScratch& s) {
+  s.relationChecks.clear();
+  s.relationCheckTerms.clear();
+  s.placementBodies.clear();
+  for (size_t k = 0; k < m.clusters.size(); ++k) {
+    const Cluster& c = m.clusters[k];
+    const ClusterWorkspace& w = s.clusters[k];
+    for (int b = c.firstBody; b < c.firstBody + c.nbodies; ++b)
+      if (!c.constrained() || w.constantS[b - c.firstBody] != 2) s.placementBodies.push_back(b);
+    if (c.implicit()) continue;
+    for (size_t r = 0; r < c.relations.size(); ++r) {
+      s.relationCheckTerms.insert(s.relationCheckTerms.end(),
+                                  w.relationTerms.begin() + w.relationStart[r],
+                                  w.relationTerms.begin() + w.relationStart[r + 1]);
+      s.relationChecks.push_back({static_cast<int>(k),
+                                  static_cast<int>(s.relationCheckTerms.size()),
+                                  m.relations[c.relations[r]].offset});
+    }
+  }
+}
+
 }  // namespace
 }  // namespace detail
 
@@ -200,6 +253,8 @@ ClusterData::ClusterData(const ClusterModel& m, bool denseMatrices)
     detail::setColumnPattern(m, static_cast<int>(k), w);
   }
   detail::setOutputFrameRotors(m, detail::ClusterScratchAccess::get(*this));
+  detail::setSubtreeRanges(m, detail::ClusterScratchAccess::get(*this));
+  detail::setRelationChecks(m, detail::ClusterScratchAccess::get(*this));
   ydd.setZero(m.ny);
   qdd.setZero(m.treeModel.nv);
   tauY.setZero(m.ny);
@@ -256,7 +311,10 @@ std::size_t ClusterData::heapBytes() const {
   const ClusterScratch& scr = detail::ClusterScratchAccess::get(*this);
   b += sizeof(ClusterScratch) + bufferBytes(clusters) + bufferBytes(scr.rotors) +
        bufferBytes(scr.rotorSlot) + bufferBytes(scr.constantG) + bufferBytes(scr.rotorVelocity) +
-       bufferBytes(scr.rotorQ) + bufferBytes(scr.rotorC) + bufferBytes(scr.rotorP);
+       bufferBytes(scr.rotorQ) + bufferBytes(scr.rotorC) + bufferBytes(scr.rotorP) +
+       bufferBytes(scr.subtreeYEnd) + bufferBytes(scr.blockInertias) +
+       bufferBytes(scr.relationChecks) + bufferBytes(scr.placementBodies) +
+       bufferBytes(scr.relationCheckTerms);
   for (const ClusterWorkspace& w : clusters)
     b += bufferBytes(w.G) + bufferBytes(w.g) + bufferBytes(w.K) + bufferBytes(w.k) +
          bufferBytes(w.phi) + bufferBytes(w.Kd) + bufferBytes(w.Ki) + bufferBytes(w.kd) +

@@ -76,10 +76,11 @@ Status clusterVelocityPass(const ClusterModel& cm, ClusterData& data,
 /// The position level of clusterVelocityPass for the mass matrix (like crba: no velocities, no
 /// world poses): liMi of every body but the rotors of coupling clusters (constantS == 2, whose
 /// terms in H are workspace constants; oMi, v and c are left as they were), the poses relative
-/// to the output bodies (outputTb) of the clusters with joints inside them, and G of the loop
-/// clusters; with StateCheck::Check, rejects a q that violates the constraints.
+/// to the output bodies (outputTb) of the loop clusters and (OutputPoses::All) of the clusters
+/// with joints inside them, and G of the loop clusters; with StateCheck::Check, rejects a q
+/// that violates the constraints.
 Status clusterPositionPass(const ClusterModel& cm, ClusterData& data,
-                           const Eigen::Ref<const VecX>& q, StateCheck check);
+                           const Eigen::Ref<const VecX>& q, StateCheck check, OutputPoses poses);
 
 /// ConstraintFailure unless (q, v) satisfies cluster k's constraints (to
 /// ClosureSettings::stateTolerance); v may be nullptr. Implicit clusters need their poses and K

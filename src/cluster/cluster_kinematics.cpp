@@ -3,6 +3,7 @@
 #include "clusterdyn/cluster_algorithms.hpp"
 #include "core/check.hpp"
 #include "tree/rnea_passes.hpp"
+#include "tree/subtree_blocks.hpp"
 #include "tree/tree_step.hpp"
 
 namespace clusterdyn::detail {
@@ -102,22 +103,40 @@ Status clusterVelocityStep(const ClusterModel& cm, ClusterData& data, int k,
 }
 
 Status clusterPositionPass(const ClusterModel& cm, ClusterData& data,
-                           const Eigen::Ref<const VecX>& q, StateCheck check) {
+                           const Eigen::Ref<const VecX>& q, StateCheck check, OutputPoses poses) {
   const Model& tree = cm.treeModel;
   Data& td = data.treeData;
-  const std::vector<ClusterWorkspace>& ws = detail::scratch(data);
-  detail::fullScratch(data).rotorsPending = false;  // rotors left as they are (documented)
+  ClusterScratch& scr = detail::fullScratch(data);
+  const std::vector<ClusterWorkspace>& ws = scr.clusters;
+  scr.rotorsPending = false;         // rotors left as they are (documented)
+  if (check == StateCheck::Check) {  // the relations of the clusters without loops, in one loop
+    const ClusterWorkspace::RelationTerm* term = scr.relationCheckTerms.data();
+    for (const ClusterScratch::RelationCheck& rel : scr.relationChecks) {
+      double pos = -rel.offset;
+      for (const auto* end = scr.relationCheckTerms.data() + rel.end; term != end; ++term)
+        pos += term->coeff * q[term->q];
+      if (std::abs(pos) <= kClosureSettings.stateTolerance) continue;
+      const Status s = checkClusterState(cm, data, rel.cluster, q, nullptr);  // its message
+      if (s != Status::Ok) return s;
+    }
+  }
+  for (const int b : scr.placementBodies) {  // every body but the rotors
+    if (tree.axisRotation[b] >= 0)
+      axisJointTransform(tree, td, b, q.data());
+    else
+      localPlacementStep(tree, td, b, q);
+  }
+  if (poses == OutputPoses::ImplicitOnly && !cm.hasImplicitClusters()) return Status::Ok;
   for (int k = 0; k < static_cast<int>(cm.clusters.size()); ++k) {
     const Cluster& c = cm.clusters[k];
-    const ClusterWorkspace& w = ws[k];
-    for (int b = c.firstBody; b < c.firstBody + c.nbodies; ++b)
-      if (!c.constrained() || w.constantS[b - c.firstBody] != 2) localPlacementStep(tree, td, b, q);
-    if (!c.constrained()) continue;
-    if (c.implicit() || !w.bodiesOnOutput) clusterRelativePoses(cm, data, k);
-    if (c.implicit()) {
-      constraintJacobian(cm, data, k);
-      CDYN_TRY(explicitForm(cm, data, k, Bias::Skip));
+    if (!c.implicit()) {
+      if (c.constrained() && poses == OutputPoses::All && !ws[k].bodiesOnOutput)
+        clusterRelativePoses(cm, data, k);
+      continue;
     }
+    clusterRelativePoses(cm, data, k);
+    constraintJacobian(cm, data, k);
+    CDYN_TRY(explicitForm(cm, data, k, Bias::Skip));
     if (check == StateCheck::Check) CDYN_TRY(checkClusterState(cm, data, k, q, nullptr));
   }
   return Status::Ok;

@@ -134,6 +134,29 @@ struct ClusterScratch {
   bool abaRotor(int b) const {
     return outputFrameAba && rotorSlot[b] >= 0 && rotors[rotorSlot[b]].aba;
   }
+
+  // clusterMassMatrix (cluster_crba.cpp) and its position pass; set by the ClusterData constructor.
+  /// Per cluster k: the end of its subtree's independent velocities, [y0_k, subtreeYEnd[k])
+  /// holding k and its descendant clusters. Set when cluster 0 is the only root, one body on a
+  /// floating joint (ny = 6), and the clusters are numbered depth first with consecutive y0;
+  /// empty otherwise (clusterMassMatrix then carries each column up the ancestors on its own).
+  std::vector<int> subtreeYEnd;
+  /// With subtreeYEnd: per body b, I_b plus the rotorInertia of the constrained clusters whose
+  /// output body is b (the rotors' inertia seen from b, the same at every angle): the composite
+  /// inertias start there.
+  std::vector<SpatialInertia> blockInertias;
+  /// The explicit relations (couplings, mimics) of the clusters without loop joints, flattened
+  /// for clusterPositionPass's state check in one loop: relation n (of cluster `cluster`) has the
+  /// terms [relationChecks[n - 1].end, relationChecks[n].end) of relationCheckTerms.
+  struct RelationCheck {
+    int cluster = 0, end = 0;
+    double offset = 0.0;
+  };
+  std::vector<RelationCheck> relationChecks;
+  std::vector<ClusterWorkspace::RelationTerm> relationCheckTerms;
+  /// The bodies whose joint transforms clusterPositionPass computes: all but the rotors of the
+  /// clusters without loop joints (ClusterWorkspace::constantS == 2), in body order.
+  std::vector<int> placementBodies;
 };
 
 namespace detail {

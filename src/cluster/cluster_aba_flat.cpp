@@ -10,7 +10,7 @@
 //   IA_o += sum_b X_b^T IA_b X_b + rotorInertia - Ubar D^-1 Ubar^T                       (eq. 59)
 //   pA_o += sum_b X_b^T (pA_b + IA_b c_b) + sum_r (p_r + I_r c_r) + Ubar D^-1 (u - U^T c) (eq. 60)
 //   y_ddot = D^-1 (u - U^T c - Ubar^T a_o),  a_b = X_b a_o + c_b + s_b y_ddot          (eq. 53, 61)
-// with c_r = v_o x s_r qd_r and p_r = v_r x* I_r v_r (rotorBiasInOutputFrame).
+// with c_r = v_o x s_r qd_r and p_r = v_r x* I_r v_r (outputFrameRotorBias).
 #include "cluster/cluster_aba_step.hpp"
 #include "cluster/cluster_detail.hpp"
 #include "core/check.hpp"

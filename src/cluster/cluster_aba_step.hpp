@@ -37,7 +37,7 @@ void clusterRotorBias(const ClusterModel& cm, ClusterData& data, int k, const do
 
 /// Pass 1 of a flat scalar cluster k (ClusterWorkspace::flatScalar) in CE-ABA without external
 /// forces (ClusterScratch::outputFrameAba), in place of clusterVelocityStep and the cluster's
-/// share of clusterInertiaAndBias and rotorBiasInOutputFrame: each link's liMi, oMi, v, c, IA,
+/// share of clusterInertiaAndBias and clusterRotorBias: each link's liMi, oMi, v, c, IA,
 /// pA as a tree body, each rotor's c and p in its output body's frame (cluster_aba_flat.cpp).
 /// The cluster's S, c and outputTb in the workspace are not written (S is constant).
 Status flatClusterKinematics(const ClusterModel& cm, ClusterData& data, int k,

@@ -4,7 +4,7 @@
 // cluster-sized S, c and outputTb) compute the same; tests/test_cluster_flat_steps.cpp proves
 // them equal. Each link b is a tree body (Featherstone Table 7.1) whose motion subspace is
 // s_b = S_b G_b (Chignoli et al. 2023, eq. 15 without JXJ), each rotor r stays in o's frame with
-// its constant axis s_r, inertia I_r and U_r = I_r s_r G_r (OutputFrameRotor):
+// its constant axis s_r, inertia I_r and U_r = I_r s_r G_r (OutputFrameRotor: Iaxis g):
 //   D    = sum_b s_b^T IA_b s_b + rotorD,   u = tau - sum_b s_b^T pA_b - sum_r G_r s_r^T p_r
 //   Ubar = sum_b X_b^T IA_b s_b + rotorUbar,  U^T c = sum_b U_b^T c_b + sum_r U_r^T c_r    (eq. 53)
 //   IA_o += sum_b X_b^T IA_b X_b + rotorInertia - Ubar D^-1 Ubar^T                       (eq. 59)
@@ -68,7 +68,7 @@ Status articulatedFlat(const ClusterModel& cm, ClusterData& data, int k, const d
     if (r >= 0) {
       const OutputFrameRotor& rotor = scr.rotors[r];
       u -= rotor.g * rotor.axis.dot(scr.rotorP[r]);  // eq. 53: u
-      Utc += rotor.U.dot(scr.rotorC[r]);
+      Utc += rotor.g * rotor.Iaxis.dot(scr.rotorC[r]);
       if (IAo) po += scr.rotorP[r] + rotor.inertia * scr.rotorC[r];
       continue;
     }

@@ -95,7 +95,7 @@ Status articulatedScalar(const ClusterModel& cm, ClusterData& data, int k, const
     if (scr.abaRotor(b)) {  // eq. 59-60 in the output body's frame (Ubar: in rotorUbar)
       const int r = scr.rotorSlot[b];
       const Motion& cr = scr.rotorC[r];
-      t -= scr.rotors[r].U.dot(cr);
+      t -= scr.rotors[r].g * scr.rotors[r].Iaxis.dot(cr);
       if (o < 0) continue;
       cm.axisymmetricInertiaInParent[b].addTo(IAo);
       po += scr.rotorP[r] + scr.rotors[r].inertia * cr;
@@ -340,7 +340,7 @@ void accelerationsScalar(const ClusterModel& cm, ClusterData& data, int k, const
     const int i = 6 * (b - c.firstBody);
     if (scr.abaRotor(b)) {  // output body's frame: a' = a_out + c_r
       const int r = scr.rotorSlot[b];
-      t -= scr.rotors[r].U.dot(ao + scr.rotorC[r]);
+      t -= scr.rotors[r].g * scr.rotors[r].Iaxis.dot(ao + scr.rotorC[r]);
       continue;
     }
     Motion& ab = td.a_gf[b];

@@ -131,11 +131,7 @@ void setOutputFrameRotors(const ClusterModel& m, ClusterScratch& s) {
       rotor.row = tree.idx_v[b] - c.v0;
       rotor.Iaxis = rotor.inertia * rotor.axis;
       rotor.aba = c.ny <= 3;
-      rotor.scalar = c.ny == 1;
-      if (rotor.scalar) {
-        rotor.g = c.G(tree.idx_v[b] - c.v0, 0);
-        rotor.U = rotor.g * (rotor.inertia * rotor.axis);
-      }
+      if (c.ny == 1) rotor.g = c.G(rotor.row, 0);
       s.rotors.push_back(rotor);
     }
   }

@@ -91,14 +91,12 @@ struct OutputFrameRotor {
   SpatialInertia inertia;      ///< its inertia in the output body's frame
   /// In a cluster with one to three independent coordinates (CE-ABA's scalar and fixed-size
   /// steps treat it in the output body's frame): its row of the cluster's G (row, local index)
-  /// and I (X_T S), its U in the output body's frame per unit of its joint rate.
+  /// and I (X_T S), its U in the output body's frame per unit of its joint rate (U = Iaxis G_row).
   bool aba = false;
   int row = -1;
   Force Iaxis = Force::Zero();
-  /// With one independent coordinate (scalar): its G entry g and U = I (X_T S) g.
-  bool scalar = false;
+  /// With one independent coordinate: its G entry G(row, 0) (0 otherwise).
   double g = 0.0;
-  Force U = Force::Zero();
 };
 
 /// What a ClusterData's scratch handle owns.

@@ -19,10 +19,7 @@ if [ "${CLUSTERDYN_SKIP_SANITIZERS:-0}" = "1" ]; then
 fi
 
 JOBS="${JOBS:-$(nproc)}"
-LAUNCHER=()
-if command -v ccache >/dev/null 2>&1; then
-  LAUNCHER=(-DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
-fi
+LAUNCHER=()  # ccache: CMakeLists.txt adds it itself (CLUSTERDYN_CCACHE)
 SHARED=()
 [ -n "${CLUSTERDYN_SHARED_DIR:-}" ] && SHARED=(-DCLUSTERDYN_SHARED_DIR="$CLUSTERDYN_SHARED_DIR")
 

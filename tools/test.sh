@@ -5,7 +5,9 @@
 # CLUSTERDYN_SKIP_SANITIZERS=1 skips that stage for quick local runs (CI never sets it).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+t_all=$SECONDS
 bash tools/setup.sh
+echo "== set-up and build: $((SECONDS - t_all)) s"
 
 # ---- format stage: clang-format --dry-run --Werror over the C/C++ files of src/ include/ capi/
 # tools/ tests/ (minus tools/format-exclude.txt). Opt out with CLUSTERDYN_SKIP_FORMAT_CHECK=1.
@@ -19,6 +21,7 @@ else
     -o -name '*.c' \) | sort | grep -vxF -f <(grep -v '^#' tools/format-exclude.txt) |
     xargs clang-format --dry-run --Werror
 fi
+bash tools/check_paths.sh
 start=$SECONDS
 (cd build && ctest --output-on-failure -j "${JOBS:-$(nproc)}" --timeout 600)
 echo "== tests: $((SECONDS - start)) s"
@@ -42,3 +45,4 @@ else
   echo "== clang-tidy: $((SECONDS - start)) s"
 fi
 bash tools/sanitize.sh
+echo "== tools/test.sh: all stages passed in $((SECONDS - t_all)) s"

@@ -331,3 +331,72 @@ def random_state(model, ws, rng, spread=0.8):
     random velocity (quaternions stay unit), random velocities."""
     q = ws.integrate(ws.neutral_configuration(), spread * rng.uniform(-1, 1, model.nv), 1.0)
     return q, rng.uniform(-1, 1, model.nv)
+
+
+def gears_as_mimic(text):
+    """URDF text in which every single-predecessor <coupling> whose two paths are one joint
+    each (a gear: link A and rotor B on joints with the same parent link) is written as a
+    standard <mimic joint="joint of A" multiplier="ratio"/> on B's joint, the <coupling>
+    removed. r q_A = q_B with zero offset is the coupling's position relation
+    (docs/urdfplus.md §3.2). Returns (text, number of gears), or (None, reason) when a
+    coupling is not such a gear (belts, differentials)."""
+    import xml.etree.ElementTree as ET
+    root = ET.fromstring(re.sub(r"<\?xml[^>]*\?>", "", text))
+    joint_of_child = {j.find("child").get("link"): j for j in root.iter("joint")}
+    couplings = root.findall("coupling")
+    for c in couplings:
+        preds, succ = c.findall("predecessor"), c.find("successor")
+        if len(preds) != 1:
+            return None, f"coupling {c.get('name')} has {len(preds)} predecessors"
+        ratio = preds[0].get("ratio") or (c.find("ratio").get("value")
+                                          if c.find("ratio") is not None else None)
+        ja, jb = joint_of_child[preds[0].get("link")], joint_of_child[succ.get("link")]
+        if ja.find("parent").get("link") != jb.find("parent").get("link"):
+            return None, f"coupling {c.get('name')} is not a gear on one parent"
+        if jb.get("type") == "continuous" and ja.get("type") != "continuous":
+            # Pinocchio's mimic needs equal configuration sizes (a continuous joint has
+            # (cos, sin)): the rotor becomes a revolute joint with a wide limit, the same
+            # dynamics.
+            jb.set("type", "revolute")
+            for old in jb.findall("limit"):
+                jb.remove(old)
+            ET.SubElement(jb, "limit", lower="-1e6", upper="1e6", effort="0", velocity="0")
+        ET.SubElement(jb, "mimic", joint=ja.get("name"), multiplier=ratio, offset="0")
+        root.remove(c)
+    return ET.tostring(root, encoding="unicode"), len(couplings)
+
+
+def name_map(pin_model, names):
+    """Index maps of the non-mimic Pinocchio joints onto clusterdyn coordinate names (for
+    position names and velocity names, spanning or independent): returns (qmap, vmap), lists of
+    (Pinocchio index or slice start, kind, [clusterdyn names]) and the (nv_pin x len(velocity
+    names)) matrix P with v_pin = P v_cd. `names` = (position_names, velocity_names)."""
+    pos, vel = ({n: i for i, n in enumerate(names[0])}, {n: i for i, n in enumerate(names[1])})
+    qmap, P = [], np.zeros((pin_model.nv, len(names[1])))
+    for jid in range(1, pin_model.njoints):
+        jm, n = pin_model.joints[jid], pin_model.names[jid]
+        kind = jm.shortname()
+        if kind == "JointModelMimic":
+            continue
+        if kind == "JointModelFreeFlyer":
+            qn = [f"{n}:{c}" for c in ("px", "py", "pz", "qx", "qy", "qz", "qw")]
+            vn = [f"{n}:{c}" for c in ("vx", "vy", "vz", "wx", "wy", "wz")]
+        else:
+            assert jm.nv == 1, kind
+            qn, vn = [n], [n]
+        qmap.append((jm.idx_q, kind, [pos[x] for x in qn]))
+        for k, x in enumerate(vn):
+            P[jm.idx_v + k, vel[x]] = 1.0
+    assert np.allclose(P.sum(0), 1), "coordinates without a Pinocchio counterpart"
+    return qmap, P
+
+
+def pin_configuration(pin_model, qmap, q_cd):
+    q = np.zeros(pin_model.nq)
+    for iq, kind, idx in qmap:
+        x = q_cd[idx]
+        if kind.startswith("JointModelRUB"):
+            q[iq:iq + 2] = math.cos(x[0]), math.sin(x[0])
+        else:
+            q[iq:iq + len(idx)] = x
+    return q

@@ -66,6 +66,10 @@ def load_pair(case):
 CASES = ([("bundled", p) for p in MODELS] + [("approx", p) for p in APPROX]
          + [("random", k) for k in RANDOM])
 IDS = [c[1] if isinstance(c[1], str) else c[1].stem for c in CASES]
+if not APPROX:  # reported as skipped, with the reason
+    CASES.append(pytest.param(None, marks=pytest.mark.skip(
+        reason=f"{shared_dir()} has no urdfplus/*_approximate.urdf: shared anchor tests skipped")))
+    IDS.append("shared_approximate")
 
 
 @pytest.mark.parametrize("case", CASES, ids=IDS)

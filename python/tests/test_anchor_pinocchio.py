@@ -10,9 +10,10 @@ import numpy as np
 import pytest
 
 import clusterdyn as cd
-from anchors_util import (PinocchioMap, random_state, random_tree, symmetric_from_upper,
-                          tree_pinocchio, tree_urdf)
-from conftest import MODELS, REPO, shared_dir
+from anchors_util import (PinocchioMap, gears_as_mimic, name_map, pin_configuration,
+                          random_state, random_tree, symmetric_from_upper, tree_pinocchio,
+                          tree_urdf)
+from conftest import MODELS, REPO, random_closed_state, shared_dir
 
 pin = pytest.importorskip("pinocchio", reason="Pinocchio (PyPI package pin) is not installed: "
                           "Pinocchio anchor tests skipped")
@@ -65,6 +66,9 @@ ROOT_JOINT = {"random_root_joint": (15, 6, ("revolute", "prismatic", "spherical"
 CASES = ([("bundled", p) for p in MODELS] + [("approx", p) for p in APPROX]
          + [("random", k) for k in RANDOM] + [("root_joint", k) for k in ROOT_JOINT])
 IDS = [c[1] if isinstance(c[1], str) else c[1].stem for c in CASES]
+if not APPROX:  # reported as skipped, with the reason
+    CASES, IDS = CASES + [pytest.param(None, marks=pytest.mark.skip(reason=NO_SHARED))], IDS + [
+        "shared_approximate"]
 
 
 @pytest.mark.parametrize("case", CASES, ids=IDS)
@@ -162,6 +166,10 @@ def contact_cases():
 
 
 CONTACTS = contact_cases()
+CONTACT_IDS = [f"{c[0].stem}-{c[2]}-{k}" for k, c in enumerate(CONTACTS)]
+if not APPROX:
+    CONTACTS.append(pytest.param(None, None, None, marks=pytest.mark.skip(reason=NO_SHARED)))
+    CONTACT_IDS.append("shared_approximate")
 
 
 def pin_contacts(pm, contacts, ref):
@@ -204,8 +212,7 @@ def rotations(pm, pd, contacts):
     return out
 
 
-@pytest.mark.parametrize("robot,contacts,ref", CONTACTS,
-                         ids=[f"{c[0].stem}-{c[2]}-{len(c[1])}" for c in CONTACTS])
+@pytest.mark.parametrize("robot,contacts,ref", CONTACTS, ids=CONTACT_IDS)
 def test_contacts(robot, contacts, ref):
     """Constraint Jacobian, Delassus matrix, constrained accelerations and multipliers of
     clusterdyn's constrainedABA, proxPV and dense solver against Pinocchio's
@@ -309,3 +316,46 @@ def test_mimic_gripper_cluster_dynamics():
         close(ws.cluster_bias(q, v), C, "C (mimic)")
         close(ws.ce_rnea(q, v, ydd), pin.rnea(pm, pd, qp, vp, ap)[pv], "CE-RNEA (mimic)")
         close(ws.ce_aba(q, v, tau), np.linalg.solve(H, tau - C), "CE-ABA (mimic)")
+
+
+# ---- gears: clusterdyn's couplings against Pinocchio's mimic joints ----------------------------
+
+GEARED = [REPO / "models" / "cd_quadruped.urdf", REPO / "models" / "cd_geared_chain.urdf"] + [
+    p for p in (shared_dir() / "urdfplus" / n for n in ("mini_cheetah.urdf",
+                                                        "revolute_rotor_chain.urdf"))
+    if p.is_file()]
+GEARED_IDS = [p.stem for p in GEARED]
+if len(GEARED) == 2:
+    GEARED_IDS.append("shared_geared")
+    GEARED.append(pytest.param(None, marks=pytest.mark.skip(
+        reason=f"{shared_dir()}/urdfplus/mini_cheetah.urdf not found: shared gear tests skipped")))
+
+
+@pytest.mark.parametrize("path", GEARED, ids=GEARED_IDS)
+def test_gears_as_mimic_joints(path):
+    """A gear coupling r q_joint = q_rotor (zero offset) is a mimic joint: clusterdyn loads the
+    file with its <coupling> elements (constraint embedding, 2-body clusters), Pinocchio a copy
+    whose couplings are rewritten as <mimic multiplier=r> on the rotor joints
+    (anchors_util.gears_as_mimic). Then H, C, CE-RNEA and CE-ABA in independent coordinates,
+    matched by name, equal Pinocchio's CRBA, nonlinear effects, RNEA and H^-1 (tau - C)."""
+    text, ngears = gears_as_mimic(path.read_text())
+    assert text is not None, ngears
+    model = cd.Model.load(path)
+    assert model.nrelations == ngears
+    pm = pin.buildModelFromXML(text, mimic=True)
+    pd = pm.createData()
+    assert pm.nv == model.ny
+    qmap, Py = name_map(pm, (model.independent_position_names, model.independent_velocity_names))
+    iq, iv = model.independent_indices()
+    ws = model.workspace()
+    rng = np.random.default_rng(3)
+    for _ in range(3):
+        q, v = random_closed_state(model, ws, rng, spread=0.6)
+        ydd, tau = rng.uniform(-1, 1, model.ny), rng.uniform(-2, 2, model.ny)
+        qp, vp = pin_configuration(pm, qmap, q[iq]), Py @ v[iv]
+        H = Py.T @ symmetric_from_upper(pin.crba(pm, pd, qp)) @ Py
+        C = Py.T @ pin.nonLinearEffects(pm, pd, qp, vp)
+        close(ws.cluster_mass_matrix(q), H, "H")
+        close(ws.cluster_bias(q, v), C, "C")
+        close(ws.ce_rnea(q, v, ydd), Py.T @ pin.rnea(pm, pd, qp, vp, Py @ ydd), "CE-RNEA")
+        close(ws.ce_aba(q, v, tau), np.linalg.solve(H, tau - C), "CE-ABA")

@@ -137,13 +137,25 @@ def test_tree_algorithms(case):
 # ---- contacts --------------------------------------------------------------------------------
 
 def contact_cases():
-    """(robot file, [(frame, type "point"/"weld")], reference frame) on the approximate robots:
-    3D contacts at the knee and foot frames, 6D contacts at the feet."""
-    by_name = {p.stem: p for p in APPROX}
+    """(model case of load_pair, [(frame, type "point"/"weld"[, offset])], reference frame):
+    3D contacts at the knee and foot frames and 6D contacts at the feet of the approximate
+    robots; points and welds on random trees."""
+    by_name = {p.stem: ("approx", p) for p in APPROX}
+    quadruped = ("bundled", REPO / "models" / "cd_quadruped_approximate.urdf")
     feet = [(f"{leg}_foot", "point") for leg in ("lf", "rf", "lh", "rh")]  # fused fixed links
-    out = [(REPO / "models" / "cd_quadruped_approximate.urdf", feet, "local"),
-           (REPO / "models" / "cd_quadruped_approximate.urdf", feet[:2] + [("trunk", "weld")],
-            "local_world_aligned")]
+    out = [(quadruped, feet, "local"),
+           (quadruped, feet[:2] + [("trunk", "weld")], "local_world_aligned"),
+           # Random trees: contact sets with full row rank (smallest Delassus eigenvalue
+           # >= 0.1 at the test states; most link pairs of these bushy trees are redundant,
+           # D singular, and Pinocchio at mu = 0 then has no solution).
+           (("random", "random_floating"), [("link8", "point"), ("link10", "weld")], "local"),
+           (("random", "random_floating"), [("link9", "point"), ("link6", "weld")],
+            "local_world_aligned"),
+           (("random", "random_floating_spherical"), [("link6", "point"), ("link7", "point")],
+            "local_world_aligned"),
+           (("root_joint", "random_root_joint"), [("link5", "point"), ("link6", "point")],
+            "local"),
+           (("random", "random_mixed"), [("link9", "point")], "local")]
     if "mini_cheetah_approximate" in by_name:
         knees = [(f"{leg}_knee_link", "point") for leg in ("FR", "FL", "HR", "HL")]
         # The feet: points 0.19 m down the shank (knee link), added with an explicit placement.
@@ -166,7 +178,8 @@ def contact_cases():
 
 
 CONTACTS = contact_cases()
-CONTACT_IDS = [f"{c[0].stem}-{c[2]}-{k}" for k, c in enumerate(CONTACTS)]
+CONTACT_IDS = [f"{c[0][1] if isinstance(c[0][1], str) else c[0][1].stem}-{c[2]}-{k}"
+               for k, c in enumerate(CONTACTS)]
 if not APPROX:
     CONTACTS.append(pytest.param(None, None, None, marks=pytest.mark.skip(reason=NO_SHARED)))
     CONTACT_IDS.append("shared_approximate")
@@ -212,13 +225,12 @@ def rotations(pm, pd, contacts):
     return out
 
 
-@pytest.mark.parametrize("robot,contacts,ref", CONTACTS, ids=CONTACT_IDS)
-def test_contacts(robot, contacts, ref):
+@pytest.mark.parametrize("case,contacts,ref", CONTACTS, ids=CONTACT_IDS)
+def test_contacts(case, contacts, ref):
     """Constraint Jacobian, Delassus matrix, constrained accelerations and multipliers of
     clusterdyn's constrainedABA, proxPV and dense solver against Pinocchio's
     constraintDynamics (mu = 0: the exact KKT solution) on random states."""
-    model = cd.Model.load(robot)
-    pm = pin.buildModelFromUrdf(str(robot))
+    model, pm = load_pair(case)
     pmap, pd = PinocchioMap(model, pm), pm.createData()
     cset = model.constraint_set()
     for k, (frame, kind, *offset) in enumerate(contacts):
@@ -258,7 +270,9 @@ def test_contacts(robot, contacts, ref):
             pin.framesForwardKinematics(pm, pd_local, qp)
             R = rotations(pm, pd_local, contacts)
             Dp = R @ Dp @ R.T
-        close(cws.delassus(q), Dp[np.ix_(perm, perm)], "Delassus")
+        D = cws.delassus(q)
+        close(D, Dp[np.ix_(perm, perm)], "Delassus")
+        assert np.linalg.eigvalsh(D)[0] > 1e-4, "redundant contact set: pick other frames"
 
         J, gamma = cws.jacobian(q, v)
         pin.computeJointJacobians(pm, pd, qp)

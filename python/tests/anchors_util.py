@@ -17,6 +17,18 @@ import tempfile
 
 import numpy as np
 
+TOL = 1e-9
+
+
+def close(actual, expected, what, tol=TOL):
+    """Asserts |actual - expected|_inf <= tol max(1, |expected|_inf): absolute below 1,
+    relative to the largest entry above."""
+    actual, expected = np.asarray(actual), np.asarray(expected)
+    scale = max(1.0, float(np.abs(expected).max(initial=0.0)))
+    err = float(np.abs(actual - expected).max(initial=0.0))
+    assert err <= tol * scale, f"{what}: max error {err:.3g} > {tol:g} x {scale:.3g}"
+
+
 # ---- random trees ----------------------------------------------------------------------------
 
 

@@ -23,28 +23,19 @@ import numpy as np
 import pytest
 
 import clusterdyn as cd
-from anchors_util import (MujocoMap, balance_inertias, mujoco_urdf, random_state, random_tree,
-                          tree_urdf)
+from anchors_util import (MujocoMap, balance_inertias, close, mujoco_urdf, random_state,
+                          random_tree, tree_urdf)
 from conftest import MODELS, shared_dir
 
 mujoco = pytest.importorskip("mujoco", reason="MuJoCo (PyPI package mujoco) is not installed: "
                              "MuJoCo anchor tests skipped")
 
-TOL = 1e-9
 APPROX = sorted((shared_dir() / "urdfplus").glob("*_approximate.urdf"))
 RANDOM = {  # name: (seed, moving links, joint types, floating base)
     "random_revolute": (21, 7, ("revolute",), False),
     "random_mixed": (22, 8, ("revolute", "prismatic", "spherical"), False),
     "random_floating": (23, 8, ("revolute", "prismatic", "spherical"), True),
 }
-
-
-def close(actual, expected, what, tol=TOL):
-    """|actual - expected| <= tol max(1, |expected|_inf)."""
-    actual, expected = np.asarray(actual), np.asarray(expected)
-    scale = max(1.0, float(np.abs(expected).max(initial=0.0)))
-    err = float(np.abs(actual - expected).max(initial=0.0))
-    assert err <= tol * scale, f"{what}: max error {err:.3g} > {tol:g} x {scale:.3g}"
 
 
 def load_pair(case):

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import clusterdyn as cd
-from anchors_util import (PinocchioMap, gears_as_mimic, name_map, pin_configuration,
+from anchors_util import (PinocchioMap, close, gears_as_mimic, name_map, pin_configuration,
                           random_state, random_tree, symmetric_from_upper, tree_pinocchio,
                           tree_urdf)
 from conftest import MODELS, REPO, random_closed_state, shared_dir
@@ -18,18 +18,8 @@ from conftest import MODELS, REPO, random_closed_state, shared_dir
 pin = pytest.importorskip("pinocchio", reason="Pinocchio (PyPI package pin) is not installed: "
                           "Pinocchio anchor tests skipped")
 
-TOL = 1e-9
 APPROX = sorted((shared_dir() / "urdfplus").glob("*_approximate.urdf"))
 NO_SHARED = f"{shared_dir()} has no urdfplus/*_approximate.urdf: shared anchor tests skipped"
-
-
-def close(actual, expected, what, tol=TOL):
-    """|actual - expected| <= tol max(1, |expected|_inf)."""
-    actual, expected = np.asarray(actual), np.asarray(expected)
-    scale = max(1.0, float(np.abs(expected).max(initial=0.0)))
-    err = float(np.abs(actual - expected).max(initial=0.0))
-    assert err <= tol * scale, f"{what}: max error {err:.3g} > {tol:g} x {scale:.3g}"
-    return err / scale
 
 
 # ---- the models ------------------------------------------------------------------------------
@@ -40,6 +30,9 @@ RANDOM = {  # name: (seed, moving links, joint types, floating base)
     "random_floating": (13, 8, ("revolute", "prismatic", "spherical"), True),
     "random_floating_spherical": (14, 5, ("spherical",), True),
 }
+# Random trees whose root link (with mass) gets clusterdyn's floating_base=True (the bundled
+# fixed-base models have massless roots: a free joint there is singular, and ABA says so).
+ROOT_JOINT = {"random_root_joint": (15, 6, ("revolute", "prismatic", "spherical"))}
 
 
 def load_pair(case):
@@ -60,9 +53,6 @@ def load_pair(case):
     return (cd.Model.load(key, ignore_constraints=True), pin.buildModelFromUrdf(str(key)))
 
 
-# Random trees whose root link (with mass) gets clusterdyn's floating_base=True (the bundled
-# fixed-base models have massless roots: a free joint there is singular, and ABA says so).
-ROOT_JOINT = {"random_root_joint": (15, 6, ("revolute", "prismatic", "spherical"))}
 CASES = ([("bundled", p) for p in MODELS] + [("approx", p) for p in APPROX]
          + [("random", k) for k in RANDOM] + [("root_joint", k) for k in ROOT_JOINT])
 IDS = [c[1] if isinstance(c[1], str) else c[1].stem for c in CASES]
@@ -73,8 +63,9 @@ if not APPROX:  # reported as skipped, with the reason
 
 @pytest.mark.parametrize("case", CASES, ids=IDS)
 def test_tree_algorithms(case):
-    """FK placements of every frame, ABA, RNEA, CRBA (full symmetric M), nonlinear effects and
-    the frame Jacobians (local, world, local world-aligned) at random states."""
+    """FK placements of every frame, ABA, RNEA, CRBA (full symmetric M), nonlinear effects,
+    gravity, and every frame's Jacobian, velocity, spatial and classical acceleration (local,
+    world, local world-aligned) at random states."""
     model, pm = load_pair(case)
     pmap = PinocchioMap(model, pm)
     pd = pm.createData()
@@ -299,67 +290,33 @@ def test_contacts(case, contacts, ref):
             close(r.lam, lam_p, f"{solve.__name__} multipliers")
 
 
-# ---- a mimic joint: the cluster tree against Pinocchio's mimic joints --------------------------
+# ---- gears and mimics: the cluster tree against Pinocchio's mimic joints ----------------------
 
-def test_mimic_gripper_cluster_dynamics():
-    """cd_mimic_gripper in independent coordinates (the right finger mimics the left one with
-    multiplier -1): clusterdyn's H = G^T M G, C, CE-RNEA and CE-ABA against Pinocchio's model with
-    mimic joints (buildModelFromUrdf(mimic=True): nv = 2; its CRBA, nonlinear effects and RNEA;
-    Pinocchio 4.1's ABA refuses mimic joints, so CE-ABA is checked against H^-1 (tau - C) with
-    Pinocchio's H and C)."""
-    path = REPO / "models" / "cd_mimic_gripper.urdf"
-    model = cd.Model.load(path)
-    pm = pin.buildModelFromUrdf(str(path), mimic=True)
-    pd = pm.createData()
-    assert pm.nv == model.ny == 2
-    ws = model.workspace()
-    # Pinocchio's independent joints, by name: their velocity indices in both models.
-    pv = [pm.joints[pm.getJointId(n)].idx_v for n in model.independent_velocity_names]
-    rng = np.random.default_rng(5)
-    for _ in range(4):
-        y = rng.uniform(-0.02, 0.02, model.nyq)
-        ydot, ydd = rng.uniform(-1, 1, model.ny), rng.uniform(-1, 1, model.ny)
-        tau = rng.uniform(-1, 1, model.ny)
-        q, v = ws.independent_to_spanning(y, ydot)
-        qp = np.zeros(pm.nq)
-        for name, value in zip(model.independent_position_names, y):
-            j = pm.joints[pm.getJointId(name)]
-            qp[j.idx_q:j.idx_q + j.nq] = ((np.cos(value), np.sin(value)) if j.nq == 2
-                                          else value)
-        vp, ap, tp = np.zeros(pm.nv), np.zeros(pm.nv), np.zeros(pm.nv)
-        vp[pv], ap[pv], tp[pv] = ydot, ydd, tau
-        H = symmetric_from_upper(pin.crba(pm, pd, qp))[np.ix_(pv, pv)]
-        C = pin.nonLinearEffects(pm, pd, qp, vp)[pv]
-        close(ws.cluster_mass_matrix(q), H, "H (mimic)")
-        close(ws.cluster_bias(q, v), C, "C (mimic)")
-        close(ws.ce_rnea(q, v, ydd), pin.rnea(pm, pd, qp, vp, ap)[pv], "CE-RNEA (mimic)")
-        close(ws.ce_aba(q, v, tau), np.linalg.solve(H, tau - C), "CE-ABA (mimic)")
-
-
-# ---- gears: clusterdyn's couplings against Pinocchio's mimic joints ----------------------------
-
-GEARED = [REPO / "models" / "cd_quadruped.urdf", REPO / "models" / "cd_geared_chain.urdf"] + [
+GEARED = [REPO / "models" / n for n in ("cd_quadruped.urdf", "cd_geared_chain.urdf",
+                                        "cd_mimic_gripper.urdf")] + [
     p for p in (shared_dir() / "urdfplus" / n for n in ("mini_cheetah.urdf",
                                                         "revolute_rotor_chain.urdf"))
     if p.is_file()]
 GEARED_IDS = [p.stem for p in GEARED]
-if len(GEARED) == 2:
+if len(GEARED) == 3:
     GEARED_IDS.append("shared_geared")
     GEARED.append(pytest.param(None, marks=pytest.mark.skip(
         reason=f"{shared_dir()}/urdfplus/mini_cheetah.urdf not found: shared gear tests skipped")))
 
 
 @pytest.mark.parametrize("path", GEARED, ids=GEARED_IDS)
-def test_gears_as_mimic_joints(path):
+def test_gears_and_mimics_as_mimic_joints(path):
     """A gear coupling r q_joint = q_rotor (zero offset) is a mimic joint: clusterdyn loads the
-    file with its <coupling> elements (constraint embedding, 2-body clusters), Pinocchio a copy
+    file with its <coupling> and <mimic> elements (constraint embedding), Pinocchio a copy
     whose couplings are rewritten as <mimic multiplier=r> on the rotor joints
-    (anchors_util.gears_as_mimic). Then H, C, CE-RNEA and CE-ABA in independent coordinates,
-    matched by name, equal Pinocchio's CRBA, nonlinear effects, RNEA and H^-1 (tau - C)."""
-    text, ngears = gears_as_mimic(path.read_text())
+    (anchors_util.gears_as_mimic), with mimic=True. Then H = G^T M G, C, CE-RNEA and CE-ABA in
+    independent coordinates, matched by name, equal Pinocchio's CRBA, nonlinear effects, RNEA
+    and H^-1 (tau - C) (Pinocchio 4.1's ABA refuses mimic joints)."""
+    original = path.read_text()
+    text, ngears = gears_as_mimic(original)
     assert text is not None, ngears
     model = cd.Model.load(path)
-    assert model.nrelations == ngears
+    assert model.nrelations == ngears + original.count("<mimic ")
     pm = pin.buildModelFromXML(text, mimic=True)
     pd = pm.createData()
     assert pm.nv == model.ny

@@ -11,9 +11,7 @@ Conventions mapped here (docs/anchors.md):
   axes; angular velocity in the body frame]; ball qpos = w x y z, qvel body angular velocity.
 """
 import math
-import pathlib
 import re
-import tempfile
 
 import numpy as np
 
@@ -241,8 +239,8 @@ def symmetric_from_upper(M):
 
 
 def mujoco_urdf(text, compiler='discardvisual="true" fusestatic="true" balanceinertia="false"'):
-    """URDF text with MuJoCo's <mujoco><compiler/></mujoco> extension element (the shared files
-    are never changed: the caller writes this to a temporary file or passes it as a string)."""
+    """URDF text with MuJoCo's <mujoco><compiler/></mujoco> extension element, for
+    MjModel.from_xml_string (the files on disk are never changed)."""
     text = re.sub(r"<\?xml[^>]*\?>", "", text)
     return re.sub(r"(<robot[^>]*>)", r"\1\n  <mujoco><compiler " + compiler + "/></mujoco>",
                   text, count=1)
@@ -280,14 +278,6 @@ def balance_inertias(text):
 
     text = re.sub(r'<link\s+name="([^"]*)"\s*>(.*?)</link>', fix, text, flags=re.S)
     return text, changed
-
-
-def write_temp(text, suffix=".urdf"):
-    """Writes text to a new temporary file; returns its path (the caller deletes it)."""
-    f = tempfile.NamedTemporaryFile("w", suffix=suffix, delete=False, prefix="cd_anchor_")
-    f.write(text)
-    f.close()
-    return pathlib.Path(f.name)
 
 
 class MujocoMap:

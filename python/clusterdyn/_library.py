@@ -3,8 +3,9 @@
 Lookup order (the first that loads wins):
 
 1. the environment variable ``CLUSTERDYN_LIBRARY`` (a path to the shared library; when it is
-   set and does not load, that is an error: no silent fallback);
-2. next to the package (``clusterdyn/libclusterdyn.so.0``);
+   set and does not load, that is an error: no silent fallback); it overrides the bundled one;
+2. next to the package (``clusterdyn/libclusterdyn.so.0``: where the wheel of
+   ``pip install ./python`` bundles it);
 3. the build tree, when the package is run from the repository (``<repo>/build*/capi/``);
 4. the installed prefix: ``<prefix>/lib*/libclusterdyn.so.0`` relative to an installed package
    (``<prefix>/lib/python3/dist-packages/clusterdyn``), then the dynamic loader's standard

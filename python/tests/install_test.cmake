@@ -1,8 +1,7 @@
 # ctest python_install: `cmake --install` of the library and the Python package into a
 # temporary prefix, then the installed package is imported from another directory WITHOUT
-# CLUSTERDYN_LIBRARY and must find PREFIX's library; then, when pip is available,
-# `pip install --no-build-isolation --no-index` of a copy of python/ into a target folder.
-# Usage: cmake -DBUILD_DIR= -DPYTHON= -DWORK= -DSOURCE= -DPYDIR= -DLIB= -DMODEL= -P install_test.cmake
+# CLUSTERDYN_LIBRARY and must find PREFIX's library. (pip install ./python: wheel_test.cmake.)
+# Usage: cmake -DBUILD_DIR= -DPYTHON= -DWORK= -DPYDIR= -DMODEL= -P install_test.cmake
 file(REMOVE_RECURSE "${WORK}")
 file(MAKE_DIRECTORY "${WORK}")
 set(PREFIX "${WORK}/prefix")
@@ -38,26 +37,4 @@ execute_process(COMMAND "${CMAKE_COMMAND}" -E env --unset=CLUSTERDYN_LIBRARY
                 WORKING_DIRECTORY "${WORK}" RESULT_VARIABLE rc)
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "the installed package failed (${rc})")
-endif()
-
-execute_process(COMMAND "${PYTHON}" -m pip --version RESULT_VARIABLE rc OUTPUT_QUIET ERROR_QUIET)
-if(NOT rc EQUAL 0)
-  message(STATUS "pip not available: pip install not tested")
-  return()
-endif()
-file(COPY "${SOURCE}/" DESTINATION "${WORK}/src" PATTERN "__pycache__" EXCLUDE)
-execute_process(COMMAND "${PYTHON}" -m pip install --no-build-isolation --no-index --no-deps
-                        --disable-pip-version-check --target "${WORK}/target" "${WORK}/src"
-                RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
-if(NOT rc EQUAL 0)
-  message(FATAL_ERROR "pip install ./python failed (${rc}):\n${out}\n${err}")
-endif()
-# The pip-installed package (no library inside) with the library named by CLUSTERDYN_LIBRARY.
-execute_process(COMMAND "${CMAKE_COMMAND}" -E env "CLUSTERDYN_LIBRARY=${LIB}"
-                        "PYTHONPATH=${WORK}/target" "${PYTHON}" -c
-                        "import clusterdyn as cd, sys; assert cd.__file__.startswith(sys.argv[1]), cd.__file__; print('pip-installed package OK:', cd.__file__, cd.version())"
-                        "${WORK}/target"
-                WORKING_DIRECTORY "${WORK}" RESULT_VARIABLE rc)
-if(NOT rc EQUAL 0)
-  message(FATAL_ERROR "the pip-installed package failed (${rc})")
 endif()

@@ -28,8 +28,10 @@ __attribute__((format(printf, 3, 4))) cdyn_status fail(cdyn_workspace* ws, cdyn_
 
 /// Entry check of every compute function; invalidates the frame-function state.
 cdyn_status enter(const cdyn_model* m, cdyn_workspace* ws) {
-  if (ws == nullptr) return CDYN_ERR_NULL_POINTER;
-  if (ws->tag != kWorkspaceTag) return CDYN_ERR_INVALID_ARGUMENT;
+  if (ws == nullptr) return refuse(CDYN_ERR_NULL_POINTER, "the workspace is NULL");
+  if (ws->tag != kWorkspaceTag)
+    return refuse(CDYN_ERR_INVALID_ARGUMENT,
+                  "the workspace is not a valid cdyn_workspace handle (freed, or another kind)");
   if (m == nullptr) return fail(ws, CDYN_ERR_NULL_POINTER, "model is NULL");
   if (m->tag != kModelTag)
     return fail(ws, CDYN_ERR_INVALID_ARGUMENT, "model is not a valid cdyn_model handle");

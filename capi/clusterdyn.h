@@ -719,8 +719,9 @@ CDYN_API cdyn_status cdyn_cluster_constraint_matrices(const cdyn_model* model, c
  * (cdyn_batch_*) or in cdyn_pool_last_error (cdyn_pool_*). Argument errors are reported before
  * any state runs: a wrong per-state length or a NULL array with the single-state function's
  * status and message (pools: "<name> has length L per state, expected E"); n < 0 with
- * CDYN_ERR_INVALID_SIZE and a bad layout with CDYN_ERR_INVALID_ARGUMENT (a message only in
- * pools); invalid, NULL or duplicate workspaces / pools as for handles (no message).
+ * CDYN_ERR_INVALID_SIZE and a bad layout with CDYN_ERR_INVALID_ARGUMENT (message in pools, and
+ * in cdyn_last_error); invalid, NULL or duplicate workspaces / pools as for handles (message in
+ * cdyn_last_error).
  * Inputs and outputs must not overlap.
  *
  * Two ways to run them:

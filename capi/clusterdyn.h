@@ -920,7 +920,7 @@ CDYN_API cdyn_status cdyn_forces_coupling(const cdyn_model* model, const cdyn_fo
  *     H ydd + C = tau + J^T lambda,     J ydd + gamma = k,
  *   J      m x ny, the row Jacobian: J ydot = the row velocities (the selected components of nu).
  *   gamma  m, the row accelerations at ydd = 0: velocity-product terms only (kinematics: gravity
- *          and external forces play no part; it is 0 at v = 0). For CDYN_LOCAL_WORLD_ALIGNED
+ *          and external forces play no part; it is 0, to rounding, at v = 0). For CDYN_LOCAL_WORLD_ALIGNED
  *          rows and for CDYN_LOCAL weld, revolute, planar and prismatic rows it is the time
  *          derivative of the row velocities along the motion with ydd = 0:
  *          gamma = d/dt (J(q) ydot). CDYN_LOCAL point rows are CLASSICAL accelerations (as

@@ -835,7 +835,8 @@ typedef enum cdyn_force_frame {
 
 CDYN_API cdyn_status cdyn_forces_create(const cdyn_model* model, cdyn_forces** forces);
 /** Frees forces (NULL: CDYN_OK, nothing done; not a cdyn_forces handle:
- *  CDYN_ERR_INVALID_ARGUMENT). Free it before its model. */
+ *  CDYN_ERR_INVALID_ARGUMENT). Free it before its model: cdyn_model_free refuses while a
+ *  cdyn_forces of the model exists (it would dangle). */
 CDYN_API cdyn_status cdyn_forces_free(cdyn_forces* forces);
 
 /** Fills forces from the workspace's last successful cdyn_ce_aba / cdyn_ce_aba_independent

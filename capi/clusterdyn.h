@@ -11,8 +11,9 @@
  *
  * Return value. Every function that can fail returns a cdyn_status (CDYN_OK == 0). The only
  * functions returning something else are cdyn_version, cdyn_version_string, cdyn_status_string,
- * cdyn_last_error and the *_last_error functions, which cannot fail. No function ever throws a C++ exception,
- * calls exit/abort, or prints (model loading may log warnings to stderr through the C++ core).
+ * cdyn_last_error and the *_last_error functions, which cannot fail. No function ever throws a
+ * C++ exception, calls exit/abort, or prints (model loading may log warnings to stderr through
+ * the C++ core).
  * On failure the output arguments are unspecified unless documented.
  *
  * Error messages. EVERY refusal leaves a message. Functions that take a workspace write a
@@ -921,10 +922,10 @@ CDYN_API cdyn_status cdyn_forces_coupling(const cdyn_model* model, const cdyn_fo
  *     H ydd + C = tau + J^T lambda,     J ydd + gamma = k,
  *   J      m x ny, the row Jacobian: J ydot = the row velocities (the selected components of nu).
  *   gamma  m, the row accelerations at ydd = 0: velocity-product terms only (kinematics: gravity
- *          and external forces play no part; it is 0, to rounding, at v = 0). For CDYN_LOCAL_WORLD_ALIGNED
- *          rows and for CDYN_LOCAL weld, revolute, planar and prismatic rows it is the time
- *          derivative of the row velocities along the motion with ydd = 0:
- *          gamma = d/dt (J(q) ydot). CDYN_LOCAL point rows are CLASSICAL accelerations (as
+ *          and external forces play no part; it is 0, to rounding, at v = 0). For
+ *          CDYN_LOCAL_WORLD_ALIGNED rows and for CDYN_LOCAL weld, revolute, planar and
+ *          prismatic rows it is the time derivative of the row velocities along the motion with
+ *          ydd = 0: gamma = d/dt (J(q) ydot). CDYN_LOCAL point rows are CLASSICAL accelerations (as
  *          Pinocchio's 3D contacts): gamma = d/dt (J ydot) + omega_A x (J ydot), omega_A the
  *          angular velocity of frame A in A's axes.
  *   phi    m, the position error of the rows (cdyn_constraint_kinematics): the selected

@@ -20,6 +20,18 @@
 #include "capi_batch_internal.hpp"
 #include "clusterdyn.h"
 
+namespace cdyn_internal {
+void setLastError(const char* staticMessage) noexcept;  // capi_internal.cpp (cdyn_last_error)
+}  // namespace cdyn_internal
+
+namespace {
+/// A refusal with no handle to hold its message: recorded for cdyn_last_error.
+cdyn_status refuse(cdyn_status s, const char* staticMessage) noexcept {
+  cdyn_internal::setLastError(staticMessage);
+  return s;
+}
+}  // namespace
+
 namespace {
 
 constexpr std::uint32_t kPoolTag = 0x4c504443u;  // "CDPL"
@@ -268,21 +280,25 @@ cdyn_status stateConstrained(const Job& j, const Worker& w, int i, double* const
 /// workspace on two threads).
 template <typename Handle>
 cdyn_status checkHandleArray(Handle* const* ws, int nws) {
-  if (ws == nullptr) return CDYN_ERR_NULL_POINTER;
-  if (nws < 1 || nws > kMaxThreads) return CDYN_ERR_INVALID_ARGUMENT;
+  if (ws == nullptr) return refuse(CDYN_ERR_NULL_POINTER, "ws (the array of workspaces) is NULL");
+  if (nws < 1 || nws > kMaxThreads)
+    return refuse(CDYN_ERR_INVALID_ARGUMENT, "nws must be in 1..1024");
   for (int k = 0; k < nws; ++k) {
-    if (ws[k] == nullptr) return CDYN_ERR_NULL_POINTER;
+    if (ws[k] == nullptr) return refuse(CDYN_ERR_NULL_POINTER, "an element of ws is NULL");
     for (int l = 0; l < k; ++l)
-      if (ws[l] == ws[k]) return CDYN_ERR_INVALID_ARGUMENT;
+      if (ws[l] == ws[k])
+        return refuse(CDYN_ERR_INVALID_ARGUMENT,
+                      "ws holds one workspace twice (one workspace per thread)");
   }
   return CDYN_OK;
 }
 
 /// Common prologue: layout and n. Returns CDYN_OK or the status to return.
 cdyn_status checkShape(int n, int layout) {
-  if (n < 0) return CDYN_ERR_INVALID_SIZE;
+  if (n < 0) return refuse(CDYN_ERR_INVALID_SIZE, "n (the number of states) is negative");
   if (layout != CDYN_BATCH_ROW_MAJOR && layout != CDYN_BATCH_COL_MAJOR)
-    return CDYN_ERR_INVALID_ARGUMENT;
+    return refuse(CDYN_ERR_INVALID_ARGUMENT,
+                  "layout is not CDYN_BATCH_ROW_MAJOR or CDYN_BATCH_COL_MAJOR");
   return CDYN_OK;
 }
 
@@ -445,8 +461,9 @@ cdyn_status takeConstraintWorkspaces(Job& job, cdyn_pool* pool,
 cdyn_status runOnPool(Job& job, cdyn_pool* pool, int* failedIndex,
                       cdyn_constraint_workspace* const* cws = nullptr, int ncws = 0) {
   if (failedIndex) *failedIndex = -1;
-  if (pool == nullptr) return CDYN_ERR_NULL_POINTER;
-  if (!validPool(pool)) return CDYN_ERR_INVALID_ARGUMENT;
+  if (pool == nullptr) return refuse(CDYN_ERR_NULL_POINTER, "pool is NULL");
+  if (!validPool(pool))
+    return refuse(CDYN_ERR_INVALID_ARGUMENT, "pool is not a valid cdyn_pool handle");
   std::lock_guard<std::mutex> call(pool->callMutex);
   pool->message[0] = '\0';
   if (job.constrained && job.set == nullptr) {
@@ -519,10 +536,11 @@ cdyn_status runOnPool(Job& job, cdyn_pool* pool, int* failedIndex,
 extern "C" {
 
 cdyn_status cdyn_pool_create(const cdyn_model* model, int nthreads, cdyn_pool** pool) {
-  if (pool == nullptr) return CDYN_ERR_NULL_POINTER;
+  if (pool == nullptr) return refuse(CDYN_ERR_NULL_POINTER, "cdyn_pool_create: pool is NULL");
   *pool = nullptr;
-  if (model == nullptr) return CDYN_ERR_NULL_POINTER;
-  if (nthreads < 1 || nthreads > kMaxThreads) return CDYN_ERR_INVALID_ARGUMENT;
+  if (model == nullptr) return refuse(CDYN_ERR_NULL_POINTER, "cdyn_pool_create: model is NULL");
+  if (nthreads < 1 || nthreads > kMaxThreads)
+    return refuse(CDYN_ERR_INVALID_ARGUMENT, "cdyn_pool_create: nthreads must be in 1..1024");
   Sizes sizes;
   if (cdyn_status s = readSizes(model, &sizes)) return s;
   cdyn_pool* p = nullptr;
@@ -559,7 +577,9 @@ cdyn_status cdyn_pool_create(const cdyn_model* model, int nthreads, cdyn_pool** 
 
 cdyn_status cdyn_pool_free(cdyn_pool* pool) {
   if (pool == nullptr) return CDYN_OK;
-  if (!validPool(pool)) return CDYN_ERR_INVALID_ARGUMENT;
+  if (!validPool(pool))
+    return refuse(CDYN_ERR_INVALID_ARGUMENT,
+                  "cdyn_pool_free: pool is not a valid cdyn_pool handle");
   pool->tag = kDeadTag;
   stopWorkers(pool);
   for (cdyn_workspace* w : pool->ws) cdyn_workspace_free(w);
@@ -568,8 +588,11 @@ cdyn_status cdyn_pool_free(cdyn_pool* pool) {
 }
 
 cdyn_status cdyn_pool_nthreads(const cdyn_pool* pool, int* nthreads) {
-  if (pool == nullptr || nthreads == nullptr) return CDYN_ERR_NULL_POINTER;
-  if (!validPool(pool)) return CDYN_ERR_INVALID_ARGUMENT;
+  if (pool == nullptr || nthreads == nullptr)
+    return refuse(CDYN_ERR_NULL_POINTER, "cdyn_pool_nthreads: pool or nthreads is NULL");
+  if (!validPool(pool))
+    return refuse(CDYN_ERR_INVALID_ARGUMENT,
+                  "cdyn_pool_nthreads: pool is not a valid cdyn_pool handle");
   *nthreads = pool->nthreads;
   return CDYN_OK;
 }

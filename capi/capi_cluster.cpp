@@ -42,7 +42,9 @@ cdyn_status cdyn_model_independent_indices(const cdyn_model* model, int* positio
   const cd::ClusterModel& cm = model->cm;
   const bool hasPosition = !(position_index == nullptr && nyq == 0);
   const bool hasVelocity = !(velocity_index == nullptr && ny == 0);
-  if ((hasPosition && nyq != cm.nyq) || (hasVelocity && ny != cm.ny)) return CDYN_ERR_INVALID_SIZE;
+  if ((hasPosition && nyq != cm.nyq) || (hasVelocity && ny != cm.ny))
+    return refuse(CDYN_ERR_INVALID_SIZE,
+                  "cdyn_model_independent_indices: nyq is not the model's nyq or ny is not its ny");
   if ((hasPosition && nyq > 0 && position_index == nullptr) ||
       (hasVelocity && ny > 0 && velocity_index == nullptr))
     return CDYN_ERR_NULL_POINTER;
@@ -54,17 +56,21 @@ cdyn_status cdyn_model_independent_indices(const cdyn_model* model, int* positio
 cdyn_status cdyn_model_reference_configuration(const cdyn_model* model, double* q, int n) {
   CDYN_CHECK_MODEL(model);
   const cd::ClusterModel& cm = model->cm;
-  if (n != cm.treeModel.nq) return CDYN_ERR_INVALID_SIZE;
-  if (n > 0 && q == nullptr) return CDYN_ERR_NULL_POINTER;
+  if (n != cm.treeModel.nq)
+    return refuse(CDYN_ERR_INVALID_SIZE, "cdyn_model_reference_configuration: n is not nq");
+  if (n > 0 && q == nullptr)
+    return refuse(CDYN_ERR_NULL_POINTER, "cdyn_model_reference_configuration: q is NULL");
   copyOut(cm.qReference, q);
   return CDYN_OK;
 }
 
 cdyn_status cdyn_model_cluster_name(const cdyn_model* model, int cluster, const char** name) {
   CDYN_CHECK_MODEL(model);
-  if (name == nullptr) return CDYN_ERR_NULL_POINTER;
+  if (name == nullptr)
+    return refuse(CDYN_ERR_NULL_POINTER, "cdyn_model_cluster_name: name is NULL");
   const auto& clusters = model->cm.clusters;
-  if (cluster < 0 || cluster >= static_cast<int>(clusters.size())) return CDYN_ERR_INVALID_INDEX;
+  if (cluster < 0 || cluster >= static_cast<int>(clusters.size()))
+    return refuse(CDYN_ERR_INVALID_INDEX, "cdyn_model_cluster_name: cluster is out of range");
   *name = clusters[cluster].name.c_str();
   return CDYN_OK;
 }
@@ -87,7 +93,8 @@ cdyn_status cdyn_model_cluster_info(const cdyn_model* model, int cluster, int* p
                                     int* output_body, int* first_body, int* nbodies, int* kind) {
   CDYN_CHECK_MODEL(model);
   const auto& clusters = model->cm.clusters;
-  if (cluster < 0 || cluster >= static_cast<int>(clusters.size())) return CDYN_ERR_INVALID_INDEX;
+  if (cluster < 0 || cluster >= static_cast<int>(clusters.size()))
+    return refuse(CDYN_ERR_INVALID_INDEX, "cdyn_model_cluster_info: cluster is out of range");
   const cd::Cluster& c = clusters[cluster];
   if (parent) *parent = c.parent;
   if (output_body) *output_body = c.outputBody;
@@ -105,7 +112,9 @@ cdyn_status cdyn_model_cluster_coordinates(const cdyn_model* model, int cluster,
                                            int* idx_y, int* ny) {
   CDYN_CHECK_MODEL(model);
   const auto& clusters = model->cm.clusters;
-  if (cluster < 0 || cluster >= static_cast<int>(clusters.size())) return CDYN_ERR_INVALID_INDEX;
+  if (cluster < 0 || cluster >= static_cast<int>(clusters.size()))
+    return refuse(CDYN_ERR_INVALID_INDEX,
+                  "cdyn_model_cluster_coordinates: cluster is out of range");
   const cd::Cluster& c = clusters[cluster];
   if (idx_q) *idx_q = c.q0;
   if (nq) *nq = c.nq;
@@ -120,8 +129,10 @@ cdyn_status cdyn_model_cluster_coordinates(const cdyn_model* model, int cluster,
 
 cdyn_status cdyn_model_body_cluster(const cdyn_model* model, int body, int* cluster) {
   CDYN_CHECK_MODEL(model);
-  if (cluster == nullptr) return CDYN_ERR_NULL_POINTER;
-  if (body < 0 || body >= model->cm.treeModel.nbodies) return CDYN_ERR_INVALID_INDEX;
+  if (cluster == nullptr)
+    return refuse(CDYN_ERR_NULL_POINTER, "cdyn_model_body_cluster: cluster is NULL");
+  if (body < 0 || body >= model->cm.treeModel.nbodies)
+    return refuse(CDYN_ERR_INVALID_INDEX, "cdyn_model_body_cluster: body is out of range");
   *cluster = model->cm.bodyCluster[body];
   return CDYN_OK;
 }

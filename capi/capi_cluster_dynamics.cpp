@@ -23,6 +23,7 @@ cdyn_status cdyn_ce_aba(const cdyn_model* model, cdyn_workspace* ws, const doubl
     CDYN_CHECK_CXX(cd::ceAba(cm, data, ConstMap(q, nq), ConstMap(v, nv), ConstMap(tau, ntau), f));
     copyOut(data.ydd, ydd);
     if (hasQdd) copyOut(data.qdd, qdd);
+    std::copy_n(tau, ntau, ws->body->lastTau.data());  // cdyn_forces_after_ce_aba checks it
     ws->lastDynamics = kCeAbaIndependent;
     return ok(ws);
   });
@@ -47,6 +48,7 @@ cdyn_status cdyn_ce_aba_spanning_forces(const cdyn_model* model, cdyn_workspace*
                                            ConstMap(tau, ntau), f));
     copyOut(data.ydd, ydd);
     if (hasQdd) copyOut(data.qdd, qdd);
+    std::copy_n(tau, ntau, ws->body->lastTau.data());  // cdyn_forces_after_ce_aba checks it
     ws->lastDynamics = kCeAbaSpanning;
     return ok(ws);
   });
@@ -76,6 +78,7 @@ cdyn_status cdyn_ce_aba_independent(const cdyn_model* model, cdyn_workspace* ws,
     if (hasQ) copyOut(data.q, q);
     if (hasV) copyOut(data.v, v);
     if (hasQdd) copyOut(data.qdd, qdd);
+    std::copy_n(tau, ntau, ws->body->lastTau.data());  // cdyn_forces_after_ce_aba checks it
     ws->lastDynamics = kCeAbaIndependent;
     return ok(ws);
   });

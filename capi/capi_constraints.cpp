@@ -15,12 +15,11 @@
 #include <vector>
 
 #include "capi_batch_internal.hpp"
+#include "capi_constraints_internal.hpp"
 #include "capi_internal.hpp"
 #include "clusterdyn.h"
 #include "clusterdyn/clusterdyn.hpp"
 #include "clusterdyn/constraints.hpp"
-
-namespace cd = clusterdyn;
 
 static_assert(CDYN_ERR_NOT_CONVERGED == static_cast<int>(cd::Status::NotConverged), "");
 static_assert(CDYN_CONSTRAINT_POINT == static_cast<int>(cd::ConstraintType::Point) &&
@@ -30,145 +29,15 @@ static_assert(CDYN_CONSTRAINT_POINT == static_cast<int>(cd::ConstraintType::Poin
                   CDYN_CONSTRAINT_PRISMATIC == static_cast<int>(cd::ConstraintType::Prismatic),
               "cdyn_constraint_type mirrors clusterdyn::ConstraintType");
 
-namespace {
-
-constexpr std::uint32_t kSetTag = 0x53434443u;        // "CDCS"
-constexpr std::uint32_t kWorkspaceTag = 0x57434443u;  // "CDCW"
-constexpr std::uint32_t kDeadTag = 0xdeaddeadu;
-
-}  // namespace
-
-struct cdyn_constraint_set {
-  explicit cdyn_constraint_set(const cdyn_model* m) : model(m), set(m->cm) {}
-  std::uint32_t tag = kSetTag;
-  const cdyn_model* model;
-  cd::ConstraintSet set;
-  std::array<char, 256> lastError{};
-  mutable std::atomic<int> workspaces{0};
-};
-
-struct cdyn_constraint_workspace {
-  explicit cdyn_constraint_workspace(const cdyn_constraint_set* s)
-      : set(s),
-        data(s->model->cm),
-        cdata(s->model->cm, s->set),
-        fext(s->model->cm.treeModel.nbodies, cd::Force::Zero()),
-        vzero(cd::VecX::Zero(s->model->cm.treeModel.nv)),
-        gather(gatherSize(s->model->cm, s->set.rows())) {}
-  /// Doubles of one state of a batched proximal solve: q v tau fext ydd qdd lambda.
-  static std::size_t gatherSize(const cd::ClusterModel& cm, int m) {
-    const auto z = [](int n) { return static_cast<std::size_t>(n); };
-    return z(cm.treeModel.nq) + 2 * z(cm.treeModel.nv) + 2 * z(cm.ny) +
-           6 * z(cm.treeModel.nbodies) + z(m);
-  }
-  std::uint32_t tag = kWorkspaceTag;
-  const cdyn_constraint_set* set;
-  cd::ClusterData data;  ///< data.treeData.lastError: the message of the last failure
-  cd::ConstraintData cdata;
-  std::vector<cd::Force> fext;  ///< aligned copy of the caller's external forces
-  cd::VecX vzero;               ///< zero spanning velocity (v == NULL)
-  std::vector<double> gather;   ///< one state's arrays in column-major batches (capi_batch.cpp)
-};
+using namespace cdyn_constraints_internal;
 
 namespace {
-
-// ---- errors --------------------------------------------------------------------------------
-
-cdyn_status vfail(std::array<char, 256>& buf, cdyn_status s, const char* fmt, va_list args) {
-  std::vsnprintf(buf.data(), buf.size(), fmt, args);
-  return s;
-}
-
-__attribute__((format(printf, 3, 4))) cdyn_status setFail(cdyn_constraint_set* set, cdyn_status s,
-                                                          const char* fmt, ...) {
-  va_list args;
-  va_start(args, fmt);
-  vfail(set->lastError, s, fmt, args);
-  va_end(args);
-  return s;
-}
-
-__attribute__((format(printf, 3, 4))) cdyn_status wsFail(cdyn_constraint_workspace* ws,
-                                                         cdyn_status s, const char* fmt, ...) {
-  va_list args;
-  va_start(args, fmt);
-  vfail(ws->data.treeData.lastError, s, fmt, args);
-  va_end(args);
-  return s;
-}
-
-cdyn_status fromStatus(cd::Status s) { return static_cast<cdyn_status>(static_cast<int>(s)); }
-
-/// A live model handle (capi_internal.hpp).
-bool validModel(const cdyn_model* m) { return m->tag == cdyn_internal::kModelTag; }
-bool validSet(const cdyn_constraint_set* s) { return s->tag == kSetTag; }
-bool validWorkspace(const cdyn_constraint_workspace* w) { return w->tag == kWorkspaceTag; }
-
-/// Runs f, turning every exception into a status; the message goes to buf (when given).
-template <typename F>
-cdyn_status guarded(std::array<char, 256>* buf, F&& f) noexcept {
-  auto say = [&](cdyn_status s, const char* what) {
-    if (buf) std::snprintf(buf->data(), buf->size(), "%s", what);
-    return s;
-  };
-  try {
-    return f();
-  } catch (const std::bad_alloc&) {
-    return say(CDYN_ERR_OUT_OF_MEMORY, "out of memory");
-  } catch (const cd::ModelError& e) {
-    return say(CDYN_ERR_INVALID_ARGUMENT, e.what());
-  } catch (const std::exception& e) {
-    return say(CDYN_ERR_INTERNAL, e.what());
-  } catch (...) {
-    return say(CDYN_ERR_INTERNAL, "internal error: unknown exception");
-  }
-}
-
-cdyn_status toFrame(int rf, cd::ReferenceFrame* out) {
-  if (rf == CDYN_LOCAL)
-    *out = cd::ReferenceFrame::Local;
-  else if (rf == CDYN_LOCAL_WORLD_ALIGNED)
-    *out = cd::ReferenceFrame::LocalWorldAligned;
-  else
-    return CDYN_ERR_INVALID_ARGUMENT;
-  return CDYN_OK;
-}
-
-/// Entry check of a set function that modifies the set.
-cdyn_status enterSet(cdyn_constraint_set* set) {
-  if (set == nullptr) return CDYN_ERR_NULL_POINTER;
-  if (!validSet(set)) return CDYN_ERR_INVALID_ARGUMENT;
-  set->lastError[0] = '\0';
-  if (set->workspaces.load() != 0)
-    return setFail(set, CDYN_ERR_INVALID_ARGUMENT,
-                   "the constraint set has %d workspace(s): add constraints before creating "
-                   "constraint workspaces",
-                   set->workspaces.load());
-  return CDYN_OK;
-}
-
-/// Reads a 4 x 4 column-major homogeneous matrix (NULL: identity).
-cdyn_status readPose(cdyn_constraint_set* set, const double* T, const char* name,
-                     cd::Transform* out) {
-  *out = cd::Transform();
-  if (T == nullptr) return CDYN_OK;
-  for (int i = 0; i < 16; ++i)
-    if (!std::isfinite(T[i]))
-      return setFail(set, CDYN_ERR_NON_FINITE, "%s[%d] is not finite", name, i);
-  if (T[3] != 0.0 || T[7] != 0.0 || T[11] != 0.0 || T[15] != 1.0)
-    return setFail(set, CDYN_ERR_INVALID_ARGUMENT,
-                   "%s is not homogeneous: its last row must be (0, 0, 0, 1)", name);
-  cd::Mat3 R;
-  for (int j = 0; j < 3; ++j)
-    for (int i = 0; i < 3; ++i) R(i, j) = T[i + 4 * j];
-  *out = cd::Transform(R, cd::Vec3(T[12], T[13], T[14]));
-  return CDYN_OK;
-}
 
 /// Entry check of a compute function; clears the message.
 cdyn_status enter(const cdyn_constraint_set* set, cdyn_constraint_workspace* ws) {
-  if (ws == nullptr) return CDYN_ERR_NULL_POINTER;
-  if (!validWorkspace(ws)) return CDYN_ERR_INVALID_ARGUMENT;
+  if (ws == nullptr) return refuse(CDYN_ERR_NULL_POINTER, "ws is NULL");
+  if (!validWorkspace(ws))
+    return refuse(CDYN_ERR_INVALID_ARGUMENT, "ws is not a valid cdyn_constraint_workspace handle");
   if (set == nullptr) return wsFail(ws, CDYN_ERR_NULL_POINTER, "set is NULL");
   if (!validSet(set))
     return wsFail(ws, CDYN_ERR_INVALID_ARGUMENT, "set is not a valid cdyn_constraint_set handle");
@@ -193,7 +62,7 @@ cdyn_status checkRows(cdyn_constraint_workspace* ws, int m, const char* name) {
 }
 
 cdyn_status checkLd(cdyn_constraint_workspace* ws, int ld, const char* name) {
-  const int need = std::max(1, ws->set->set.rows());
+  const int need = ws->set->set.rows();  // the header's ld >= m, also for m = 0
   if (ld < need)
     return wsFail(ws, CDYN_ERR_INVALID_SIZE, "%s is %d, expected >= %d", name, ld, need);
   return CDYN_OK;
@@ -290,7 +159,8 @@ cdyn_status solve(Solver which, const cdyn_constraint_set* set, cdyn_constraint_
 extern "C" {
 
 cdyn_status cdyn_proximal_settings_default(cdyn_proximal_settings* settings) {
-  if (settings == nullptr) return CDYN_ERR_NULL_POINTER;
+  if (settings == nullptr)
+    return refuse(CDYN_ERR_NULL_POINTER, "cdyn_proximal_settings_default: settings is NULL");
   const cd::ProximalSettings d;
   settings->mu = d.mu;
   settings->tolerance = d.tolerance;
@@ -299,152 +169,22 @@ cdyn_status cdyn_proximal_settings_default(cdyn_proximal_settings* settings) {
   return CDYN_OK;
 }
 
-// ---- constraint sets -----------------------------------------------------------------------
-
-cdyn_status cdyn_constraint_set_create(const cdyn_model* model, cdyn_constraint_set** set) {
-  if (set == nullptr) return CDYN_ERR_NULL_POINTER;
-  *set = nullptr;
-  if (model == nullptr) return CDYN_ERR_NULL_POINTER;
-  if (!validModel(model)) return CDYN_ERR_INVALID_ARGUMENT;
-  return guarded(nullptr, [&] {
-    *set = new cdyn_constraint_set(model);
-    model->workspaces.fetch_add(1);
-    return CDYN_OK;
-  });
-}
-
-cdyn_status cdyn_constraint_set_create_cut_loops(const cdyn_model* model,
-                                                 cdyn_constraint_set** set) {
-  if (set == nullptr) return CDYN_ERR_NULL_POINTER;
-  *set = nullptr;
-  if (model == nullptr) return CDYN_ERR_NULL_POINTER;
-  if (!validModel(model)) return CDYN_ERR_INVALID_ARGUMENT;
-  return guarded(nullptr, [&] {
-    std::unique_ptr<cdyn_constraint_set> s(new cdyn_constraint_set(model));
-    s->set = cd::cutLoopConstraints(model->cm);
-    *set = s.release();
-    model->workspaces.fetch_add(1);
-    return CDYN_OK;
-  });
-}
-
-cdyn_status cdyn_constraint_set_free(cdyn_constraint_set* set) {
-  if (set == nullptr) return CDYN_OK;
-  if (!validSet(set)) return CDYN_ERR_INVALID_ARGUMENT;
-  if (set->workspaces.load() != 0) return CDYN_ERR_INVALID_ARGUMENT;
-  set->model->workspaces.fetch_sub(1);
-  set->tag = kDeadTag;
-  delete set;
-  return CDYN_OK;
-}
-
-const char* cdyn_constraint_set_last_error(const cdyn_constraint_set* set) {
-  if (set == nullptr) return "set is NULL";
-  if (!validSet(set)) return "not a valid cdyn_constraint_set handle";
-  return set->lastError.data();
-}
-
-cdyn_status cdyn_constraint_set_add(cdyn_constraint_set* set, const char* name, int type, int body1,
-                                    const double placement1[16], int body2,
-                                    const double placement2[16], int rf, const double gains[2],
-                                    int* index) {
-  if (cdyn_status s = enterSet(set)) return s;
-  if (name == nullptr) return setFail(set, CDYN_ERR_NULL_POINTER, "name is NULL");
-  if (type < CDYN_CONSTRAINT_POINT || type > CDYN_CONSTRAINT_PRISMATIC)
-    return setFail(set, CDYN_ERR_INVALID_ARGUMENT,
-                   "constraint '%s': type %d is not a cdyn_constraint_type (0..4)", name, type);
-  const int nb = set->model->cm.treeModel.nbodies;
-  if (body1 < 0 || body1 >= nb)
-    return setFail(set, CDYN_ERR_INVALID_INDEX, "constraint '%s': body1 = %d out of range [0, %d)",
-                   name, body1, nb);
-  if (body2 < -1 || body2 >= nb)
-    return setFail(set, CDYN_ERR_INVALID_INDEX,
-                   "constraint '%s': body2 = %d is neither -1 (world) nor in [0, %d)", name, body2,
-                   nb);
-  cd::RigidConstraint c;
-  if (toFrame(rf, &c.frame) != CDYN_OK)
-    return setFail(set, CDYN_ERR_INVALID_ARGUMENT,
-                   "constraint '%s': reference frame %d is not CDYN_LOCAL or "
-                   "CDYN_LOCAL_WORLD_ALIGNED",
-                   name, rf);
-  if (cdyn_status s = readPose(set, placement1, "placement1", &c.placement1)) return s;
-  if (cdyn_status s = readPose(set, placement2, "placement2", &c.placement2)) return s;
-  if (gains) {
-    if (!std::isfinite(gains[0]) || !std::isfinite(gains[1]))
-      return setFail(set, CDYN_ERR_NON_FINITE, "constraint '%s': gains are not finite", name);
-    c.kp = gains[0];
-    c.kd = gains[1];
-  }
-  c.type = static_cast<cd::ConstraintType>(type);
-  c.body1 = body1;
-  c.body2 = body2;
-  return guarded(&set->lastError, [&] {
-    c.name = name;
-    const int i = set->set.add(c);
-    if (index) *index = i;
-    return CDYN_OK;
-  });
-}
-
-cdyn_status cdyn_constraint_set_add_contact(cdyn_constraint_set* set, const char* frame_name,
-                                            int type, int rf, const char* name, int* index) {
-  if (cdyn_status s = enterSet(set)) return s;
-  if (frame_name == nullptr) return setFail(set, CDYN_ERR_NULL_POINTER, "frame_name is NULL");
-  if (type != CDYN_CONSTRAINT_POINT && type != CDYN_CONSTRAINT_WELD)
-    return setFail(set, CDYN_ERR_INVALID_ARGUMENT,
-                   "contact at '%s': type %d is neither CDYN_CONSTRAINT_POINT nor "
-                   "CDYN_CONSTRAINT_WELD",
-                   frame_name, type);
-  cd::ReferenceFrame frame;
-  if (toFrame(rf, &frame) != CDYN_OK)
-    return setFail(set, CDYN_ERR_INVALID_ARGUMENT,
-                   "contact at '%s': reference frame %d is not CDYN_LOCAL or "
-                   "CDYN_LOCAL_WORLD_ALIGNED",
-                   frame_name, rf);
-  return guarded(&set->lastError, [&] {
-    if (set->model->cm.treeModel.frameId(frame_name) < 0)
-      return setFail(set, CDYN_ERR_NOT_FOUND, "contact: the model has no link or frame named '%s'",
-                     frame_name);
-    const int i = set->set.addContact(frame_name, static_cast<cd::ConstraintType>(type), frame,
-                                      name ? name : "");
-    if (index) *index = i;
-    return CDYN_OK;
-  });
-}
-
-cdyn_status cdyn_constraint_set_size(const cdyn_constraint_set* set, int* nconstraints) {
-  if (set == nullptr || nconstraints == nullptr) return CDYN_ERR_NULL_POINTER;
-  if (!validSet(set)) return CDYN_ERR_INVALID_ARGUMENT;
-  *nconstraints = set->set.size();
-  return CDYN_OK;
-}
-
-cdyn_status cdyn_constraint_set_nrows(const cdyn_constraint_set* set, int* m) {
-  if (set == nullptr || m == nullptr) return CDYN_ERR_NULL_POINTER;
-  if (!validSet(set)) return CDYN_ERR_INVALID_ARGUMENT;
-  *m = set->set.rows();
-  return CDYN_OK;
-}
-
-cdyn_status cdyn_constraint_set_row_name(const cdyn_constraint_set* set, int row,
-                                         const char** name) {
-  if (set == nullptr || name == nullptr) return CDYN_ERR_NULL_POINTER;
-  if (!validSet(set)) return CDYN_ERR_INVALID_ARGUMENT;
-  if (row < 0 || row >= set->set.rows()) return CDYN_ERR_INVALID_INDEX;
-  *name = set->set.rowNames()[row].c_str();
-  return CDYN_OK;
-}
-
 // ---- constraint workspaces -----------------------------------------------------------------
 
 cdyn_status cdyn_constraint_workspace_create(const cdyn_model* model,
                                              const cdyn_constraint_set* set,
                                              cdyn_constraint_workspace** workspace) {
-  if (workspace == nullptr) return CDYN_ERR_NULL_POINTER;
+  if (workspace == nullptr)
+    return refuse(CDYN_ERR_NULL_POINTER, "cdyn_constraint_workspace_create: workspace is NULL");
   *workspace = nullptr;
-  if (model == nullptr || set == nullptr) return CDYN_ERR_NULL_POINTER;
-  if (!validModel(model) || !validSet(set)) return CDYN_ERR_INVALID_ARGUMENT;
-  if (set->model != model) return CDYN_ERR_WORKSPACE_MISMATCH;
+  if (model == nullptr || set == nullptr)
+    return refuse(CDYN_ERR_NULL_POINTER, "cdyn_constraint_workspace_create: model or set is NULL");
+  if (!validModel(model) || !validSet(set))
+    return refuse(CDYN_ERR_INVALID_ARGUMENT,
+                  "cdyn_constraint_workspace_create: model or set is not a valid handle");
+  if (set->model != model)
+    return refuse(CDYN_ERR_WORKSPACE_MISMATCH,
+                  "cdyn_constraint_workspace_create: the set belongs to another model");
   return guarded(nullptr, [&] {
     *workspace = new cdyn_constraint_workspace(set);
     set->workspaces.fetch_add(1);
@@ -454,7 +194,10 @@ cdyn_status cdyn_constraint_workspace_create(const cdyn_model* model,
 
 cdyn_status cdyn_constraint_workspace_free(cdyn_constraint_workspace* workspace) {
   if (workspace == nullptr) return CDYN_OK;
-  if (!validWorkspace(workspace)) return CDYN_ERR_INVALID_ARGUMENT;
+  if (!validWorkspace(workspace))
+    return refuse(CDYN_ERR_INVALID_ARGUMENT,
+                  "cdyn_constraint_workspace_free: workspace is not a valid "
+                  "cdyn_constraint_workspace handle");
   workspace->set->workspaces.fetch_sub(1);
   workspace->tag = kDeadTag;
   delete workspace;
@@ -487,6 +230,28 @@ cdyn_status cdyn_constraint_jacobian(const cdyn_constraint_set* set, cdyn_constr
     if (st != cd::Status::Ok) return fromStatus(st);
     copyMatrix(ws->cdata.jacobian, J, ldj);
     if (gamma) std::copy_n(ws->cdata.gamma.data(), m, gamma);
+    return CDYN_OK;
+  });
+}
+
+cdyn_status cdyn_constraint_kinematics(const cdyn_constraint_set* set,
+                                       cdyn_constraint_workspace* ws, const double* q,
+                                       const double* v, int m, double* J, int ldj, double* gamma,
+                                       double* phi) {
+  if (cdyn_status s = enter(set, ws)) return s;
+  return guarded(&ws->data.treeData.lastError, [&]() -> cdyn_status {
+    const cd::ClusterModel& cm = set->model->cm;
+    if (cdyn_status s = need(ws, q, "q")) return s;
+    if (cdyn_status s = checkRows(ws, m, "m")) return s;
+    if (J)
+      if (cdyn_status s = checkLd(ws, ldj, "ldj")) return s;
+    const ConstMap qm(q, cm.treeModel.nq);
+    const ConstMap vm(v ? v : ws->vzero.data(), cm.treeModel.nv);
+    const cd::Status st = cd::constraintJacobian(cm, ws->data, set->set, ws->cdata, qm, vm);
+    if (st != cd::Status::Ok) return fromStatus(st);
+    if (J) copyMatrix(ws->cdata.jacobian, J, ldj);
+    if (gamma) std::copy_n(ws->cdata.gamma.data(), m, gamma);
+    if (phi) std::copy_n(ws->cdata.phi.data(), m, phi);
     return CDYN_OK;
   });
 }

@@ -13,6 +13,7 @@
 
 namespace cd = clusterdyn;
 namespace cf = clusterdyn::capi_forces;
+using cdyn_internal::refuse;
 
 namespace {
 constexpr std::uint32_t kForcesTag = 0x46524443u;  // "CDRF"
@@ -31,16 +32,19 @@ namespace {
 cdyn_status fromStatus(cd::Status s) { return static_cast<cdyn_status>(static_cast<int>(s)); }
 
 cdyn_status checkModel(const cdyn_model* m) {
-  if (m == nullptr) return CDYN_ERR_NULL_POINTER;
-  if (cf::modelTag(m) != cf::kModelTag) return CDYN_ERR_INVALID_ARGUMENT;
+  if (m == nullptr) return refuse(CDYN_ERR_NULL_POINTER, "model is NULL");
+  if (cf::modelTag(m) != cf::kModelTag)
+    return refuse(CDYN_ERR_INVALID_ARGUMENT, "model is not a valid cdyn_model handle");
   return CDYN_OK;
 }
 
 cdyn_status checkForces(const cdyn_model* m, const cdyn_forces* f) {
   if (const cdyn_status s = checkModel(m)) return s;
-  if (f == nullptr) return CDYN_ERR_NULL_POINTER;
-  if (f->tag != kForcesTag) return CDYN_ERR_INVALID_ARGUMENT;
-  if (f->model != m) return CDYN_ERR_WORKSPACE_MISMATCH;
+  if (f == nullptr) return refuse(CDYN_ERR_NULL_POINTER, "forces is NULL");
+  if (f->tag != kForcesTag)
+    return refuse(CDYN_ERR_INVALID_ARGUMENT, "forces is not a valid cdyn_forces handle");
+  if (f->model != m)
+    return refuse(CDYN_ERR_WORKSPACE_MISMATCH, "the forces were created for another model");
   return CDYN_OK;
 }
 
@@ -56,8 +60,10 @@ __attribute__((format(printf, 3, 4))) cdyn_status fail(cdyn_workspace* ws, cdyn_
 
 /// Model, workspace and forces handles of a call taking all three.
 cdyn_status enter(const cdyn_model* m, cdyn_workspace* ws, const cdyn_forces* f) {
-  if (ws == nullptr) return CDYN_ERR_NULL_POINTER;
-  if (cf::workspaceTag(ws) != cf::kWorkspaceTag) return CDYN_ERR_INVALID_ARGUMENT;
+  if (ws == nullptr)
+    return refuse(CDYN_ERR_NULL_POINTER, "ws is NULL (its message cannot be written)");
+  if (cf::workspaceTag(ws) != cf::kWorkspaceTag)
+    return refuse(CDYN_ERR_INVALID_ARGUMENT, "ws is not a valid cdyn_workspace handle");
   if (m == nullptr) return fail(ws, CDYN_ERR_NULL_POINTER, "model is NULL");
   if (cf::modelTag(m) != cf::kModelTag)
     return fail(ws, CDYN_ERR_INVALID_ARGUMENT, "model is not a valid cdyn_model handle");
@@ -76,9 +82,9 @@ cdyn_status guarded(F&& f) noexcept {
   try {
     return f();
   } catch (const std::bad_alloc&) {
-    return CDYN_ERR_OUT_OF_MEMORY;
+    return refuse(CDYN_ERR_OUT_OF_MEMORY, "out of memory");
   } catch (...) {
-    return CDYN_ERR_INTERNAL;
+    return refuse(CDYN_ERR_INTERNAL, "internal error (an exception): please report");
   }
 }
 
@@ -91,18 +97,22 @@ void writeWrench(const cd::Force& w, double* out) {
 extern "C" {
 
 cdyn_status cdyn_forces_create(const cdyn_model* model, cdyn_forces** forces) {
-  if (forces == nullptr) return CDYN_ERR_NULL_POINTER;
+  if (forces == nullptr) return refuse(CDYN_ERR_NULL_POINTER, "cdyn_forces_create: forces is NULL");
   *forces = nullptr;
   if (const cdyn_status s = checkModel(model)) return s;
   return guarded([&] {
     *forces = new cdyn_forces(model, cf::clusterModel(model));
+    cf::liveHandles(model).fetch_add(1);  // cdyn_model_free refuses while it exists
     return CDYN_OK;
   });
 }
 
 cdyn_status cdyn_forces_free(cdyn_forces* forces) {
   if (forces == nullptr) return CDYN_OK;
-  if (forces->tag != kForcesTag) return CDYN_ERR_INVALID_ARGUMENT;
+  if (forces->tag != kForcesTag)
+    return refuse(CDYN_ERR_INVALID_ARGUMENT,
+                  "cdyn_forces_free: forces is not a valid cdyn_forces handle (freed twice?)");
+  cf::liveHandles(forces->model).fetch_sub(1);
   forces->tag = kDeadTag;
   delete forces;
   return CDYN_OK;
@@ -117,19 +127,32 @@ cdyn_status cdyn_forces_after_ce_aba(const cdyn_model* model, cdyn_workspace* ws
     if (spanning != 0 && spanning != 1)
       return fail(ws, CDYN_ERR_INVALID_ARGUMENT, "spanning must be 0 or 1, got %d", spanning);
     const int expected = spanning ? cm.treeModel.nv : cm.ny;
-    if (ntau != expected)
-      return fail(ws, CDYN_ERR_INVALID_SIZE, "tau has %d elements, expected %d", ntau, expected);
-    if (tau == nullptr && ntau > 0) return fail(ws, CDYN_ERR_NULL_POINTER, "tau is NULL");
-    for (int i = 0; i < ntau; ++i)
-      if (!std::isfinite(tau[i]))
-        return fail(ws, CDYN_ERR_NON_FINITE, "tau[%d] is not finite (%g)", i, tau[i]);
+    // tau is optional: (NULL, 0) takes the efforts of the CE-ABA call itself.
+    const bool given = !(tau == nullptr && ntau == 0);
+    if (given && ntau != expected)
+      return fail(ws, CDYN_ERR_INVALID_SIZE, "tau has %d elements, expected %d (or NULL, 0)", ntau,
+                  expected);
+    if (given && tau == nullptr) return fail(ws, CDYN_ERR_NULL_POINTER, "tau is NULL");
+    if (given)
+      for (int i = 0; i < ntau; ++i)
+        if (!std::isfinite(tau[i]))
+          return fail(ws, CDYN_ERR_NON_FINITE, "tau[%d] is not finite (%g)", i, tau[i]);
     if (cf::lastDynamics(ws) != (spanning ? cf::kCeAbaSpanning : cf::kCeAbaIndependent))
       return fail(ws, CDYN_ERR_INVALID_ARGUMENT,
                   spanning ? "the workspace's last call is not a successful "
                              "cdyn_ce_aba_spanning_forces (needed with spanning = 1)"
                            : "the workspace's last call is not a successful cdyn_ce_aba or "
                              "cdyn_ce_aba_independent (needed with spanning = 0)");
-    const Eigen::Map<const cd::VecX> t(tau, ntau);
+    // The forces balance the efforts CE-ABA was given: any other tau gives forces of no state.
+    const cd::VecX& last = cf::lastTau(ws);
+    if (given)
+      for (int i = 0; i < ntau; ++i)
+        if (tau[i] != last[i])
+          return fail(ws, CDYN_ERR_INVALID_ARGUMENT,
+                      "tau[%d] = %.17g differs from the tau[%d] = %.17g given to the workspace's "
+                      "last CE-ABA call; pass the same efforts, or (NULL, 0) to use them",
+                      i, tau[i], i, last[i]);
+    const Eigen::Map<const cd::VecX> t(given ? tau : last.data(), expected);
     cd::ClusterData& data = cf::clusterData(ws);
     const cd::Status st = cd::ceAbaConstraintForces(
         cm, data, forces->forces, t,
@@ -181,8 +204,9 @@ cdyn_status cdyn_forces_loop_wrenches(const cdyn_model* model, const cdyn_forces
                                       int ldw) {
   if (const cdyn_status s = checkForces(model, forces)) return s;
   const cd::ClusterModel& cm = cf::clusterModel(model);
-  if (ldw < 6) return CDYN_ERR_INVALID_SIZE;
-  if (W == nullptr && !cm.loops.empty()) return CDYN_ERR_NULL_POINTER;
+  if (ldw < 6) return refuse(CDYN_ERR_INVALID_SIZE, "cdyn_forces_loop_wrenches: ldw must be >= 6");
+  if (W == nullptr && !cm.loops.empty())
+    return refuse(CDYN_ERR_NULL_POINTER, "cdyn_forces_loop_wrenches: W is NULL");
   for (size_t l = 0; l < cm.loops.size(); ++l)
     writeWrench(forces->forces.loopWrench[l], W + static_cast<long>(l) * ldw);
   return CDYN_OK;
@@ -192,9 +216,14 @@ cdyn_status cdyn_forces_loop_rows(const cdyn_model* model, const cdyn_forces* fo
                                   double* rows, int nrows) {
   if (const cdyn_status s = checkForces(model, forces)) return s;
   const cd::ClusterModel& cm = cf::clusterModel(model);
-  if (loop < 0 || loop >= static_cast<int>(cm.loops.size())) return CDYN_ERR_INVALID_INDEX;
-  if (nrows != cm.loops[loop].rows()) return CDYN_ERR_INVALID_SIZE;
-  if (rows == nullptr && nrows > 0) return CDYN_ERR_NULL_POINTER;
+  if (loop < 0 || loop >= static_cast<int>(cm.loops.size()))
+    return refuse(CDYN_ERR_INVALID_INDEX, "cdyn_forces_loop_rows: loop is out of range");
+  if (nrows != cm.loops[loop].rows())
+    return refuse(
+        CDYN_ERR_INVALID_SIZE,
+        "cdyn_forces_loop_rows: nrows is not the loop's row count (cdyn_forces_loop_info)");
+  if (rows == nullptr && nrows > 0)
+    return refuse(CDYN_ERR_NULL_POINTER, "cdyn_forces_loop_rows: rows is NULL");
   const cd::JointForces& F = forces->forces;
   for (int j = 0; j < nrows; ++j) rows[j] = F.loopRowForce[F.loopRowStart[loop] + j];
   return CDYN_OK;
@@ -205,7 +234,8 @@ cdyn_status cdyn_forces_loop_info(const cdyn_model* model, int loop, const char*
                                   double* frame_pose) {
   if (const cdyn_status s = checkModel(model)) return s;
   const cd::ClusterModel& cm = cf::clusterModel(model);
-  if (loop < 0 || loop >= static_cast<int>(cm.loops.size())) return CDYN_ERR_INVALID_INDEX;
+  if (loop < 0 || loop >= static_cast<int>(cm.loops.size()))
+    return refuse(CDYN_ERR_INVALID_INDEX, "cdyn_forces_loop_info: loop is out of range");
   const cd::LoopJoint& lj = cm.loops[loop];
   if (name) *name = lj.name.c_str();
   if (predecessor_body) *predecessor_body = lj.predecessorBody;
@@ -224,7 +254,7 @@ cdyn_status cdyn_forces_coupling_info(const cdyn_model* model, int relation, con
   if (const cdyn_status s = checkModel(model)) return s;
   const cd::ClusterModel& cm = cf::clusterModel(model);
   if (relation < 0 || relation >= static_cast<int>(cm.relations.size()))
-    return CDYN_ERR_INVALID_INDEX;
+    return refuse(CDYN_ERR_INVALID_INDEX, "relation is out of range (0 <= relation < nrelations)");
   if (name) *name = cm.relations[relation].name.c_str();
   if (nterms) *nterms = static_cast<int>(cm.relations[relation].terms.size());
   return CDYN_OK;
@@ -235,9 +265,10 @@ cdyn_status cdyn_forces_coupling_term(const cdyn_model* model, int relation, int
   if (const cdyn_status s = checkModel(model)) return s;
   const cd::ClusterModel& cm = cf::clusterModel(model);
   if (relation < 0 || relation >= static_cast<int>(cm.relations.size()))
-    return CDYN_ERR_INVALID_INDEX;
+    return refuse(CDYN_ERR_INVALID_INDEX, "relation is out of range (0 <= relation < nrelations)");
   const auto& terms = cm.relations[relation].terms;
-  if (term < 0 || term >= static_cast<int>(terms.size())) return CDYN_ERR_INVALID_INDEX;
+  if (term < 0 || term >= static_cast<int>(terms.size()))
+    return refuse(CDYN_ERR_INVALID_INDEX, "cdyn_forces_coupling_term: term is out of range");
   if (velocity_index) *velocity_index = terms[term].first;
   if (coefficient) *coefficient = terms[term].second;
   return CDYN_OK;
@@ -248,9 +279,13 @@ cdyn_status cdyn_forces_coupling(const cdyn_model* model, const cdyn_forces* for
   if (const cdyn_status s = checkForces(model, forces)) return s;
   const cd::ClusterModel& cm = cf::clusterModel(model);
   if (relation < 0 || relation >= static_cast<int>(cm.relations.size()))
-    return CDYN_ERR_INVALID_INDEX;
-  if (nterms != static_cast<int>(cm.relations[relation].terms.size())) return CDYN_ERR_INVALID_SIZE;
-  if (joint_forces == nullptr && nterms > 0) return CDYN_ERR_NULL_POINTER;
+    return refuse(CDYN_ERR_INVALID_INDEX, "relation is out of range (0 <= relation < nrelations)");
+  if (nterms != static_cast<int>(cm.relations[relation].terms.size()))
+    return refuse(CDYN_ERR_INVALID_SIZE,
+                  "cdyn_forces_coupling: nterms is not the relation's term count "
+                  "(cdyn_forces_coupling_info)");
+  if (joint_forces == nullptr && nterms > 0)
+    return refuse(CDYN_ERR_NULL_POINTER, "cdyn_forces_coupling: joint_forces is NULL");
   const cd::JointForces& F = forces->forces;
   if (multiplier) *multiplier = F.relationMultiplier[relation];
   for (int t = 0; t < nterms; ++t)

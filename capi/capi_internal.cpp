@@ -5,6 +5,14 @@
 
 namespace cdyn_internal {
 
+namespace {
+/// cdyn_last_error: a pointer to static text per thread (initial-exec: no allocation on first
+/// use, as the arena pointer of arena.cpp).
+__attribute__((tls_model("initial-exec"))) thread_local const char* t_lastError = "";
+}  // namespace
+
+void setLastError(const char* staticMessage) noexcept { t_lastError = staticMessage; }
+
 /// Writes a message into the workspace (when valid) and returns s.
 __attribute__((format(printf, 3, 4))) cdyn_status fail(cdyn_workspace* ws, cdyn_status s,
                                                        const char* fmt, ...) {
@@ -20,8 +28,10 @@ __attribute__((format(printf, 3, 4))) cdyn_status fail(cdyn_workspace* ws, cdyn_
 
 /// Entry check of every compute function; invalidates the frame-function state.
 cdyn_status enter(const cdyn_model* m, cdyn_workspace* ws) {
-  if (ws == nullptr) return CDYN_ERR_NULL_POINTER;
-  if (ws->tag != kWorkspaceTag) return CDYN_ERR_INVALID_ARGUMENT;
+  if (ws == nullptr) return refuse(CDYN_ERR_NULL_POINTER, "the workspace is NULL");
+  if (ws->tag != kWorkspaceTag)
+    return refuse(CDYN_ERR_INVALID_ARGUMENT,
+                  "the workspace is not a valid cdyn_workspace handle (freed, or another kind)");
   if (m == nullptr) return fail(ws, CDYN_ERR_NULL_POINTER, "model is NULL");
   if (m->tag != kModelTag)
     return fail(ws, CDYN_ERR_INVALID_ARGUMENT, "model is not a valid cdyn_model handle");
@@ -100,7 +110,7 @@ cdyn_status checkOptionalArray(cdyn_workspace* ws, const double* p, int n, int e
 /// A column-major rows x cols output matrix with leading dimension ld.
 cdyn_status checkMatrix(cdyn_workspace* ws, const double* p, int ld, int rows, int cols,
                         const char* name, const char* ldName) {
-  const int need = std::max(1, rows);
+  const int need = rows;  // the header's ld >= r, also for r = 0
   if (ld < need)
     return fail(ws, CDYN_ERR_INVALID_SIZE, "%s is %d, expected >= %d", ldName, ld, need);
   if (rows > 0 && cols > 0) return checkPointer(ws, p, name);
@@ -109,7 +119,7 @@ cdyn_status checkMatrix(cdyn_workspace* ws, const double* p, int ld, int rows, i
 
 /// Text into a caller buffer (truncated, NUL-terminated when len > 0); *needed = size + 1.
 cdyn_status textOut(const std::string& text, char* buf, std::size_t len, std::size_t* needed) {
-  if (buf == nullptr && len > 0) return CDYN_ERR_NULL_POINTER;
+  if (buf == nullptr && len > 0) return refuse(CDYN_ERR_NULL_POINTER, "buf is NULL but len > 0");
   if (needed) *needed = text.size() + 1;
   if (len > 0) {
     const std::size_t n = std::min(len - 1, text.size());
@@ -129,11 +139,14 @@ cdyn_status checkCluster(cdyn_workspace* ws, const cd::ClusterModel& cm, int k) 
 /// String query shared by the *_name queries.
 cdyn_status nameAt(const cdyn_model* m, const std::vector<std::string>& names, int i,
                    const char** out) {
-  if (out == nullptr) return CDYN_ERR_NULL_POINTER;
-  if (i < 0 || i >= static_cast<int>(names.size())) return CDYN_ERR_INVALID_INDEX;
+  if (out == nullptr) return refuse(CDYN_ERR_NULL_POINTER, "the name output pointer is NULL");
+  if (i < 0 || i >= static_cast<int>(names.size()))
+    return refuse(CDYN_ERR_INVALID_INDEX, "index out of range (valid: 0 <= index < count)");
   (void)m;
   *out = names[i].c_str();
   return CDYN_OK;
 }
 
 }  // namespace cdyn_internal
+
+extern "C" const char* cdyn_last_error(void) { return cdyn_internal::t_lastError; }

@@ -38,10 +38,14 @@ struct WorkspaceBody {
       : data(m, dense),
         fext(m.treeModel.nbodies, cd::Force::Zero()),
         y(cd::VecX::Zero(m.nyq)),
-        ydot(cd::VecX::Zero(m.ny)) {}
+        ydot(cd::VecX::Zero(m.ny)),
+        lastTau(cd::VecX::Zero(std::max(m.ny, m.treeModel.nv))) {}
   cd::ClusterData data;         ///< cluster workspace; data.treeData is the spanning-tree one
   std::vector<cd::Force> fext;  ///< aligned copy of the caller's external forces
   cd::VecX y, ydot;             ///< independent-coordinate results before they are copied out
+  /// The efforts of the last successful CE-ABA call (head: ny or nv values, by lastDynamics):
+  /// cdyn_forces_after_ce_aba checks its tau against them (or uses them when tau is NULL).
+  cd::VecX lastTau;
 };
 static_assert(alignof(WorkspaceBody) <= kBlockAlign, "");
 
@@ -61,6 +65,8 @@ struct cdyn_model {
   cd::ClusterModel cm;  ///< cm.treeModel: the spanning tree every tree function works on
   std::string treeDescription, clusterDescription, clusterDot;  ///< made at load time
   cdyn_internal::Layout layout;
+  /// Live handles made for this model (workspaces, pools, constraint sets, forces):
+  /// cdyn_model_free refuses while any exists.
   mutable std::atomic<int> workspaces{0};
 };
 
@@ -91,6 +97,16 @@ inline bool validWorkspace(const cdyn_workspace* ws) {
 __attribute__((format(printf, 3, 4))) cdyn_status fail(cdyn_workspace* ws, cdyn_status s,
                                                        const char* fmt, ...);
 
+/// Records the message of a refusal by a function that has no handle to keep it (per thread,
+/// cdyn_last_error): static text only, so recording it never allocates (initial-exec TLS).
+void setLastError(const char* staticMessage) noexcept;
+
+/// setLastError(staticMessage) and returns s.
+inline cdyn_status refuse(cdyn_status s, const char* staticMessage) noexcept {
+  setLastError(staticMessage);
+  return s;
+}
+
 inline cdyn_status ok(cdyn_workspace* ws) {
   ws->body->data.treeData.lastError[0] = '\0';
   return CDYN_OK;
@@ -120,8 +136,10 @@ cdyn_status guarded(cdyn_workspace* ws, F&& f) noexcept {
 }
 
 inline cdyn_status checkModel(const cdyn_model* m) {
-  if (m == nullptr) return CDYN_ERR_NULL_POINTER;
-  if (m->tag != kModelTag) return CDYN_ERR_INVALID_ARGUMENT;
+  if (m == nullptr) return refuse(CDYN_ERR_NULL_POINTER, "model is NULL");
+  if (m->tag != kModelTag)
+    return refuse(CDYN_ERR_INVALID_ARGUMENT,
+                  "model is not a valid cdyn_model handle (freed, or a handle of another kind)");
   return CDYN_OK;
 }
 
@@ -187,7 +205,8 @@ using Map = Eigen::Map<cd::VecX>;
 /// Name lookup shared by the *_index queries (compares in place: no allocation).
 template <typename Names>
 cdyn_status findIndex(const char* name, int* out, const Names& names) {
-  if (name == nullptr || out == nullptr) return CDYN_ERR_NULL_POINTER;
+  if (name == nullptr) return refuse(CDYN_ERR_NULL_POINTER, "name is NULL");
+  if (out == nullptr) return refuse(CDYN_ERR_NULL_POINTER, "the index output pointer is NULL");
   *out = -1;
   for (std::size_t i = 0; i < names.size(); ++i) {
     if (names[i] == name) {
@@ -195,7 +214,7 @@ cdyn_status findIndex(const char* name, int* out, const Names& names) {
       return CDYN_OK;
     }
   }
-  return CDYN_ERR_NOT_FOUND;
+  return refuse(CDYN_ERR_NOT_FOUND, "no element of the model has that name");
 }
 
 /// String query shared by the *_name queries.
@@ -222,12 +241,12 @@ cdyn_status computeOnKinematics(const cdyn_model* m, cdyn_workspace* ws, F&& bod
 }
 
 /// A model query returning one int (cdyn_model_nq, ...).
-#define CDYN_INT_QUERY(fn, expr)                      \
-  cdyn_status fn(const cdyn_model* model, int* out) { \
-    CDYN_CHECK_MODEL(model);                          \
-    if (out == nullptr) return CDYN_ERR_NULL_POINTER; \
-    *out = (expr);                                    \
-    return CDYN_OK;                                   \
+#define CDYN_INT_QUERY(fn, expr)                                                          \
+  cdyn_status fn(const cdyn_model* model, int* out) {                                     \
+    CDYN_CHECK_MODEL(model);                                                              \
+    if (out == nullptr) return refuse(CDYN_ERR_NULL_POINTER, #fn ": the output is NULL"); \
+    *out = (expr);                                                                        \
+    return CDYN_OK;                                                                       \
   }
 
 }  // namespace cdyn_internal

@@ -21,6 +21,10 @@ inline const void* workspaceModel(const void* ws) {
   return static_cast<const cdyn_workspace*>(ws)->model;
 }
 inline ClusterData& clusterData(void* ws) { return static_cast<cdyn_workspace*>(ws)->body->data; }
+inline const VecX& lastTau(void* ws) { return static_cast<cdyn_workspace*>(ws)->body->lastTau; }
+inline std::atomic<int>& liveHandles(const void* m) {
+  return static_cast<const cdyn_model*>(m)->workspaces;
+}
 inline int lastDynamics(const void* ws) {
   return static_cast<const cdyn_workspace*>(ws)->lastDynamics;
 }

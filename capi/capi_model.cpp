@@ -121,7 +121,10 @@ cdyn_status cdyn_model_load_string(int abi_version, const char* xml, size_t xml_
 cdyn_status cdyn_model_free(cdyn_model* model) {
   if (model == nullptr) return CDYN_OK;
   CDYN_CHECK_MODEL(model);
-  if (model->workspaces.load() != 0) return CDYN_ERR_INVALID_ARGUMENT;
+  if (model->workspaces.load() != 0)
+    return refuse(CDYN_ERR_INVALID_ARGUMENT,
+                  "cdyn_model_free: handles made for this model still exist (workspaces, pools, "
+                  "constraint sets or cdyn_forces): free them first");
   model->tag = kDeadTag;
   delete model;
   return CDYN_OK;
@@ -129,7 +132,7 @@ cdyn_status cdyn_model_free(cdyn_model* model) {
 
 cdyn_status cdyn_model_name(const cdyn_model* model, const char** name) {
   CDYN_CHECK_MODEL(model);
-  if (name == nullptr) return CDYN_ERR_NULL_POINTER;
+  if (name == nullptr) return refuse(CDYN_ERR_NULL_POINTER, "cdyn_model_name: name is NULL");
   *name = model->cm.treeModel.name.c_str();
   return CDYN_OK;
 }
@@ -141,14 +144,15 @@ CDYN_INT_QUERY(cdyn_model_nframes, static_cast<int>(model->cm.treeModel.frames.s
 
 cdyn_status cdyn_model_total_mass(const cdyn_model* model, double* mass) {
   CDYN_CHECK_MODEL(model);
-  if (mass == nullptr) return CDYN_ERR_NULL_POINTER;
+  if (mass == nullptr) return refuse(CDYN_ERR_NULL_POINTER, "cdyn_model_total_mass: mass is NULL");
   *mass = model->cm.treeModel.totalMass();
   return CDYN_OK;
 }
 
 cdyn_status cdyn_model_gravity(const cdyn_model* model, double gravity[3]) {
   CDYN_CHECK_MODEL(model);
-  if (gravity == nullptr) return CDYN_ERR_NULL_POINTER;
+  if (gravity == nullptr)
+    return refuse(CDYN_ERR_NULL_POINTER, "cdyn_model_gravity: gravity is NULL");
   for (int k = 0; k < 3; ++k) gravity[k] = model->cm.treeModel.gravity[k];
   return CDYN_OK;
 }
@@ -165,8 +169,10 @@ cdyn_status cdyn_model_body_index(const cdyn_model* model, const char* name, int
 
 cdyn_status cdyn_model_body_parent(const cdyn_model* model, int body, int* parent) {
   CDYN_CHECK_MODEL(model);
-  if (parent == nullptr) return CDYN_ERR_NULL_POINTER;
-  if (body < 0 || body >= model->cm.treeModel.nbodies) return CDYN_ERR_INVALID_INDEX;
+  if (parent == nullptr)
+    return refuse(CDYN_ERR_NULL_POINTER, "cdyn_model_body_parent: parent is NULL");
+  if (body < 0 || body >= model->cm.treeModel.nbodies)
+    return refuse(CDYN_ERR_INVALID_INDEX, "cdyn_model_body_parent: body is out of range");
   *parent = model->cm.treeModel.parent[body];
   return CDYN_OK;
 }
@@ -183,8 +189,9 @@ cdyn_status cdyn_model_joint_index(const cdyn_model* model, const char* name, in
 
 cdyn_status cdyn_model_joint_type(const cdyn_model* model, int joint, int* type) {
   CDYN_CHECK_MODEL(model);
-  if (type == nullptr) return CDYN_ERR_NULL_POINTER;
-  if (joint < 0 || joint >= model->cm.treeModel.nbodies) return CDYN_ERR_INVALID_INDEX;
+  if (type == nullptr) return refuse(CDYN_ERR_NULL_POINTER, "cdyn_model_joint_type: type is NULL");
+  if (joint < 0 || joint >= model->cm.treeModel.nbodies)
+    return refuse(CDYN_ERR_INVALID_INDEX, "cdyn_model_joint_type: joint is out of range");
   *type = static_cast<int>(model->cm.treeModel.joints[joint].type);
   return CDYN_OK;
 }
@@ -193,7 +200,8 @@ cdyn_status cdyn_model_joint_coordinates(const cdyn_model* model, int joint, int
                                          int* idx_v, int* nv) {
   CDYN_CHECK_MODEL(model);
   const cd::Model& m = model->cm.treeModel;
-  if (joint < 0 || joint >= m.nbodies) return CDYN_ERR_INVALID_INDEX;
+  if (joint < 0 || joint >= m.nbodies)
+    return refuse(CDYN_ERR_INVALID_INDEX, "cdyn_model_joint_coordinates: joint is out of range");
   if (idx_q) *idx_q = m.idx_q[joint];
   if (nq) *nq = m.nqs[joint];
   if (idx_v) *idx_v = m.idx_v[joint];
@@ -225,8 +233,9 @@ cdyn_status cdyn_model_position_limits(const cdyn_model* model, double* lower, d
                                        int n) {
   CDYN_CHECK_MODEL(model);
   const cd::Model& m = model->cm.treeModel;
-  if (n != m.nq) return CDYN_ERR_INVALID_SIZE;
-  if (n > 0 && (lower == nullptr || upper == nullptr)) return CDYN_ERR_NULL_POINTER;
+  if (n != m.nq) return refuse(CDYN_ERR_INVALID_SIZE, "cdyn_model_position_limits: n is not nq");
+  if (n > 0 && (lower == nullptr || upper == nullptr))
+    return refuse(CDYN_ERR_NULL_POINTER, "cdyn_model_position_limits: lower or upper is NULL");
   copyOut(m.lowerPositionLimit, lower);
   copyOut(m.upperPositionLimit, upper);
   return CDYN_OK;
@@ -234,25 +243,30 @@ cdyn_status cdyn_model_position_limits(const cdyn_model* model, double* lower, d
 
 cdyn_status cdyn_model_velocity_limits(const cdyn_model* model, double* limit, int n) {
   CDYN_CHECK_MODEL(model);
-  if (n != model->cm.treeModel.nv) return CDYN_ERR_INVALID_SIZE;
-  if (n > 0 && limit == nullptr) return CDYN_ERR_NULL_POINTER;
+  if (n != model->cm.treeModel.nv)
+    return refuse(CDYN_ERR_INVALID_SIZE, "cdyn_model_velocity_limits: n is not nv");
+  if (n > 0 && limit == nullptr)
+    return refuse(CDYN_ERR_NULL_POINTER, "cdyn_model_velocity_limits: limit is NULL");
   copyOut(model->cm.treeModel.velocityLimit, limit);
   return CDYN_OK;
 }
 
 cdyn_status cdyn_model_effort_limits(const cdyn_model* model, double* limit, int n) {
   CDYN_CHECK_MODEL(model);
-  if (n != model->cm.treeModel.nv) return CDYN_ERR_INVALID_SIZE;
-  if (n > 0 && limit == nullptr) return CDYN_ERR_NULL_POINTER;
+  if (n != model->cm.treeModel.nv)
+    return refuse(CDYN_ERR_INVALID_SIZE, "cdyn_model_effort_limits: n is not nv");
+  if (n > 0 && limit == nullptr)
+    return refuse(CDYN_ERR_NULL_POINTER, "cdyn_model_effort_limits: limit is NULL");
   copyOut(model->cm.treeModel.effortLimit, limit);
   return CDYN_OK;
 }
 
 cdyn_status cdyn_model_frame_name(const cdyn_model* model, int frame, const char** name) {
   CDYN_CHECK_MODEL(model);
-  if (name == nullptr) return CDYN_ERR_NULL_POINTER;
+  if (name == nullptr) return refuse(CDYN_ERR_NULL_POINTER, "cdyn_model_frame_name: name is NULL");
   const auto& frames = model->cm.treeModel.frames;
-  if (frame < 0 || frame >= static_cast<int>(frames.size())) return CDYN_ERR_INVALID_INDEX;
+  if (frame < 0 || frame >= static_cast<int>(frames.size()))
+    return refuse(CDYN_ERR_INVALID_INDEX, "cdyn_model_frame_name: frame is out of range");
   *name = frames[frame].name.c_str();
   return CDYN_OK;
 }
@@ -264,9 +278,10 @@ cdyn_status cdyn_model_frame_index(const cdyn_model* model, const char* name, in
 
 cdyn_status cdyn_model_frame_body(const cdyn_model* model, int frame, int* body) {
   CDYN_CHECK_MODEL(model);
-  if (body == nullptr) return CDYN_ERR_NULL_POINTER;
+  if (body == nullptr) return refuse(CDYN_ERR_NULL_POINTER, "cdyn_model_frame_body: body is NULL");
   const auto& frames = model->cm.treeModel.frames;
-  if (frame < 0 || frame >= static_cast<int>(frames.size())) return CDYN_ERR_INVALID_INDEX;
+  if (frame < 0 || frame >= static_cast<int>(frames.size()))
+    return refuse(CDYN_ERR_INVALID_INDEX, "cdyn_model_frame_body: frame is out of range");
   *body = frames[frame].body;
   return CDYN_OK;
 }

@@ -59,7 +59,9 @@ cdyn_status workspaceInit(const cdyn_model* m, void* mem, std::size_t size, void
   const Layout& l = m->layout;
   const std::uintptr_t start = reinterpret_cast<std::uintptr_t>(mem);
   const std::uintptr_t base = roundUp(start, kBlockAlign);
-  if (size < base - start || size - (base - start) < l.total) return CDYN_ERR_INVALID_SIZE;
+  if (size < base - start || size - (base - start) < l.total)
+    return refuse(CDYN_ERR_INVALID_SIZE,
+                  "cdyn_workspace_init_in: size is smaller than cdyn_workspace_size()");
   unsigned char* p = reinterpret_cast<unsigned char*>(base);
   cdyn_workspace* ws = new (p) cdyn_workspace;
   ws->tag = 0;
@@ -86,19 +88,21 @@ extern "C" {
 
 cdyn_status cdyn_workspace_size(const cdyn_model* model, size_t* size) {
   CDYN_CHECK_MODEL(model);
-  if (size == nullptr) return CDYN_ERR_NULL_POINTER;
+  if (size == nullptr) return refuse(CDYN_ERR_NULL_POINTER, "cdyn_workspace_size: size is NULL");
   *size = model->layout.total + kBlockAlign - 1;
   return CDYN_OK;
 }
 
 cdyn_status cdyn_workspace_create(const cdyn_model* model, cdyn_workspace** workspace) {
-  if (workspace == nullptr) return CDYN_ERR_NULL_POINTER;
+  if (workspace == nullptr)
+    return refuse(CDYN_ERR_NULL_POINTER, "cdyn_workspace_create: workspace is NULL");
   *workspace = nullptr;
   CDYN_CHECK_MODEL(model);
   return guarded(nullptr, [&] {
     const std::size_t size = model->layout.total + kBlockAlign - 1;
     void* block = std::malloc(size);
-    if (block == nullptr) return CDYN_ERR_OUT_OF_MEMORY;
+    if (block == nullptr)
+      return refuse(CDYN_ERR_OUT_OF_MEMORY, "cdyn_workspace_create: out of memory");
     try {
       const cdyn_status s = workspaceInit(model, block, size, block, workspace);
       if (s != CDYN_OK) std::free(block);
@@ -112,10 +116,11 @@ cdyn_status cdyn_workspace_create(const cdyn_model* model, cdyn_workspace** work
 
 cdyn_status cdyn_workspace_init_in(const cdyn_model* model, void* mem, size_t size,
                                    cdyn_workspace** workspace) {
-  if (workspace == nullptr) return CDYN_ERR_NULL_POINTER;
+  if (workspace == nullptr)
+    return refuse(CDYN_ERR_NULL_POINTER, "cdyn_workspace_init_in: workspace is NULL");
   *workspace = nullptr;
   CDYN_CHECK_MODEL(model);
-  if (mem == nullptr) return CDYN_ERR_NULL_POINTER;
+  if (mem == nullptr) return refuse(CDYN_ERR_NULL_POINTER, "cdyn_workspace_init_in: mem is NULL");
   return guarded(nullptr, [&] {
     try {
       return workspaceInit(model, mem, size, nullptr, workspace);
@@ -127,7 +132,10 @@ cdyn_status cdyn_workspace_init_in(const cdyn_model* model, void* mem, size_t si
 
 cdyn_status cdyn_workspace_free(cdyn_workspace* workspace) {
   if (workspace == nullptr) return CDYN_OK;
-  if (workspace->tag != kWorkspaceTag) return CDYN_ERR_INVALID_ARGUMENT;
+  if (workspace->tag != kWorkspaceTag)
+    return refuse(
+        CDYN_ERR_INVALID_ARGUMENT,
+        "cdyn_workspace_free: workspace is not a valid cdyn_workspace handle (freed twice?)");
   workspace->tag = kDeadTag;
   {
     ArenaScope scope(&workspace->arena);

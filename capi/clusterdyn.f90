@@ -130,6 +130,10 @@ module clusterdyn
       integer(c_int), value :: status
     end function
 
+    type(c_ptr) function cdyn_last_error() bind(C, name="cdyn_last_error")
+      import :: c_ptr
+    end function
+
     ! ---- model loading ------------------------------------------------------------------------
 
     integer(c_int) function cdyn_model_load(abi_version, path, flags, gravity, model, err, &
@@ -1357,6 +1361,18 @@ module clusterdyn
       type(c_ptr), intent(out) :: name
     end function
 
+    integer(c_int) function cdyn_constraint_set_constraint(set, index, name, type, body1, &
+                                                           placement1, body2, placement2, rf, &
+                                                           gains, row0, nrows) &
+        bind(C, name="cdyn_constraint_set_constraint")
+      import :: c_int, c_ptr, c_double
+      type(c_ptr), value :: set
+      integer(c_int), value :: index
+      type(c_ptr), intent(out), optional :: name
+      integer(c_int), intent(out), optional :: type, body1, body2, rf, row0, nrows
+      real(c_double), intent(out), optional :: placement1(16), placement2(16), gains(2)
+    end function
+
     integer(c_int) function cdyn_constraint_workspace_create(model, set, workspace) &
         bind(C, name="cdyn_constraint_workspace_create")
       import :: c_int, c_ptr
@@ -1386,6 +1402,18 @@ module clusterdyn
       real(c_double), intent(inout) :: jmat(*)
       integer(c_int), value :: ldj
       real(c_double), intent(inout), optional :: gamma(*)
+    end function
+
+    integer(c_int) function cdyn_constraint_kinematics(set, ws, q, v, m, jmat, ldj, gamma, phi) &
+        bind(C, name="cdyn_constraint_kinematics")
+      import :: c_int, c_ptr, c_double
+      type(c_ptr), value :: set, ws
+      real(c_double), intent(in) :: q(*)
+      real(c_double), intent(in), optional :: v(*)
+      integer(c_int), value :: m
+      real(c_double), intent(inout), optional :: jmat(*)
+      integer(c_int), value :: ldj
+      real(c_double), intent(inout), optional :: gamma(*), phi(*)
     end function
 
     integer(c_int) function cdyn_delassus_matrix(set, ws, q, dmat, ldd) &

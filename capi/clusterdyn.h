@@ -10,15 +10,22 @@
  * CONVENTIONS (apply to every function below unless its comment says otherwise)
  *
  * Return value. Every function that can fail returns a cdyn_status (CDYN_OK == 0). The only
- * functions returning something else are cdyn_version, cdyn_version_string, cdyn_status_string
- * and cdyn_workspace_last_error, which cannot fail. No function ever throws a C++ exception,
- * calls exit/abort, or prints (model loading may log warnings to stderr through the C++ core).
+ * functions returning something else are cdyn_version, cdyn_version_string, cdyn_status_string,
+ * cdyn_last_error and the *_last_error functions, which cannot fail. No function ever throws a
+ * C++ exception, calls exit/abort, or prints (model loading may log warnings to stderr through
+ * the C++ core).
  * On failure the output arguments are unspecified unless documented.
  *
- * Error messages. Functions that take a workspace write a detailed, NUL-terminated message of
- * their last failure into it (cdyn_workspace_last_error; "" after a success). Loaders write
- * the parse error (file:line: <element>: ...) into the caller's buffer (err, errlen).
- * Functions taking only a model report the status only.
+ * Error messages. EVERY refusal leaves a message. Functions that take a workspace write a
+ * detailed, NUL-terminated message of their last failure into it (cdyn_workspace_last_error,
+ * cdyn_constraint_workspace_last_error, cdyn_pool_last_error; "" after a success); set
+ * functions into the set (cdyn_constraint_set_last_error). Loaders write the parse error
+ * (file:line: <element>: ...) into the caller's buffer (err, errlen). Every other refusal (the
+ * create and free functions of every handle, the model, set and cdyn_forces queries, and a
+ * compute call whose workspace handle itself is NULL or invalid) leaves a static message naming
+ * the function and the argument in cdyn_last_error(): one per thread, overwritten by the next
+ * such refusal on the thread and NOT cleared by successful calls, so read it right after the
+ * failed call. Recording it never allocates.
  *
  * Handles. cdyn_model: the mechanism, IMMUTABLE after loading. cdyn_workspace: all mutable
  * memory the computations need, created for one model. NULL handles give CDYN_ERR_NULL_POINTER;
@@ -31,7 +38,7 @@
  * one workspace per thread); different workspaces of one model may be used concurrently. The
  * results do not depend on the thread (bit-identical). Create/free of workspaces of a model
  * may happen concurrently with computations on other workspaces; free a model only after all
- * its workspaces (cdyn_model_free refuses otherwise).
+ * its workspaces, pools, constraint sets and cdyn_forces (cdyn_model_free refuses otherwise).
  *
  * Real time. Once a workspace exists, no function taking a workspace (the "compute" functions:
  * kinematics, dynamics, cluster-tree dynamics and loop-closure solves, configuration
@@ -54,15 +61,20 @@
  * (CDYN_ERR_NOT_UNIT_QUATERNION). Outputs may alias inputs.
  * Matrices are COLUMN-MAJOR with a leading dimension: element (i, j) of an r x c matrix A with
  * leading dimension lda >= r is A[i + j * lda]; the buffer must hold lda * c doubles (the
- * library cannot check the buffer capacity, only lda >= r). Only rows 0..r-1 of each column
- * are written: rows r..lda-1 are left untouched.
+ * library cannot check the buffer capacity, only lda >= r; with r = 0, lda = 0 is accepted and
+ * nothing is written). Only rows 0..r-1 of each column are written: rows r..lda-1 are left
+ * untouched.
  * Fixed-size arrays (double p[3], double m[6]) are written without length arguments.
  *
  * Coordinates. The model is the SPANNING TREE of the URDF (every URDF joint, fixed joints fused)
  * plus its loop constraints (see "Cluster tree" below). Bodies are numbered 0..nbodies-1 in the
  * spanning tree's regular order, parent[i] < i (parent -1 is the world), with the bodies of
  * each cluster contiguous and clusters in regular order (this numbering may differ from the
- * order of the links in the URDF file: look bodies, joints and coordinates up by name).
+ * order of the links in the URDF file: look bodies, joints and coordinates up by name:
+ * cdyn_model_joint_index + cdyn_model_joint_coordinates, cdyn_model_position_index,
+ * cdyn_model_velocity_index). One file loaded with and without CDYN_LOAD_CUT_LOOPS gives the
+ * same bodies, joints and spanning coordinates in the SAME order (same q and v layout; only the
+ * independent coordinates differ), so a spanning state of one is a spanning state of the other.
  * Body i is moved by joint i (joint index == body index). Joint i owns q[idx_q .. idx_q+nq_i)
  * and v[idx_v .. idx_v+nv_i) (cdyn_model_joint_coordinates). Per joint type:
  *   revolute (URDF revolute/continuous): q = angle [rad], v = rate [rad/s]           (1 / 1)
@@ -254,6 +266,9 @@ CDYN_API cdyn_status cdyn_check_version(int abi_version);
 /** Short static English description of a status ("ok", "invalid size", ...); unknown values
  *  give "unknown status". */
 CDYN_API const char* cdyn_status_string(cdyn_status status);
+/** Message of the last refusal ON THIS THREAD by a function that has no handle to hold it (see
+ *  "Error messages"): static text, "" before the first; not cleared by successful calls. */
+CDYN_API const char* cdyn_last_error(void);
 
 /* ========================================================================================== */
 /* Model: loading and freeing (allocate; thread-safe)                                        */
@@ -283,8 +298,8 @@ CDYN_API cdyn_status cdyn_model_load_string(int abi_version, const char* xml, si
                                             unsigned int flags, const double* gravity,
                                             cdyn_model** model, char* err, size_t errlen);
 /** Frees a model. NULL is accepted (CDYN_OK). Fails with CDYN_ERR_INVALID_ARGUMENT, freeing
- *  nothing, while workspaces, pools or constraint sets of the model still exist. Not concurrent
- * with other uses of the model. */
+ *  nothing (message in cdyn_last_error), while workspaces, pools, constraint sets or cdyn_forces
+ *  of the model still exist. Not concurrent with other uses of the model. */
 CDYN_API cdyn_status cdyn_model_free(cdyn_model* model);
 
 /* ========================================================================================== */
@@ -303,7 +318,10 @@ CDYN_API cdyn_status cdyn_model_nq(const cdyn_model* model, int* nq);
 CDYN_API cdyn_status cdyn_model_nv(const cdyn_model* model, int* nv);
 /** Number of frames (one per URDF link, including the root link and fused links). */
 CDYN_API cdyn_status cdyn_model_nframes(const cdyn_model* model, int* nframes);
-/** Total mass [kg]. */
+/** Total mass [kg] of the moving bodies: the sum over the nbodies bodies (fused links
+ *  included). Links fused to the WORLD (the root link of a fixed-base robot and links fixed to
+ *  it) move with no joint and are not counted, as Pinocchio's computeTotalMass, which sums the
+ *  joints' bodies and leaves out the universe. */
 CDYN_API cdyn_status cdyn_model_total_mass(const cdyn_model* model, double* mass);
 /** Gravity [m/s^2], world coordinates. */
 CDYN_API cdyn_status cdyn_model_gravity(const cdyn_model* model, double gravity[3]);
@@ -702,8 +720,9 @@ CDYN_API cdyn_status cdyn_cluster_constraint_matrices(const cdyn_model* model, c
  * (cdyn_batch_*) or in cdyn_pool_last_error (cdyn_pool_*). Argument errors are reported before
  * any state runs: a wrong per-state length or a NULL array with the single-state function's
  * status and message (pools: "<name> has length L per state, expected E"); n < 0 with
- * CDYN_ERR_INVALID_SIZE and a bad layout with CDYN_ERR_INVALID_ARGUMENT (a message only in
- * pools); invalid, NULL or duplicate workspaces / pools as for handles (no message).
+ * CDYN_ERR_INVALID_SIZE and a bad layout with CDYN_ERR_INVALID_ARGUMENT (message in pools, and
+ * in cdyn_last_error); invalid, NULL or duplicate workspaces / pools as for handles (message in
+ * cdyn_last_error).
  * Inputs and outputs must not overlap.
  *
  * Two ways to run them:
@@ -817,13 +836,18 @@ typedef enum cdyn_force_frame {
 
 CDYN_API cdyn_status cdyn_forces_create(const cdyn_model* model, cdyn_forces** forces);
 /** Frees forces (NULL: CDYN_OK, nothing done; not a cdyn_forces handle:
- *  CDYN_ERR_INVALID_ARGUMENT). Free it before its model. */
+ *  CDYN_ERR_INVALID_ARGUMENT). Free it before its model: cdyn_model_free refuses while a
+ *  cdyn_forces of the model exists (it would dangle). */
 CDYN_API cdyn_status cdyn_forces_free(cdyn_forces* forces);
 
 /** Fills forces from the workspace's last successful cdyn_ce_aba / cdyn_ce_aba_independent
- *  (spanning = 0, tau: the same ny efforts, acting on the independent joints) or
- *  cdyn_ce_aba_spanning_forces (spanning = 1, tau: the same nv efforts), with no other call on
- *  the workspace in between (else CDYN_ERR_INVALID_ARGUMENT, with a message). */
+ *  (spanning = 0: efforts on the independent joints, ntau = ny) or cdyn_ce_aba_spanning_forces
+ *  (spanning = 1: efforts on the spanning joints, ntau = nv), with no other call on the
+ *  workspace in between (else CDYN_ERR_INVALID_ARGUMENT, with a message). The workspace keeps a
+ *  copy of the efforts of that call: pass tau = (NULL, 0) to use them (recommended), or the
+ *  same efforts again, which are checked element by element: any difference (the forces would
+ *  balance neither effort vector) gives CDYN_ERR_INVALID_ARGUMENT naming the first differing
+ *  element. fext, q and v need no check: the forces are read from that call's results. */
 CDYN_API cdyn_status cdyn_forces_after_ce_aba(const cdyn_model* model, cdyn_workspace* ws,
                                               cdyn_forces* forces, const double* tau, int ntau,
                                               int spanning);
@@ -835,7 +859,9 @@ CDYN_API cdyn_status cdyn_forces_after_ce_rnea(const cdyn_model* model, cdyn_wor
 /** Spatial force (moment, force) each spanning-tree joint applies TO its child body: W is
  *  6 x nbodies, column-major, ldw >= 6, column i = joint i. frame: CDYN_FORCE_FRAME_BODY or
  *  CDYN_FORCE_FRAME_WORLD (world axes about the world origin, from the body poses of the
- *  dynamics call the forces were filled from). */
+ *  dynamics call the forces were filled from). Before the first fill every result of a
+ *  cdyn_forces (joint and loop wrenches, loop rows, coupling multipliers and forces) is zero,
+ *  returned with CDYN_OK: check your own call order. */
 CDYN_API cdyn_status cdyn_forces_joint_wrenches(const cdyn_model* model, cdyn_workspace* ws,
                                                 const cdyn_forces* forces, int frame, double* W,
                                                 int ldw);
@@ -843,8 +869,19 @@ CDYN_API cdyn_status cdyn_forces_joint_wrenches(const cdyn_model* model, cdyn_wo
  *  predecessor receives the opposite), in CDYN_FORCE_FRAME_LOOP: W is 6 x nloops (ldw >= 6). */
 CDYN_API cdyn_status cdyn_forces_loop_wrenches(const cdyn_model* model, const cdyn_forces* forces,
                                                double* W, int ldw);
-/** Components of loop's wrench along its constrained directions (the multipliers: rotational
- *  rows, then translational rows; nrows from cdyn_forces_loop_info). Redundant rows are 0. */
+/** Components of loop's wrench (cdyn_forces_loop_wrenches: on the successor, frame P) along its
+ *  constrained directions, the multipliers: rotational rows, then translational rows; nrows
+ *  from cdyn_forces_loop_info. Directions, with a the unit loop axis in P's axes, t1 = the unit
+ *  part of e_x (e_y when |a_x| >= 0.9) normal to a, t2 = a x t1: revolute/continuous: moments
+ *  along t1, t2, forces along P's x, y, z (5); prismatic: moments along x, y, z, forces along
+ *  t1, t2 (5); planar: moments along t1, t2, force along a (3); spherical: forces along x, y, z
+ *  (3); fixed: moments then forces along x, y, z (6). Redundant rows are 0. Sign relation with
+ *  the same loop CUT (CDYN_LOAD_CUT_LOOPS, cdyn_constraint_set_create_cut_loops) at the same
+ *  closed state and efforts: the cut constraint's wrench on its body1 (the predecessor;
+ *  cdyn_constraint_wrenches, in A's axes) is w_A = -[R^T n; R^T f], with (n; f) the loop wrench
+ *  in P's axes and R the rotation of A in P (A's z = a); for a loop whose axis is P's z
+ *  (R = identity) the cut lambda is minus these rows, row by row. A loop whose predecessor is
+ *  the world has body1 = its successor: then w_A = +[R^T n; R^T f]. */
 CDYN_API cdyn_status cdyn_forces_loop_rows(const cdyn_model* model, const cdyn_forces* forces,
                                            int loop, double* rows, int nrows);
 /** Name, predecessor and successor bodies (-1: world), row count and the loop frame P (pose in
@@ -870,18 +907,38 @@ CDYN_API cdyn_status cdyn_forces_coupling(const cdyn_model* model, const cdyn_fo
 /* ========================================================================================== */
 /* C++: include/clusterdyn/constraints.hpp, docs/constraints.md. A constraint relates frame A
  * (placement1 on body1) and frame B (placement2 on body2, or a fixed world pose when body2 is
- * -1); its rows select components of the relative spatial velocity nu = v_A - A_X_B v_B:
+ * -1). Its velocity is the relative spatial velocity nu = v_A - A_X_B v_B (angular first, in
+ * A's axes about A's origin; v_A, v_B the frames' velocities in their own coordinates), and its
+ * rows select components of nu:
  *   CDYN_CONSTRAINT_POINT     3 rows  linear x y z          (point contact, spherical loop)
  *   CDYN_CONSTRAINT_WELD      6 rows  angular x y z, linear x y z  (6D contact, weld)
  *   CDYN_CONSTRAINT_REVOLUTE  5 rows  angular x y, linear x y z    (free about A's z axis)
  *   CDYN_CONSTRAINT_PLANAR    3 rows  angular x y, linear z        (free in A's xy plane)
  *   CDYN_CONSTRAINT_PRISMATIC 5 rows  angular x y z, linear x y    (free along A's z axis)
  * in A's axes (CDYN_LOCAL) or, for point and weld, world axes at A's origin
- * (CDYN_LOCAL_WORLD_ALIGNED). With m rows in total and independent coordinates (ny):
+ * (CDYN_LOCAL_WORLD_ALIGNED), in the order of the table (row names: cdyn_constraint_set_row_name);
+ * the rows of constraint i follow those of constraints 0..i-1. With m rows in total and
+ * independent coordinates y (ny):
  *     H ydd + C = tau + J^T lambda,     J ydd + gamma = k,
- * J (m x ny) the row Jacobian, gamma the row accelerations at ydd = 0, k = -kp phi - kd phi_dot
- * the Baumgarte targets (gains 0 by default), lambda the multipliers: J^T lambda is the
- * generalized force ON the robot (lambda = force on body1 at frame A, in the rows' axes).
+ *   J      m x ny, the row Jacobian: J ydot = the row velocities (the selected components of nu).
+ *   gamma  m, the row accelerations at ydd = 0: velocity-product terms only (kinematics: gravity
+ *          and external forces play no part; it is 0, to rounding, at v = 0). For
+ *          CDYN_LOCAL_WORLD_ALIGNED rows and for CDYN_LOCAL weld, revolute, planar and
+ *          prismatic rows it is the time derivative of the row velocities along the motion with
+ *          ydd = 0: gamma = d/dt (J(q) ydot). CDYN_LOCAL point rows are CLASSICAL accelerations (as
+ *          Pinocchio's 3D contacts): gamma = d/dt (J ydot) + omega_A x (J ydot), omega_A the
+ *          angular velocity of frame A in A's axes.
+ *   phi    m, the position error of the rows (cdyn_constraint_kinematics): the selected
+ *          components of phi6 = (log(R_B^T R_A); R_A^T (p_A - p_B)), the rotation vector [rad]
+ *          taking B's axes to A's and the position [m] of A's origin from B's, both in A's axes
+ *          (CDYN_LOCAL) or turned to world axes (CDYN_LOCAL_WORLD_ALIGNED: R_A log(R_B^T R_A),
+ *          p_A - p_B); R, p the frames' world poses. phi = 0 where the constraint holds; a set
+ *          made by cdyn_constraint_set_add_contact has phi = 0 at the reference configuration.
+ *   k      m, the Baumgarte targets k = -kp phi - kd (J ydot) (gains 0 by default: k = 0).
+ *   lambda m, the multipliers: J^T lambda is the generalized force ON the robot. lambda is the
+ *          wrench applied TO body1 AT THE ORIGIN OF FRAME A (weld and revolute moments are
+ *          about A's origin), its components along the rows (A's axes, or world axes for
+ *          CDYN_LOCAL_WORLD_ALIGNED); body2 receives the opposite wrench.
  *
  * Handles. A cdyn_constraint_set belongs to one model; it is built by the add functions (which
  * allocate) and is read-only once a constraint workspace exists for it (add then fails with
@@ -891,13 +948,19 @@ CDYN_API cdyn_status cdyn_forces_coupling(const cdyn_model* model, const cdyn_fo
  * refuse otherwise).
  *
  * Errors. Set functions write their message into the set (cdyn_constraint_set_last_error);
- * compute functions into the constraint workspace (cdyn_constraint_workspace_last_error).
- * A workspace passed with another set gives CDYN_ERR_WORKSPACE_MISMATCH.
+ * compute functions into the constraint workspace (cdyn_constraint_workspace_last_error); the
+ * create and free functions and the set queries into cdyn_last_error (cdyn_constraint_set_free
+ * also into the set). A workspace passed with another set gives CDYN_ERR_WORKSPACE_MISMATCH.
+ * Settings that are not numbers (a NaN or Inf mu or tolerance, as a non-positive one) are
+ * invalid arguments: CDYN_ERR_INVALID_ARGUMENT, not CDYN_ERR_NON_FINITE (which is for arrays),
+ * and so is a NaN rho of cdyn_damped_delassus_inverse. For what "converged" covers, see
+ * cdyn_proximal_result.
  *
  * Arrays. The compute functions take the lengths from the set's model (q: nq, v: nv, tau and
  * ydd: ny, qdd: nv, fext: 6 * nbodies) and the set (lambda, gamma: m) and check one explicit
  * length each: the number of rows m the caller sized its constraint-space arrays for (or the
- * leading dimension of the matrix output, >= m). A matrix output writes rows 0..m-1 of its
+ * leading dimension of the matrix output: ld >= m, so ld = 0 is accepted for an empty set,
+ * m = 0; ld >= max(1, m) is never required). A matrix output writes rows 0..m-1 of its
  * columns only: rows m..ld-1 are left untouched. (q, v) must be a closed spanning state
  * (see "Cluster tree"). Inputs are checked for NaN/Inf; outputs are untouched on failure except
  * for CDYN_ERR_NOT_CONVERGED (below). Compute functions do not allocate, lock or do I/O.
@@ -949,12 +1012,21 @@ CDYN_API cdyn_status cdyn_proximal_settings_default(cdyn_proximal_settings* sett
 /** Creates an empty constraint set for `model` (allocates). */
 CDYN_API cdyn_status cdyn_constraint_set_create(const cdyn_model* model, cdyn_constraint_set** set);
 /** Creates the set of the model's cut loops (models loaded with CDYN_LOAD_CUT_LOOPS or with
- *  closure="cut" loops; C++ cutLoopConstraints): one constraint per cut loop, named after it,
- *  between its predecessor and successor bodies. Empty when the model has no cut loop. */
+ *  closure="cut" loops; C++ cutLoopConstraints): constraint i is the i-th cut <loop> of the file,
+ *  named after it; empty when the model has no cut loop. Each: type by the loop joint's type
+ *  (revolute, continuous -> CDYN_CONSTRAINT_REVOLUTE; prismatic -> _PRISMATIC; planar ->
+ *  _PLANAR; spherical -> _POINT; fixed -> _WELD), rf CDYN_LOCAL, gains 0; body1 the loop's
+ *  predecessor body and body2 its successor (swapped when the predecessor is the world:
+ *  body2 = -1); frame A = the loop frame P on the predecessor (its link frame times the loop's
+ *  predecessor origin) and B = the loop frame S on the successor, both turned by the shortest
+ *  rotation taking z to the loop axis, so A's z is the axis of the free motion. Read them back
+ *  with cdyn_constraint_set_constraint. lambda is then the wrench on the predecessor body at P's
+ *  origin: MINUS the wrench the same loop, embedded, transmits to its successor
+ *  (cdyn_forces_loop_wrenches, cdyn_forces_loop_rows; see there). */
 CDYN_API cdyn_status cdyn_constraint_set_create_cut_loops(const cdyn_model* model,
                                                           cdyn_constraint_set** set);
 /** Frees a set. NULL is accepted. CDYN_ERR_INVALID_ARGUMENT, freeing nothing, while
- *  constraint workspaces of the set exist. */
+ *  constraint workspaces of the set exist (message in the set and in cdyn_last_error). */
 CDYN_API cdyn_status cdyn_constraint_set_free(cdyn_constraint_set* set);
 /** Message of the last failed call on the set ("" after a success; a static message when set
  *  is NULL or invalid). */
@@ -987,6 +1059,16 @@ CDYN_API cdyn_status cdyn_constraint_set_add_contact(cdyn_constraint_set* set,
 CDYN_API cdyn_status cdyn_constraint_set_size(const cdyn_constraint_set* set, int* nconstraints);
 /** Number of rows m (sum of the constraints' rows). */
 CDYN_API cdyn_status cdyn_constraint_set_nrows(const cdyn_constraint_set* set, int* m);
+/** Constraint `index` (0 <= index < cdyn_constraint_set_size, else CDYN_ERR_INVALID_INDEX) as it
+ *  is stored (every output optional, NULL: not written): name (owned by the set), type (a
+ *  cdyn_constraint_type), body1, placement1 (4 x 4 column-major, as cdyn_constraint_set_add
+ *  takes it), body2 (-1: the world), placement2, rf, gains (kp, kd), row0 (its first row) and
+ *  nrows. For the sets of cdyn_constraint_set_create_cut_loops, the frames chosen there. */
+CDYN_API cdyn_status cdyn_constraint_set_constraint(const cdyn_constraint_set* set, int index,
+                                                    const char** name, int* type, int* body1,
+                                                    double placement1[16], int* body2,
+                                                    double placement2[16], int* rf,
+                                                    double gains[2], int* row0, int* nrows);
 /** Name "<constraint>:<component>" of row `row` (0 <= row < m, else CDYN_ERR_INVALID_INDEX),
  *  components ang_x ang_y ang_z lin_x lin_y lin_z. Owned by the set, valid until it is freed
  *  (or, for the rows of later constraints, grows: read names once the set is complete). */
@@ -994,7 +1076,8 @@ CDYN_API cdyn_status cdyn_constraint_set_row_name(const cdyn_constraint_set* set
                                                   const char** name);
 
 /** Creates a constraint workspace for `set` of `model` (allocates; the set is read-only from
- *  now on). CDYN_ERR_WORKSPACE_MISMATCH when the set belongs to another model. */
+ *  now on). CDYN_ERR_WORKSPACE_MISMATCH when the set belongs to another model (message in
+ *  cdyn_last_error: the set may be shared by threads, so its own message is not written). */
 CDYN_API cdyn_status cdyn_constraint_workspace_create(const cdyn_model* model,
                                                       const cdyn_constraint_set* set,
                                                       cdyn_constraint_workspace** workspace);
@@ -1006,11 +1089,20 @@ CDYN_API const char* cdyn_constraint_workspace_last_error(
 
 /** Row Jacobian J (m x ny, column-major, ldj >= m, rows m..ldj-1 untouched) and gamma
  *  (optional, m) at the closed state q (nq), v (optional, nv; NULL: zero velocity).
- *  m: the set's row count (explicit check). */
+ *  m: the set's row count (explicit check). J and gamma: see the section's equations. */
 CDYN_API cdyn_status cdyn_constraint_jacobian(const cdyn_constraint_set* set,
                                               cdyn_constraint_workspace* ws, const double* q,
                                               const double* v, int m, double* J, int ldj,
                                               double* gamma);
+/** cdyn_constraint_jacobian with the position error: J (optional here: NULL writes nothing and
+ *  ignores ldj), gamma (optional, m) and phi (optional, m; see the section's equations) at the
+ *  closed state q (nq), v (optional, nv; NULL: zero velocity). phi needs q only; it is the
+ *  constraint violation to watch (and to correct) in a simulation of the cut-loop or contact
+ *  rows. */
+CDYN_API cdyn_status cdyn_constraint_kinematics(const cdyn_constraint_set* set,
+                                                cdyn_constraint_workspace* ws, const double* q,
+                                                const double* v, int m, double* J, int ldj,
+                                                double* gamma, double* phi);
 /** Delassus matrix D = J H^-1 J^T (m x m, column-major, ldd >= m, rows m..ldd-1 untouched) at
  *  the closed configuration q (nq), by constraint-space propagation over the cluster tree
  *  (PV-OSIMr: Sathya, Decre, Swevers 2024). */

@@ -198,8 +198,9 @@ class ConstraintSet(_Handle):
 
     def _call(self, name, *args):
         status = getattr(lib(), name)(self.handle, *args)
-        if status != OK:
-            raise ClusterdynError(status, self.last_error, name)
+        if status != OK:  # set functions write the set's message, set queries cdyn_last_error
+            raise ClusterdynError(status, self.last_error or lib().cdyn_last_error().decode(),
+                                  name)
 
     def __repr__(self):
         if self._h is None:
@@ -428,18 +429,32 @@ class ConstraintWorkspace(_Handle):
 
     # -- matrices
 
-    def jacobian(self, q, v=None):
+    def jacobian(self, q, v=None, return_phi=False):
         """(J (m, ny), gamma (m,)) at the closed state q (nq,), v (nv,) (None: zero velocity):
-        row Jacobian and row accelerations at ydd = 0, so J ydd + gamma is the rows'
-        acceleration."""
+        row Jacobian (J ydot = the row velocities) and row accelerations at ydd = 0, so
+        J ydd + gamma is the rows' acceleration (velocity terms only, no gravity; classical
+        accelerations for "local" point rows). With return_phi: (J, gamma, phi), phi (m,) the
+        rows' position error (:meth:`position_error`). Definitions: capi/clusterdyn.h,
+        "Constraints"."""
         q = self._q(q)
         v = None if v is None else _vec(v, self.model.nv, "v")
         m, ny = self._m, self.model.ny
         J = np.zeros((m, ny), order="F")
-        gamma = np.zeros(m)
-        self._call("cdyn_constraint_jacobian", _ptr(q), _ptr(v), m, _ptr(J), max(1, m),
-                   _ptr(gamma))
-        return np.ascontiguousarray(J), gamma
+        gamma, phi = np.zeros(m), np.zeros(m)
+        self._call("cdyn_constraint_kinematics", _ptr(q), _ptr(v), m, _ptr(J), m, _ptr(gamma),
+                   _ptr(phi))
+        J = np.ascontiguousarray(J)
+        return (J, gamma, phi) if return_phi else (J, gamma)
+
+    def position_error(self, q):
+        """phi (m,): the rows' position error at q (nq,), 0 where the constraints hold: the
+        selected components of (log(R_B^T R_A), R_A^T (p_A - p_B)) in A's axes (world axes for
+        "local_world_aligned"). k = -kp phi - kd J ydot are the Baumgarte targets."""
+        q = self._q(q)
+        phi = np.zeros(self._m)
+        self._call("cdyn_constraint_kinematics", _ptr(q), None, self._m, None, 0, None,
+                   _ptr(phi))
+        return phi
 
     def delassus(self, q):
         """Delassus matrix D = J H^-1 J^T (m, m) at the closed configuration q (PV-OSIMr)."""
@@ -574,14 +589,20 @@ class Forces(_Handle):
             raise ClusterdynError(status, ws.last_error, name)
 
     def _call(self, name, *args, message=""):
-        _check(getattr(lib(), name)(self.model.handle, self.handle, *args), name, message)
+        status = getattr(lib(), name)(self.model.handle, self.handle, *args)
+        if status != OK:
+            raise ClusterdynError(status, message or lib().cdyn_last_error().decode(), name)
 
     # -- filling
 
-    def after_ce_aba(self, ws, tau, spanning=False):
+    def after_ce_aba(self, ws, tau=None, spanning=False):
         """Fills the forces from ws's last successful ce_aba / ce_aba_independent (spanning
-        False; tau: the same (ny,) efforts) or ce_aba_spanning_forces (spanning True; the same
-        (nv,) efforts), with no other call on ws in between."""
+        False) or ce_aba_spanning_forces (spanning True), with no other call on ws in between.
+        tau: None (the efforts of that call, kept by the workspace) or the same efforts again
+        ((ny,) or (nv,)); different efforts raise ClusterdynError (ERR_INVALID_ARGUMENT)."""
+        if tau is None:
+            self._call_ws("cdyn_forces_after_ce_aba", ws, None, 0, 1 if spanning else 0)
+            return self
         n = self.model.nv if spanning else self.model.ny
         tau = _vec(tau, n, "tau")
         self._call_ws("cdyn_forces_after_ce_aba", ws, _ptr(tau), tau.size, 1 if spanning else 0)

@@ -216,7 +216,7 @@ class Model(_Handle):
         self._h = C.c_void_p(handle)
         self._pools = {}
         self._batch_ws = []
-        self._nforces = 0  # live Forces objects (cdyn_model_free does not count them)
+        self._nforces = 0  # live Forces objects (close() names them before cdyn_model_free)
         L = lib()
 
         def count(name):
@@ -289,8 +289,15 @@ class Model(_Handle):
         and :meth:`cut_loop_constraints` returns them as constraints; couplings and mimics stay
         embedded. gravity: None for (0, 0, -9.81), else 3 numbers [m/s^2], world coordinates.
         Raises ClusterdynError (ERR_PARSE with the file:line message) when the file is missing
-        or invalid.
+        or invalid, and ERR_INVALID_ARGUMENT when path looks like URDF text (use
+        :meth:`from_string` for text).
         """
+        text = path.decode(errors="replace") if isinstance(path, bytes) else path
+        if isinstance(text, str) and text.lstrip().startswith("<"):
+            raise ClusterdynError(
+                ERR_INVALID_ARGUMENT, f"path looks like XML text ({len(text)} characters "
+                f"starting with {text.lstrip()[:20]!r}), not a file name; use "
+                "Model.from_string(text) to load URDF text", "Model.load")
         return cls._load(os.fsencode(os.fspath(path)), None, floating_base, ignore_constraints,
                          gravity, cut_loops)
 
@@ -329,7 +336,7 @@ class Model(_Handle):
                                   "this model are still open: close them first", "Model.close")
         self._free_batch_resources()
         _check(lib().cdyn_model_free(self._h), "cdyn_model_free",
-               "workspaces or constraint sets of this model still exist: close them first")
+               lib().cdyn_last_error().decode(errors="replace"))
         self._h = None
 
     def _free_batch_resources(self):
@@ -366,7 +373,9 @@ class Model(_Handle):
 
     @property
     def total_mass(self):
-        """Total mass [kg]."""
+        """Total mass [kg] of the moving bodies (fused links included). Links fused to the world
+        (the root link of a fixed-base robot and links fixed to it) do not move and are not
+        counted, as Pinocchio's computeTotalMass (which leaves out the universe)."""
         out = C.c_double()
         _check(lib().cdyn_model_total_mass(self.handle, C.byref(out)), "cdyn_model_total_mass")
         return out.value
@@ -963,13 +972,20 @@ class Workspace(_Handle):
                    tau.size, _ptr(f), _len(f), _ptr(ydd), ydd.size, _ptr(qdd), _len(qdd))
         return (ydd, qdd) if return_qdd else ydd
 
-    def ce_aba_independent(self, y, ydot, tau, fext=None):
-        """Forward dynamics from independent coordinates: loop closure for y (nyq,) (warm
-        started), v = G ydot (ydot: ny), CE-ABA with tau (ny,). Returns (ydd (ny,), q (nq,),
-        v (nv,), qdd (nv,))."""
+    def ce_aba_independent(self, y, ydot, tau, fext=None, q_guess=None):
+        """Forward dynamics from independent coordinates: loop closure for y (nyq,), v = G ydot
+        (ydot: ny), CE-ABA with tau (ny,). The position solve starts from q_guess (nq,) when
+        given (as :meth:`Model.ce_aba_independent_batch`), else from the workspace's warm start.
+        Returns (ydd (ny,), q (nq,), v (nv,), qdd (nv,))."""
         y, ydot, tau = (_vec(y, self.model.nyq, "y"), self._y(ydot), self._y(tau, "tau"))
         f = _fext(fext, self.model.nbodies)
         m = self.model
+        if q_guess is not None:
+            # cdyn_independent_to_spanning(y, ydot, q_guess) + cdyn_ce_aba: what the batch
+            # function computes per state (the C single call has no q_guess).
+            q, v = self.independent_to_spanning(y, ydot, q_guess)
+            ydd, qdd = self.ce_aba(q, v, tau, fext, return_qdd=True)
+            return ydd, q, v, qdd
         ydd, q, v, qdd = np.zeros(m.ny), np.zeros(m.nq), np.zeros(m.nv), np.zeros(m.nv)
         self._call("cdyn_ce_aba_independent", _ptr(y), y.size, _ptr(ydot), ydot.size,
                    _ptr(tau), tau.size, _ptr(f), _len(f), _ptr(ydd), ydd.size, _ptr(q), q.size,

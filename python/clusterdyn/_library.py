@@ -115,6 +115,7 @@ def _declare(lib):
     f("cdyn_version_string", restype=C.c_char_p)
     f("cdyn_check_version", _int)
     f("cdyn_status_string", _int, restype=C.c_char_p)
+    f("cdyn_last_error", restype=C.c_char_p)
     f("cdyn_model_load", _int, C.c_char_p, C.c_uint, _D, C.POINTER(_H), C.c_char_p, _size)
     f("cdyn_model_load_string", _int, C.c_char_p, _size, C.c_uint, _D, C.POINTER(_H),
       C.c_char_p, _size)
@@ -219,10 +220,12 @@ def _declare(lib):
     f("cdyn_constraint_set_size", _H, _I)
     f("cdyn_constraint_set_nrows", _H, _I)
     f("cdyn_constraint_set_row_name", _H, _int, _S)
+    f("cdyn_constraint_set_constraint", _H, _int, _S, _I, _I, _D, _I, _D, _I, _D, _I, _I)
     f("cdyn_constraint_workspace_create", _H, _H, C.POINTER(_H))
     f("cdyn_constraint_workspace_free", _H)
     f("cdyn_constraint_workspace_last_error", _H, restype=C.c_char_p)
     f("cdyn_constraint_jacobian", _H, _H, _D, _D, _int, _D, _int, _D)
+    f("cdyn_constraint_kinematics", _H, _H, _D, _D, _int, _D, _int, _D, _D)
     f("cdyn_delassus_matrix", _H, _H, _D, _D, _int)
     f("cdyn_damped_delassus_inverse", _H, _H, _D, C.c_double, _D, _int)
     for name in ("constrained_aba", "prox_pv", "constrained_dynamics_dense"):

@@ -6,7 +6,6 @@
 #include <numeric>
 #include <random>
 #include <set>
-#include <sstream>
 
 #include "cluster/cluster_detail.hpp"
 #include "cluster/cut_loops.hpp"
@@ -288,6 +287,31 @@ std::vector<std::vector<int>> clustersInRegularOrder(const Model& tree0,
     if (it != childGroups.end()) stack.insert(stack.end(), it->second.rbegin(), it->second.rend());
   }
   return ordered;
+}
+
+/// ModelOptions::cutLoops: bodies (so spanning q, v) in the order of the file loaded without it,
+/// loops embedded: clusters sorted by their first body's position there, bodies within them
+/// too (parents stay first). Unchanged when the loops cannot be embedded (no such model).
+std::vector<std::vector<int>> orderLikeEmbedded(const Model& tree0, const UrdfDescription& urdf,
+                                                const ModelOptions& options,
+                                                const JointsByName& jointByName,
+                                                std::vector<std::vector<int>> clusters) {
+  if (!options.cutLoops || urdf.loops.empty()) return clusters;
+  ModelOptions embedded = options;
+  embedded.cutLoops = false;
+  std::vector<int> position(tree0.nbodies, 0);
+  try {  // the clusters of the embedded model
+    int k = 0;
+    const auto chords = chordBodies(tree0, urdf, embedded, jointByName);
+    for (const auto& c : clustersInRegularOrder(tree0, mergeChords(tree0, urdf, chords)))
+      for (int b : c) position[b] = k++;
+  } catch (const ModelError&) {
+    return clusters;
+  }
+  const auto before = [&](int a, int b) { return position[a] < position[b]; };
+  for (auto& c : clusters) std::sort(c.begin(), c.end(), before);
+  std::sort(clusters.begin(), clusters.end(), [&](auto& a, auto& b) { return before(a[0], b[0]); });
+  return clusters;
 }
 
 /// cm.treeModel (tree0 with its bodies renumbered cluster by cluster), cm.bodyCluster and the
@@ -604,7 +628,9 @@ ClusterModel buildClusterModel(const UrdfDescription& urdf, const ModelOptions& 
   const std::vector<int> groupOf = mergeChords(tree0, urdf, chords);
 
   ClusterModel cm;
-  addClusters(cm, tree0, clustersInRegularOrder(tree0, groupOf), urdf.source);
+  auto clusters = clustersInRegularOrder(tree0, groupOf);
+  clusters = orderLikeEmbedded(tree0, urdf, options, jointByName, std::move(clusters));
+  addClusters(cm, tree0, clusters, urdf.source);
   findAxisymmetricRotors(cm);
 
   addCouplingRelations(cm, urdf);

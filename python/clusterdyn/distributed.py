@@ -209,16 +209,15 @@ class _Mapper:
         results = [None] * len(starts)
         failure = None  # (chunk, _Failure) of the lowest failing chunk so far
         nxt = 0
-        done = _dd.as_completed()
+        done = _dd.as_completed(with_results=True)  # results fetched as they come
         try:
             while nxt < min(in_flight, len(starts)):
                 f = futures[nxt] = submit(nxt)
                 index[f.key] = nxt
                 done.add(f)
                 nxt += 1
-            for f in done:
+            for f, r in done:  # an exception raised in a task is raised here
                 i = index[f.key]
-                r = f.result()  # an exception raised in the task is raised here
                 del futures[i]
                 f.release()
                 if isinstance(r, _Failure):

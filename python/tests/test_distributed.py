@@ -5,6 +5,7 @@ mid-job loses and duplicates no result; the cluster leaves no process behind."""
 import logging
 import multiprocessing
 import os
+import re
 import signal
 import threading
 import time
@@ -186,3 +187,20 @@ def test_killed_worker_loses_and_duplicates_nothing(client):
     assert sum(t[3] == "memory" for t in story) == 1, story
     client.wait_for_workers(2, timeout=60)  # the nanny restarted the killed process
     assert pids[victim] not in client.run(os.getpid).values()
+
+
+def test_docs_example_runs(client):
+    """The block under "## Use" in docs/distributed.md runs as written (with this client)."""
+    doc = (REPO / "docs" / "distributed.md").read_text()
+    block = re.search(r"## Use\n.*?```python\n(.*?)```", doc, re.S).group(1)
+    cwd = os.getcwd()
+    os.chdir(REPO)  # the example loads models/... relative to the repository
+    try:
+        scope = {"client": client}
+        exec(compile(block, "docs/distributed.md", "exec"), scope)
+    finally:
+        os.chdir(cwd)
+    model, Q, V = scope["model"], scope["Q"], scope["V"]
+    np.testing.assert_allclose(scope["TAU2"], scope["TAU"], atol=1e-9)
+    assert equal(scope["H"], model.mass_matrix_batch(Q, threads=1))
+    assert scope["r"].converged.all() and scope["r"].lam.shape == (10000, 12)

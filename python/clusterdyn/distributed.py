@@ -94,6 +94,16 @@ class _Entry:
         self.model = model
         self.sets = {}
         self.lock = threading.Lock()
+        self.closed = False
+
+    def close(self):
+        """Frees the sets and the model once the running task (if any) is done."""
+        with self.lock:
+            self.closed = True
+            for cs in self.sets.values():
+                cs.close()
+            self.sets.clear()
+            self.model.close()
 
 
 def _load_model(spec):
@@ -107,7 +117,7 @@ def _entry(spec):
         if entry is None:
             entry = _cache[spec.key] = _Entry(_load_model(spec))
             while len(_cache) > _CACHE_SIZE:
-                _cache.popitem(last=False)  # freed when its last task drops it
+                _cache.popitem(last=False)[1].close()
         _cache.move_to_end(spec.key)
         return entry
 
@@ -128,6 +138,8 @@ def _run_chunk(spec, recipe, method, arrays, per_state, kwargs):
     chunk. Returns the method's result, or a _Failure for a library error."""
     entry = _entry(spec)
     with entry.lock:
+        if entry.closed:  # dropped from the cache between _entry and the lock: load again
+            return _run_chunk(spec, recipe, method, arrays, per_state, kwargs)
         try:
             target = entry.model if recipe is None else _constraint_set(entry, recipe)
             return getattr(target, method)(*arrays, **per_state, **kwargs)
@@ -144,9 +156,11 @@ def _forget_models():
     """Empties this process's cache of loaded models (run on the workers by
     DistributedModel.release)."""
     with _cache_lock:
-        n = len(_cache)
+        entries = list(_cache.values())
         _cache.clear()
-    return n
+        for entry in entries:
+            entry.close()
+    return len(entries)
 
 
 # ---- the client side -------------------------------------------------------------------------

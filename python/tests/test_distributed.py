@@ -28,7 +28,7 @@ FEET = ("lf_foot", "rf_foot", "lh_foot", "rh_foot")
 def client():
     before = set(multiprocessing.active_children())
     cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                       dashboard_address=None, silence_logs=logging.CRITICAL)
+                                       dashboard_address=":0", silence_logs=logging.CRITICAL)
     c = distributed.Client(cluster)
     try:
         yield c
@@ -204,3 +204,23 @@ def test_docs_example_runs(client):
     np.testing.assert_allclose(scope["TAU2"], scope["TAU"], atol=1e-9)
     assert equal(scope["H"], model.mass_matrix_batch(Q, threads=1))
     assert scope["r"].converged.all() and scope["r"].lam.shape == (10000, 12)
+
+
+def test_release_and_cache_eviction(client):
+    """release() frees the workers' models; a full cache frees its oldest model; both load
+    again on the next call, with the same results."""
+    a = cdd.DistributedModel.load(client, REPO / "models" / "cd_four_bar.urdf", chunk_size=3)
+    b = cdd.DistributedModel.load(client, REPO / "models" / "cd_six_bar.urdf", chunk_size=3)
+    Qa = a.model.ce_aba_independent_batch(*independent_states(a.model, 7, 1)[:3])[1]
+    Qb = b.model.ce_aba_independent_batch(*independent_states(b.model, 7, 2)[:3])[1]
+    Ha, Hb = a.model.mass_matrix_batch(Qa), b.model.mass_matrix_batch(Qb)
+    assert equal(a.mass_matrix_batch(Qa), Ha)
+    assert sum(a.release().values()) >= 1
+    assert set(client.run(lambda: len(cdd._cache)).values()) == {0}
+    client.run(lambda: setattr(cdd, "_CACHE_SIZE", 1))
+    try:
+        for _ in range(2):
+            assert equal(a.mass_matrix_batch(Qa), Ha) and equal(b.mass_matrix_batch(Qb), Hb)
+        assert set(client.run(lambda: len(cdd._cache)).values()) <= {0, 1}
+    finally:
+        client.run(lambda: setattr(cdd, "_CACHE_SIZE", 8))

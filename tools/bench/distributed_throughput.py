@@ -17,7 +17,8 @@ the local pool's throughput (log-linear interpolation between measured chunk siz
 distributed result is checked bit for bit against the local call (exit 1 otherwise).
 
 Usage: .venv/bin/python tools/bench/distributed_throughput.py [--states 100000]
-           [--function ce_aba|prox_pv] [--contacts lf_foot,rf_foot,lh_foot,rh_foot] [--workers 1,2] [--chunks 64,256,1024,4096,16384] [--repeat 3]
+           [--function ce_aba|prox_pv] [--contacts lf_foot,rf_foot,lh_foot,rh_foot]
+           [--workers 1,2] [--chunks 64,256,1024,4096,16384] [--repeat 3]
            [--plot docs/images/distributed_throughput.png] [--json out.json]
 """
 import argparse
@@ -94,7 +95,7 @@ def run(args, model_path, Q, V, TAU, P):
     """One cluster of P workers: local pool and distributed timings (best of args.repeat)."""
     model = cd.Model.load(model_path)
     cluster = distributed.LocalCluster(n_workers=P, threads_per_worker=1, processes=True,
-                                       dashboard_address=None, silence_logs=logging.ERROR)
+                                       dashboard_address=":0", silence_logs=logging.ERROR)
     client = distributed.Client(cluster)
     try:
         pids = [os.getpid()] + list(client.run(os.getpid).values())
@@ -118,8 +119,7 @@ def run(args, model_path, Q, V, TAU, P):
         return best
     finally:
         client.close()
-        cluster.close()
-        model.close()
+        cluster.close()  # the model and its constraint sets are freed with the last reference
 
 
 def main():

@@ -1,0 +1,444 @@
+"""Batched evaluation on a Dask cluster: the ``*_batch`` calls of :class:`clusterdyn.Model` and
+:meth:`clusterdyn.ConstraintSet.constrained_dynamics_batch`, chunked over the workers of an
+existing Dask distributed cluster (optional dependency: ``pip install "dask[distributed]"``).
+
+    from dask.distributed import Client
+    import clusterdyn.distributed as cdd
+    client = Client("tcp://scheduler:8786")             # or Client(LocalCluster(...))
+    dm = cdd.DistributedModel.load(client, "robot.urdf", threads=4, chunk_size=4096)
+    YDD = dm.ce_aba_batch(Q, V, TAU)                     # == model.ce_aba_batch(Q, V, TAU)
+
+How it works: the model travels as its file text (and load options); each worker loads it once
+and keeps it (a small per-process cache keyed by a hash of text and options). The inputs are
+cut into chunks of ``chunk_size`` states; each chunk is one Dask task that runs the same batched
+call of this package on the worker, on the model's thread pool of ``threads`` threads. Results
+are put back in the caller's order; every state's result is bit-identical to the local batch
+call (the library's batches are bit-identical to single calls, whatever the split).
+
+Failures: a state the library rejects raises :class:`DistributedStateError` (a
+ClusterdynError) with the library's status and message and the state's global index, the
+lowest failing one, as the local call. A worker process that dies is handled by the Dask
+scheduler: its running tasks, and the results it held, are computed again on the other
+workers; each chunk's result is taken once, from its own task. See docs/distributed.md.
+"""
+
+import collections
+import hashlib
+import os
+import pickle
+import re
+import threading
+import uuid
+import warnings
+
+import numpy as np
+
+try:
+    import distributed as _dd
+except ImportError as exc:  # pragma: no cover - exercised when Dask is absent
+    raise ImportError("clusterdyn.distributed needs Dask distributed: pip install "
+                      "\"clusterdyn[distributed]\" (or \"dask[distributed]\")") from exc
+
+from . import _core
+from ._constraints import NotConvergedError, NotConvergedWarning, _on_not_converged
+from ._core import ClusterdynError, Model
+
+__all__ = ["DistributedModel", "DistributedConstraintSet", "DistributedStateError"]
+
+DEFAULT_CHUNK_SIZE = 4096
+"""States per task by default: the best measured chunk size of CE-ABA on the development
+machine (docs/distributed.md, "Numbers")."""
+
+
+class DistributedStateError(ClusterdynError):
+    """A state of a distributed batch failed: ``status``, ``message`` (the library's message,
+    ending in "(state k)"), ``function`` as :class:`ClusterdynError`, and ``state`` (k, the
+    global index in the caller's arrays: the lowest failing state)."""
+
+    def __init__(self, status, message, function, state):
+        super().__init__(status, message, function)
+        self.state = state
+
+
+# ---- what travels to the workers -------------------------------------------------------------
+
+_ModelSpec = collections.namedtuple("_ModelSpec", "key text options")
+"""A model as it travels: the URDF / URDF+ text, the load options (a dict's sorted items) and
+`key`, a hash of both that names it in the workers' caches."""
+
+_Recipe = collections.namedtuple("_Recipe", "key cut_loops steps")
+"""A constraint set as it travels: cut_loops (Model.cut_loop_constraints, else
+Model.constraint_set) and the steps ((method, args, kwargs), ...) that add its constraints."""
+
+_Failure = collections.namedtuple("_Failure", "status message function state")
+"""A chunk's library error, returned (not raised: the state fails again on every retry) with
+the failing state's index in the chunk (-1 when the message names none)."""
+
+_NotConverged = collections.namedtuple("_NotConverged", "result message function")
+"""A constrained-dynamics chunk with states above the tolerance: its whole result and the
+library's message on its first such state."""
+
+_STATE = re.compile(r"^(.*) \(state (\d+)\)$", re.S)  # the batch calls' "... (state k)"
+_FIRST = re.compile(r"first(?: \(state \d+\))?: (.*)$", re.S)  # NotConvergedError's text
+
+_cache = collections.OrderedDict()  # key -> _Entry, in the worker process
+_cache_lock = threading.Lock()
+_CACHE_SIZE = 8
+
+
+class _Entry:
+    """A model loaded on a worker, its constraint sets by recipe key, and the lock that gives
+    the model's pool and batch workspaces to one task at a time."""
+
+    def __init__(self, model):
+        self.model = model
+        self.sets = {}
+        self.lock = threading.Lock()
+        self.closed = False
+
+    def close(self):
+        """Frees the sets and the model once the running task (if any) is done."""
+        with self.lock:
+            self.closed = True
+            for cs in self.sets.values():
+                cs.close()
+            self.sets.clear()
+            self.model.close()
+
+
+def _load_model(spec):
+    """The one place where a worker turns the travelling model into a Model."""
+    return Model.from_string(spec.text, **dict(spec.options))
+
+
+def _entry(spec):
+    with _cache_lock:
+        entry = _cache.get(spec.key)
+        if entry is None:
+            entry = _cache[spec.key] = _Entry(_load_model(spec))
+            while len(_cache) > _CACHE_SIZE:
+                _cache.popitem(last=False)[1].close()
+        _cache.move_to_end(spec.key)
+        return entry
+
+
+def _constraint_set(entry, recipe):
+    cs = entry.sets.get(recipe.key)
+    if cs is None:
+        model = entry.model
+        cs = model.cut_loop_constraints() if recipe.cut_loops else model.constraint_set()
+        for method, args, kwargs in recipe.steps:
+            getattr(cs, method)(*args, **kwargs)
+        entry.sets[recipe.key] = cs
+    return cs
+
+
+def _run_chunk(spec, recipe, method, arrays, per_state, kwargs):
+    """One task: `method` of the worker's cached Model (or its ConstraintSet `recipe`) on one
+    chunk. Returns the method's result, or a _Failure for a library error."""
+    entry = _entry(spec)
+    with entry.lock:
+        if entry.closed:  # dropped from the cache between _entry and the lock: load again
+            return _run_chunk(spec, recipe, method, arrays, per_state, kwargs)
+        try:
+            target = entry.model if recipe is None else _constraint_set(entry, recipe)
+            return getattr(target, method)(*arrays, **per_state, **kwargs)
+        except NotConvergedError as e:  # constrained dynamics: the result and the message
+            m = _FIRST.search(e.message)
+            return _NotConverged(e.result, m.group(1) if m else e.message, e.function)
+        except ClusterdynError as e:
+            m = _STATE.match(e.message)
+            return _Failure(e.status, m.group(1) if m else e.message, e.function,
+                            int(m.group(2)) if m else -1)
+
+
+def _forget_models():
+    """Empties this process's cache of loaded models (run on the workers by
+    DistributedModel.release)."""
+    with _cache_lock:
+        entries = list(_cache.values())
+        _cache.clear()
+        for entry in entries:
+            entry.close()
+    return len(entries)
+
+
+# ---- the client side -------------------------------------------------------------------------
+
+def _concat(parts):
+    """The chunks' results joined along the states, keeping the result's structure (an array,
+    a tuple or a namedtuple of arrays / None)."""
+    first = parts[0]
+    if isinstance(first, np.ndarray):
+        return np.concatenate(parts, axis=0)
+    if isinstance(first, tuple):
+        fields = [None if first[i] is None else _concat([p[i] for p in parts])
+                  for i in range(len(first))]
+        return type(first)(*fields) if hasattr(first, "_fields") else tuple(fields)
+    raise TypeError(f"cannot join batch results of type {type(first).__name__}")
+
+
+def _chunk_size(value):
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+        raise ValueError(f"chunk_size must be a positive integer, got {value!r}")
+    return int(value)
+
+
+class _Mapper:
+    """Shared by DistributedModel and DistributedConstraintSet: chunking, submission,
+    ordering and errors."""
+
+    def _map(self, local, method, recipe, arrays, per_state, kwargs):
+        """`method` of `local` (a Model or ConstraintSet here) on the cluster: the chunks'
+        results in order (a list), or the local result when there is no state."""
+        client, dm = self._dmodel.client, self._dmodel
+        arrays = [np.asarray(a) for a in arrays]
+        per_state = {k: np.asarray(v) for k, v in per_state.items() if v is not None}
+        rows = {a.shape[0] if a.ndim else None for a in arrays + list(per_state.values())}
+        if len(rows) != 1 or None in rows:
+            shapes = [a.shape for a in arrays] + [a.shape for a in per_state.values()]
+            raise ValueError(f"{method}: every per-state array needs the same number of rows "
+                             f"(states), got shapes {shapes}")
+        N = rows.pop()
+        # The local call on zero states checks every shape and argument with the package's
+        # own messages, and gives the result's structure.
+        empty = getattr(local, method)(*(a[:0] for a in arrays),
+                                       **{k: v[:0] for k, v in per_state.items()},
+                                       **self._check_kwargs(kwargs))
+        if N == 0:
+            return empty
+        size = dm.chunk_size
+        starts = list(range(0, N, size))
+        tag = f"clusterdyn-{method}-{uuid.uuid4().hex[:12]}"
+        work = dict(kwargs, threads=dm.threads, use_pool=True)
+        in_flight = dm.max_in_flight or max(2, 2 * sum(client.nthreads().values()))
+
+        def submit(i):
+            # The chunk is part of its task (not scattered), so that the scheduler can run it
+            # again when the worker that held it dies; Dask's warning about large tasks is
+            # expected here.
+            s = slice(starts[i], starts[i] + size)
+            with warnings.catch_warnings():
+                warnings.filterwarnings("ignore", "Sending large graph", UserWarning)
+                return client.submit(_run_chunk, dm._spec, recipe, method,
+                                     [a[s] for a in arrays],
+                                     {k: v[s] for k, v in per_state.items()}, work,
+                                     key=f"{tag}-{i}", pure=False, retries=dm.retries)
+
+        futures, index = {}, {}
+        results = [None] * len(starts)
+        failure = None  # (chunk, _Failure) of the lowest failing chunk so far
+        nxt = 0
+        done = _dd.as_completed(with_results=True)  # results fetched as they come
+        try:
+            while nxt < min(in_flight, len(starts)):
+                f = futures[nxt] = submit(nxt)
+                index[f.key] = nxt
+                done.add(f)
+                nxt += 1
+            for f, r in done:  # an exception raised in a task is raised here
+                i = index[f.key]
+                del futures[i]
+                f.release()
+                if isinstance(r, _Failure):
+                    if failure is None or i < failure[0]:
+                        failure = (i, r)
+                else:
+                    results[i] = r
+                if nxt < len(starts) and (failure is None or nxt < failure[0]):
+                    g = futures[nxt] = submit(nxt)
+                    index[g.key] = nxt
+                    done.add(g)
+                    nxt += 1
+        finally:
+            if futures:
+                client.cancel(list(futures.values()))
+        if failure is not None:
+            i, e = failure
+            state = starts[i] + e.state if e.state >= 0 else starts[i]
+            where = f" (state {state})" if e.state >= 0 else \
+                f" (states {starts[i]}..{min(N, starts[i] + size) - 1})"
+            raise DistributedStateError(e.status, e.message + where, e.function, state)
+        return results
+
+    def _check_kwargs(self, kwargs):
+        return dict(kwargs, threads=1, use_pool=False)
+
+
+class DistributedModel(_Mapper):
+    """A :class:`clusterdyn.Model` evaluated on the workers of a Dask ``client``.
+
+    Create with :meth:`load` (a file: its text is sent) or :meth:`from_string`. ``model`` is
+    the same model loaded here (sizes and names; the shapes are checked against it before any
+    task leaves). threads: library threads per task on a worker (the model's pool; default
+    os.cpu_count() of the worker: set cores / worker processes per machine). chunk_size:
+    states per task. retries: Dask retries of a task that raised (a library error is not
+    retried: the state fails again; a dead worker's tasks are rescheduled by the scheduler
+    whatever this is). max_in_flight: tasks submitted at once (default: twice the cluster's
+    task slots), so that the scheduler holds only those chunks' inputs.
+
+    The batched methods take the arguments of the Model methods of the same name, and return
+    the same values, bit for bit (outputs row-major even for Fortran-ordered inputs).
+    """
+
+    def __init__(self, client, text, floating_base=False, ignore_constraints=False,
+                 gravity=None, cut_loops=False, threads=None, chunk_size=DEFAULT_CHUNK_SIZE,
+                 retries=0, max_in_flight=None):
+        """Use :meth:`load` or :meth:`from_string`."""
+        if not isinstance(client, _dd.Client):
+            raise TypeError(f"client must be a dask.distributed.Client, got {client!r}")
+        if not isinstance(text, str):
+            text = bytes(text).decode()
+        options = (("cut_loops", bool(cut_loops)), ("floating_base", bool(floating_base)),
+                   ("gravity", None if gravity is None else tuple(float(g) for g in gravity)),
+                   ("ignore_constraints", bool(ignore_constraints)))
+        self.model = Model.from_string(text, **dict(options))  # raises on an invalid model
+        digest = hashlib.sha256(text.encode() + repr(options).encode()).hexdigest()
+        self._spec = _ModelSpec(digest, text, options)
+        self._dmodel = self
+        self.client = client
+        self.threads = None if threads is None else _core._threads(threads)
+        self.chunk_size = _chunk_size(chunk_size)
+        if isinstance(retries, bool) or not isinstance(retries, (int, np.integer)) or \
+                retries < 0:
+            raise ValueError(f"retries must be an integer >= 0, got {retries!r}")
+        self.retries = int(retries)
+        if max_in_flight is not None:
+            max_in_flight = _chunk_size(max_in_flight)
+        self.max_in_flight = max_in_flight
+
+    @classmethod
+    def load(cls, client, path, **kwargs):
+        """Reads the URDF / URDF+ file `path` here and sends its text; kwargs: the load options
+        of :meth:`Model.load` (floating_base, ignore_constraints, gravity, cut_loops) and
+        threads, chunk_size, retries, max_in_flight. A model that references other files
+        (meshes are not read by the library) loads the same from its text."""
+        with open(os.fspath(path), encoding="utf-8") as f:
+            return cls(client, f.read(), **kwargs)
+
+    @classmethod
+    def from_string(cls, client, text, **kwargs):
+        """The model given as URDF / URDF+ text (str or bytes); kwargs as :meth:`load`."""
+        return cls(client, text, **kwargs)
+
+    def __repr__(self):
+        return (f"<clusterdyn.distributed.DistributedModel {self.model.name!r}: "
+                f"chunk_size={self.chunk_size} threads={self.threads}>")
+
+    def map_batch(self, method, *arrays, per_state=None, **kwargs):
+        """Any batched method of Model by name: `arrays` (positional, (N, ...) each) and the
+        keyword arrays in `per_state` (a dict, e.g. {"fext": F}) are cut along their first axis;
+        the other kwargs go unchanged to every chunk's call. The named wrappers below use it."""
+        if not (isinstance(method, str) and method.endswith("_batch")
+                and callable(getattr(self.model, method, None))):
+            raise ValueError(f"method must name a batched Model method (*_batch), got "
+                             f"{method!r}")
+        for k in ("threads", "use_pool"):
+            if k in kwargs:
+                raise ValueError(f"{k} is set on the DistributedModel, not per call")
+        parts = self._map(self.model, method, None, arrays, per_state or {}, kwargs)
+        return parts if not isinstance(parts, list) else _concat(parts)
+
+    def ce_aba_batch(self, Q, V, TAU, fext=None, return_qdd=False):
+        """Model.ce_aba_batch on the cluster: YDD (N, ny), and QDD (N, nv) when return_qdd."""
+        return self.map_batch("ce_aba_batch", Q, V, TAU, per_state={"fext": fext},
+                              return_qdd=return_qdd)
+
+    def ce_aba_independent_batch(self, Y, YDOT, TAU, fext=None, q_guess=None):
+        """Model.ce_aba_independent_batch on the cluster: (YDD, Q, V, QDD)."""
+        return self.map_batch("ce_aba_independent_batch", Y, YDOT, TAU,
+                              per_state={"fext": fext}, q_guess=q_guess)
+
+    def ce_rnea_batch(self, Q, V, YDD, fext=None):
+        """Model.ce_rnea_batch on the cluster: TAU (N, ny)."""
+        return self.map_batch("ce_rnea_batch", Q, V, YDD, per_state={"fext": fext})
+
+    def mass_matrix_batch(self, Q):
+        """Model.mass_matrix_batch on the cluster: H (N, ny, ny)."""
+        return self.map_batch("mass_matrix_batch", Q)
+
+    def constraint_set(self):
+        """A new, empty :class:`DistributedConstraintSet` (Model.constraint_set)."""
+        return DistributedConstraintSet(self, cut_loops=False)
+
+    def cut_loop_constraints(self):
+        """The :class:`DistributedConstraintSet` of the model's cut loops
+        (Model.cut_loop_constraints)."""
+        return DistributedConstraintSet(self, cut_loops=True)
+
+    def release(self):
+        """Drops the models every worker has cached (all DistributedModels of this client);
+        returns {worker address: number of models dropped}. They load again on the next call."""
+        return self.client.run(_forget_models)
+
+
+class DistributedConstraintSet(_Mapper):
+    """A constraint set of a :class:`DistributedModel`: :meth:`add` and :meth:`add_contact`
+    are applied here at once (``local``, a ConstraintSet: the library's checks and errors) and
+    recorded; the workers build the same set once from the record. As the local set, it is
+    read-only after the first :meth:`constrained_dynamics_batch`."""
+
+    def __init__(self, dmodel, cut_loops):
+        self._dmodel = dmodel
+        self._cut_loops = cut_loops
+        m = dmodel.model
+        self.local = m.cut_loop_constraints() if cut_loops else m.constraint_set()
+        self._steps = []
+        self._recipe = None
+
+    def _record(self, method, args, kwargs):
+        index = getattr(self.local, method)(*args, **kwargs)  # raises as the local set does
+        self._steps.append((method, args, kwargs))
+        self._recipe = None
+        return index
+
+    def add(self, *args, **kwargs):
+        """ConstraintSet.add (same arguments); returns the constraint's index."""
+        return self._record("add", args, kwargs)
+
+    def add_contact(self, *args, **kwargs):
+        """ConstraintSet.add_contact (same arguments); returns the constraint's index."""
+        return self._record("add_contact", args, kwargs)
+
+    size = property(lambda self: self.local.size, doc="Number of constraints.")
+    nrows = property(lambda self: self.local.nrows, doc="Number of rows m.")
+    names = property(lambda self: self.local.names, doc="Constraint names, in index order.")
+
+    def __len__(self):
+        return self.local.size
+
+    def _get_recipe(self):
+        if self._recipe is None:
+            steps = tuple(self._steps)
+            digest = hashlib.sha256(self._dmodel._spec.key.encode() + pickle.dumps(
+                (self._cut_loops, steps))).hexdigest()
+            self._recipe = _Recipe(digest, self._cut_loops, steps)
+        return self._recipe
+
+    def constrained_dynamics_batch(self, Q, V, TAU, fext=None, solver="prox_pv", mu=1e-4,
+                                   tolerance=1e-10, max_iterations=50,
+                                   on_not_converged="warn"):
+        """ConstraintSet.constrained_dynamics_batch on the cluster: a BatchProximalResult,
+        bit-identical to the local call; states above the tolerance are reported as there
+        (on_not_converged "warn", "ignore" or "raise"), naming the first one's global index."""
+        _on_not_converged(on_not_converged)
+        kwargs = dict(solver=solver, mu=mu, tolerance=tolerance, max_iterations=max_iterations,
+                      on_not_converged="raise")
+        parts = self._map(self.local, "constrained_dynamics_batch", self._get_recipe(),
+                          (Q, V, TAU), {"fext": fext}, kwargs)
+        if not isinstance(parts, list):
+            return parts  # no state
+        stalled = [p for p in parts if isinstance(p, _NotConverged)]
+        result = _concat([p.result if isinstance(p, _NotConverged) else p for p in parts])
+        if stalled and on_not_converged != "ignore":
+            bad = np.flatnonzero(~result.converged)
+            text = (f"{bad.size} of {result.converged.size} states did not converge; first "
+                    f"(state {bad[0]}): {stalled[0].message}")
+            if on_not_converged == "raise":
+                raise NotConvergedError(text, stalled[0].function, result)
+            warnings.warn(f"{stalled[0].function}: {text}", NotConvergedWarning, stacklevel=2)
+        return result
+
+    def _check_kwargs(self, kwargs):
+        return dict(kwargs, threads=1, use_pool=False, on_not_converged="ignore")
+

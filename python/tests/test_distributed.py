@@ -1,0 +1,226 @@
+"""clusterdyn.distributed on a local Dask cluster of 2 worker processes (1 library thread
+each): every batched call equals the local batch call bit for bit, in the caller's order;
+a failing state reports its global index and the library's message; a worker process killed
+mid-job loses and duplicates no result; the cluster leaves no process behind."""
+import logging
+import multiprocessing
+import os
+import re
+import signal
+import threading
+import time
+
+import numpy as np
+import pytest
+
+distributed = pytest.importorskip(
+    "distributed", reason="Dask distributed is not installed (pip install \"dask[distributed]\")")
+
+import clusterdyn as cd  # noqa: E402
+import clusterdyn.distributed as cdd  # noqa: E402
+from conftest import REPO  # noqa: E402
+
+QUADRUPED = REPO / "models" / "cd_quadruped.urdf"
+FEET = ("lf_foot", "rf_foot", "lh_foot", "rh_foot")
+
+
+@pytest.fixture(scope="module")
+def client():
+    before = set(multiprocessing.active_children())
+    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                       dashboard_address=":0", silence_logs=logging.CRITICAL)
+    c = distributed.Client(cluster)
+    try:
+        yield c
+    finally:
+        c.close()
+        cluster.close()
+        left = set(multiprocessing.active_children()) - before
+        assert not left, f"worker processes left behind: {left}"
+
+
+def independent_states(model, n, seed, spread=0.1):
+    """Random independent states (Y, YDOT, TAU) near the reference configuration, quaternions
+    normalized."""
+    rng = np.random.default_rng(seed)
+    ws = model.workspace()
+    y0, _ = ws.spanning_to_independent(model.reference_configuration(), np.zeros(model.nv))
+    Y = y0 + spread * rng.uniform(-1, 1, (n, model.nyq))
+    names = model.independent_position_names
+    for i, name in enumerate(names):
+        if name.endswith(":qx"):
+            Y[:, i:i + 4] /= np.linalg.norm(Y[:, i:i + 4], axis=1, keepdims=True)
+    return Y, rng.uniform(-1, 1, (n, model.ny)), rng.uniform(-1, 1, (n, model.ny)), rng
+
+
+def equal(a, b):
+    if isinstance(a, tuple):
+        return type(a) is type(b) and len(a) == len(b) and all(map(equal, a, b))
+    return a is None and b is None or np.array_equal(a, b) and a.dtype == b.dtype
+
+
+@pytest.mark.parametrize("name", ["cd_four_bar", "cd_differential", "cd_quadruped"])
+def test_batches_equal_local(client, name):
+    """23 states in chunks of 5 (a short last chunk): every batched call equals the local
+    one bit for bit; the worker loads the model once and keeps it."""
+    dm = cdd.DistributedModel.load(client, REPO / "models" / f"{name}.urdf", threads=1,
+                                   chunk_size=5)
+    m = dm.model
+    Y, YD, T, rng = independent_states(m, 23, 3)
+    local = m.ce_aba_independent_batch(Y, YD, T, threads=1)
+    assert equal(dm.ce_aba_independent_batch(Y, YD, T), local)
+    _, Q, V, _ = local
+    F = rng.uniform(-0.3, 0.3, (23, m.nbodies, 6))
+    YDD, QDD = m.ce_aba_batch(Q, V, T, fext=F, threads=1, return_qdd=True)
+    assert equal(dm.ce_aba_batch(Q, V, T, fext=F, return_qdd=True), (YDD, QDD))
+    assert equal(dm.ce_aba_batch(Q, V, T), m.ce_aba_batch(Q, V, T))
+    assert equal(dm.ce_rnea_batch(Q, V, YDD, fext=F), m.ce_rnea_batch(Q, V, YDD, fext=F))
+    np.testing.assert_allclose(dm.ce_rnea_batch(Q, V, YDD, fext=F), T, atol=1e-9)  # RNEA(ABA)
+    assert equal(dm.mass_matrix_batch(np.asfortranarray(Q)), m.mass_matrix_batch(Q))
+    cached = client.run(lambda: sorted(cdd._cache))
+    assert all(keys.count(dm._spec.key) == 1 for keys in cached.values())
+    assert sum(dm._spec.key in keys for keys in cached.values()) >= 1
+
+
+def test_constrained_dynamics(client):
+    dm = cdd.DistributedModel.load(client, QUADRUPED, threads=1, chunk_size=4)
+    m = dm.model
+    contacts, local = dm.constraint_set(), m.constraint_set()
+    for foot in FEET:
+        assert contacts.add_contact(foot) == local.add_contact(foot)
+    assert contacts.nrows == local.nrows == 12
+    with pytest.raises(cd.ClusterdynError, match="no_such_link"):  # the library's check, here
+        contacts.add_contact("no_such_link")
+    assert len(contacts) == 4
+    _, Q, V, _ = m.ce_aba_independent_batch(*independent_states(m, 10, 5)[:3])
+    TAU = np.random.default_rng(1).uniform(-5, 5, (10, m.ny))
+    for solver in ("constrained_aba", "prox_pv", "dense"):
+        ref = local.constrained_dynamics_batch(Q, V, TAU, solver=solver, threads=1)
+        assert ref.converged.all()
+        assert equal(contacts.constrained_dynamics_batch(Q, V, TAU, solver=solver), ref)
+    # States above the tolerance: reported as the local call does, with the global index.
+    kw = dict(solver="constrained_aba", max_iterations=0, tolerance=1e-14)
+    ref = local.constrained_dynamics_batch(Q, V, TAU, threads=1, on_not_converged="ignore",
+                                           **kw)
+    first = int(np.flatnonzero(~ref.converged)[0])
+    with pytest.warns(cd.NotConvergedWarning, match=rf"did not converge; first \(state "
+                                                    rf"{first}\)"):
+        assert equal(contacts.constrained_dynamics_batch(Q, V, TAU, **kw), ref)
+    with pytest.raises(cd.NotConvergedError) as e:
+        contacts.constrained_dynamics_batch(Q, V, TAU, on_not_converged="raise", **kw)
+    assert equal(e.value.result, ref)
+    with pytest.raises(ValueError, match="solver"):
+        contacts.constrained_dynamics_batch(Q, V, TAU, solver="pgs")
+    with pytest.raises(cd.ClusterdynError, match="add constraints before"):
+        contacts.add_contact("lf_foot", name="again")  # read-only after the first call, too
+
+
+def test_failing_state_reports_global_index(client):
+    """Non-finite states in chunks 2 and 3 (of 4): the lowest global index and the library's
+    message, exactly as the local call; arguments are checked before anything is sent."""
+    dm = cdd.DistributedModel.load(client, QUADRUPED, threads=1, chunk_size=4)
+    m = dm.model
+    _, Q, V, _ = m.ce_aba_independent_batch(*independent_states(m, 16, 7)[:3])
+    YDD = np.zeros((16, m.ny))
+    V[13, 2] = np.nan
+    V[9, 4] = np.inf
+    with pytest.raises(cd.ClusterdynError) as local:
+        m.ce_rnea_batch(Q, V, YDD, threads=1)
+    with pytest.raises(cdd.DistributedStateError) as e:
+        dm.ce_rnea_batch(Q, V, YDD)
+    assert e.value.state == 9 and e.value.status == cd.ERR_NON_FINITE
+    assert str(e.value) == str(local.value)  # "... v[4] is not finite (state 9)"
+    with pytest.raises(ValueError, match=r"V must have shape \(N, 30\)"):
+        dm.ce_rnea_batch(Q, V[:, :5], YDD)
+    with pytest.raises(ValueError, match="same number of rows"):
+        dm.ce_rnea_batch(Q, V[:7], YDD)
+    with pytest.raises(ValueError, match="batched Model method"):
+        dm.map_batch("workspace")
+    with pytest.raises(ValueError, match="chunk_size"):
+        cdd.DistributedModel.load(client, QUADRUPED, chunk_size=0)
+    with pytest.raises(cd.ClusterdynError, match="parse|Parse|XML|xml"):
+        cdd.DistributedModel.from_string(client, "<robot name='x'><link")
+    empty = dm.mass_matrix_batch(np.zeros((0, m.nq)))
+    assert empty.shape == (0, m.ny, m.ny)
+
+
+def test_killed_worker_loses_and_duplicates_nothing(client):
+    """A worker process killed (SIGKILL) while it computes a chunk: the scheduler runs its
+    tasks again elsewhere (or on the nanny's new process); the result is complete, in order,
+    and bit-identical to the local batch call."""
+    dm = cdd.DistributedModel.load(client, QUADRUPED, threads=1, chunk_size=1000,
+                                   max_in_flight=4)
+    m = dm.model
+    Y, YD, T, _ = independent_states(m, 8000, 11)
+    local = m.ce_aba_independent_batch(Y, YD, T, threads=1)
+    dm.ce_aba_independent_batch(Y[:2], YD[:2], T[:2])  # workers up, model loaded
+    pids = client.run(os.getpid)
+    out, error = [], []
+
+    def job():
+        try:
+            out.append(dm.ce_aba_independent_batch(Y, YD, T))
+        except BaseException as exc:  # noqa: BLE001 - reported by the assertion below
+            error.append(exc)
+
+    runner = threading.Thread(target=job)
+    runner.start()
+    victim = key = None
+    deadline = time.monotonic() + 60
+    while victim is None and runner.is_alive() and time.monotonic() < deadline:
+        busy = [(w, k) for w, keys in client.processing().items() for k in keys
+                if "ce_aba_independent_batch" in str(k)]
+        if busy:
+            victim, key = busy[0]
+            os.kill(pids[victim], signal.SIGKILL)
+        else:
+            time.sleep(0.005)
+    runner.join(120)
+    assert not runner.is_alive()
+    assert victim is not None, "the job ended before a worker could be killed"
+    assert not error, error
+    assert equal(out[0], local)
+    # The scheduler's record of the chunk the victim was computing: sent to a worker twice
+    # (the second time after the worker's loss), its result stored once.
+    story = [t for t in client.story(key) if t[0] == "scheduler"]
+    assert sum(t[3] == "processing" for t in story) >= 2, story
+    assert sum(t[3] == "memory" for t in story) == 1, story
+    client.wait_for_workers(2, timeout=60)  # the nanny restarted the killed process
+    assert pids[victim] not in client.run(os.getpid).values()
+
+
+def test_docs_example_runs(client):
+    """The block under "## Use" in docs/distributed.md runs as written (with this client)."""
+    doc = (REPO / "docs" / "distributed.md").read_text()
+    block = re.search(r"## Use\n.*?```python\n(.*?)```", doc, re.S).group(1)
+    cwd = os.getcwd()
+    os.chdir(REPO)  # the example loads models/... relative to the repository
+    try:
+        scope = {"client": client}
+        exec(compile(block, "docs/distributed.md", "exec"), scope)
+    finally:
+        os.chdir(cwd)
+    model, Q, V = scope["model"], scope["Q"], scope["V"]
+    np.testing.assert_allclose(scope["TAU2"], scope["TAU"], atol=1e-9)
+    assert equal(scope["H"], model.mass_matrix_batch(Q, threads=1))
+    assert scope["r"].converged.all() and scope["r"].lam.shape == (10000, 12)
+
+
+def test_release_and_cache_eviction(client):
+    """release() frees the workers' models; a full cache frees its oldest model; both load
+    again on the next call, with the same results."""
+    a = cdd.DistributedModel.load(client, REPO / "models" / "cd_four_bar.urdf", chunk_size=3)
+    b = cdd.DistributedModel.load(client, REPO / "models" / "cd_six_bar.urdf", chunk_size=3)
+    Qa = a.model.ce_aba_independent_batch(*independent_states(a.model, 7, 1)[:3])[1]
+    Qb = b.model.ce_aba_independent_batch(*independent_states(b.model, 7, 2)[:3])[1]
+    Ha, Hb = a.model.mass_matrix_batch(Qa), b.model.mass_matrix_batch(Qb)
+    assert equal(a.mass_matrix_batch(Qa), Ha)
+    assert sum(a.release().values()) >= 1
+    assert set(client.run(lambda: len(cdd._cache)).values()) == {0}
+    client.run(lambda: setattr(cdd, "_CACHE_SIZE", 1))
+    try:
+        for _ in range(2):
+            assert equal(a.mass_matrix_batch(Qa), Ha) and equal(b.mass_matrix_batch(Qb), Hb)
+        assert set(client.run(lambda: len(cdd._cache)).values()) <= {0, 1}
+    finally:
+        client.run(lambda: setattr(cdd, "_CACHE_SIZE", 8))

@@ -424,12 +424,16 @@ Vec3 rotationLog(const Mat3& R) {
 
 std::string sharedDir() { return CLUSTERDYN_SHARED_DIR; }
 
+const char* modelsDir() { return CLUSTERDYN_TEST_MODELS_DIR; }
+
+const char* sourceDir() { return CLUSTERDYN_TEST_SOURCE_DIR; }
+
 std::string sharedPath(const std::string& relative) {
   return std::string(CLUSTERDYN_SHARED_DIR) + "/" + relative;
 }
 
 std::string modelsPath(const std::string& relative) {
-  return std::string(CLUSTERDYN_MODELS_DIR) + "/" + relative;
+  return std::string(CLUSTERDYN_TEST_MODELS_DIR) + "/" + relative;
 }
 
 std::vector<std::string> sharedTreeModelFiles() {
@@ -453,7 +457,7 @@ std::vector<std::string> bundledTreeModelFiles() {
   std::vector<std::string> files;
   namespace fs = std::filesystem;
   std::error_code ec;
-  for (const auto& e : fs::directory_iterator(CLUSTERDYN_MODELS_DIR, ec)) {
+  for (const auto& e : fs::directory_iterator(CLUSTERDYN_TEST_MODELS_DIR, ec)) {
     if (e.path().extension() != ".urdf") continue;
     const std::string text = readTextFile(e.path().string());
     if (text.find("<loop") == std::string::npos && text.find("<coupling") == std::string::npos &&

@@ -107,6 +107,10 @@ Vec3 rotationLog(const Mat3& R);
 /// CLUSTERDYN_SHARED_DIR: the shared/ folder of third-party models and reference data. It may
 /// be missing: the tests that need it skip themselves (CLUSTERDYN_SKIP_WITHOUT_SHARED).
 std::string sharedDir();
+/// The bundled models/ folder and the source tree (what the macros CLUSTERDYN_MODELS_DIR and
+/// CLUSTERDYN_SOURCE_DIR expand to in the tests).
+const char* modelsDir();
+const char* sourceDir();
 /// CLUSTERDYN_SHARED_DIR/relative, e.g. sharedPath("urdfplus/double_pendulum.urdf").
 std::string sharedPath(const std::string& relative);
 /// CLUSTERDYN_MODELS_DIR/relative.

@@ -32,7 +32,10 @@ stage_start=$SECONDS
 # ---- 1. AddressSanitizer + UndefinedBehaviorSanitizer: the whole suite -----------------------
 SAN="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer"
 echo "== build-asan: building the test suite with $SAN"
+# -O1 -g1 (line tables): the suite compiles about a third faster than at -O2 -g, and the reports
+# still name file:line.
 cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCLUSTERDYN_BUILD_BENCHMARKS=OFF \
+  -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1 -DNDEBUG" -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O1 -g1 -DNDEBUG" \
   "${LAUNCHER[@]}" "${SHARED[@]}" \
   -DCMAKE_C_FLAGS="$SAN" -DCMAKE_CXX_FLAGS="$SAN" -DCMAKE_Fortran_FLAGS="$SAN" \
   -DCMAKE_EXE_LINKER_FLAGS="$SAN" -DCMAKE_SHARED_LINKER_FLAGS="$SAN" >/dev/null

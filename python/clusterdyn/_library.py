@@ -42,7 +42,8 @@ class ProximalResult(C.Structure):
 
 # Functions added after the first 0.2 libraries: declared when the library exports them (a
 # wrapper calling one that is missing raises a ClusterdynError naming it).
-OPTIONAL = ("cdyn_constraint_wrenches", "cdyn_batch_constrained_dynamics",
+OPTIONAL = ("cdyn_last_error", "cdyn_constraint_kinematics", "cdyn_constraint_set_constraint",
+            "cdyn_constraint_wrenches", "cdyn_batch_constrained_dynamics",
             "cdyn_pool_constrained_dynamics")
 
 

@@ -27,7 +27,11 @@ if(DEFINED ISOLATION AND NOT ISOLATION)
 endif()
 string(TIMESTAMP t0 "%s")
 execute_process(COMMAND "${PYTHON}" -m pip wheel --no-deps --disable-pip-version-check
-                        ${isolation} --wheel-dir "${WORK}/dist" "${SOURCE}"
+                        ${isolation} --wheel-dir "${WORK}/dist"
+                        # CMake's build folder at a fixed place inside the build tree (not a
+                        # random temporary one): the compiler cache (paths relative to the
+                        # source tree) then hits across runs and clones.
+                        -C "build-dir=${WORK}/cmake-build" "${SOURCE}"
                 WORKING_DIRECTORY "${WORK}" RESULT_VARIABLE rc OUTPUT_VARIABLE out
                 ERROR_VARIABLE err)
 string(TIMESTAMP t1 "%s")

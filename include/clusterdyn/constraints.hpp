@@ -112,7 +112,12 @@ struct ProximalResult {
   int iterations = 0;      ///< proximal iterations used
   double residual = 0.0;   ///< final |J y_ddot + gamma - k|_inf
   double dualStep = 0.0;   ///< last |lambda_k - lambda_(k-1)|_inf
-  bool converged = false;  ///< residual <= tolerance
+  bool converged = false;  ///< the outputs meet the tolerance (ProximalSettings::tolerance)
+  /// constrainedAba: |H y_ddot + C - tau - J^T lambda - (fext)|_inf of the returned outputs
+  /// (0 when not checked: proxPv and the dense baseline, whose y_ddot is rolled out from lambda)
+  double dynamicsResidual = 0.0;
+  double dynamicsScale = 1.0;  ///< max(1, |tau|_inf, |lambda|_inf, |fext|_inf)
+  double mu = 0.0;             ///< the proximal parameter at the end (constrainedAba adapts it)
 };
 
 /// Per-thread workspace for one ConstraintSet: sized once (allocates), then the algorithms run
@@ -171,6 +176,7 @@ struct ConstraintData {
   std::vector<int> supportOrder;  ///< clusters with a constraint on or below them, root first
   std::vector<int> freeOrder;     ///< the other clusters, root first
   std::vector<Force> dp;          ///< per body: force change of a reduced sweep
+  std::vector<Force> fcheck;      ///< per body: external plus constraint forces (accuracy check)
   VecX kprime;                    ///< m: row targets on the gravity-offset accelerations
   VecX z, du, lambdaPrev, residual, step;
   MatX work;                   ///< m x m (Cholesky of the damped Delassus), or ny x ny

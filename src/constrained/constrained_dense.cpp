@@ -59,6 +59,8 @@ Status constrainedDynamicsDense(const ClusterModel& model, ClusterData& data,
   cd.rowAcceleration = cd.gamma;
   cd.rowAcceleration.noalias() += cd.jacobian * data.ydd;
   cd.result.residual = m ? (cd.rowAcceleration - cd.desired).cwiseAbs().maxCoeff() : 0.0;
+  cd.result.converged = cd.result.converged && cd.result.residual <= settings.tolerance;
+  cd.result.mu = settings.mu;
   if (!detail::solveOutputsFinite(data, cd))
     return detail::solveOverflow(model, td, cd, "constrainedDynamicsDense: ydd / qdd / lambda", q,
                                  v, tauY, fext);

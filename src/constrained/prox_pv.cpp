@@ -80,6 +80,9 @@ Status proxPv(const ClusterModel& model, ClusterData& data, const ConstraintSet&
   detail::applyRowForces(model, data, cd, cd.lambda);
   detail::allAccelerations(model, data);
   cd.result.residual = detail::rowResidual(model, data, cd, cd.residual);  // of the roll-out
+  // Ok means the rolled-out accelerations meet the tolerance, not only the dual iterate.
+  cd.result.converged = cd.result.converged && cd.result.residual <= settings.tolerance;
+  cd.result.mu = settings.mu;
   cd.rowAcceleration = cd.desired - cd.residual;
   if (!detail::solveOutputsFinite(data, cd))
     return detail::solveOverflow(model, td, cd, "proxPv: ydd / qdd / lambda", q, v, tauY, fext);

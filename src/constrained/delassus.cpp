@@ -240,9 +240,11 @@ Status dampedDelassusInverse(const ClusterModel& model, ClusterData& data, const
     cd.dampedInverse.diagonal().array() += mu;
     // The difference of two terms of size mu loses about log10(mu / |result|) digits, and the
     // 1/rho-augmented inertias round likewise: when rho * max_i R_ii < kDampedCancellation
-    // (rho small against the Delassus matrix), factorize instead.
+    // (sigma_min of the Delassus matrix above about 100 rho), factorize instead, which is then
+    // as accurate as the Delassus matrix's conditioning allows. (A result that overflowed, 1/rho^2
+    // terms, is reported below, not factorized: its true entries are near 1/rho.)
     const double diag = m ? cd.dampedInverse.diagonal().maxCoeff() : 1.0 / rho;
-    factorize = !(rho * diag >= kDampedCancellation) || !detail::allFiniteFast(cd.dampedInverse);
+    factorize = detail::allFiniteFast(cd.dampedInverse) && rho * diag < kDampedCancellation;
     if (factorize) CDYN_TRY(articulatedInertias(model, data, cd, q));  // the plain inertias
   }
   if (factorize) {

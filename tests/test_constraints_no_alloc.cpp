@@ -54,5 +54,18 @@ TEST(ConstraintsNoAlloc, EveryAlgorithmRunsWithoutHeap) {
       EXPECT_EQ(st[10], Status::NonFinite);
       EXPECT_EQ(st[11], Status::InvalidArgument);
     }
+    // The accuracy paths: constrainedAba adapting mu both ways (a stall at a large mu, the
+    // dynamics check at a tiny one), the damped inverse factorized at a tiny rho.
+    ProximalSettings large = s, tiny = s;
+    large.mu = 1.0;  // the quadruped stalls and shrinks it to 0.1
+    tiny.mu = 1e-15;
+    AllocationScope scope;
+    const Status st[3] = {constrainedAba(cm, data, contacts, cdc, q, v, tau, large),
+                          constrainedAba(cm, data, contacts, cdc, q, v, tau, tiny),
+                          dampedDelassusInverse(cm, data, contacts, cdc, q, 1e-12)};
+    EXPECT_TRUE(noAllocation(scope.stop(), file));
+    for (int i = 0; i < 3; ++i)
+      EXPECT_TRUE(st[i] == Status::Ok || st[i] == Status::NotConverged)
+          << file << " accuracy call " << i << ": " << data.errorMessage();
   }
 }

@@ -5,6 +5,14 @@
 //   lambda <- lambda + mu_a (k' - C a)                                 (eq. 27b)
 // propagated by the reduced two-sweep algorithm (Alg. 2): only the clusters that support a
 // constraint are swept during the iterations; one final pass 3 updates every cluster.
+//
+// Accuracy (issue 22). The augmented sweep's y_ddot solves H y_ddot + C = tau + J^T (lambda +
+// mu_a r) with r the row residual: the multipliers returned are that lambda + mu_a r, one update
+// ahead of the loop's. The 1/mu-augmented inertias round like eps/mu in the directions the rows
+// leave free, which the row residual does not see: a converged solve is checked by one CE-RNEA
+// pass with the constraint forces (the dynamics residual), and mu adapts: divided by 10 when the
+// row residual stalls (slow contraction mu / (mu + sigma_min) on an ill-conditioned set),
+// multiplied by 100 when the dynamics check fails (never again below a mu that failed it).
 #include "cluster/cluster_aba_step.hpp"
 #include "cluster/cluster_detail.hpp"
 #include "constrained/constraint_detail.hpp"
@@ -24,11 +32,64 @@ Status checkProximal(Data& td, const ProximalSettings& s) {
                 s.maxIterations);
   return Status::Ok;
 }
+
+// The dynamics residual by one CE-RNEA pass (Chignoli et al. 2023, §V) at data.ydd with the
+// constraint forces C^T lambda added to the external forces.
+Status dynamicsResidual(const ClusterModel& cm, ClusterData& data, ConstraintData& cd,
+                        const Eigen::Ref<const VecX>& q, const Eigen::Ref<const VecX>& v,
+                        const Eigen::Ref<const VecX>& tauY, const Force* fext,
+                        ProximalResult& res) {
+  const int nb = cm.treeModel.nbodies;
+  double fmax = 0.0;
+  for (int b = 0; b < nb; ++b) {
+    cd.fcheck[b] = fext ? fext[b] : Force::Zero();
+    if (fext) fmax = std::max(fmax, fext[b].cwiseAbs().maxCoeff());
+  }
+  for (const ConstraintData::Attachment& a : cd.attachments)  // the force C^T lambda on the body
+    cd.fcheck[a.body].noalias() +=
+        a.C.topRows(a.rows).transpose() * cd.lambda.segment(a.row0, a.rows);
+  CDYN_TRY(ceRnea(cm, data, q, v, data.ydd, cd.fcheck.data()));
+  res.dynamicsResidual = tauY.size() ? (data.tauY - tauY).cwiseAbs().maxCoeff() : 0.0;
+  const double lmax = cd.lambda.size() ? cd.lambda.cwiseAbs().maxCoeff() : 0.0;
+  res.dynamicsScale = std::max({1.0, tauY.size() ? tauY.cwiseAbs().maxCoeff() : 0.0, lmax, fmax});
+  return Status::Ok;
+}
+
 }  // namespace detail
 
 Status checkProximalSettings(ClusterData& data, const ProximalSettings& settings) {
   return detail::checkProximal(data.treeData, settings);
 }
+
+namespace {
+
+constexpr double kMaxMu = 1e-2;   ///< the largest mu the accuracy check raises mu to
+constexpr double kMinMu = 1e-10;  ///< the smallest mu a stall shrinks mu to
+constexpr double kStall = 0.5;    ///< residual ratio per iteration above which mu shrinks
+
+/// The augmented solve (Alg. 1 lines 4-12) with penalty mua from the multipliers cd.lambda, after
+/// the velocity pass and the constraint rows: pass 1's inertias and biases, the augmented
+/// inertias and forces, pass 2 over every cluster, pass 3 over the supporting clusters.
+Status augmentedSolve(const ClusterModel& model, ClusterData& data, ConstraintData& cd,
+                      ConstVecRef tauY, const Force* fext, double mua) {
+  Data& td = data.treeData;
+  detail::clusterInertiaAndBias(model, data, fext);
+  for (const ConstraintData::Attachment& a : cd.attachments) {
+    const auto C = a.C.topRows(a.rows);
+    td.IA[a.body].noalias() += mua * C.transpose() * C;
+    data.rigidInertia[a.body] = 0;
+    cd.step.segment(a.row0, a.rows) = cd.lambda.segment(a.row0, a.rows);
+    cd.step.segment(a.row0, a.rows) += mua * cd.kprime.segment(a.row0, a.rows);
+    td.pA[a.body].noalias() -= C.transpose() * cd.step.segment(a.row0, a.rows);
+  }
+  for (int k = static_cast<int>(model.clusters.size()) - 1; k >= 0; --k)
+    CDYN_TRY(detail::clusterArticulatedStep(model, data, k, tauY.data(),
+                                            detail::ForceCoordinates::Independent));
+  detail::supportAccelerations(model, data, cd);
+  return Status::Ok;
+}
+
+}  // namespace
 
 Status constrainedAba(const ClusterModel& model, ClusterData& data, const ConstraintSet& set,
                       ConstraintData& cd, ConstVecRef q, ConstVecRef v, ConstVecRef tauY,
@@ -47,56 +108,95 @@ Status constrainedAba(const ClusterModel& model, ClusterData& data, const Constr
     return detail::fail(td, Status::NonFinite, "the warm start lambda is not finite");
   if (!warmStart) cd.lambda.setZero();
 
-  // Pass 1 and the augmented inertias and forces (Alg. 1 lines 1-5).
+  // Pass 1, the constraint rows, the first augmented solve (Alg. 1).
   CDYN_TRY(detail::clusterVelocityPass(model, data, q, v.data(), detail::Bias::Compute,
                                        detail::StateCheck::Check));
-  detail::clusterInertiaAndBias(model, data, fext);
   detail::constraintRowsAt(model, data, cd);
-  const double mua = 1.0 / settings.mu;
-  for (const ConstraintData::Attachment& a : cd.attachments) {
-    const auto C = a.C.topRows(a.rows);
-    td.IA[a.body].noalias() += mua * C.transpose() * C;
-    data.rigidInertia[a.body] = 0;
-    cd.step.segment(a.row0, a.rows) = cd.lambda.segment(a.row0, a.rows);
-    cd.step.segment(a.row0, a.rows) += mua * cd.kprime.segment(a.row0, a.rows);
-    td.pA[a.body].noalias() -= C.transpose() * cd.step.segment(a.row0, a.rows);
-  }
-  // Passes 2 and 3 (Alg. 1 lines 6-12); pass 3 over the clusters supporting a constraint only,
-  // the others once after the iterations (Alg. 3 lines 9-11).
-  for (int k = static_cast<int>(model.clusters.size()) - 1; k >= 0; --k)
-    CDYN_TRY(detail::clusterArticulatedStep(model, data, k, tauY.data(),
-                                            detail::ForceCoordinates::Independent));
-  detail::supportAccelerations(model, data, cd);
-
-  // Augmented-Lagrangian iterations (Alg. 3) with the reduced sweeps (Alg. 2).
   ProximalResult& res = cd.result;
   res = ProximalResult();
+  double mu = settings.mu, muFailed = 0.0;  // muFailed: the largest mu that failed the check
+  // An augmented solve whose pass 2 fails at a tiny mu (the 1/mu inertias swamp the bodies')
+  // is retried with a larger one.
+  auto solve = [&]() -> Status {
+    for (;;) {
+      const Status st = augmentedSolve(model, data, cd, tauY, fext, 1.0 / mu);
+      if (st != Status::NotPositiveDefinite || mu >= kMaxMu) return st;
+      muFailed = std::max(muFailed, mu);
+      mu = std::min(100.0 * mu, kMaxMu);
+    }
+  };
+  CDYN_TRY(solve());
+
+  // Augmented-Lagrangian iterations (Alg. 3) with the reduced sweeps (Alg. 2).
+  double previous = 0.0;      // row residual of the previous iterate with the same mu
+  bool stallChecked = false;  // a stall at this mu was checked
   for (int it = 0;; ++it) {
     res.residual = detail::rowResidual(model, data, cd, cd.residual);
     res.iterations = it;
     if (!std::isfinite(res.residual))
       return detail::solveOverflow(model, td, cd, "constrainedAba: row accelerations", q, v, tauY,
                                    fext);
-    if (res.residual <= settings.tolerance) {
-      res.converged = true;
-      break;
-    }
-    if (it == settings.maxIterations) break;
-    cd.step = mua * cd.residual;  // lambda change (eq. 27b)
+    // The multipliers of y_ddot: lambda + mu_a r (see the top of the file).
+    cd.step = cd.residual / mu;
     cd.lambda += cd.step;
     res.dualStep = cd.step.cwiseAbs().maxCoeff();
+    const bool rowsMet = res.residual <= settings.tolerance;
+    // A stall (contraction slower than kStall: mu >> sigma_min, or rounding at a tiny mu) is
+    // checked once per mu: inaccurate, a larger mu; accurate, a smaller one unless mu reached
+    // the floor or a mu that failed the check.
+    const bool canShrink = 0.1 * mu >= kMinMu && 0.1 * mu > 10.0 * muFailed;
+    const bool stalled = !stallChecked && previous > 0.0 && res.residual > kStall * previous;
+    if (stalled) stallChecked = true;
+    if (rowsMet || stalled) {
+      detail::freeAccelerations(model, data, cd);
+      CDYN_TRY(detail::dynamicsResidual(model, data, cd, q, v, tauY, fext, res));
+      const bool accurate = res.dynamicsResidual <= settings.tolerance * res.dynamicsScale;
+      if (rowsMet && accurate) {
+        res.converged = true;
+        break;
+      }
+      if (it == settings.maxIterations) break;
+      if (!accurate && mu < kMaxMu) {  // eps/mu rounding: a larger mu, warm-started
+        muFailed = std::max(muFailed, mu);
+        mu = std::min(100.0 * mu, kMaxMu);
+        previous = 0.0;
+        stallChecked = false;
+        CDYN_TRY(solve());
+        continue;
+      }
+      if (rowsMet) break;           // inaccurate at the largest mu
+      if (accurate && canShrink) {  // stalled: a smaller mu, a new augmented solve
+        mu *= 0.1;
+        previous = 0.0;
+        stallChecked = false;
+        CDYN_TRY(solve());
+        continue;
+      }
+    }
+    if (it == settings.maxIterations) break;
+    previous = res.residual;
     detail::applyRowForces(model, data, cd, cd.step);
     detail::supportAccelerations(model, data, cd);
   }
-  detail::freeAccelerations(model, data, cd);  // clusters that carry no constraint
+  res.mu = mu;
+  if (!res.converged) detail::freeAccelerations(model, data, cd);
   cd.rowAcceleration = cd.desired - cd.residual;
   if (!detail::solveOutputsFinite(data, cd))
     return detail::solveOverflow(model, td, cd, "constrainedAba: ydd / qdd / lambda", q, v, tauY,
                                  fext);
-  if (!res.converged)
+  if (!res.converged) {
+    if (res.residual <= settings.tolerance)
+      return detail::fail(td, Status::NotConverged,
+                          "constrainedAba: dynamics residual |H ydd + C - tau - J^T lambda| = "
+                          "%.3g > tolerance %.3g x scale %.3g (mu = %.3g too small for double "
+                          "precision) after %d iterations",
+                          res.dynamicsResidual, settings.tolerance, res.dynamicsScale, mu,
+                          res.iterations);
     return detail::fail(td, Status::NotConverged,
-                        "constrainedAba: residual %.3g > tolerance %.3g after %d iterations",
-                        res.residual, settings.tolerance, res.iterations);
+                        "constrainedAba: residual %.3g > tolerance %.3g after %d iterations "
+                        "(final mu %.3g)",
+                        res.residual, settings.tolerance, res.iterations, mu);
+  }
   return detail::ok(td);
 }
 

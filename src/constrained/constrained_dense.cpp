@@ -44,6 +44,26 @@ Status constrainedDynamicsDense(const ClusterModel& model, ClusterData& data,
   data.ydd.noalias() = cd.jacobian.transpose() * cd.lambda;
   cd.lltH.solveInPlace(data.ydd);
   data.ydd += cd.yddFree;
+  // Ok means the rolled-out accelerations meet the tolerance: refine on their residual with the
+  // same proximal step while iterations remain (the dual residual rounds differently).
+  ProximalResult& res = cd.result;
+  for (;;) {
+    cd.rowAcceleration = cd.gamma;
+    cd.rowAcceleration.noalias() += cd.jacobian * data.ydd;
+    cd.residual = cd.desired - cd.rowAcceleration;
+    res.residual = m ? cd.residual.cwiseAbs().maxCoeff() : 0.0;
+    if (!(res.residual > settings.tolerance) || res.iterations >= settings.maxIterations) break;
+    cd.step = cd.residual;
+    cd.llt.solveInPlace(cd.step);
+    cd.lambda += cd.step;
+    res.dualStep = cd.step.cwiseAbs().maxCoeff();
+    cd.tauFree.noalias() = cd.jacobian.transpose() * cd.step;  // free: ny scratch
+    cd.lltH.solveInPlace(cd.tauFree);
+    data.ydd += cd.tauFree;
+    ++res.iterations;
+  }
+  res.converged = res.residual <= settings.tolerance;
+  res.mu = settings.mu;
   const std::vector<ClusterWorkspace>& ws = detail::scratch(data);
   for (int k = 0; k < static_cast<int>(model.clusters.size()); ++k) {
     const Cluster& c = model.clusters[k];
@@ -56,9 +76,6 @@ Status constrainedDynamicsDense(const ClusterModel& model, ClusterData& data,
     qdd = w.g;
     qdd.noalias() += w.G * data.ydd.segment(c.y0, c.ny);
   }
-  cd.rowAcceleration = cd.gamma;
-  cd.rowAcceleration.noalias() += cd.jacobian * data.ydd;
-  cd.result.residual = m ? (cd.rowAcceleration - cd.desired).cwiseAbs().maxCoeff() : 0.0;
   if (!detail::solveOutputsFinite(data, cd))
     return detail::solveOverflow(model, td, cd, "constrainedDynamicsDense: ydd / qdd / lambda", q,
                                  v, tauY, fext);

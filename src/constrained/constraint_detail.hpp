@@ -59,6 +59,13 @@ Status denseConstraintJacobian(const ClusterModel& cm, ClusterData& data, Constr
 Status proximalDual(Data& td, ConstraintData& cd, const ProximalSettings& settings);
 Status checkProximal(Data& td, const ProximalSettings& s);
 
+/// res.dynamicsResidual = |H y_ddot + C - tau - J^T lambda - (external forces)|_inf at data.ydd
+/// and cd.lambda by one CE-RNEA pass (overwrites data.tauY, data.qdd with G y_ddot + g, and the
+/// tree's forces), res.dynamicsScale = max(1, |tau|_inf, |lambda|_inf, |fext|_inf).
+Status dynamicsResidual(const ClusterModel& cm, ClusterData& data, ConstraintData& cd,
+                        const Eigen::Ref<const VecX>& q, const Eigen::Ref<const VecX>& v,
+                        const Eigen::Ref<const VecX>& tauY, const Force* fext, ProximalResult& res);
+
 /// Constraint-space propagation over the supporting clusters after pass 2 (IA, U, D^-1, Ubar
 /// of whatever inertias pass 2 used): out (m x m) = J H^-1 J^T for those inertias.
 void delassusPropagation(const ClusterModel& cm, ClusterData& data, ConstraintData& cd,

@@ -172,6 +172,10 @@ void delassusPropagation(const ClusterModel& cm, ClusterData& data, ConstraintDa
 
 namespace {
 
+/// rho times the largest diagonal entry of cABA-OSIM's result below which the damped inverse is
+/// factorized instead (measured relative error of cABA-OSIM above it: <= 1e-11).
+constexpr double kDampedCancellation = 1e-2;
+
 /// Kinematics and pass 2 at zero velocity and force (what the Delassus matrix needs).
 Status articulatedInertias(const ClusterModel& cm, ClusterData& data, ConstraintData& cd,
                            ConstVecRef q) {
@@ -220,7 +224,8 @@ Status dampedDelassusInverse(const ClusterModel& model, ClusterData& data, const
   CDYN_TRY(articulatedInertias(model, data, cd, q));
   cd.du.setZero();
   const int m = set.rows();
-  if (set.allWorldAttached()) {
+  bool factorize = !set.allWorldAttached();
+  if (!factorize) {
     // cABA-OSIM: (L + rho I)^-1 = mu I - mu^2 J (H + mu J^T J)^-1 J^T, mu = 1/rho (Alg. 5,
     // eq. 40); H + mu J^T J is the mass matrix of the bodies with inertias I + mu C^T C.
     const double mu = 1.0 / rho;
@@ -233,8 +238,18 @@ Status dampedDelassusInverse(const ClusterModel& model, ClusterData& data, const
     detail::delassusPropagation(model, data, cd, cd.dampedInverse);
     cd.dampedInverse *= -mu * mu;
     cd.dampedInverse.diagonal().array() += mu;
-  } else {
-    // Loops between two bodies couple their inertias: factorize the damped Delassus matrix.
+    // The difference of two terms of size mu loses about log10(mu / |result|) digits, and the
+    // 1/rho-augmented inertias round likewise: when rho * max_i R_ii < kDampedCancellation
+    // (sigma_min of the Delassus matrix above about 100 rho), factorize instead, which is then
+    // as accurate as the Delassus matrix's conditioning allows. (A result that overflowed, 1/rho^2
+    // terms, is reported below, not factorized: its true entries are near 1/rho.)
+    const double diag = m ? cd.dampedInverse.diagonal().maxCoeff() : 1.0 / rho;
+    factorize = detail::allFiniteFast(cd.dampedInverse) && rho * diag < kDampedCancellation;
+    if (factorize) CDYN_TRY(articulatedInertias(model, data, cd, q));  // the plain inertias
+  }
+  if (factorize) {
+    // Loops between two bodies couple their inertias, and small rho cancels: factorize the
+    // damped Delassus matrix.
     CDYN_TRY(pass2(model, data, cd.du.data()));
     detail::delassusPropagation(model, data, cd, cd.delassus);
     auto A = cd.work.topLeftCorner(m, m);

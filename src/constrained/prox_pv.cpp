@@ -79,7 +79,27 @@ Status proxPv(const ClusterModel& model, ClusterData& data, const ConstraintSet&
   // Roll-out with the multipliers.
   detail::applyRowForces(model, data, cd, cd.lambda);
   detail::allAccelerations(model, data);
-  cd.result.residual = detail::rowResidual(model, data, cd, cd.residual);  // of the roll-out
+  ProximalResult& res = cd.result;
+  res.residual = detail::rowResidual(model, data, cd, cd.residual);  // of the roll-out
+  // Ok means the rolled-out accelerations meet the tolerance, not only the dual iterate (whose
+  // residual z - Lambda^-1 lambda rounds differently): refine on the roll-out's residual with the
+  // same proximal step and the reduced sweeps (Alg. 2) while iterations remain.
+  bool refined = false;
+  while (res.residual > settings.tolerance && res.iterations < settings.maxIterations &&
+         std::isfinite(res.residual)) {
+    cd.step = cd.residual;
+    cd.llt.solveInPlace(cd.step);
+    cd.lambda += cd.step;
+    res.dualStep = cd.step.cwiseAbs().maxCoeff();
+    detail::applyRowForces(model, data, cd, cd.step);
+    detail::supportAccelerations(model, data, cd);
+    res.residual = detail::rowResidual(model, data, cd, cd.residual);
+    ++res.iterations;
+    refined = true;
+  }
+  if (refined) detail::freeAccelerations(model, data, cd);
+  res.converged = res.residual <= settings.tolerance;
+  res.mu = settings.mu;
   cd.rowAcceleration = cd.desired - cd.residual;
   if (!detail::solveOutputsFinite(data, cd))
     return detail::solveOverflow(model, td, cd, "proxPv: ydd / qdd / lambda", q, v, tauY, fext);

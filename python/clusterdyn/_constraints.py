@@ -42,7 +42,9 @@ class ProximalResult(collections.namedtuple(
     ydd (ny,) independent accelerations; qdd (nv,) spanning accelerations G ydd + g; lam (m,)
     multipliers (force on body1 at frame A, rows' axes); iterations (proximal iterations used),
     residual (final |J ydd + gamma - k|_inf), dual_step (last |lam_k - lam_(k-1)|_inf),
-    converged (bool: residual <= tolerance); status (OK or ERR_NOT_CONVERGED). When converged is
+    converged (bool: the row residual <= tolerance and the dynamics residual
+    |H ydd + C - tau - J^T lam|_inf <= tolerance * max(1, |tau|, |lam|, |fext|), see
+    cdyn_proximal_result in clusterdyn.h); status (OK or ERR_NOT_CONVERGED). When converged is
     False the arrays hold the last iterate (finite).
     """
     __slots__ = ()

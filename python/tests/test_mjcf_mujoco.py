@@ -123,31 +123,36 @@ def test_mass_matrix_bias_and_poses_match_mujoco(name, cut):
             assert np.abs(R - p.mjd.xmat[b].reshape(3, 3)).max() < TOL
 
 
-def closed_states(path, rng, n):
+def closed_states(path, rng, n, scale=0.5):
     """Closed hinge configurations (name -> clusterdyn q) from the embedded model."""
     ws = cd.Model.load(path).workspace()
     m = ws.model
     out = []
     for k in range(n):
-        y = np.zeros(m.ny) if k == 0 else rng.uniform(-0.5, 0.5, m.ny)
+        y = np.zeros(m.ny) if k == 0 else rng.uniform(-scale, scale, m.ny)
         q, _ = ws.independent_to_spanning(y, np.zeros(m.ny))
         out.append({name: q[m.position_index[name]] for name in m.position_names})
     return out
 
 
 def equality_rows_vs_cut_loop(p, closed, body1):
-    """MuJoCo's equality rows and the cut-loop rows (nu = v_A - A_X_B v_B in A's axes, A = the
-    predecessor frame P) with columns in MuJoCo's dof order, at a closed configuration."""
+    """At a closed configuration: MuJoCo's connect / weld rows (efc_J) and the cut-loop rows K
+    (nu = v_A - A_X_B v_B in A's axes, A = the predecessor frame P), both over the cut model's
+    independent velocities y (efc_J T^-1 G, v_cd = G ydot; G embeds couplings and mimics), and
+    the rotation of body1's frame."""
     c, m, d = p.cdm, p.mjm, p.mjd
     qpos = m.qpos0.copy()
     for name, t, qa, da in p.joints():
         qpos[qa] += closed[name]
     p.mujoco_at(qpos, np.zeros(m.nv))
     q, _, T, _ = p.to_cd(qpos, np.zeros(m.nv))
-    ws = c.cut_loop_constraints().workspace()
-    K, _ = ws.jacobian(q)
-    K = K @ T[[c.velocity_index[n] for n in c.independent_velocity_names], :]
-    efc = d.efc_J.reshape(d.nefc, m.nv)[d.efc_type == mujoco.mjtConstraint.mjCNSTR_EQUALITY]
+    K, _ = c.cut_loop_constraints().workspace().jacobian(q)
+    G, _ = p.ws.constraint_matrices(q, np.zeros(c.nv))
+    loop_rows = [i for i in range(d.nefc)
+                 if d.efc_type[i] == mujoco.mjtConstraint.mjCNSTR_EQUALITY
+                 and int(m.eq_type[d.efc_id[i]]) in (int(mujoco.mjtEq.mjEQ_CONNECT),
+                                                 int(mujoco.mjtEq.mjEQ_WELD))]
+    efc = d.efc_J.reshape(d.nefc, m.nv)[loop_rows] @ np.linalg.inv(T) @ G
     p.ws.forward_kinematics(q)
     R1, _ = p.ws.frame_placement(body1)
     return efc, K, R1
@@ -160,7 +165,7 @@ def test_four_bar_connect_rows_match_mujoco_efc_j():
     p = Pair(path, cut_loops=True)
     for closed in closed_states(path, np.random.default_rng(5), 4):
         efc, K, R1 = equality_rows_vs_cut_loop(p, closed, "coupler")
-        assert efc.shape == (3, p.mjm.nv)
+        assert efc.shape == (3, p.cdm.ny)
         assert np.abs(efc - R1 @ K).max() < TOL
 
 
@@ -220,6 +225,6 @@ def test_weld_rows_match_mujoco_efc_j(tmp_path):
     for closed in closed_states(str(path), np.random.default_rng(2), 4):
         # P = body1's frame turned by the relative pose of qpos0: its axes are body2's
         efc, K, R_P = equality_rows_vs_cut_loop(p, closed, "b1")
-        assert efc.shape == (6, p.mjm.nv)
+        assert efc.shape == (6, p.cdm.ny)
         assert np.abs(efc[:3] - R_P @ K[3:]).max() < TOL
         assert np.abs(efc[3:] - 0.5 * 0.7 * K[:3]).max() < TOL

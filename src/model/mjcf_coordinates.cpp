@@ -1,8 +1,9 @@
 // Independent coordinates of MJCF loops. MJCF has no URDF+ independent="false" mark, so the
 // reader chooses the dependent joints: the equalities' constraint Jacobian K on the spanning
 // tree at qpos0 (clusterdyn q = 0), then a greedy column basis of K over the 1-dof joints,
-// unactuated joints first, last joint in file order first (the actuated and the first joints
-// of a loop stay independent). Joint-equality followers (<mimic>) are dependent already.
+// unactuated joints first, last joint in file order first (the actuated joints, the mimic
+// leaders and the first joints of a loop stay independent). Joint-equality followers (<mimic>) are
+// dependent already.
 #include <Eigen/QR>
 #include <map>
 #include <set>
@@ -59,6 +60,11 @@ void chooseDependentJoints(UrdfDescription& urdf, const std::set<std::string>& a
     blocks.push_back(l.type == "spherical" ? MatX(K.bottomRows<3>()) : MatX(K));
   }
   std::set<int> dependent;  // velocity indices
+  // Joints kept independent if possible: the actuated ones and the mimic leaders (a leader
+  // marked dependent would leave its mimic cluster without a coordinate when loops are cut).
+  std::set<std::string> preferred = actuated;
+  for (const auto& j : urdf.joints)
+    if (j.mimic.present) preferred.insert(j.mimic.joint);
   for (const auto& j : urdf.joints) {
     if (!j.mimic.present) continue;
     MatX row = MatX::Zero(1, m.nv);
@@ -86,7 +92,7 @@ void chooseDependentJoints(UrdfDescription& urdf, const std::set<std::string>& a
       const int b = m.jointId(it->name);
       if (iv < 0 || b < 0 || m.nvs[b] != 1 || dependent.count(iv)) continue;
       if (K.col(iv).norm() <= kRankThreshold) continue;
-      if ((actuated.count(it->name) > 0) == (pass == 0)) continue;
+      if ((preferred.count(it->name) > 0) == (pass == 0)) continue;
       candidates.push_back(iv);
     }
   auto columns = [&](const std::set<int>& cols) {

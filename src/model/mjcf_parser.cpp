@@ -86,7 +86,8 @@ class Reader {
   Context ctx_;
   MjcfDescription out_;
   std::set<std::string> links_, joints_, loops_;
-  std::map<std::string, Transform> poses_;  ///< world pose of each link at qpos0
+  std::set<std::string> staticLinks_{kWorld};  ///< links welded to the world
+  std::map<std::string, Transform> poses_;     ///< world pose of each link at qpos0
   std::map<std::string, Site> sites_;
   std::map<std::string, std::string> jointType_;  ///< MJCF type per joint name
   std::set<std::string> actuated_;
@@ -245,7 +246,12 @@ class Reader {
         otherChild(c);
     }
     const InertiaFromGeom ifg = ctx_.compiler.inertiaFromGeom;
-    if (inertial && ifg != InertiaFromGeom::True) {
+    // A body welded to the world (no joint up to it) has no dynamic effect: skip its inertia
+    // (its mesh geoms need no mesh file).
+    const bool isStatic = jointElems.empty() && staticLinks_.count(parentLink);
+    if (isStatic) {
+      staticLinks_.insert(name);
+    } else if (inertial && ifg != InertiaFromGeom::True) {
       link.inertial = readInertial(Elem(inertial, ctx_, cc), name);
     } else if (ifg != InertiaFromGeom::False) {
       const GeomInertia gi = geomInertia(geoms, name);

@@ -232,6 +232,11 @@ TEST(MjcfParser, DispatchByExtensionAndRootElement) {
   const std::string path = writeTempFile("mjcf_no_extension.model", xml);
   EXPECT_TRUE(isMjcfFile(path));
   EXPECT_EQ(loadTreeModel(path).nv, 1);
+  // a URDF named *.xml stays URDF
+  const std::string urdf =
+      writeTempFile("urdf_named.xml", "<robot name=\"r\">\n<link name=\"base\"/>\n</robot>\n");
+  EXPECT_FALSE(isMjcfFile(urdf));
+  EXPECT_EQ(loadTreeModel(urdf).nv, 0);
   EXPECT_EQ(parseModelString(xml).joints.size(), 1u);
 }
 

@@ -37,7 +37,8 @@ struct MjcfDescription {
 MjcfDescription parseMjcfFile(const std::string& path);
 MjcfDescription parseMjcfString(const std::string& xml, const std::string& sourceName = "<string>");
 
-/// True for a file named *.xml / *.mjcf (any case), or whose root element is <mujoco>.
+/// True for a file named *.mjcf (any case) or whose root element is <mujoco> (so a URDF named
+/// *.xml stays URDF); an unreadable or malformed *.xml counts as MJCF (its reader reports it).
 bool isMjcfFile(const std::string& path);
 
 /// The description of a URDF(+) or MJCF file / text: MJCF when isMjcfFile(path) (text: when

@@ -549,10 +549,13 @@ MjcfDescription parseMjcfString(const std::string& xml, const std::string& sourc
 
 bool isMjcfFile(const std::string& path) {
   const std::string p = mjcf::lower(path);
-  if (mjcf::endsWith(p, ".xml") || mjcf::endsWith(p, ".mjcf")) return true;
+  if (mjcf::endsWith(p, ".mjcf")) return true;
   if (mjcf::endsWith(p, ".urdf")) return false;
+  // *.xml and others: by the root element (a URDF named *.xml has <robot>); an unreadable or
+  // malformed *.xml goes to the MJCF reader, which reports it.
   tinyxml2::XMLDocument doc;
-  if (doc.LoadFile(path.c_str()) != tinyxml2::XML_SUCCESS || !doc.RootElement()) return false;
+  if (doc.LoadFile(path.c_str()) != tinyxml2::XML_SUCCESS || !doc.RootElement())
+    return mjcf::endsWith(p, ".xml");
   return std::string(doc.RootElement()->Name()) == "mujoco";
 }
 

@@ -228,3 +228,29 @@ def test_weld_rows_match_mujoco_efc_j(tmp_path):
         assert efc.shape == (6, p.cdm.ny)
         assert np.abs(efc[:3] - R_P @ K[3:]).max() < TOL
         assert np.abs(efc[3:] - 0.5 * 0.7 * K[:3]).max() < TOL
+
+
+def test_passive_parameters_mean_what_mujoco_computes():
+    """The mapping passiveJointModel uses (docs/mjcf.md §4): MuJoCo's qfrc_passive of the
+    geared leg = -k (q - (springref - ref)) - d v in clusterdyn coordinates (hinge springref and
+    ref in degrees here), with k, springref, ref, d as written in the file. The C++ function
+    passiveForces is checked against this formula and its potential in test_mjcf_parser.cpp."""
+    p = Pair(model_path("cd_geared_leg.xml"))
+    m, d = p.mjm, p.mjd
+    deg = np.pi / 180
+    spring = {"hip_roll": (2.0, 5 * deg - 0.0), "knee": (1.0, -30 * deg - (-20 * deg))}
+    damping = {"hip_rotor_joint": 0.001, "knee_rotor_joint": 0.001, "root": 0.0}
+    rng = np.random.default_rng(8)
+    for _ in range(3):
+        qpos, qvel = p.random_state(rng)
+        p.mujoco_at(qpos, qvel)
+        q, v, T, _ = p.to_cd(qpos, qvel)
+        for name, t, qa, da in p.joints():
+            if t == mujoco.mjtJoint.mjJNT_FREE:
+                assert np.abs(d.qfrc_passive[da:da + 6]).max() == 0.0
+                continue
+            k, rest = spring.get(name, (0.0, 0.0))
+            c = damping.get(name, 0.02)  # the file's default joint damping
+            iq, iv = p.cdm.position_index[name], p.cdm.velocity_index[name]
+            expect = -k * (q[iq] - rest) - c * v[iv]
+            assert abs(d.qfrc_passive[da] - expect) < TOL

@@ -254,3 +254,25 @@ def test_passive_parameters_mean_what_mujoco_computes():
             iq, iv = p.cdm.position_index[name], p.cdm.velocity_index[name]
             expect = -k * (q[iq] - rest) - c * v[iv]
             assert abs(d.qfrc_passive[da] - expect) < TOL
+
+
+def test_site_connect_matches_body_connect(tmp_path):
+    """<connect site1 site2> (sites drawn at the pin) loads as the body-anchor connect: the
+    same loop rows as MuJoCo's efc_J at closed configurations."""
+    text = open(model_path("cd_four_bar.xml")).read()
+    text = text.replace('<joint name="coupler_joint" axis="0 1 0"/>',
+                        '<joint name="coupler_joint" axis="0 1 0"/>\n'
+                        '        <site name="pin_c" pos="0.28 0 0"/>')
+    text = text.replace('<joint name="rocker_joint" axis="0 1 0" range="-1.5 1.5"/>',
+                        '<joint name="rocker_joint" axis="0 1 0" range="-1.5 1.5"/>\n'
+                        '      <site name="pin_r" pos="0.22 0 0"/>')
+    text = text.replace('body1="coupler" body2="rocker" anchor="0.28 0 0"',
+                        'site1="pin_c" site2="pin_r"')
+    assert 'site1="pin_c"' in text
+    path = tmp_path / "four_bar_sites.xml"
+    path.write_text(text)
+    p = Pair(str(path), cut_loops=True)
+    for closed in closed_states(str(path), np.random.default_rng(6), 3):
+        efc, K, R1 = equality_rows_vs_cut_loop(p, closed, "coupler")
+        assert efc.shape == (3, p.cdm.ny)
+        assert np.abs(efc - R1 @ K).max() < TOL

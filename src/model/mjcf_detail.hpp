@@ -40,6 +40,10 @@ class Context {
   /// Logs "file:line: <tag>: what" once per key (the count of further occurrences at the end).
   void warnOnce(const XMLElement* e, const std::string& key, const std::string& what);
   void flushWarnings() const;
+  /// Warns once per element kind and attribute about attributes not in `known` (a
+  /// space-separated list): MuJoCo attributes this reader does not use and that do not change
+  /// the dynamics (those that would are rejected where they are read).
+  void checkAttributes(const XMLElement* e, const char* known);
 
   /// Reads the <default> tree (nested classes inherit their parent's attributes).
   void readDefaults(const XMLElement* defaultElement, const std::string& parentClass);

@@ -65,6 +65,16 @@ void Context::flushWarnings() const {
   }
 }
 
+void Context::checkAttributes(const XMLElement* e, const char* known) {
+  const std::string list = std::string(" ") + known + " ";
+  for (const tinyxml2::XMLAttribute* a = e->FirstAttribute(); a; a = a->Next()) {
+    const std::string name = a->Name();
+    if (list.find(" " + name + " ") != std::string::npos) continue;
+    warnOnce(e, std::string(e->Name()) + "@" + name,
+             "attribute '" + name + "' ignored (no effect on the dynamics)");
+  }
+}
+
 void Context::readDefaults(const XMLElement* d, const std::string& parentClass) {
   std::string cls = "main";
   if (const char* c = d->Attribute("class")) cls = c;

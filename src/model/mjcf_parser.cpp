@@ -215,6 +215,7 @@ class Reader {
       if (!ctx_.hasClass(cc)) ctx_.fail(e, "attribute 'childclass': unknown class '" + cc + "'");
     }
     Elem b(e, ctx_, "");
+    ctx_.checkAttributes(e, "name childclass pos quat axisangle euler xyaxes zaxis mocap gravcomp");
     const std::string name = uniqueName(e, "body", links_);
     if (b.boolean("mocap", false))
       ctx_.fail(e, "attribute 'mocap': mocap bodies are not supported");
@@ -252,6 +253,8 @@ class Reader {
     if (isStatic) {
       staticLinks_.insert(name);
     } else if (inertial && ifg != InertiaFromGeom::True) {
+      ctx_.checkAttributes(inertial,
+                           "pos quat axisangle euler xyaxes zaxis mass diaginertia fullinertia");
       link.inertial = readInertial(Elem(inertial, ctx_, cc), name);
     } else if (ifg != InertiaFromGeom::False) {
       const GeomInertia gi = geomInertia(geoms, name);
@@ -273,6 +276,11 @@ class Reader {
       const XMLElement* je = jointElems[k];
       Elem j(je, ctx_, cc);
       const bool freeTag = std::string(je->Name()) == "freejoint";
+      ctx_.checkAttributes(je,
+                           "name class type pos axis ref springref stiffness damping armature "
+                           "range limited frictionloss springdamper actuatorgravcomp group "
+                           "solreflimit solimplimit solreffriction solimpfriction margin "
+                           "actuatorfrcrange actuatorfrclimited user align");
       const std::string type = freeTag ? "free" : j.str("type", "hinge");
       const std::string jname = uniqueName(je, "joint", joints_);
       UrdfJoint uj;
@@ -413,6 +421,9 @@ class Reader {
     for (const XMLElement* e = eq->FirstChildElement(); e; e = e->NextSiblingElement()) {
       const std::string tag = e->Name();
       Elem q(e, ctx_, "");
+      ctx_.checkAttributes(e,
+                           "name class active solref solimp body1 body2 anchor relpose "
+                           "torquescale site1 site2 joint1 joint2 polycoef");
       if (!q.boolean("active", true)) {
         ctx_.warnOnce(e, "inactive", "active=\"false\": inactive equality ignored");
         continue;

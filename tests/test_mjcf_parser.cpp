@@ -145,6 +145,25 @@ TEST(MjcfParser, GeomInertiaFollowsMuJoCoFormulas) {
               1000 * 4 * kPi * 0.001 / 3, 1e-12);
 }
 
+TEST(MjcfParser, DefaultClassesInheritAndChildclassApplies) {
+  // The nested class inherits the parent's joint axis even when the parent's <joint> comes
+  // after it; childclass applies to the body's elements, an explicit class wins.
+  const MjcfDescription d = parseMjcfString(
+      mujoco("<default>\n<default class=\"leg\">\n<default class=\"knee\">\n"
+             "<joint damping=\"0.3\"/>\n</default>\n<joint axis=\"0 1 0\" damping=\"0.1\"/>\n"
+             "<geom density=\"2000\"/>\n</default>\n</default>\n<worldbody>\n"
+             "<body name=\"a\" childclass=\"leg\">\n<joint name=\"ja\"/>\n<geom size=\"0.1\"/>\n"
+             "<body name=\"b\">\n<joint name=\"jb\" class=\"knee\"/>\n<geom size=\"0.1\"/>\n"
+             "</body>\n</body>\n</worldbody>\n"));
+  ASSERT_EQ(d.urdf.joints.size(), 2u);
+  EXPECT_TRUE(d.urdf.joints[0].axis.isApprox(Vec3::UnitY()));
+  EXPECT_TRUE(d.urdf.joints[1].axis.isApprox(Vec3::UnitY()));
+  ASSERT_EQ(d.jointDynamics.size(), 2u);
+  EXPECT_EQ(d.jointDynamics[0].damping, 0.1);
+  EXPECT_EQ(d.jointDynamics[1].damping, 0.3);
+  EXPECT_NEAR(d.urdf.links[1].inertial.mass, 2000 * 4 * kPi * 0.001 / 3, 1e-12);
+}
+
 TEST(MjcfParser, JointAnchorOffsetAndSeveralJointsPerBody) {
   // MuJoCo: body pose = parent * body * [T(p1) R1 T(-p1)] * [T(p2) R2 T(-p2)].
   const Model m = buildTreeModel(

@@ -84,16 +84,18 @@ void Context::readDefaults(const XMLElement* d, const std::string& parentClass) 
   if (classes_.count(cls) && !parentClass.empty()) fail(d, "duplicate default class '" + cls + "'");
   if (!parentClass.empty()) classes_[cls] = classes_[parentClass];
   auto& mine = classes_[cls];
+  // This class's own elements first, then the nested classes (which inherit all of them,
+  // wherever they stand in the file).
   for (const XMLElement* c = d->FirstChildElement(); c; c = c->NextSiblingElement()) {
     const std::string tag = c->Name();
-    if (tag == "default") {
-      readDefaults(c, cls);
-      continue;
-    }
+    if (tag == "default") continue;
     AttributeMap& attrs = mine[tag];
     for (const tinyxml2::XMLAttribute* a = c->FirstAttribute(); a; a = a->Next())
       attrs[a->Name()] = a->Value();
   }
+  for (const XMLElement* c = d->FirstChildElement("default"); c;
+       c = c->NextSiblingElement("default"))
+    readDefaults(c, cls);
 }
 
 const std::string* Context::classAttribute(const std::string& cls, const std::string& tag,

@@ -59,7 +59,9 @@ class Pair:
                 q[iq:iq + 4] = [x, y, z, w]
                 v[iv:iv + 3] = qvel[da:da + 3]
                 T[iv:iv + 3, da:da + 3] = np.eye(3)
-            else:  # free
+            else:  # free (an unnamed one: clusterdyn's generated name, the only free joint)
+                if not name:
+                    name = next(n[:-3] for n in c.position_names if n.endswith(":px"))
                 ip, iq = c.position_index[name + ":px"], c.position_index[name + ":qx"]
                 iw, il = c.velocity_index[name + ":wx"], c.velocity_index[name + ":vx"]
                 w, x, y, z = qpos[qa + 3:qa + 7]

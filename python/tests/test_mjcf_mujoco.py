@@ -278,3 +278,11 @@ def test_site_connect_matches_body_connect(tmp_path):
         efc, K, R1 = equality_rows_vs_cut_loop(p, closed, "coupler")
         assert efc.shape == (3, p.cdm.ny)
         assert np.abs(efc - R1 @ K).max() < TOL
+
+
+def test_from_string_reads_mjcf_by_root_element():
+    text = open(model_path("cd_four_bar.xml")).read()
+    a = cd.Model.from_string(text)
+    b = cd.Model.load(model_path("cd_four_bar.xml"))
+    assert (a.nq, a.nv, a.ny) == (b.nq, b.nv, b.ny) == (3, 3, 1)
+    assert a.independent_velocity_names == ("crank_joint",)

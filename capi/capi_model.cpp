@@ -102,7 +102,7 @@ cdyn_status cdyn_model_load(int abi_version, const char* path, unsigned int flag
     return CDYN_ERR_NULL_POINTER;
   }
   return loadModel(abi_version, flags, gravity, model, err, errlen,
-                   [&] { return cd::parseUrdfFile(path); });
+                   [&] { return cd::parseModelFile(path); });
 }
 
 cdyn_status cdyn_model_load_string(int abi_version, const char* xml, size_t xml_len,
@@ -114,7 +114,7 @@ cdyn_status cdyn_model_load_string(int abi_version, const char* xml, size_t xml_
     return CDYN_ERR_NULL_POINTER;
   }
   return loadModel(abi_version, flags, gravity, model, err, errlen, [&] {
-    return cd::parseUrdfString(std::string(xml ? xml : "", xml_len), "<string>");
+    return cd::parseModelString(std::string(xml ? xml : "", xml_len), "<string>");
   });
 }
 

@@ -133,7 +133,7 @@ struct CliModel {
 CliModel loadForCli(const std::string& path, bool floatingBase) {
   ModelOptions options;
   options.floatingBase = floatingBase;
-  const UrdfDescription urdf = parseUrdfFile(path);
+  const UrdfDescription urdf = parseModelFile(path);
   CliModel m;
   try {
     m.cluster = std::make_unique<ClusterModel>(buildClusterModel(urdf, options));

@@ -14,6 +14,7 @@
 #include "clusterdyn/jacobian.hpp"
 #include "clusterdyn/kinematics.hpp"
 #include "clusterdyn/logging.hpp"
+#include "clusterdyn/mjcf.hpp"
 #include "clusterdyn/model.hpp"
 #include "clusterdyn/model_builder.hpp"
 #include "clusterdyn/model_info.hpp"

@@ -179,7 +179,8 @@ std::vector<ChordBodies> chordBodies(const Model& tree0, const UrdfDescription& 
         fail(where, elem,
              "joint '" + tree0.jointNames[x] + "' of type " + jointTypeName(tree0.joints[x].type) +
                  " lies inside the loop; only 1-dof joints (revolute, continuous, prismatic) "
-                 "can be part of a loop cluster");
+                 "can be part of a loop cluster; cut the loop instead (URDF+ closure=\"cut\", "
+                 "ModelOptions::cutLoops, CDYN_LOAD_CUT_LOOPS, Python cut_loops=True)");
     chords.push_back(cb);
   };
   for (const auto& c : urdf.couplings) {

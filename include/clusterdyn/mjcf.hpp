@@ -1,0 +1,70 @@
+// MuJoCo MJCF reader: parses an MJCF file into the same UrdfDescription the URDF+ reader
+// produces (bodies -> links, joints -> tree joints, <equality> connect/weld -> <loop>, joint ->
+// <mimic>), so buildTreeModel / buildClusterModel / cutLoopConstraints apply unchanged. The
+// passive joint parameters MJCF carries (stiffness, springref, damping, armature) come back
+// beside it. Supported elements and the mapping: docs/mjcf.md. Every error is a ModelError
+// "file:line: <element name=...>: message".
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "clusterdyn/kinematics.hpp"
+#include "clusterdyn/model.hpp"
+#include "clusterdyn/status.hpp"
+#include "clusterdyn/urdf.hpp"
+
+namespace clusterdyn {
+
+/// Passive parameters of one MJCF joint (SI units, angles in radians; springPosition is in
+/// clusterdyn coordinates, i.e. MuJoCo's springref - ref for hinge and slide joints).
+struct MjcfJointDynamics {
+  std::string joint;  ///< tree joint name (as in UrdfDescription::joints)
+  double stiffness = 0.0;
+  double springPosition = 0.0;  ///< hinge/slide only; ball/free springs rest at q = neutral
+  double damping = 0.0;
+  double armature = 0.0;
+  int line = 0;
+};
+
+struct MjcfDescription {
+  UrdfDescription urdf;
+  std::vector<MjcfJointDynamics> jointDynamics;  ///< one per MJCF joint with nonzero entries
+  bool gravityGiven = false;                     ///< <option gravity> present
+  Vec3 gravity = Vec3(0.0, 0.0, -9.81);          ///< <option gravity> (world, m/s^2)
+};
+
+MjcfDescription parseMjcfFile(const std::string& path);
+MjcfDescription parseMjcfString(const std::string& xml, const std::string& sourceName = "<string>");
+
+/// True for a file named *.mjcf (any case) or whose root element is <mujoco> (so a URDF named
+/// *.xml stays URDF); an unreadable or malformed *.xml counts as MJCF (its reader reports it).
+bool isMjcfFile(const std::string& path);
+
+/// The description of a URDF(+) or MJCF file / text: MJCF when isMjcfFile(path) (text: when
+/// the root element is <mujoco>), else URDF. The MJCF passive parameters are dropped (see
+/// parseMjcfFile). loadModel and the C load functions read files through these.
+UrdfDescription parseModelFile(const std::string& path);
+UrdfDescription parseModelString(const std::string& xml,
+                                 const std::string& sourceName = "<string>");
+
+/// Passive joint parameters of a model built from an MJCF description, per coordinate of
+/// `model` (any Model built from that description: the tree of buildTreeModel or a
+/// ClusterModel's treeModel, whose numbering differs). Joints are matched by name.
+struct PassiveJointModel {
+  VecX stiffness;       ///< nv: spring stiffness per velocity coordinate (N m/rad, N/m)
+  VecX springPosition;  ///< nq: spring rest configuration (a configuration of `model`)
+  VecX damping;         ///< nv: viscous damping (N m s/rad, N s/m)
+  VecX armature;        ///< nv: rotor inertia MuJoCo adds to the mass-matrix diagonal
+};
+PassiveJointModel passiveJointModel(const Model& model, const MjcfDescription& mjcf);
+
+/// MuJoCo's joint spring-damper forces (qfrc_passive without tendons, fluid or gravity
+/// compensation): tau = -K (q (-) q_spring) - D v, per joint in `model`'s velocity
+/// coordinates; for a ball or free joint the rotational spring is -k log(q_spring^-1 q) in the
+/// child frame (MuJoCo's mju_subQuat) and the free joint's translational spring acts on the
+/// world position. tau must have size nv. InvalidSize / NonFinite otherwise. No allocation.
+Status passiveForces(const Model& model, const PassiveJointModel& passive, ConstVecRef q,
+                     ConstVecRef v, Eigen::Ref<VecX> tau);
+
+}  // namespace clusterdyn

@@ -1,0 +1,585 @@
+// MJCF reader (tinyxml2): <mujoco> bodies, joints and equalities into a UrdfDescription (see
+// include/clusterdyn/mjcf.hpp and docs/mjcf.md for the mapping).
+#include <cctype>
+#include <cmath>
+#include <map>
+#include <set>
+
+#include "clusterdyn/mjcf.hpp"
+#include "core/log.hpp"
+#include "model/mjcf_detail.hpp"
+
+namespace clusterdyn {
+namespace mjcf {
+// mjcf_coordinates.cpp: marks the dependent joints of the loops (independent="false").
+void chooseDependentJoints(UrdfDescription& urdf, const std::set<std::string>& actuated);
+
+namespace {
+
+constexpr double kPi = 3.14159265358979323846;
+const char* const kWorld = "world";
+
+struct Site {
+  std::string link;  ///< link (MJCF body) carrying the site
+  Transform X;       ///< site frame in the body frame
+};
+
+class Reader {
+ public:
+  explicit Reader(const std::string& source) : ctx_(source) {}
+
+  MjcfDescription read(const tinyxml2::XMLDocument& doc) {
+    out_.urdf.source = ctx_.source();
+    const XMLElement* root = doc.RootElement();
+    if (!root || std::string(root->Name()) != "mujoco")
+      ctx_.fail(root, "the root element must be <mujoco>");
+    if (const char* n = root->Attribute("model")) out_.urdf.robotName = n;
+    // Settings first: they change how everything else reads.
+    for (const XMLElement* e = root->FirstChildElement("compiler"); e;
+         e = e->NextSiblingElement("compiler"))
+      compiler(e);
+    for (const XMLElement* e = root->FirstChildElement("default"); e;
+         e = e->NextSiblingElement("default"))
+      ctx_.readDefaults(e, "");
+    UrdfLink world;
+    world.name = kWorld;
+    world.line = root->GetLineNum();
+    out_.urdf.links.push_back(world);
+    links_.insert(kWorld);
+    poses_[kWorld] = Transform();
+    for (const XMLElement* e = root->FirstChildElement(); e; e = e->NextSiblingElement()) {
+      const std::string tag = e->Name();
+      if (tag == "compiler" || tag == "default") continue;
+      if (tag == "worldbody") {
+        worldBody(e);
+      } else if (tag == "option") {
+        option(e);
+      } else if (tag == "actuator") {
+        actuators(e);
+      } else if (tag == "equality" || tag == "tendon" || tag == "include" || tag == "deformable" ||
+                 tag == "extension") {
+        // equality: after the bodies; the others change the dynamics or the model
+        if (tag != "equality") {
+          if (tag == "tendon" && !tendonsWithoutDynamics(e))
+            ctx_.fail(e, "tendons with stiffness, damping or equalities are not supported");
+          if (tag == "tendon")
+            ctx_.warnOnce(e, tag,
+                          "ignored (tendons without stiffness or damping act through "
+                          "actuators and limits only)");
+          else
+            ctx_.fail(e, "<" + tag + "> is not supported (it changes the model)");
+        }
+      } else {
+        // asset, visual, statistic, contact, sensor, keyframe, size, custom: no dynamics
+        ctx_.warnOnce(e, tag, "ignored (no effect on the dynamics)");
+      }
+    }
+    for (const XMLElement* e = root->FirstChildElement("equality"); e;
+         e = e->NextSiblingElement("equality"))
+      equalities(e);
+    chooseDependentJoints(out_.urdf, actuated_);
+    ctx_.flushWarnings();
+    return std::move(out_);
+  }
+
+ private:
+  Context ctx_;
+  MjcfDescription out_;
+  std::set<std::string> links_, joints_, loops_;
+  std::set<std::string> staticLinks_{kWorld};  ///< links welded to the world
+  std::map<std::string, Transform> poses_;     ///< world pose of each link at qpos0
+  std::map<std::string, Site> sites_;
+  std::map<std::string, std::string> jointType_;  ///< MJCF type per joint name
+  std::set<std::string> actuated_;
+  int unnamed_ = 0;
+
+  void compiler(const XMLElement* e) {
+    Elem c(e, ctx_, "");
+    Compiler& k = ctx_.compiler;
+    const std::string angle = c.str("angle", "degree");
+    if (angle != "degree" && angle != "radian")
+      c.fail("attribute 'angle': expected degree or radian, got '" + angle + "'");
+    k.degree = angle == "degree";
+    k.eulerseq = c.str("eulerseq", k.eulerseq);
+    if (k.eulerseq.size() != 3 || k.eulerseq.find_first_not_of("xyzXYZ") != std::string::npos)
+      c.fail("attribute 'eulerseq': expected 3 characters from xyzXYZ, got '" + k.eulerseq + "'");
+    k.autolimits = c.boolean("autolimits", k.autolimits);
+    const std::string ifg = c.str("inertiafromgeom", "auto");
+    if (ifg == "true")
+      k.inertiaFromGeom = InertiaFromGeom::True;
+    else if (ifg == "false")
+      k.inertiaFromGeom = InertiaFromGeom::False;
+    else if (ifg == "auto")
+      k.inertiaFromGeom = InertiaFromGeom::Auto;
+    else
+      c.fail("attribute 'inertiafromgeom': expected false, true or auto, got '" + ifg + "'");
+    const auto range = c.numbers("inertiagrouprange", 2, {0.0, 5.0});
+    k.inertiaGroupLo = static_cast<int>(range[0]);
+    k.inertiaGroupHi = static_cast<int>(range[1]);
+    if (c.str("coordinate", "local") != "local")
+      c.fail("attribute 'coordinate': only 'local' is supported (MuJoCo too)");
+    if (c.number("boundmass", 0.0) > 0.0 || c.number("boundinertia", 0.0) > 0.0 ||
+        c.number("settotalmass", -1.0) > 0.0 || c.boolean("balanceinertia", false))
+      c.fail(
+          "boundmass, boundinertia, settotalmass and balanceinertia change the inertias "
+          "and are not supported");
+  }
+
+  void option(const XMLElement* e) {
+    Elem o(e, ctx_, "");
+    if (o.has("gravity")) {
+      out_.gravityGiven = true;
+      out_.gravity = o.vec3("gravity", out_.gravity);
+      if ((out_.gravity - Vec3(0.0, 0.0, -9.81)).norm() > 0.0)
+        ctx_.warnOnce(e, "gravity",
+                      "attribute 'gravity': clusterdyn takes gravity from the load options "
+                      "(default 0 0 -9.81), not from the file: pass it to the loader");
+    }
+    if (o.number("density", 0.0) != 0.0 || o.number("viscosity", 0.0) != 0.0 || o.has("wind"))
+      o.fail("fluid forces (density, viscosity, wind) are not supported");
+    for (const XMLElement* f = e->FirstChildElement("flag"); f; f = f->NextSiblingElement("flag"))
+      if (f->Attribute("gravity") && std::string(f->Attribute("gravity")) == "disable")
+        ctx_.warnOnce(f, "flaggravity",
+                      "gravity=\"disable\": pass zero gravity to the loader to match it");
+  }
+
+  bool tendonsWithoutDynamics(const XMLElement* t) const {
+    for (const XMLElement* e = t->FirstChildElement(); e; e = e->NextSiblingElement()) {
+      Elem x(e, const_cast<Context&>(ctx_), "");
+      if (x.number("stiffness", 0.0) != 0.0 || x.number("damping", 0.0) != 0.0) return false;
+    }
+    return true;
+  }
+
+  void actuators(const XMLElement* a) {
+    int n = 0;
+    for (const XMLElement* e = a->FirstChildElement(); e; e = e->NextSiblingElement(), ++n)
+      if (const char* j = e->Attribute("joint")) actuated_.insert(j);
+    if (n)
+      ctx_.warnOnce(a, "actuator",
+                    "ignored (" + std::to_string(n) +
+                        " actuators; clusterdyn takes joint torques as inputs; actuated "
+                        "joints are preferred as independent coordinates of loops)");
+  }
+
+  void worldBody(const XMLElement* w) {
+    for (const XMLElement* e = w->FirstChildElement(); e; e = e->NextSiblingElement()) {
+      const std::string tag = e->Name();
+      if (tag == "body") {
+        body(e, kWorld, "");
+      } else if (tag == "site") {
+        site(Elem(e, ctx_, ""), kWorld);
+      } else if (tag == "joint" || tag == "freejoint" || tag == "inertial") {
+        ctx_.fail(e, "the world body cannot have <" + tag + ">");
+      } else {
+        otherChild(e);
+      }
+    }
+  }
+
+  /// Children other than body, joint, geom, site, inertial.
+  void otherChild(const XMLElement* e) {
+    const std::string tag = e->Name();
+    if (tag == "geom" || tag == "camera" || tag == "light")
+      return;  // static geometry, cameras, lights: no dynamics (moving geoms: see body())
+    if (tag == "frame" || tag == "replicate" || tag == "composite" || tag == "flexcomp" ||
+        tag == "attach" || tag == "plugin")
+      ctx_.fail(e, "<" + tag + "> is not supported by clusterdyn's MJCF reader");
+    ctx_.warnOnce(e, "child:" + tag, "ignored (no effect on the dynamics)");
+  }
+
+  void site(const Elem& s, const std::string& link) {
+    if (const char* n = s.xml()->Attribute("name")) sites_[n] = Site{link, s.frame()};
+  }
+
+  std::string uniqueName(const XMLElement* e, const char* prefix, std::set<std::string>& names) {
+    std::string name;
+    if (const char* n = e->Attribute("name")) {
+      name = n;
+      if (name.empty()) ctx_.fail(e, "attribute 'name' is empty");
+      if (!names.insert(name).second)
+        ctx_.fail(e, std::string("duplicate ") + prefix + " name '" + name + "'");
+      if (name.find('#') != std::string::npos)
+        ctx_.fail(e, "attribute 'name': '#' is reserved for the reader's intermediate frames");
+      return name;
+    }
+    do name = std::string(prefix) + "#" + std::to_string(unnamed_++);
+    while (!names.insert(name).second);
+    return name;
+  }
+
+  void body(const XMLElement* e, const std::string& parentLink, const std::string& inherited) {
+    std::string cc = inherited;
+    if (const char* c = e->Attribute("childclass")) {
+      cc = c;
+      if (!ctx_.hasClass(cc)) ctx_.fail(e, "attribute 'childclass': unknown class '" + cc + "'");
+    }
+    Elem b(e, ctx_, "");
+    ctx_.checkAttributes(e, "name childclass pos quat axisangle euler xyaxes zaxis mocap gravcomp");
+    const std::string name = uniqueName(e, "body", links_);
+    if (b.boolean("mocap", false))
+      ctx_.fail(e, "attribute 'mocap': mocap bodies are not supported");
+    if (b.number("gravcomp", 0.0) != 0.0)
+      ctx_.fail(e, "attribute 'gravcomp': gravity compensation is not supported");
+    const Transform X = b.frame();
+    poses_[name] = poses_.at(parentLink) * X;
+
+    UrdfLink link;
+    link.name = name;
+    link.line = e->GetLineNum();
+    std::vector<const XMLElement*> jointElems, children;
+    std::vector<Elem> geoms;
+    const XMLElement* inertial = nullptr;
+    for (const XMLElement* c = e->FirstChildElement(); c; c = c->NextSiblingElement()) {
+      const std::string tag = c->Name();
+      if (tag == "joint" || tag == "freejoint")
+        jointElems.push_back(c);
+      else if (tag == "body")
+        children.push_back(c);
+      else if (tag == "geom")
+        geoms.emplace_back(c, ctx_, cc);
+      else if (tag == "inertial") {
+        if (inertial) ctx_.fail(c, "a body has at most one <inertial>");
+        inertial = c;
+      } else if (tag == "site")
+        site(Elem(c, ctx_, cc), name);
+      else
+        otherChild(c);
+    }
+    const InertiaFromGeom ifg = ctx_.compiler.inertiaFromGeom;
+    // A body welded to the world (no joint up to it) has no dynamic effect: skip its inertia
+    // (its mesh geoms need no mesh file).
+    const bool isStatic = jointElems.empty() && staticLinks_.count(parentLink);
+    if (isStatic) {
+      staticLinks_.insert(name);
+    } else if (inertial && ifg != InertiaFromGeom::True) {
+      ctx_.checkAttributes(inertial,
+                           "pos quat axisangle euler xyaxes zaxis mass diaginertia fullinertia");
+      link.inertial = readInertial(Elem(inertial, ctx_, cc), name);
+    } else if (ifg != InertiaFromGeom::False) {
+      const GeomInertia gi = geomInertia(geoms, name);
+      if (gi.mass > 0.0) {
+        link.inertial.present = true;
+        link.inertial.mass = gi.mass;
+        link.inertial.origin = Transform(Mat3::Identity(), gi.com);
+        link.inertial.inertia = gi.inertia;
+      }
+    }
+    out_.urdf.links.push_back(link);
+
+    // Joints: chained through massless intermediate links "<body>#<joint>" when a body has
+    // several joints or a joint pos != 0 (MuJoCo applies a body's joints in order, each about
+    // its own anchor in the body frame; clusterdyn joints act at the child frame origin).
+    std::string prev = parentLink;
+    Transform origin = X;
+    for (size_t k = 0; k < jointElems.size(); ++k) {
+      const XMLElement* je = jointElems[k];
+      Elem j(je, ctx_, cc);
+      const bool freeTag = std::string(je->Name()) == "freejoint";
+      ctx_.checkAttributes(je,
+                           "name class type pos axis ref springref stiffness damping armature "
+                           "range limited frictionloss springdamper actuatorgravcomp group "
+                           "solreflimit solimplimit solreffriction solimpfriction margin "
+                           "actuatorfrcrange actuatorfrclimited user align");
+      const std::string type = freeTag ? "free" : j.str("type", "hinge");
+      const std::string jname = uniqueName(je, "joint", joints_);
+      UrdfJoint uj;
+      uj.name = jname;
+      uj.line = je->GetLineNum();
+      uj.parent = prev;
+      Vec3 pos = Vec3::Zero();
+      if (type == "free") {
+        if (parentLink != kWorld || jointElems.size() > 1)
+          j.fail("a free joint must be the only joint of a child of <worldbody>");
+        uj.type = "floating";
+        origin = Transform();  // q = the body's world pose, as MuJoCo's qpos
+        if (!freeTag && j.number("stiffness", 0.0) != 0.0)
+          j.fail("attribute 'stiffness': springs on free joints are not supported");
+        MjcfJointDynamics d;
+        d.joint = jname;
+        d.line = uj.line;
+        d.damping = freeTag ? 0.0 : j.number("damping", 0.0);
+        d.armature = freeTag ? 0.0 : j.number("armature", 0.0);
+        if (d.damping != 0.0 || d.armature != 0.0) out_.jointDynamics.push_back(d);
+      } else if (type == "hinge" || type == "slide" || type == "ball") {
+        pos = j.vec3("pos", Vec3::Zero());
+        if (type != "ball") {
+          uj.axis = j.vec3("axis", Vec3::UnitZ());
+          if (uj.axis.norm() < 1e-14) j.fail("attribute 'axis': axis too small");
+          uj.axis.normalize();
+        }
+        uj.type = type == "ball" ? "spherical" : type == "slide" ? "prismatic" : "continuous";
+        jointDetails(j, type, uj);
+      } else {
+        j.fail("attribute 'type': unknown joint type '" + type +
+               "' (expected free, ball, slide or hinge)");
+      }
+      jointType_[jname] = type;
+      origin = origin * Transform(Mat3::Identity(), pos);
+      uj.origin = origin;
+      const bool last = k + 1 == jointElems.size();
+      uj.child = last && pos.isZero() ? name : name + "#" + jname;
+      if (uj.child != name) {
+        UrdfLink mid;
+        mid.name = uj.child;
+        mid.line = uj.line;
+        out_.urdf.links.push_back(mid);
+      }
+      out_.urdf.joints.push_back(uj);
+      prev = uj.child;
+      origin = Transform(Mat3::Identity(), -pos);
+    }
+    if (prev != name) {
+      UrdfJoint fixed;
+      fixed.name = name + "#fixed";
+      fixed.type = "fixed";
+      fixed.parent = prev;
+      fixed.child = name;
+      fixed.origin = origin;
+      fixed.line = link.line;
+      out_.urdf.joints.push_back(fixed);
+    }
+    for (const XMLElement* c : children) body(c, name, cc);
+  }
+
+  /// Limits, reference and passive parameters of a hinge / slide / ball joint.
+  void jointDetails(const Elem& j, const std::string& type, UrdfJoint& uj) {
+    const double unit = type == "hinge" && ctx_.compiler.degree ? kPi / 180.0 : 1.0;
+    const double ref = type == "ball" ? 0.0 : j.number("ref", 0.0) * unit;
+    if (type == "ball" && j.has("ref")) j.fail("attribute 'ref': not defined for ball joints");
+    const std::string limited = j.str("limited", "auto");
+    const bool hasRange = j.has("range");
+    bool isLimited = limited == "true";
+    if (limited == "auto") {
+      if (hasRange && !ctx_.compiler.autolimits)
+        j.fail("attribute 'range' without limited=\"true\" while <compiler autolimits=\"false\">");
+      isLimited = hasRange;
+    } else if (limited != "true" && limited != "false") {
+      j.fail("attribute 'limited': expected true, false or auto, got '" + limited + "'");
+    }
+    if (isLimited && type != "ball") {
+      const auto r = j.numbers("range", 2, {0.0, 0.0});
+      if (r[0] >= r[1]) j.fail("attribute 'range': range[0] must be smaller than range[1]");
+      uj.hasLimit = true;
+      uj.type = type == "slide" ? "prismatic" : "revolute";
+      uj.lower = r[0] * unit - ref;  // clusterdyn q = qpos - ref
+      uj.upper = r[1] * unit - ref;
+    } else if (isLimited) {
+      ctx_.warnOnce(j.xml(), "ballrange", "attribute 'range': ball-joint cone limits ignored");
+    }
+    if (j.has("springdamper")) j.fail("attribute 'springdamper': not supported");
+    if (j.boolean("actuatorgravcomp", false))
+      j.fail("attribute 'actuatorgravcomp': gravity compensation is not supported");
+    if (j.number("frictionloss", 0.0) != 0.0)
+      ctx_.warnOnce(j.xml(), "frictionloss",
+                    "attribute 'frictionloss': dry friction is a constraint of MuJoCo's solver, "
+                    "ignored by clusterdyn");
+    MjcfJointDynamics d;
+    d.joint = uj.name;
+    d.line = uj.line;
+    d.stiffness = j.number("stiffness", 0.0);
+    d.damping = j.number("damping", 0.0);
+    d.armature = j.number("armature", 0.0);
+    if (d.stiffness < 0.0 || d.damping < 0.0 || d.armature < 0.0)
+      j.fail("stiffness, damping and armature must be >= 0");
+    d.springPosition = type == "ball" ? 0.0 : j.number("springref", 0.0) * unit - ref;
+    if (d.armature != 0.0)
+      ctx_.warnOnce(j.xml(), "armature",
+                    "attribute 'armature': not part of clusterdyn's mass matrix (MuJoCo adds "
+                    "it to the diagonal); see docs/mjcf.md, passiveJointModel()");
+    if (d.stiffness != 0.0 || d.damping != 0.0)
+      ctx_.warnOnce(j.xml(), "passive",
+                    "attributes 'stiffness' / 'damping': passive forces are not applied by the "
+                    "dynamics algorithms; add passiveForces() to tau (docs/mjcf.md)");
+    if (d.stiffness != 0.0 || d.damping != 0.0 || d.armature != 0.0)
+      out_.jointDynamics.push_back(d);
+  }
+
+  // --- equalities -----------------------------------------------------------------------------
+
+  std::string bodyRef(const Elem& q, const char* attr, bool required) {
+    if (!q.has(attr)) {
+      if (required) q.fail(std::string("missing attribute '") + attr + "'");
+      return kWorld;
+    }
+    const std::string b = q.str(attr, "");
+    if (b == kWorld) return b;
+    if (!links_.count(b) || b.find('#') != std::string::npos)
+      q.fail(std::string("attribute '") + attr + "': unknown body '" + b + "'");
+    return b;
+  }
+
+  const Site& siteRef(const Elem& q, const char* attr) {
+    const std::string s = q.str(attr, "");
+    auto it = sites_.find(s);
+    if (it == sites_.end())
+      q.fail(std::string("attribute '") + attr + "': unknown site '" + s + "'");
+    return it->second;
+  }
+
+  void equalities(const XMLElement* eq) {
+    for (const XMLElement* e = eq->FirstChildElement(); e; e = e->NextSiblingElement()) {
+      const std::string tag = e->Name();
+      Elem q(e, ctx_, "");
+      ctx_.checkAttributes(e,
+                           "name class active solref solimp body1 body2 anchor relpose "
+                           "torquescale site1 site2 joint1 joint2 polycoef");
+      if (!q.boolean("active", true)) {
+        ctx_.warnOnce(e, "inactive", "active=\"false\": inactive equality ignored");
+        continue;
+      }
+      if (tag == "connect" || tag == "weld")
+        loop(q, tag);
+      else if (tag == "joint")
+        jointCoupling(q);
+      else
+        ctx_.fail(e, "equality <" + tag + "> is not supported (connect, weld, joint are)");
+    }
+  }
+
+  void loop(const Elem& q, const std::string& tag) {
+    UrdfLoop l;
+    l.line = q.xml()->GetLineNum();
+    l.axis = Vec3::UnitZ();  // unused by spherical / fixed loops; keeps the cut frames = P, S
+    if (const char* n = q.xml()->Attribute("name")) {
+      l.name = n;
+      if (!loops_.insert(l.name).second) q.fail("duplicate equality name '" + l.name + "'");
+    } else {
+      do l.name = tag + "#" + std::to_string(unnamed_++);
+      while (!loops_.insert(l.name).second);
+    }
+    const bool bySite = q.has("site1") || q.has("site2");
+    if (bySite) {
+      if (!q.has("site1") || !q.has("site2")) q.fail("site1 and site2 must be given together");
+      if (q.has("body1") || q.has("body2") || q.has("anchor") || q.has("relpose"))
+        q.fail("site1/site2 cannot be combined with body1, body2, anchor or relpose");
+      const Site &s1 = siteRef(q, "site1"), &s2 = siteRef(q, "site2");
+      l.predecessor = s1.link;
+      l.successor = s2.link;
+      l.predecessorOrigin = s1.X;
+      l.successorOrigin = s2.X;
+      if (tag == "connect") {
+        l.predecessorOrigin.R.setIdentity();
+        l.successorOrigin.R.setIdentity();
+      }
+    } else {
+      l.predecessor = bodyRef(q, "body1", true);
+      l.successor = bodyRef(q, "body2", false);
+      const Transform& W1 = poses_.at(l.predecessor);
+      const Transform& W2 = poses_.at(l.successor);
+      if (tag == "connect") {
+        if (!q.has("anchor")) q.fail("missing attribute 'anchor'");
+        const Vec3 a1 = q.vec3("anchor", Vec3::Zero());
+        // The anchor on body2 is where body1's anchor is at qpos0 (MuJoCo).
+        l.predecessorOrigin = Transform(Mat3::Identity(), a1);
+        const Vec3 a2 = W2.R.transpose() * (W1.R * a1 + W1.p - W2.p);
+        l.successorOrigin = Transform(W2.R.transpose() * W1.R, a2);
+      } else {
+        const auto rp = q.numbers("relpose", 7, {0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0});
+        const Vec3 anchor = q.vec3("anchor", Vec3::Zero());  // in body2
+        l.successorOrigin = Transform(Mat3::Identity(), anchor);
+        if (rp[3] == 0.0 && rp[4] == 0.0 && rp[5] == 0.0 && rp[6] == 0.0) {
+          // relative pose of qpos0: body1's frame at body2's anchor
+          l.predecessorOrigin =
+              Transform(W1.R.transpose() * W2.R, W1.R.transpose() * (W2.R * anchor + W2.p - W1.p));
+        } else {
+          l.predecessorOrigin =
+              Transform(quatToMatrix(rp[3], rp[4], rp[5], rp[6]), Vec3(rp[0], rp[1], rp[2]));
+        }
+      }
+    }
+    const double torquescale = tag == "weld" ? q.number("torquescale", 1.0) : 0.0;
+    // A weld without its rotational rows (torquescale 0) is a connect (MuJoCo docs).
+    l.type = tag == "connect" || torquescale == 0.0 ? "spherical" : "fixed";
+    if (l.predecessor == l.successor) q.fail("body1 and body2 are the same body");
+    out_.urdf.loops.push_back(l);
+  }
+
+  void jointCoupling(const Elem& q) {
+    if (!q.has("joint1")) q.fail("missing attribute 'joint1'");
+    const std::string j1 = q.str("joint1", ""), j2 = q.str("joint2", "");
+    if (j2.empty())
+      q.fail("a joint equality without joint2 locks joint '" + j1 +
+             "' to a constant; not supported (make the body rigid instead)");
+    for (const std::string& j : {j1, j2}) {
+      if (!jointType_.count(j)) q.fail("unknown joint '" + j + "'");
+      const std::string& t = jointType_.at(j);
+      if (t != "hinge" && t != "slide")
+        q.fail("joint '" + j + "' is a " + t + " joint; joint equalities take hinge or slide");
+    }
+    const auto c = q.numbers("polycoef", 5, {0.0, 1.0, 0.0, 0.0, 0.0}, 1);
+    if (c[2] != 0.0 || c[3] != 0.0 || c[4] != 0.0)
+      q.fail("attribute 'polycoef': only a linear relation (a2 = a3 = a4 = 0) is supported");
+    for (auto& j : out_.urdf.joints) {
+      if (j.name != j1) continue;
+      if (j.mimic.present) q.fail("joint '" + j1 + "' is already joint1 of another equality");
+      j.mimic.present = true;
+      j.mimic.joint = j2;
+      j.mimic.multiplier = c[1];  // q1 - q1_0 = a0 + a1 (q2 - q2_0); q = qpos - ref
+      j.mimic.offset = c[0];
+      j.mimic.line = q.xml()->GetLineNum();
+    }
+  }
+};
+
+MjcfDescription parseDocument(tinyxml2::XMLDocument& doc, const std::string& source) {
+  if (doc.Error())
+    throw ModelError(source + ":" + std::to_string(doc.ErrorLineNum()) +
+                     ": malformed XML: " + doc.ErrorStr());
+  return Reader(source).read(doc);
+}
+
+std::string lower(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+bool endsWith(const std::string& s, const std::string& suffix) {
+  return s.size() >= suffix.size() &&
+         s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+}  // namespace
+}  // namespace mjcf
+
+MjcfDescription parseMjcfFile(const std::string& path) {
+  tinyxml2::XMLDocument doc;
+  const tinyxml2::XMLError err = doc.LoadFile(path.c_str());
+  if (err == tinyxml2::XML_ERROR_FILE_NOT_FOUND ||
+      err == tinyxml2::XML_ERROR_FILE_COULD_NOT_BE_OPENED ||
+      err == tinyxml2::XML_ERROR_FILE_READ_ERROR)
+    throw ModelError(path + ": cannot read file (" + std::string(doc.ErrorName()) + ")");
+  return mjcf::parseDocument(doc, path);
+}
+
+MjcfDescription parseMjcfString(const std::string& xml, const std::string& sourceName) {
+  tinyxml2::XMLDocument doc;
+  doc.Parse(xml.c_str(), xml.size());
+  return mjcf::parseDocument(doc, sourceName);
+}
+
+bool isMjcfFile(const std::string& path) {
+  const std::string p = mjcf::lower(path);
+  if (mjcf::endsWith(p, ".mjcf")) return true;
+  if (mjcf::endsWith(p, ".urdf")) return false;
+  // *.xml and others: by the root element (a URDF named *.xml has <robot>); an unreadable or
+  // malformed *.xml goes to the MJCF reader, which reports it.
+  tinyxml2::XMLDocument doc;
+  if (doc.LoadFile(path.c_str()) != tinyxml2::XML_SUCCESS || !doc.RootElement())
+    return mjcf::endsWith(p, ".xml");
+  return std::string(doc.RootElement()->Name()) == "mujoco";
+}
+
+UrdfDescription parseModelFile(const std::string& path) {
+  return isMjcfFile(path) ? parseMjcfFile(path).urdf : parseUrdfFile(path);
+}
+
+UrdfDescription parseModelString(const std::string& xml, const std::string& sourceName) {
+  tinyxml2::XMLDocument doc;
+  doc.Parse(xml.c_str(), xml.size());
+  if (!doc.Error() && doc.RootElement() && std::string(doc.RootElement()->Name()) == "mujoco")
+    return parseMjcfString(xml, sourceName).urdf;
+  return parseUrdfString(xml, sourceName);
+}
+
+}  // namespace clusterdyn

@@ -1,0 +1,180 @@
+// The per-body passes of the analytical RNEA derivatives (Carpentier & Mansard 2018, world-frame
+// recursion; closed form of docs/derivatives.md, equations D1-D9) and of the articulated-body
+// inverse of the joint-space inertia matrix. Each step touches one body (and its ancestors for
+// the pair terms), so a cluster-tree version can call them for the bodies of a cluster.
+#pragma once
+
+#include "clusterdyn/derivatives.hpp"
+#include "tree/tree_step.hpp"
+
+namespace clusterdyn::detail {
+
+/// B = v x* I - I (v x) + (I v) bar-x*, where h bar-x* u = u x* h (eq. D3): the Coriolis matrix
+/// of a body of inertia I (6 x 6, [[A, hx], [hx^T, m 1]]) moving with v, in 3 x 3 blocks.
+inline void coriolisMatrix(const SpatialInertia& I, const Motion& v, const Force& Iv, Mat6& B) {
+  const Mat3 W = skew(v.head<3>()), V = skew(v.tail<3>()), C = skew(I.h);
+  const Mat3& A = I.Io;
+  const double m = I.mass;
+  // v x* I = [[W A + V C^T, W C + m V], [W C^T, m W]];  I v x = [[A W + C V, C W], [C^T W + m V,
+  // m W]];  h bar-x* = -[[n x, f x], [f x, 0]] with I v = [n; f].
+  const Mat3 N = skew(Iv.head<3>()), F = skew(Iv.tail<3>());
+  B.topLeftCorner<3, 3>().noalias() = W * A - A * W;
+  B.topLeftCorner<3, 3>().noalias() -= V * C + C * V;  // C^T = -C
+  B.topLeftCorner<3, 3>() -= N;
+  B.topRightCorner<3, 3>().noalias() = W * C - C * W;
+  B.topRightCorner<3, 3>() += m * V - F;
+  B.bottomLeftCorner<3, 3>().noalias() = C * W - W * C;  // W C^T - C^T W
+  B.bottomLeftCorner<3, 3>() -= m * V + F;
+  B.bottomRightCorner<3, 3>().setZero();
+}
+
+/// Forward step of body i (eq. D1, D2, D4, D5): placement, psi_i = 0X_i S_i, ov_i, oa_i (gravity
+/// offset a0 at the root), u_i, w_i from the parent's motion, and the body's own f_i, I_i, B_i in
+/// world coordinates as the seeds of the subtree sums oF, oIc, oBc.
+inline void derivativeForwardStep(const Model& model, Data& data, DerivativeData& dd, int i,
+                                  ConstVecRef q, const double* v, const double* a,
+                                  const Force* fext, const Motion& a0) {
+  placementStep(model, data, i, q);
+  const Transform& oMi = data.oMi[i];
+  const Joint& joint = model.joints[i];
+  const int p = model.parent[i], k = joint.nv, iv = model.idx_v[i];
+  const Motion ovp = p >= 0 ? dd.ov[p] : Motion::Zero();
+  const Motion& oap = p >= 0 ? dd.oa[p] : a0;
+  Mat6Xs& psi = dd.psi[i];
+  Mat6Xs& u = dd.ups[i];
+  Mat6Xs& w = dd.wps[i];
+  Mat6Xs& z = dd.zps[i];
+  Motion vJ = Motion::Zero(), aJ = Motion::Zero();
+  for (int c = 0; c < k; ++c) {
+    psi.col(c) = oMi.actMotion(joint.S.col(c));
+    vJ += psi.col(c) * v[iv + c];
+    aJ += psi.col(c) * a[iv + c];
+  }
+  const Motion& ov = dd.ov[i] = ovp + vJ;                        // eq. D1
+  const Motion& oa = dd.oa[i] = oap + aJ + crossMotion(ov, vJ);  // eq. D1
+  const Motion ovSum = ovp + ov;
+  for (int c = 0; c < k; ++c) {
+    u.col(c) = crossMotion(psi.col(c), ovp);                               // eq. D4
+    w.col(c) = crossMotion(psi.col(c), oap) - crossMotion(u.col(c), ovp);  // eq. D5
+    z.col(c) = -crossMotion(psi.col(c), ovSum);                            // eq. D6
+  }
+  const SpatialInertia oI = model.inertias[i].transformedBy(oMi);
+  const Force h = oI * ov;
+  Force& f = dd.oF[i];
+  f = oI * oa + crossForce(ov, h);  // eq. D2
+  if (fext) f -= oMi.actForce(fext[i]);
+  dd.oIc[i] = oI.matrix();
+  coriolisMatrix(oI, ov, h, dd.oBc[i]);  // eq. D3
+}
+
+/// Backward step of body k, once its subtree sums oIc_k, oBc_k, oF_k are complete: tau_k, then
+/// the blocks (k, j) and (j, k) of d tau / dq, d tau / dv and M for k and every ancestor j
+/// (eq. D6-D9); finally the sums are carried to the parent.
+inline void derivativeBackwardStep(const Model& model, DerivativeData& dd, int k) {
+  const int nk = model.nvs[k], ik = model.idx_v[k];
+  const Mat6Xs& psik = dd.psi[k];
+  const Mat6& Ic = dd.oIc[k];
+  const Mat6& Bc = dd.oBc[k];
+  const Force& F = dd.oF[k];
+  Mat6Xs IcPsi(6, nk), BcTPsi(6, nk), Y(6, nk), Yv(6, nk);
+  for (int c = 0; c < nk; ++c) {
+    IcPsi.col(c).noalias() = Ic * psik.col(c);
+    BcTPsi.col(c).noalias() = Bc.transpose() * psik.col(c);
+    dd.tau[ik + c] = psik.col(c).dot(F);
+    Y.col(c) = crossForce(psik.col(c), F);  // eq. D8
+    Y.col(c).noalias() -= Ic * dd.wps[k].col(c);
+    Y.col(c).noalias() -= Bc * dd.ups[k].col(c);
+    Yv.col(c).noalias() = Bc * psik.col(c);  // eq. D10
+    Yv.col(c).noalias() += Ic * dd.zps[k].col(c);
+  }
+  MatX& dq = dd.dtau_dq;
+  MatX& dv = dd.dtau_dv;
+  MatX& M = dd.dtau_da;
+  for (int j = k; j >= 0; j = model.parent[j]) {
+    const int nj = model.nvs[j], ij = model.idx_v[j];
+    const Mat6Xs& psij = dd.psi[j];
+    const Mat6Xs& uj = dd.ups[j];
+    const Mat6Xs& wj = dd.wps[j];
+    const Mat6Xs& zj = dd.zps[j];
+    for (int r = 0; r < nk; ++r)
+      for (int c = 0; c < nj; ++c) {
+        // Rows of k, columns of its ancestor-or-self j (eq. D6, D7).
+        dq(ik + r, ij + c) = -(IcPsi.col(r).dot(wj.col(c)) + BcTPsi.col(r).dot(uj.col(c)));
+        dv(ik + r, ij + c) = BcTPsi.col(r).dot(psij.col(c)) + IcPsi.col(r).dot(zj.col(c));
+        const double m = IcPsi.col(r).dot(psij.col(c));
+        M(ik + r, ij + c) = m;
+        M(ij + c, ik + r) = m;
+        if (j == k) continue;
+        // Rows of the strict ancestor j, columns of k (eq. D8, D9).
+        dq(ij + c, ik + r) = psij.col(c).dot(Y.col(r));
+        dv(ij + c, ik + r) = psij.col(c).dot(Yv.col(r));
+      }
+  }
+  const int p = model.parent[k];
+  if (p < 0) return;
+  dd.oIc[p] += Ic;
+  dd.oBc[p] += Bc;
+  dd.oF[p] += F;
+}
+
+/// M^-1 backward step of body i (articulated-body factors U_i, D_i^-1 in data): row block i of
+/// M^-1 over the columns [idx_v_i, nv) before the forward correction, D^-1 (E_i - S^T F_i) with
+/// F_i = d pA_i / d tau (eq. D10), and F_parent += X^T (U_i Minv_i + F_i) (eq. D11).
+inline void minverseBackwardStep(const Model& model, const Data& data, DerivativeData& dd, int i) {
+  const Joint& joint = model.joints[i];
+  const int k = joint.nv, iv = model.idx_v[i], end = dd.subtreeEnd[i], nv = model.nv;
+  const auto Dinv = data.Dinv[i].topLeftCorner(k, k);
+  const auto U = data.U[i].leftCols(k);
+  Mat6X& Fi = dd.FA[i];
+  MatX& Minv = dd.Minv;
+  Minv.block(iv, iv, k, k) = Dinv;
+  using Vk = Eigen::Matrix<double, Eigen::Dynamic, 1, 0, 6, 1>;
+  for (int c = iv + k; c < end; ++c) {
+    const Vk sf = joint.S.transpose() * Fi.col(c);
+    Minv.col(c).segment(iv, k).noalias() = -(Dinv * sf);
+  }
+  for (int c = end; c < nv; ++c) Minv.col(c).segment(iv, k).setZero();
+  const int p = model.parent[i];
+  if (p < 0) return;
+  Mat6X& Fp = dd.FA[p];
+  const Transform& X = data.liMi[i];
+  for (int c = iv; c < end; ++c) {
+    Force g = Fi.col(c);
+    g.noalias() += U * Minv.col(c).segment(iv, k);
+    Fp.col(c) += X.actForce(g);
+  }
+}
+
+/// M^-1 forward step of body i: Minv_i -= D^-1 U^T (iX_p A_p) and A_i = iX_p A_p + S Minv_i
+/// over the columns [idx_v_i, nv), A = d a / d tau (eq. D12); A_i overwrites F_i.
+inline void minverseForwardStep(const Model& model, const Data& data, DerivativeData& dd, int i) {
+  const Joint& joint = model.joints[i];
+  const int k = joint.nv, iv = model.idx_v[i], nv = model.nv, p = model.parent[i];
+  const auto Dinv = data.Dinv[i].topLeftCorner(k, k);
+  const auto U = data.U[i].leftCols(k);
+  Mat6X& Ai = dd.FA[i];
+  MatX& Minv = dd.Minv;
+  const Transform& X = data.liMi[i];
+  using Vk = Eigen::Matrix<double, Eigen::Dynamic, 1, 0, 6, 1>;
+  for (int c = iv; c < nv; ++c) {
+    auto row = Minv.col(c).segment(iv, k);
+    Motion x = Motion::Zero();
+    if (p >= 0) {
+      x = X.actInvMotion(dd.FA[p].col(c));
+      const Vk ux = U.transpose() * x;
+      row.noalias() -= Dinv * ux;
+    }
+    x.noalias() += joint.S * row;
+    Ai.col(c) = x;
+  }
+}
+
+/// Workspaces, sizes, finite values and unit quaternions of (q, v, x, fext) (x named xName).
+Status checkDerivativeArguments(const Model& model, Data& data, const DerivativeData& dd,
+                                ConstVecRef q, ConstVecRef v, ConstVecRef x, const char* xName,
+                                const Force* fext);
+/// The two passes of the RNEA derivatives (rnea_derivatives.cpp) without argument checks.
+void rneaDerivativePasses(const Model& model, Data& data, DerivativeData& dd, ConstVecRef q,
+                          const double* v, const double* a, const Force* fext);
+
+}  // namespace clusterdyn::detail

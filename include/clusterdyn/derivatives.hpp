@@ -49,7 +49,8 @@ struct DerivativeData {
   std::vector<Mat6> oBc;    ///< composite Coriolis matrix of the subtree (eq. D3)
   std::vector<Force> oF;    ///< force transmitted by the joint (subtree sum of f_i)
 
-  // M^-1 recursion (body coordinates).
+  // M^-1 recursion (world coordinates).
+  std::vector<Mat6Xs> oU;       ///< 0X_i^* U_i: the articulated-body U_i = IA_i S_i in world axes
   std::vector<int> subtreeEnd;  ///< one past the largest velocity index in the subtree of i
   std::vector<Mat6X> FA;        ///< 6 x nv per body: d pA / d tau (backward), then d a / d tau
 };

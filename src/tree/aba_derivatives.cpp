@@ -1,6 +1,6 @@
 // Recursive inverse of the joint-space inertia matrix from the articulated-body factorisation,
 // and the ABA derivatives d ddq / d(q, v, tau) = -M^-1 d RNEA / d(q, v) and M^-1 (Carpentier &
-// Mansard 2018; docs/derivatives.md eq. D10-D13).
+// Mansard 2018; docs/derivatives.md eq. D11-D14).
 #include "clusterdyn/aba.hpp"
 #include "clusterdyn/derivatives.hpp"
 #include "core/check.hpp"
@@ -13,7 +13,7 @@ namespace detail {
 
 namespace {
 
-/// The M^-1 passes over the articulated-body factors already in data (U, D^-1, liMi), then the
+/// The M^-1 passes over the articulated-body factors already in data (U, D^-1, oMi), then the
 /// lower triangle mirrored from the upper one.
 void minversePasses(const Model& model, const Data& data, DerivativeData& dd) {
   const int n = model.nbodies, nv = model.nv;
@@ -41,7 +41,7 @@ Status computeMinverse(const Model& model, Data& data, DerivativeData& dd, Const
   // Articulated inertias of the ABA with zero velocity, bias and torque (only U, D^-1 are read).
   static constexpr double kZero[6] = {0, 0, 0, 0, 0, 0};
   for (int i = 0; i < n; ++i) {
-    detail::localPlacementStep(model, data, i, q);
+    detail::placementStep(model, data, i, q);
     data.IA[i] = model.inertias[i].matrix();
     data.pA[i].setZero();
     data.c[i].setZero();
@@ -61,8 +61,8 @@ Status computeABADerivatives(const Model& model, Data& data, DerivativeData& dd,
   dd.ddq = data.ddq;
   detail::minversePasses(model, data, dd);
   detail::rneaDerivativePasses(model, data, dd, q, v.data(), dd.ddq.data(), fext);
-  dd.ddq_dq.noalias() = -dd.Minv.lazyProduct(dd.dtau_dq);  // eq. D13
-  dd.ddq_dv.noalias() = -dd.Minv.lazyProduct(dd.dtau_dv);  // eq. D13
+  dd.ddq_dq.noalias() = -dd.Minv.lazyProduct(dd.dtau_dq);  // eq. D14
+  dd.ddq_dv.noalias() = -dd.Minv.lazyProduct(dd.dtau_dv);  // eq. D14
   detail::ok(data);
   const std::initializer_list<detail::InputMagnitude> inputs = {
       {"q", detail::maxAbs(q), 1},

@@ -1,5 +1,5 @@
 // The per-body passes of the analytical RNEA derivatives (Carpentier & Mansard 2018, world-frame
-// recursion; closed form of docs/derivatives.md, equations D1-D9) and of the articulated-body
+// recursion; closed form of docs/derivatives.md, equations D1-D14) and of the articulated-body
 // inverse of the joint-space inertia matrix. Each step touches one body (and its ancestors for
 // the pair terms), so a cluster-tree version can call them for the bodies of a cluster.
 #pragma once
@@ -28,7 +28,7 @@ inline void coriolisMatrix(const SpatialInertia& I, const Motion& v, const Force
   B.bottomRightCorner<3, 3>().setZero();
 }
 
-/// Forward step of body i (eq. D1, D2, D4, D5): placement, psi_i = 0X_i S_i, ov_i, oa_i (gravity
+/// Forward step of body i (eq. D1-D6): placement, psi_i = 0X_i S_i, ov_i, oa_i (gravity
 /// offset a0 at the root), u_i, w_i from the parent's motion, and the body's own f_i, I_i, B_i in
 /// world coordinates as the seeds of the subtree sums oF, oIc, oBc.
 inline void derivativeForwardStep(const Model& model, Data& data, DerivativeData& dd, int i,
@@ -69,7 +69,7 @@ inline void derivativeForwardStep(const Model& model, Data& data, DerivativeData
 
 /// Backward step of body k, once its subtree sums oIc_k, oBc_k, oF_k are complete: tau_k, then
 /// the blocks (k, j) and (j, k) of d tau / dq, d tau / dv and M for k and every ancestor j
-/// (eq. D6-D9); finally the sums are carried to the parent.
+/// (eq. D7-D10); finally the sums are carried to the parent.
 inline void derivativeBackwardStep(const Model& model, DerivativeData& dd, int k) {
   const int nk = model.nvs[k], ik = model.idx_v[k];
   const Mat6Xs& psik = dd.psi[k];
@@ -81,7 +81,7 @@ inline void derivativeBackwardStep(const Model& model, DerivativeData& dd, int k
     IcPsi.col(c).noalias() = Ic * psik.col(c);
     BcTPsi.col(c).noalias() = Bc.transpose() * psik.col(c);
     dd.tau[ik + c] = psik.col(c).dot(F);
-    Y.col(c) = crossForce(psik.col(c), F);  // eq. D8
+    Y.col(c) = crossForce(psik.col(c), F);  // eq. D9
     Y.col(c).noalias() -= Ic * dd.wps[k].col(c);
     Y.col(c).noalias() -= Bc * dd.ups[k].col(c);
     Yv.col(c).noalias() = Bc * psik.col(c);  // eq. D10
@@ -96,16 +96,27 @@ inline void derivativeBackwardStep(const Model& model, DerivativeData& dd, int k
     const Mat6Xs& uj = dd.ups[j];
     const Mat6Xs& wj = dd.wps[j];
     const Mat6Xs& zj = dd.zps[j];
+    if (nk == 1 && nj == 1) {  // two 1-dof joints: the same terms on fixed-size 6-vectors
+      const Vec6 a = IcPsi.col(0), b = BcTPsi.col(0);
+      const auto pj = psij.col(0);
+      dq(ik, ij) = -(a.dot(wj.col(0)) + b.dot(uj.col(0)));
+      dv(ik, ij) = b.dot(pj) + a.dot(zj.col(0));
+      M(ik, ij) = M(ij, ik) = a.dot(pj);
+      if (j == k) continue;
+      dq(ij, ik) = pj.dot(Y.col(0));
+      dv(ij, ik) = pj.dot(Yv.col(0));
+      continue;
+    }
     for (int r = 0; r < nk; ++r)
       for (int c = 0; c < nj; ++c) {
-        // Rows of k, columns of its ancestor-or-self j (eq. D6, D7).
+        // Rows of k, columns of its ancestor-or-self j (eq. D7, D8).
         dq(ik + r, ij + c) = -(IcPsi.col(r).dot(wj.col(c)) + BcTPsi.col(r).dot(uj.col(c)));
         dv(ik + r, ij + c) = BcTPsi.col(r).dot(psij.col(c)) + IcPsi.col(r).dot(zj.col(c));
         const double m = IcPsi.col(r).dot(psij.col(c));
         M(ik + r, ij + c) = m;
         M(ij + c, ik + r) = m;
         if (j == k) continue;
-        // Rows of the strict ancestor j, columns of k (eq. D8, D9).
+        // Rows of the strict ancestor j, columns of k (eq. D9, D10).
         dq(ij + c, ik + r) = psij.col(c).dot(Y.col(r));
         dv(ij + c, ik + r) = psij.col(c).dot(Yv.col(r));
       }
@@ -117,54 +128,85 @@ inline void derivativeBackwardStep(const Model& model, DerivativeData& dd, int k
   dd.oF[p] += F;
 }
 
-/// M^-1 backward step of body i (articulated-body factors U_i, D_i^-1 in data): row block i of
-/// M^-1 over the columns [idx_v_i, nv) before the forward correction, D^-1 (E_i - S^T F_i) with
-/// F_i = d pA_i / d tau (eq. D10), and F_parent += X^T (U_i Minv_i + F_i) (eq. D11).
+/// M^-1 backward step of body i, in world coordinates (no transform per column): psi_i and
+/// oU_i = 0X_i^* U_i from the articulated-body factors U_i, D_i^-1 in data (body coordinates;
+/// data.oMi current), row block i of M^-1 over the columns [idx_v_i, nv) before the forward
+/// correction, D^-1 (E_i - psi_i^T F_i) with F_i = d pA_i / d tau (eq. D11), and
+/// F_parent += F_i + oU_i Minv_i (eq. D12).
 inline void minverseBackwardStep(const Model& model, const Data& data, DerivativeData& dd, int i) {
   const Joint& joint = model.joints[i];
   const int k = joint.nv, iv = model.idx_v[i], end = dd.subtreeEnd[i], nv = model.nv;
+  const Transform& oMi = data.oMi[i];
+  Mat6Xs& psi = dd.psi[i];
+  Mat6Xs& oU = dd.oU[i];
+  for (int c = 0; c < k; ++c) {
+    psi.col(c) = oMi.actMotion(joint.S.col(c));
+    oU.col(c) = oMi.actForce(data.U[i].col(c));
+  }
   const auto Dinv = data.Dinv[i].topLeftCorner(k, k);
-  const auto U = data.U[i].leftCols(k);
-  Mat6X& Fi = dd.FA[i];
+  const Mat6X& Fi = dd.FA[i];
   MatX& Minv = dd.Minv;
-  Minv.block(iv, iv, k, k) = Dinv;
+  const int p = model.parent[i];
+  if (k == 1) {  // rows of M^-1 are plain scalars per column
+    const double d = Dinv(0, 0);
+    const Vec6 s = psi.col(0), u = oU.col(0);
+    Minv(iv, iv) = d;
+    for (int c = iv + 1; c < end; ++c) Minv(iv, c) = -d * s.dot(Fi.col(c));
+    for (int c = end; c < nv; ++c) Minv(iv, c) = 0.0;
+    if (p < 0) return;
+    Mat6X& Fp = dd.FA[p];
+    for (int c = iv; c < end; ++c) Fp.col(c) += Fi.col(c) + u * Minv(iv, c);
+    return;
+  }
   using Vk = Eigen::Matrix<double, Eigen::Dynamic, 1, 0, 6, 1>;
+  Minv.block(iv, iv, k, k) = Dinv;
   for (int c = iv + k; c < end; ++c) {
-    const Vk sf = joint.S.transpose() * Fi.col(c);
+    const Vk sf = psi.transpose() * Fi.col(c);
     Minv.col(c).segment(iv, k).noalias() = -(Dinv * sf);
   }
   for (int c = end; c < nv; ++c) Minv.col(c).segment(iv, k).setZero();
-  const int p = model.parent[i];
   if (p < 0) return;
   Mat6X& Fp = dd.FA[p];
-  const Transform& X = data.liMi[i];
   for (int c = iv; c < end; ++c) {
-    Force g = Fi.col(c);
-    g.noalias() += U * Minv.col(c).segment(iv, k);
-    Fp.col(c) += X.actForce(g);
+    Fp.col(c) += Fi.col(c);
+    Fp.col(c).noalias() += oU * Minv.col(c).segment(iv, k);
   }
 }
 
-/// M^-1 forward step of body i: Minv_i -= D^-1 U^T (iX_p A_p) and A_i = iX_p A_p + S Minv_i
-/// over the columns [idx_v_i, nv), A = d a / d tau (eq. D12); A_i overwrites F_i.
+/// M^-1 forward step of body i (world coordinates): Minv_i -= D^-1 oU_i^T A_p and
+/// A_i = A_p + psi_i Minv_i over the columns [idx_v_i, nv), A = d a / d tau (eq. D13); A_i
+/// overwrites F_i.
 inline void minverseForwardStep(const Model& model, const Data& data, DerivativeData& dd, int i) {
-  const Joint& joint = model.joints[i];
-  const int k = joint.nv, iv = model.idx_v[i], nv = model.nv, p = model.parent[i];
+  const int k = model.nvs[i], iv = model.idx_v[i], nv = model.nv, p = model.parent[i];
   const auto Dinv = data.Dinv[i].topLeftCorner(k, k);
-  const auto U = data.U[i].leftCols(k);
+  const Mat6Xs& psi = dd.psi[i];
+  const Mat6Xs& oU = dd.oU[i];
   Mat6X& Ai = dd.FA[i];
   MatX& Minv = dd.Minv;
-  const Transform& X = data.liMi[i];
+  if (k == 1) {
+    const double d = Dinv(0, 0);
+    const Vec6 s = psi.col(0), u = oU.col(0);
+    if (p < 0) {
+      for (int c = iv; c < nv; ++c) Ai.col(c) = s * Minv(iv, c);
+      return;
+    }
+    const Mat6X& Ap = dd.FA[p];
+    for (int c = iv; c < nv; ++c) {
+      const double m = Minv(iv, c) -= d * u.dot(Ap.col(c));
+      Ai.col(c) = Ap.col(c) + s * m;
+    }
+    return;
+  }
   using Vk = Eigen::Matrix<double, Eigen::Dynamic, 1, 0, 6, 1>;
   for (int c = iv; c < nv; ++c) {
     auto row = Minv.col(c).segment(iv, k);
     Motion x = Motion::Zero();
     if (p >= 0) {
-      x = X.actInvMotion(dd.FA[p].col(c));
-      const Vk ux = U.transpose() * x;
+      x = dd.FA[p].col(c);
+      const Vk ux = oU.transpose() * x;
       row.noalias() -= Dinv * ux;
     }
-    x.noalias() += joint.S * row;
+    x.noalias() += psi * row;
     Ai.col(c) = x;
   }
 }

@@ -23,11 +23,13 @@ DerivativeData::DerivativeData(const Model& m) : model(&m) {
   ups.assign(n, Mat6Xs());
   wps.assign(n, Mat6Xs());
   zps.assign(n, Mat6Xs());
+  oU.assign(n, Mat6Xs());
   for (int i = 0; i < n; ++i) {
     psi[i].setZero(6, m.nvs[i]);
     ups[i].setZero(6, m.nvs[i]);
     wps[i].setZero(6, m.nvs[i]);
     zps[i].setZero(6, m.nvs[i]);
+    oU[i].setZero(6, m.nvs[i]);
   }
   ov.assign(n, Motion::Zero());
   oa.assign(n, Motion::Zero());

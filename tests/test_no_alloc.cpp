@@ -215,7 +215,16 @@ TEST(NoAlloc, FailedCallsDoNotAllocate) {
 }
 
 TEST(NoAlloc, DerivativesDoNotAllocate) {
-  for (const Case& c : cases()) {
+  std::vector<Case> all = cases();
+  // Large trees: computeABADerivatives switches its dense products at nv = 64.
+  std::mt19937_64 rng(17);
+  for (int nb : {50, 75}) {
+    RandomModelOptions o;
+    o.nbodies = nb;
+    o.floatingBase = true;
+    all.push_back({"random_large_" + std::to_string(nb), randomTreeModel(rng, o)});
+  }
+  for (const Case& c : all) {
     SCOPED_TRACE(c.name);
     const Model& model = c.model;
     std::mt19937_64 rng(13);

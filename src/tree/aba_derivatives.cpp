@@ -61,8 +61,16 @@ Status computeABADerivatives(const Model& model, Data& data, DerivativeData& dd,
   dd.ddq = data.ddq;
   detail::minversePasses(model, data, dd);
   detail::rneaDerivativePasses(model, data, dd, q, v.data(), dd.ddq.data(), fext);
-  dd.ddq_dq.noalias() = -dd.Minv.lazyProduct(dd.dtau_dq);  // eq. D14
-  dd.ddq_dv.noalias() = -dd.Minv.lazyProduct(dd.dtau_dv);  // eq. D14
+  // eq. D14. Eigen's blocked product keeps its panels on the stack while they fit in
+  // EIGEN_STACK_ALLOCATION_LIMIT (128 kB: 2 panels of at most nv x nv doubles below nv = 64);
+  // above, the coefficient-wise product, which never allocates.
+  if (model.nv <= 64) {
+    dd.ddq_dq.noalias() = -dd.Minv * dd.dtau_dq;
+    dd.ddq_dv.noalias() = -dd.Minv * dd.dtau_dv;
+  } else {
+    dd.ddq_dq.noalias() = -dd.Minv.lazyProduct(dd.dtau_dq);
+    dd.ddq_dv.noalias() = -dd.Minv.lazyProduct(dd.dtau_dv);
+  }
   detail::ok(data);
   const std::initializer_list<detail::InputMagnitude> inputs = {
       {"q", detail::maxAbs(q), 1},

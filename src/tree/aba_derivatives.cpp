@@ -60,7 +60,8 @@ Status computeABADerivatives(const Model& model, Data& data, DerivativeData& dd,
   CDYN_TRY(aba(model, data, q, v, tau, fext));  // ddq and the factors U, D^-1
   dd.ddq = data.ddq;
   detail::minversePasses(model, data, dd);
-  detail::rneaDerivativePasses(model, data, dd, q, v.data(), dd.ddq.data(), fext);
+  // aba() left the world placements data.oMi of q: the passes reuse them.
+  detail::rneaDerivativePasses(model, data, dd, q, v.data(), dd.ddq.data(), fext, false);
   // eq. D14. Eigen's blocked product keeps its panels on the stack while they fit in
   // EIGEN_STACK_ALLOCATION_LIMIT (128 kB: 2 panels of at most nv x nv doubles below nv = 64);
   // above, the coefficient-wise product, which never allocates.

@@ -33,8 +33,8 @@ inline void coriolisMatrix(const SpatialInertia& I, const Motion& v, const Force
 /// world coordinates as the seeds of the subtree sums oF, oIc, oBc.
 inline void derivativeForwardStep(const Model& model, Data& data, DerivativeData& dd, int i,
                                   ConstVecRef q, const double* v, const double* a,
-                                  const Force* fext, const Motion& a0) {
-  placementStep(model, data, i, q);
+                                  const Force* fext, const Motion& a0, bool placements = true) {
+  if (placements) placementStep(model, data, i, q);
   const Transform& oMi = data.oMi[i];
   const Joint& joint = model.joints[i];
   const int p = model.parent[i], k = joint.nv, iv = model.idx_v[i];
@@ -215,8 +215,10 @@ inline void minverseForwardStep(const Model& model, const Data& data, Derivative
 Status checkDerivativeArguments(const Model& model, Data& data, const DerivativeData& dd,
                                 ConstVecRef q, ConstVecRef v, ConstVecRef x, const char* xName,
                                 const Force* fext);
-/// The two passes of the RNEA derivatives (rnea_derivatives.cpp) without argument checks.
+/// The two passes of the RNEA derivatives (rnea_derivatives.cpp) without argument checks;
+/// placements = false reuses data.oMi (current for q, e.g. after aba()).
 void rneaDerivativePasses(const Model& model, Data& data, DerivativeData& dd, ConstVecRef q,
-                          const double* v, const double* a, const Force* fext);
+                          const double* v, const double* a, const Force* fext,
+                          bool placements = true);
 
 }  // namespace clusterdyn::detail

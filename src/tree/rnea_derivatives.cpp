@@ -61,10 +61,10 @@ Status checkDerivativeArguments(const Model& model, Data& data, const Derivative
 }
 
 void rneaDerivativePasses(const Model& model, Data& data, DerivativeData& dd, ConstVecRef q,
-                          const double* v, const double* a, const Force* fext) {
+                          const double* v, const double* a, const Force* fext, bool placements) {
   const Motion a0 = gravityAcceleration(model);
   for (int i = 0; i < model.nbodies; ++i)
-    derivativeForwardStep(model, data, dd, i, q, v, a, fext, a0);
+    derivativeForwardStep(model, data, dd, i, q, v, a, fext, a0, placements);
   for (int k = model.nbodies - 1; k >= 0; --k) derivativeBackwardStep(model, dd, k);
 }
 

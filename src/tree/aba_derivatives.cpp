@@ -4,7 +4,6 @@
 #include "clusterdyn/aba.hpp"
 #include "clusterdyn/derivatives.hpp"
 #include "core/check.hpp"
-#include "tree/aba_step.hpp"
 #include "tree/derivatives_steps.hpp"
 
 namespace clusterdyn {
@@ -13,7 +12,7 @@ namespace detail {
 
 namespace {
 
-/// The M^-1 passes over the articulated-body factors already in data (U, D^-1, oMi), then the
+/// The M^-1 passes over the world-axes factors psi, oU (dd) and D^-1 (data), then the
 /// lower triangle mirrored from the upper one.
 void minversePasses(const Model& model, const Data& data, DerivativeData& dd) {
   const int n = model.nbodies, nv = model.nv;
@@ -38,16 +37,19 @@ Status computeMinverse(const Model& model, Data& data, DerivativeData& dd, Const
                         "the derivative workspace was created for another model");
   CDYN_TRY(detail::checkConfiguration(model, data, q));
   const int n = model.nbodies;
-  // Articulated inertias of the ABA with zero velocity, bias and torque (only U, D^-1 are read).
-  static constexpr double kZero[6] = {0, 0, 0, 0, 0, 0};
+  // Articulated inertias in world axes (ABA at zero velocity and torque; Featherstone Table
+  // 7.1): data.IA is the scratch.
   for (int i = 0; i < n; ++i) {
     detail::placementStep(model, data, i, q);
-    data.IA[i] = model.inertias[i].matrix();
-    data.pA[i].setZero();
-    data.c[i].setZero();
+    const Joint& joint = model.joints[i];
+    for (int c = 0; c < joint.nv; ++c) dd.psi[i].col(c) = data.oMi[i].actMotion(joint.S.col(c));
+    data.IA[i] = model.inertias[i].transformedBy(data.oMi[i]).matrix();
   }
   for (int i = n - 1; i >= 0; --i)
-    CDYN_TRY(detail::articulatedBodyStep(model, data, i, model.parent[i], kZero));
+    if (!detail::worldArticulatedInertiaStep(model, data, dd, i))
+      return detail::fail(data, Status::NotPositiveDefinite,
+                          "articulated inertia of body '%s' is singular along its joint '%s'",
+                          model.bodyNames[i].c_str(), model.jointNames[i].c_str());
   detail::minversePasses(model, data, dd);
   detail::ok(data);
   return detail::checkOverflow(data, Status::Ok, dd.Minv, "computeMinverse: Minv",
@@ -59,6 +61,7 @@ Status computeABADerivatives(const Model& model, Data& data, DerivativeData& dd,
   CDYN_TRY(detail::checkDerivativeArguments(model, data, dd, q, v, tau, "tau", fext));
   CDYN_TRY(aba(model, data, q, v, tau, fext));  // ddq and the factors U, D^-1
   dd.ddq = data.ddq;
+  for (int i = 0; i < model.nbodies; ++i) detail::worldFactorsFromBody(model, data, dd, i);
   detail::minversePasses(model, data, dd);
   // aba() left the world placements data.oMi of q: the passes reuse them.
   detail::rneaDerivativePasses(model, data, dd, q, v.data(), dd.ddq.data(), fext, false);

@@ -4,6 +4,8 @@
 // the pair terms), so a cluster-tree version can call them for the bodies of a cluster.
 #pragma once
 
+#include <Eigen/Cholesky>
+
 #include "clusterdyn/derivatives.hpp"
 #include "tree/tree_step.hpp"
 
@@ -128,21 +130,62 @@ inline void derivativeBackwardStep(const Model& model, DerivativeData& dd, int k
   dd.oF[p] += F;
 }
 
-/// M^-1 backward step of body i, in world coordinates (no transform per column): psi_i and
-/// oU_i = 0X_i^* U_i from the articulated-body factors U_i, D_i^-1 in data (body coordinates;
-/// data.oMi current), row block i of M^-1 over the columns [idx_v_i, nv) before the forward
-/// correction, D^-1 (E_i - psi_i^T F_i) with F_i = d pA_i / d tau (eq. D11), and
+/// psi_i = 0X_i S_i and oU_i = 0X_i^* U_i from the body-coordinate factors left by aba()
+/// (data.U, data.oMi), for the world-coordinate M^-1 passes.
+inline void worldFactorsFromBody(const Model& model, const Data& data, DerivativeData& dd, int i) {
+  const Joint& joint = model.joints[i];
+  const Transform& oMi = data.oMi[i];
+  for (int c = 0; c < joint.nv; ++c) {
+    dd.psi[i].col(c) = oMi.actMotion(joint.S.col(c));
+    dd.oU[i].col(c) = oMi.actForce(data.U[i].col(c));
+  }
+}
+
+/// Articulated inertia of body i in world axes (Featherstone Table 7.1 at v = 0, tau = 0; world
+/// axes need no transform between bodies): oU_i = IA_i psi_i, D_i^-1 (to data.Dinv), and
+/// IA_parent += IA_i - oU_i D_i^-1 oU_i^T. data.IA holds world-axes inertias, dd.psi[i] is set.
+/// False when D_i is singular.
+inline bool worldArticulatedInertiaStep(const Model& model, Data& data, DerivativeData& dd, int i) {
+  const int k = model.nvs[i], p = model.parent[i];
+  const Mat6& IA = data.IA[i];
+  const Mat6Xs& psi = dd.psi[i];
+  Mat6Xs& oU = dd.oU[i];
+  if (k == 1) {
+    const Vec6 U = IA * psi.col(0);
+    oU.col(0) = U;
+    const double D = psi.col(0).dot(U);
+    if (!(D > 0.0)) return false;
+    data.Dinv[i](0, 0) = 1.0 / D;
+    if (p < 0) return true;
+    data.IA[p] += IA;
+    data.IA[p].noalias() -= (U * (1.0 / D)) * U.transpose();
+    return true;
+  }
+  using MatK = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, 0, 6, 6>;
+  oU.noalias() = IA * psi;
+  MatK D(k, k);
+  D.noalias() = psi.transpose() * oU;
+  Eigen::LLT<MatK> llt(D);
+  if (llt.info() != Eigen::Success) return false;
+  data.Dinv[i].setIdentity(k, k);
+  llt.solveInPlace(data.Dinv[i]);
+  if (p < 0) return true;
+  Mat6Xs UDinv(6, k);
+  UDinv.noalias() = oU * data.Dinv[i];
+  data.IA[p] += IA;
+  data.IA[p].noalias() -= UDinv * oU.transpose();
+  return true;
+}
+
+/// M^-1 backward step of body i, in world coordinates (no transform per column), from psi_i,
+/// oU_i (dd) and D_i^-1 (data): row block i of M^-1 over the columns [idx_v_i, nv) before the
+/// forward correction, D^-1 (E_i - psi_i^T F_i) with F_i = d pA_i / d tau (eq. D11), and
 /// F_parent += F_i + oU_i Minv_i (eq. D12).
 inline void minverseBackwardStep(const Model& model, const Data& data, DerivativeData& dd, int i) {
   const Joint& joint = model.joints[i];
   const int k = joint.nv, iv = model.idx_v[i], end = dd.subtreeEnd[i], nv = model.nv;
-  const Transform& oMi = data.oMi[i];
-  Mat6Xs& psi = dd.psi[i];
-  Mat6Xs& oU = dd.oU[i];
-  for (int c = 0; c < k; ++c) {
-    psi.col(c) = oMi.actMotion(joint.S.col(c));
-    oU.col(c) = oMi.actForce(data.U[i].col(c));
-  }
+  const Mat6Xs& psi = dd.psi[i];
+  const Mat6Xs& oU = dd.oU[i];
   const auto Dinv = data.Dinv[i].topLeftCorner(k, k);
   const Mat6X& Fi = dd.FA[i];
   MatX& Minv = dd.Minv;

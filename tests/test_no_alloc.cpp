@@ -214,6 +214,45 @@ TEST(NoAlloc, FailedCallsDoNotAllocate) {
   }
 }
 
+TEST(NoAlloc, DerivativesDoNotAllocate) {
+  std::vector<Case> all = cases();
+  // Large trees: computeABADerivatives switches its dense products at nv = 64.
+  std::mt19937_64 rng(17);
+  for (int nb : {50, 75}) {
+    RandomModelOptions o;
+    o.nbodies = nb;
+    o.floatingBase = true;
+    all.push_back({"random_large_" + std::to_string(nb), randomTreeModel(rng, o)});
+  }
+  for (const Case& c : all) {
+    SCOPED_TRACE(c.name);
+    const Model& model = c.model;
+    std::mt19937_64 rng(13);
+    const RandomState st = randomState(model, rng);
+    const std::vector<Force> fext = randomForces(model, rng);
+    VecX vNan = st.v;
+    vNan[0] = std::numeric_limits<double>::quiet_NaN();
+    const VecX qShort = VecX::Zero(model.nq - 1);
+    Data data(model);
+    DerivativeData dd(model);  // the workspaces: the only allocations allowed
+    int failures = 0, rejected = 0;
+    AllocationScope scope;
+    for (int it = 0; it < 50; ++it) {
+      const Force* f = it % 2 ? fext.data() : nullptr;
+      failures += computeRNEADerivatives(model, data, dd, st.q, st.v, st.a, f) != Status::Ok;
+      failures += computeMinverse(model, data, dd, st.q) != Status::Ok;
+      failures += computeABADerivatives(model, data, dd, st.q, st.v, st.tau, f) != Status::Ok;
+      rejected += computeRNEADerivatives(model, data, dd, st.q, vNan, st.a) != Status::Ok;
+      rejected += computeABADerivatives(model, data, dd, qShort, st.v, st.tau) != Status::Ok;
+      rejected += computeMinverse(model, data, dd, qShort) != Status::Ok;
+    }
+    EXPECT_TRUE(noAllocation(scope.stop(), "derivative calls"));
+    EXPECT_EQ(failures, 0) << data.errorMessage();
+    EXPECT_EQ(rejected, 150);
+    EXPECT_TRUE(dd.ddq_dq.allFinite());
+  }
+}
+
 TEST(NoAlloc, NotPositiveDefiniteFailureDoesNotAllocate) {
   Model model;
   model.parent = {-1, 0, 1};

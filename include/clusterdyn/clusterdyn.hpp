@@ -10,6 +10,7 @@
 #include "clusterdyn/constraints.hpp"
 #include "clusterdyn/crba.hpp"
 #include "clusterdyn/data.hpp"
+#include "clusterdyn/derivatives.hpp"
 #include "clusterdyn/energy.hpp"
 #include "clusterdyn/jacobian.hpp"
 #include "clusterdyn/kinematics.hpp"

@@ -1,4 +1,5 @@
-// Google Benchmark of the spanning-tree algorithms (forward kinematics (q, v), RNEA, ABA, CRBA)
+// Google Benchmark of the spanning-tree algorithms (forward kinematics (q, v), RNEA, ABA, CRBA,
+// the RNEA / ABA derivatives and M^-1)
 // on the third-party URDF models of shared/urdfplus. Each benchmark cycles through a pool of
 // random states (fixed seed). Report medians with
 //   clusterdyn_bench --benchmark_repetitions=10 --benchmark_report_aggregates_only=true
@@ -25,6 +26,7 @@ struct Fixture {
   std::string name;
   Model model;
   std::unique_ptr<Data> data;
+  std::unique_ptr<DerivativeData> derivatives;
   std::vector<VecX> q, v, a, tau;
 };
 
@@ -33,6 +35,7 @@ std::unique_ptr<Fixture> makeFixture(const std::string& dir, const std::string& 
   f->name = name;
   f->model = loadTreeModel(dir + "/" + name + ".urdf");  // floating models: type="floating"
   f->data = std::make_unique<Data>(f->model);
+  f->derivatives = std::make_unique<DerivativeData>(f->model);
   std::mt19937_64 rng(12345);
   std::uniform_real_distribution<double> u(-1.0, 1.0);
   const int nv = f->model.nv;
@@ -97,6 +100,39 @@ void BM_CRBA(benchmark::State& state, Fixture* f) {
   describe(state, f);
 }
 
+void BM_RNEADerivatives(benchmark::State& state, Fixture* f) {
+  size_t k = 0;
+  for (auto _ : state) {
+    const size_t i = k++ % kPool;
+    computeRNEADerivatives(f->model, *f->data, *f->derivatives, f->q[i], f->v[i], f->a[i]);
+    benchmark::DoNotOptimize(f->derivatives->dtau_dq.data());
+    benchmark::ClobberMemory();
+  }
+  describe(state, f);
+}
+
+void BM_ABADerivatives(benchmark::State& state, Fixture* f) {
+  size_t k = 0;
+  for (auto _ : state) {
+    const size_t i = k++ % kPool;
+    computeABADerivatives(f->model, *f->data, *f->derivatives, f->q[i], f->v[i], f->tau[i]);
+    benchmark::DoNotOptimize(f->derivatives->ddq_dq.data());
+    benchmark::ClobberMemory();
+  }
+  describe(state, f);
+}
+
+void BM_Minverse(benchmark::State& state, Fixture* f) {
+  size_t k = 0;
+  for (auto _ : state) {
+    const size_t i = k++ % kPool;
+    computeMinverse(f->model, *f->data, *f->derivatives, f->q[i]);
+    benchmark::DoNotOptimize(f->derivatives->Minv.data());
+    benchmark::ClobberMemory();
+  }
+  describe(state, f);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -116,10 +152,14 @@ int main(int argc, char** argv) {
     }
     Fixture* f = fixtures.back().get();
     // Every algorithm must accept the states (the timed loops do not check the Status).
-    const Status s[] = {forwardKinematics(f->model, *f->data, f->q[0], f->v[0]),
-                        rnea(f->model, *f->data, f->q[0], f->v[0], f->a[0]),
-                        aba(f->model, *f->data, f->q[0], f->v[0], f->tau[0]),
-                        crba(f->model, *f->data, f->q[0])};
+    const Status s[] = {
+        forwardKinematics(f->model, *f->data, f->q[0], f->v[0]),
+        rnea(f->model, *f->data, f->q[0], f->v[0], f->a[0]),
+        aba(f->model, *f->data, f->q[0], f->v[0], f->tau[0]),
+        crba(f->model, *f->data, f->q[0]),
+        computeRNEADerivatives(f->model, *f->data, *f->derivatives, f->q[0], f->v[0], f->a[0]),
+        computeABADerivatives(f->model, *f->data, *f->derivatives, f->q[0], f->v[0], f->tau[0]),
+        computeMinverse(f->model, *f->data, *f->derivatives, f->q[0])};
     for (Status st : s)
       if (st != Status::Ok) {
         std::fprintf(stderr, "clusterdyn_bench: %s: %s\n", name, f->data->errorMessage());
@@ -129,6 +169,9 @@ int main(int argc, char** argv) {
     benchmark::RegisterBenchmark(("RNEA/" + f->name).c_str(), BM_RNEA, f);
     benchmark::RegisterBenchmark(("ABA/" + f->name).c_str(), BM_ABA, f);
     benchmark::RegisterBenchmark(("CRBA/" + f->name).c_str(), BM_CRBA, f);
+    benchmark::RegisterBenchmark(("RNEADerivatives/" + f->name).c_str(), BM_RNEADerivatives, f);
+    benchmark::RegisterBenchmark(("ABADerivatives/" + f->name).c_str(), BM_ABADerivatives, f);
+    benchmark::RegisterBenchmark(("Minverse/" + f->name).c_str(), BM_Minverse, f);
   }
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();

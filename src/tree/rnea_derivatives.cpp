@@ -1,0 +1,89 @@
+// Analytical derivatives of the recursive Newton-Euler algorithm (Carpentier & Mansard 2018):
+// one forward pass in world coordinates, one backward pass that accumulates the subtree sums
+// and fills the (body, ancestor) blocks of d tau / dq, d tau / dv and M (docs/derivatives.md).
+#include <algorithm>
+
+#include "clusterdyn/derivatives.hpp"
+#include "core/check.hpp"
+#include "tree/derivatives_steps.hpp"
+
+namespace clusterdyn {
+
+DerivativeData::DerivativeData(const Model& m) : model(&m) {
+  const int n = m.nbodies, nv = m.nv;
+  dtau_dq = MatX::Zero(nv, nv);
+  dtau_dv = MatX::Zero(nv, nv);
+  dtau_da = MatX::Zero(nv, nv);
+  ddq_dq = MatX::Zero(nv, nv);
+  ddq_dv = MatX::Zero(nv, nv);
+  Minv = MatX::Zero(nv, nv);
+  tau = VecX::Zero(nv);
+  ddq = VecX::Zero(nv);
+  psi.assign(n, Mat6Xs());
+  ups.assign(n, Mat6Xs());
+  wps.assign(n, Mat6Xs());
+  zps.assign(n, Mat6Xs());
+  oU.assign(n, Mat6Xs());
+  for (int i = 0; i < n; ++i) {
+    psi[i].setZero(6, m.nvs[i]);
+    ups[i].setZero(6, m.nvs[i]);
+    wps[i].setZero(6, m.nvs[i]);
+    zps[i].setZero(6, m.nvs[i]);
+    oU[i].setZero(6, m.nvs[i]);
+  }
+  ov.assign(n, Motion::Zero());
+  oa.assign(n, Motion::Zero());
+  oIc.assign(n, Mat6::Zero());
+  oBc.assign(n, Mat6::Zero());
+  oF.assign(n, Force::Zero());
+  subtreeEnd.assign(n, 0);
+  for (int i = n - 1; i >= 0; --i) {
+    subtreeEnd[i] = std::max(subtreeEnd[i], m.idx_v[i] + m.nvs[i]);
+    if (m.parent[i] >= 0)
+      subtreeEnd[m.parent[i]] = std::max(subtreeEnd[m.parent[i]], subtreeEnd[i]);
+  }
+  FA.assign(n, Mat6X::Zero(6, nv));
+}
+
+namespace detail {
+
+Status checkDerivativeArguments(const Model& model, Data& data, const DerivativeData& dd,
+                                ConstVecRef q, ConstVecRef v, ConstVecRef x, const char* xName,
+                                const Force* fext) {
+  CDYN_TRY(checkWorkspace(model, data));
+  if (dd.model != &model)
+    return fail(data, Status::WorkspaceMismatch,
+                "the derivative workspace was created for another model");
+  CDYN_TRY(checkConfiguration(model, data, q));
+  CDYN_TRY(checkVector(data, v, model.nv, "v"));
+  CDYN_TRY(checkVector(data, x, model.nv, xName));
+  return checkForces(model, data, fext);
+}
+
+void rneaDerivativePasses(const Model& model, Data& data, DerivativeData& dd, ConstVecRef q,
+                          const double* v, const double* a, const Force* fext, bool placements) {
+  const Motion a0 = gravityAcceleration(model);
+  for (int i = 0; i < model.nbodies; ++i)
+    derivativeForwardStep(model, data, dd, i, q, v, a, fext, a0, placements);
+  for (int k = model.nbodies - 1; k >= 0; --k) derivativeBackwardStep(model, dd, k);
+}
+
+}  // namespace detail
+
+Status computeRNEADerivatives(const Model& model, Data& data, DerivativeData& dd, ConstVecRef q,
+                              ConstVecRef v, ConstVecRef a, const Force* fext) {
+  CDYN_TRY(detail::checkDerivativeArguments(model, data, dd, q, v, a, "a", fext));
+  detail::rneaDerivativePasses(model, data, dd, q, v.data(), a.data(), fext);
+  detail::ok(data);
+  const std::initializer_list<detail::InputMagnitude> inputs = {
+      {"q", detail::maxAbs(q), 1},
+      {"v", detail::maxAbs(v), 2},
+      {"a", detail::maxAbs(a), 1},
+      {"fext", detail::maxAbsForces(model, fext), 1}};
+  CDYN_TRY(detail::checkOverflow(data, Status::Ok, dd.dtau_dq, "computeRNEADerivatives: dtau_dq",
+                                 inputs));
+  return detail::checkOverflow(data, Status::Ok, dd.dtau_dv, "computeRNEADerivatives: dtau_dv",
+                               inputs);
+}
+
+}  // namespace clusterdyn

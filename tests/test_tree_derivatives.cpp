@@ -1,0 +1,220 @@
+// Analytical derivatives of RNEA and ABA and the recursive M^-1 (derivatives.hpp) against
+// independent oracles: central finite differences on the configuration manifold (q (+) delta =
+// integrate(q, delta)) with one Richardson step, M from crba, M^-1 M = I, and
+// d ABA = -M^-1 d RNEA evaluated separately at ddq.
+#include <gtest/gtest.h>
+
+#include <functional>
+#include <limits>
+
+#include "test_util.hpp"
+
+namespace clusterdyn::test {
+namespace {
+
+struct Case {
+  std::string name;
+  Model model;
+};
+
+/// Random trees with every joint type (revolute, prismatic, spherical, planar; floating base on
+/// odd k; fused fixed links).
+std::vector<Case> randomCases() {
+  std::vector<Case> out;
+  std::mt19937_64 rng(2024);
+  for (int k = 0; k < 8; ++k) {
+    RandomModelOptions o;
+    o.nbodies = 3 + 2 * k;
+    o.floatingBase = k % 2 == 1;
+    o.fixedLinkProbability = 0.2;
+    o.branchProbability = 0.4;
+    o.sphericalWeight = 1.5;
+    o.planarWeight = 1.5;
+    out.push_back({"random_" + std::to_string(k), randomTreeModel(rng, o)});
+  }
+  return out;
+}
+
+std::vector<Case> fileCases(const std::vector<std::string>& paths) {
+  std::vector<Case> out;
+  for (const std::string& path : paths)
+    out.push_back({path.substr(path.find_last_of('/') + 1), loadTreeModel(path)});
+  return out;
+}
+
+using Fn = std::function<VecX(const VecX& q, const VecX& v)>;
+
+/// d f / d q (tangent columns) and d f / d v by central differences with step h and h / 2
+/// combined by Richardson extrapolation (error O(h^4)).
+void finiteDifferences(const Model& model, const Fn& f, const VecX& q, const VecX& v, MatX& dq,
+                       MatX& dv, double h = 2e-3) {
+  const int nv = model.nv;
+  const Eigen::Index m = f(q, v).size();
+  dq.resize(m, nv);
+  dv.resize(m, nv);
+  auto central = [&](int k, double step, bool config) {
+    VecX e = VecX::Zero(nv);
+    e[k] = step;
+    if (config)
+      return VecX((f(integrate(model, q, e, 1.0), v) - f(integrate(model, q, -e, 1.0), v)) /
+                  (2.0 * step));
+    return VecX((f(q, v + e) - f(q, v - e)) / (2.0 * step));
+  };
+  for (int k = 0; k < nv; ++k) {
+    dq.col(k) = (4.0 * central(k, h / 2, true) - central(k, h, true)) / 3.0;
+    dv.col(k) = (4.0 * central(k, h / 2, false) - central(k, h, false)) / 3.0;
+  }
+}
+
+/// All oracles on one model at a few random states (with and without external forces).
+void checkModel(const Model& model, int nstates = 3) {
+  std::mt19937_64 rng(99);
+  Data data(model), other(model);
+  DerivativeData dd(model), dd2(model);
+  for (int s = 0; s < nstates; ++s) {
+    SCOPED_TRACE("state " + std::to_string(s));
+    const RandomState st = randomState(model, rng);
+    const std::vector<Force> forces = randomForces(model, rng);
+    const Force* fext = s % 2 == 1 ? forces.data() : nullptr;
+
+    // RNEA: tau, d tau / dq, d tau / dv against finite differences, d tau / da against crba.
+    ASSERT_EQ(computeRNEADerivatives(model, data, dd, st.q, st.v, st.a, fext), Status::Ok)
+        << data.errorMessage();
+    ASSERT_EQ(rnea(model, other, st.q, st.v, st.a, fext), Status::Ok);
+    EXPECT_TRUE(isClose(dd.tau, other.tau, 1e-12));
+    const Fn tauOf = [&](const VecX& q, const VecX& v) {
+      EXPECT_EQ(rnea(model, other, q, v, st.a, fext), Status::Ok);
+      return other.tau;
+    };
+    MatX fdq, fdv;
+    finiteDifferences(model, tauOf, st.q, st.v, fdq, fdv);
+    EXPECT_TRUE(isClose(dd.dtau_dq, fdq, 1e-8));
+    EXPECT_TRUE(isClose(dd.dtau_dv, fdv, 1e-8));
+    ASSERT_EQ(crba(model, other, st.q), Status::Ok);
+    EXPECT_TRUE(isClose(dd.dtau_da, other.M, 1e-12));
+
+    // M^-1: recursive, M^-1 M = I.
+    ASSERT_EQ(computeMinverse(model, data, dd2, st.q), Status::Ok) << data.errorMessage();
+    const MatX I = MatX::Identity(model.nv, model.nv);
+    EXPECT_TRUE(isClose(dd2.Minv * other.M, I, 1e-10));
+    EXPECT_TRUE(isClose(dd2.Minv, dd2.Minv.transpose(), 1e-14));
+
+    // ABA: ddq, d ddq / d(q, v) against finite differences, d ddq / d tau = M^-1.
+    ASSERT_EQ(computeABADerivatives(model, data, dd, st.q, st.v, st.tau, fext), Status::Ok)
+        << data.errorMessage();
+    ASSERT_EQ(aba(model, other, st.q, st.v, st.tau, fext), Status::Ok);
+    EXPECT_TRUE(isClose(dd.ddq, other.ddq, 1e-12));
+    EXPECT_TRUE(isClose(dd.Minv, dd2.Minv, 1e-12));
+    const Fn ddqOf = [&](const VecX& q, const VecX& v) {
+      EXPECT_EQ(aba(model, other, q, v, st.tau, fext), Status::Ok);
+      return other.ddq;
+    };
+    finiteDifferences(model, ddqOf, st.q, st.v, fdq, fdv);
+    EXPECT_TRUE(isClose(dd.ddq_dq, fdq, 1e-8));
+    EXPECT_TRUE(isClose(dd.ddq_dv, fdv, 1e-8));
+    // Consistency: -M^-1 d RNEA / d(q, v) at a = ddq, from a separate RNEA-derivative call.
+    ASSERT_EQ(computeRNEADerivatives(model, other, dd2, st.q, st.v, dd.ddq, fext), Status::Ok);
+    EXPECT_TRUE(isClose(dd.ddq_dq, -dd2.Minv * dd2.dtau_dq, 1e-10));
+    EXPECT_TRUE(isClose(dd.ddq_dv, -dd2.Minv * dd2.dtau_dv, 1e-10));
+    EXPECT_TRUE(isClose(dd2.tau, st.tau, 1e-10));  // RNEA(ABA(tau)) = tau
+  }
+}
+
+TEST(TreeDerivatives, RandomTreesEveryJointType) {
+  for (const Case& c : randomCases()) {
+    SCOPED_TRACE(c.name);
+    checkModel(c.model);
+  }
+}
+
+TEST(TreeDerivatives, BundledTreeModels) {
+  const std::vector<Case> cases = fileCases(bundledTreeModelFiles());
+  ASSERT_FALSE(cases.empty());
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    checkModel(c.model);
+  }
+}
+
+TEST(TreeDerivatives, SharedApproximateModels) {
+  CLUSTERDYN_SKIP_WITHOUT_SHARED(sharedPath("urdfplus"));
+  const std::vector<Case> cases = fileCases(sharedTreeModelFiles());
+  ASSERT_FALSE(cases.empty());
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    checkModel(c.model, 2);
+  }
+}
+
+TEST(TreeDerivatives, ZeroVelocityGravityOnly) {
+  // v = 0, a = 0: d tau / dq is the gravity Jacobian, d tau / dv = 0 exactly (no Coriolis).
+  std::mt19937_64 rng(7);
+  RandomModelOptions o;
+  o.nbodies = 7;
+  o.floatingBase = true;
+  const Model model = randomTreeModel(rng, o);
+  Data data(model);
+  DerivativeData dd(model);
+  const VecX q = randomConfiguration(model, rng), z = VecX::Zero(model.nv);
+  ASSERT_EQ(computeRNEADerivatives(model, data, dd, q, z, z), Status::Ok);
+  EXPECT_EQ(dd.dtau_dv.cwiseAbs().maxCoeff(), 0.0);
+  EXPECT_GT(dd.dtau_dq.cwiseAbs().maxCoeff(), 1e-3);
+}
+
+TEST(TreeDerivatives, RejectsBadArguments) {
+  std::mt19937_64 rng(3);
+  RandomModelOptions o;
+  o.nbodies = 5;
+  o.floatingBase = true;
+  const Model model = randomTreeModel(rng, o);
+  const Model otherModel = model;
+  Data data(model), otherData(otherModel);
+  DerivativeData dd(model), otherDd(otherModel);
+  const RandomState st = randomState(model, rng);
+  VecX vNan = st.v, qBad = st.q, tauShort = VecX::Zero(model.nv - 1);
+  vNan[1] = std::numeric_limits<double>::quiet_NaN();
+  qBad.segment<4>(model.idx_q[0] + 3) *= 2.0;
+  std::vector<Force> fext = randomForces(model, rng);
+  fext[2][0] = std::numeric_limits<double>::infinity();
+
+  EXPECT_EQ(computeRNEADerivatives(model, data, dd, st.q, vNan, st.a), Status::NonFinite);
+  EXPECT_NE(std::string(data.errorMessage()).find("v["), std::string::npos);
+  EXPECT_EQ(computeRNEADerivatives(model, data, dd, st.q, st.v, tauShort), Status::InvalidSize);
+  EXPECT_NE(std::string(data.errorMessage()).find("a has size"), std::string::npos);
+  EXPECT_EQ(computeRNEADerivatives(model, data, dd, qBad, st.v, st.a), Status::NotUnitQuaternion);
+  EXPECT_EQ(computeRNEADerivatives(model, data, dd, st.q, st.v, st.a, fext.data()),
+            Status::NonFinite);
+  EXPECT_EQ(computeRNEADerivatives(model, data, otherDd, st.q, st.v, st.a),
+            Status::WorkspaceMismatch);
+  EXPECT_EQ(computeRNEADerivatives(model, otherData, dd, st.q, st.v, st.a),
+            Status::WorkspaceMismatch);
+  EXPECT_EQ(computeABADerivatives(model, data, dd, st.q, st.v, tauShort), Status::InvalidSize);
+  EXPECT_NE(std::string(data.errorMessage()).find("tau has size"), std::string::npos);
+  EXPECT_EQ(computeABADerivatives(model, data, dd, st.q, vNan, st.tau), Status::NonFinite);
+  EXPECT_EQ(computeMinverse(model, data, dd, VecX::Zero(model.nq + 1)), Status::InvalidSize);
+  EXPECT_EQ(computeMinverse(model, data, otherDd, st.q), Status::WorkspaceMismatch);
+  // The workspaces still work.
+  EXPECT_EQ(computeABADerivatives(model, data, dd, st.q, st.v, st.tau), Status::Ok);
+  EXPECT_STREQ(data.errorMessage(), "");
+}
+
+TEST(TreeDerivatives, SingularArticulatedInertiaIsReported) {
+  Model model;
+  model.parent = {-1, 0};
+  model.joints = {Joint::revolute(Vec3::UnitZ()), Joint::revolute(Vec3::UnitY())};
+  model.jointPlacement = {Transform(), Transform(Mat3::Identity(), Vec3(0.2, 0, 0))};
+  model.inertias = {SpatialInertia::fromMassComInertia(1, Vec3(0.1, 0, 0), 0.01 * Mat3::Identity()),
+                    SpatialInertia()};
+  model.bodyNames = {"a", "b"};
+  model.jointNames = {"ja", "jb"};
+  model.finalize();
+  Data data(model);
+  DerivativeData dd(model);
+  const VecX q = neutralConfiguration(model), v = VecX::Ones(model.nv);
+  EXPECT_EQ(computeMinverse(model, data, dd, q), Status::NotPositiveDefinite);
+  EXPECT_NE(std::string(data.errorMessage()).find("'b'"), std::string::npos);
+  EXPECT_EQ(computeABADerivatives(model, data, dd, q, v, v), Status::NotPositiveDefinite);
+}
+
+}  // namespace
+}  // namespace clusterdyn::test

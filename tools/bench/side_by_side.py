@@ -54,17 +54,18 @@ PIN_KEYS = ["aba", "rnea", "crba", "delassus", "delassus_pv", "damped_inverse",
 VARIANTS = ("generic", "native")
 
 
-def build_pinocchio(build_dir):
+def build_pinocchio(build_dir, variants):
     """Configures and builds tools/bench/pinocchio into build_dir when out of date."""
     src = os.path.join(HERE, "pinocchio")
-    exes = [os.path.join(build_dir, f"pinocchio_bench_{v}") for v in VARIANTS]
+    exes = [os.path.join(build_dir, f"pinocchio_bench_{v}") for v in variants]
     newest = max(os.path.getmtime(os.path.join(src, f)) for f in os.listdir(src))
     if all(os.path.exists(e) and os.path.getmtime(e) >= newest for e in exes):
         return exes
     print(f"== building the Pinocchio bench into {build_dir}", file=sys.stderr)
     subprocess.run(["cmake", "-S", src, "-B", build_dir, "-DCMAKE_BUILD_TYPE=Release",
                     f"-DPython3_EXECUTABLE={sys.executable}"], check=True, stdout=sys.stderr)
-    subprocess.run(["cmake", "--build", build_dir, "-j2"], check=True, stdout=sys.stderr)
+    subprocess.run(["cmake", "--build", build_dir, "-j2", "--target"] +
+                   [f"pinocchio_bench_{v}" for v in variants], check=True, stdout=sys.stderr)
     return exes
 
 
@@ -115,11 +116,16 @@ def main():
     ap.add_argument("--pin-build", default=os.path.join(ROOT, "build-bench-pin"))
     ap.add_argument("--callgrind", action="store_true", help="also count instructions per call")
     ap.add_argument("--cg-calls", default="1000,2000", help="N1,N2 of the callgrind difference")
+    ap.add_argument("--variants", default="generic,native",
+                    help="Pinocchio builds to run (the faster counts)")
     ap.add_argument("--json", action="store_true", help="print the results as JSON")
     args = ap.parse_args()
     if not os.access(args.cli, os.X_OK):
         sys.exit(f"no clusterdyn CLI at {args.cli} (build the clusterdyn_cli target or --cli)")
-    pin = dict(zip(VARIANTS, build_pinocchio(args.pin_build)))
+    variants = [v for v in args.variants.split(",") if v]
+    if not variants or any(v not in VARIANTS for v in variants) or "generic" not in variants:
+        sys.exit("--variants: generic[,native]")
+    pin = dict(zip(variants, build_pinocchio(args.pin_build, variants)))
     models = [parse_model(m) for m in args.models]
 
     # wall[(model, side, key)] -> list of per-round medians; side: "cd", "generic", "native".
@@ -127,7 +133,7 @@ def main():
     for r in range(args.rounds):
         for path, contacts in models:
             # Alternate which side goes first, so neither always follows the other.
-            sides = ["cd", "generic", "native"]
+            sides = ["cd"] + variants
             if r % 2:
                 sides.reverse()
             for side in sides:
@@ -164,7 +170,7 @@ def main():
             if (path, "cd", ckey) not in wall:
                 continue
             cands = [(statistics.median(wall[(path, v, k)]), v, k) for k in pkeys
-                     for v in VARIANTS if (path, v, k) in wall]
+                     for v in variants if (path, v, k) in wall]
             if not cands:
                 continue
             cd_ns = statistics.median(wall[(path, "cd", ckey)])

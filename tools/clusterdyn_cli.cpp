@@ -14,6 +14,7 @@
 #include <iostream>
 #include <memory>
 #include <random>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -45,10 +46,12 @@ const char* kUsage =
     "      within the tolerance. --models: folder the file's model.urdf is relative to\n"
     "      (default: parent of the folder holding the JSON file)\n"
     "  bench MODEL.urdf [--calls N] [--json] [--floating-base] [--contact 3:LINK|6:LINK]...\n"
+    "        [--only ALGO[,ALGO...]] [--mu 1e-4] [--tol 1e-10] [--max-iter 50]\n"
     "      median ns per call of forward kinematics (q, v), RNEA, ABA, CRBA at random states and\n"
     "      of CE-ABA, CE-RNEA, cluster mass matrix H and bias C at random closed states; with\n"
     "      contacts (3D point or 6D weld, LOCAL, on the link's frame) also of the Delassus\n"
     "      matrix, its damped inverse (rho 1e-6), constrainedABA, proxPV and the dense baseline\n"
+    "      (proximal settings --mu, --tol, --max-iter); --only: just these (JSON names)\n"
     "  forces MODEL.urdf [--json] [--seed N] [--floating-base]\n"
     "      CE-ABA at a random closed state (efforts uniform in [-1, 1]) and the resulting\n"
     "      force of every tree joint (child body frame), wrench of every loop joint (loop\n"
@@ -394,6 +397,40 @@ int cmdBench(const Args& args) {
       throw UsageError("--contact: expected 3:LINK or 6:LINK, got '" + c + "'");
     contacts.emplace_back(c[0] == '3' ? ConstraintType::Point : ConstraintType::Weld, c.substr(2));
   }
+  // --only: the algorithms to time (JSON names), default all.
+  static const std::vector<std::string> kAlgorithms = {"fk",
+                                                       "rnea",
+                                                       "aba",
+                                                       "crba",
+                                                       "ce_aba",
+                                                       "ce_rnea",
+                                                       "cluster_h",
+                                                       "cluster_c",
+                                                       "delassus",
+                                                       "damped_inverse",
+                                                       "constrained_aba",
+                                                       "prox_pv",
+                                                       "constrained_dense"};
+  std::vector<std::string> only;
+  for (const std::string& list : args.values("--only")) {
+    std::stringstream ss(list);
+    for (std::string a; std::getline(ss, a, ',');) {
+      if (a.empty()) continue;
+      if (std::find(kAlgorithms.begin(), kAlgorithms.end(), a) == kAlgorithms.end())
+        throw UsageError("--only: unknown algorithm '" + a + "'");
+      only.push_back(a);
+    }
+  }
+  // Settings of the proximal solves (constrainedABA, proxPV, dense baseline).
+  ProximalSettings ps;  // defaults: mu 1e-4, tolerance 1e-10, 50 iterations
+  ps.mu = parseDouble(args.value("--mu", "1e-4"), "--mu");
+  ps.tolerance = parseDouble(args.value("--tol", "1e-10"), "--tol");
+  if (!(ps.mu > 0)) throw UsageError("--mu: must be > 0");
+  if (!(ps.tolerance > 0)) throw UsageError("--tol: must be > 0");
+  if (args.has("--max-iter")) {
+    const std::string n = args.value("--max-iter", "");
+    ps.maxIterations = n == "0" ? 0 : static_cast<int>(parsePositive(n, "--max-iter"));
+  }
   const CliModel m = loadForCli(args.positional[0], args.has("--floating-base"));
   if (!contacts.empty() && !m.cluster)
     throw ModelError("--contact needs the cluster model: " + m.clusterError);
@@ -427,42 +464,36 @@ int cmdBench(const Args& args) {
     const char* label;
     double ns;
   };
-  std::vector<Entry> results = {
-      {"fk", "forward kinematics (q, v)",
-       medianNsPerCall(
-           [&](long k) {
-             forwardKinematics(model, data, qs[k % kPool], vs[k % kPool]);
-             sink = sink + data.v.back()[0];
-           },
-           calls)},
-      {"rnea", "rnea",
-       medianNsPerCall(
-           [&](long k) {
-             rnea(model, data, qs[k % kPool], vs[k % kPool], as[k % kPool]);
-             sink = sink + data.tau[0];
-           },
-           calls)},
-      {"aba", "aba",
-       medianNsPerCall(
-           [&](long k) {
-             aba(model, data, qs[k % kPool], vs[k % kPool], taus[k % kPool]);
-             sink = sink + data.ddq[0];
-           },
-           calls)},
-      {"crba", "crba",
-       medianNsPerCall(
-           [&](long k) {
-             crba(model, data, qs[k % kPool]);
-             sink = sink + data.M(0, 0);
-           },
-           calls)},
+  std::vector<Entry> results;
+  // Times fn unless --only names other algorithms.
+  auto timed = [&](const char* name, const char* label, const std::function<void(long)>& fn) {
+    if (only.empty() || std::find(only.begin(), only.end(), name) != only.end())
+      results.push_back({name, label, medianNsPerCall(fn, calls)});
   };
+  timed("fk", "forward kinematics (q, v)", [&](long k) {
+    forwardKinematics(model, data, qs[k % kPool], vs[k % kPool]);
+    sink = sink + data.v.back()[0];
+  });
+  timed("rnea", "rnea", [&](long k) {
+    rnea(model, data, qs[k % kPool], vs[k % kPool], as[k % kPool]);
+    sink = sink + data.tau[0];
+  });
+  timed("aba", "aba", [&](long k) {
+    aba(model, data, qs[k % kPool], vs[k % kPool], taus[k % kPool]);
+    sink = sink + data.ddq[0];
+  });
+  timed("crba", "crba", [&](long k) {
+    crba(model, data, qs[k % kPool]);
+    sink = sink + data.M(0, 0);
+  });
 
   // Cluster algorithms at random closed states: y, y_dot -> (q, v) by independentToSpanning;
   // tau_y and y_ddot uniform in [-1, 1].
   std::string clusterNote = m.clusterError;
   std::unique_ptr<ClusterData> cdata;
   int constraintRows = -1;  ///< rows m of the contacts once timed
+  double cabaIterations = -1.0;
+  std::vector<double> referenceDiagonal;
   if (m.cluster) {
     const ClusterModel& cm = *m.cluster;
     cdata = std::make_unique<ClusterData>(cm);
@@ -487,39 +518,26 @@ int cmdBench(const Args& args) {
           return kExitFailure;
         }
       const auto& st = states;
-      results.push_back({"ce_aba", "ce-aba",
-                         medianNsPerCall(
-                             [&](long k) {
-                               ceAba(cm, cd, st[k % kPool].q, st[k % kPool].v, tauYs[k % kPool]);
-                               sink = sink + cd.ydd[0];
-                             },
-                             calls)});
-      results.push_back({"ce_rnea", "ce-rnea",
-                         medianNsPerCall(
-                             [&](long k) {
-                               ceRnea(cm, cd, st[k % kPool].q, st[k % kPool].v, ydds[k % kPool]);
-                               sink = sink + cd.tauY[0];
-                             },
-                             calls)});
-      results.push_back({"cluster_h", "cluster mass matrix H",
-                         medianNsPerCall(
-                             [&](long k) {
-                               clusterMassMatrix(cm, cd, st[k % kPool].q);
-                               sink = sink + cd.H(0, 0);
-                             },
-                             calls)});
-      results.push_back({"cluster_c", "cluster bias C",
-                         medianNsPerCall(
-                             [&](long k) {
-                               clusterBias(cm, cd, st[k % kPool].q, st[k % kPool].v);
-                               sink = sink + cd.C[0];
-                             },
-                             calls)});
+      timed("ce_aba", "ce-aba", [&](long k) {
+        ceAba(cm, cd, st[k % kPool].q, st[k % kPool].v, tauYs[k % kPool]);
+        sink = sink + cd.ydd[0];
+      });
+      timed("ce_rnea", "ce-rnea", [&](long k) {
+        ceRnea(cm, cd, st[k % kPool].q, st[k % kPool].v, ydds[k % kPool]);
+        sink = sink + cd.tauY[0];
+      });
+      timed("cluster_h", "cluster mass matrix H", [&](long k) {
+        clusterMassMatrix(cm, cd, st[k % kPool].q);
+        sink = sink + cd.H(0, 0);
+      });
+      timed("cluster_c", "cluster bias C", [&](long k) {
+        clusterBias(cm, cd, st[k % kPool].q, st[k % kPool].v);
+        sink = sink + cd.C[0];
+      });
       if (!contacts.empty()) {
         ConstraintSet set(cm);  // ModelError (unknown link ...) goes to main: exit 1
         for (const auto& c : contacts) set.addContact(c.second, c.first);
         ConstraintData con(cm, set);
-        const ProximalSettings ps;  // defaults: mu 1e-4, tolerance 1e-10, 50 iterations
         const Status cons[] = {
             delassusMatrix(cm, cd, set, con, st[0].q),
             dampedDelassusInverse(cm, cd, set, con, st[0].q, 1e-6),
@@ -532,44 +550,47 @@ int cmdBench(const Args& args) {
             return kExitFailure;
           }
         constraintRows = set.rows();
-        results.push_back({"delassus", "delassus matrix",
-                           medianNsPerCall(
-                               [&](long k) {
-                                 delassusMatrix(cm, cd, set, con, st[k % kPool].q);
-                                 sink = sink + con.delassus(0, 0);
-                               },
-                               calls)});
-        results.push_back({"damped_inverse", "damped inverse (rho 1e-6)",
-                           medianNsPerCall(
-                               [&](long k) {
-                                 dampedDelassusInverse(cm, cd, set, con, st[k % kPool].q, 1e-6);
-                                 sink = sink + con.dampedInverse(0, 0);
-                               },
-                               calls)});
-        results.push_back({"constrained_aba", "constrainedABA",
-                           medianNsPerCall(
-                               [&](long k) {
-                                 constrainedAba(cm, cd, set, con, st[k % kPool].q, st[k % kPool].v,
-                                                tauYs[k % kPool], ps);
-                                 sink = sink + con.lambda[0];
-                               },
-                               calls)});
-        results.push_back({"prox_pv", "proxPV",
-                           medianNsPerCall(
-                               [&](long k) {
-                                 proxPv(cm, cd, set, con, st[k % kPool].q, st[k % kPool].v,
-                                        tauYs[k % kPool], ps);
-                                 sink = sink + con.lambda[0];
-                               },
-                               calls)});
-        results.push_back({"constrained_dense", "dense baseline",
-                           medianNsPerCall(
-                               [&](long k) {
-                                 constrainedDynamicsDense(cm, cd, set, con, st[k % kPool].q,
-                                                          st[k % kPool].v, tauYs[k % kPool], ps);
-                                 sink = sink + con.lambda[0];
-                               },
-                               calls)});
+        // Mean constrainedABA iterations over the state pool (convergence is the check).
+        double iterations = 0.0;
+        for (int k = 0; k < kPool; ++k) {
+          const Status s = constrainedAba(cm, cd, set, con, st[k].q, st[k].v, tauYs[k], ps);
+          if (s != Status::Ok && s != Status::NotConverged) {
+            std::cerr << "error: " << statusName(s) << ": " << cd.errorMessage() << "\n";
+            return kExitFailure;
+          }
+          iterations += con.result.iterations;
+        }
+        cabaIterations = iterations / kPool;
+        // Sorted diagonal of the Delassus matrix at the reference configuration (for a tree
+        // the neutral one): independent of the row order, compared with Pinocchio's by
+        // tools/bench/side_by_side.py.
+        if (delassusMatrix(cm, cd, set, con, cm.qReference) != Status::Ok) {
+          std::cerr << "error: " << cd.errorMessage() << "\n";
+          return kExitFailure;
+        }
+        for (int i = 0; i < constraintRows; ++i) referenceDiagonal.push_back(con.delassus(i, i));
+        std::sort(referenceDiagonal.begin(), referenceDiagonal.end());
+        timed("delassus", "delassus matrix", [&](long k) {
+          delassusMatrix(cm, cd, set, con, st[k % kPool].q);
+          sink = sink + con.delassus(0, 0);
+        });
+        timed("damped_inverse", "damped inverse (rho 1e-6)", [&](long k) {
+          dampedDelassusInverse(cm, cd, set, con, st[k % kPool].q, 1e-6);
+          sink = sink + con.dampedInverse(0, 0);
+        });
+        timed("constrained_aba", "constrainedABA", [&](long k) {
+          constrainedAba(cm, cd, set, con, st[k % kPool].q, st[k % kPool].v, tauYs[k % kPool], ps);
+          sink = sink + con.lambda[0];
+        });
+        timed("prox_pv", "proxPV", [&](long k) {
+          proxPv(cm, cd, set, con, st[k % kPool].q, st[k % kPool].v, tauYs[k % kPool], ps);
+          sink = sink + con.lambda[0];
+        });
+        timed("constrained_dense", "dense baseline", [&](long k) {
+          constrainedDynamicsDense(cm, cd, set, con, st[k % kPool].q, st[k % kPool].v,
+                                   tauYs[k % kPool], ps);
+          sink = sink + con.lambda[0];
+        });
       }
     }
   }
@@ -597,6 +618,10 @@ int cmdBench(const Args& args) {
     if (!contacts.empty()) {
       j["contacts"] = args.values("--contact");
       j["constraint_rows"] = constraintRows;
+      j["prox"] = {
+          {"mu", ps.mu}, {"tolerance", ps.tolerance}, {"max_iterations", ps.maxIterations}};
+      j["constrained_aba_iterations"] = cabaIterations;
+      j["delassus_reference_diagonal"] = referenceDiagonal;
     }
     j["calls"] = calls;
     j["state_pool"] = kPool;
@@ -745,7 +770,8 @@ int main(int argc, char** argv) {
     if (cmd == "forces")
       return cmdForces(Args(argc, argv, 2, {"--floating-base", "--json"}, {"--seed"}));
     if (cmd == "bench")
-      return cmdBench(Args(argc, argv, 2, {"--floating-base", "--json"}, {"--calls", "--contact"}));
+      return cmdBench(Args(argc, argv, 2, {"--floating-base", "--json"},
+                           {"--calls", "--contact", "--only", "--mu", "--tol", "--max-iter"}));
     throw UsageError("unknown command '" + cmd + "'");
   } catch (const UsageError& e) {
     std::cerr << "clusterdyn: " << e.what() << "\n\n" << kUsage;

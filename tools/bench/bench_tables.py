@@ -23,11 +23,6 @@ GRBDA = {  # generalized_rbda 45fa7c46: forward dynamics incl. kinematics, inver
     ("CE_ABA", "four_bar"): 73000,
     ("CE_RNEA", "mini_cheetah"): 17000, ("CE_RNEA", "mit_humanoid"): 29000,
 }
-PINOCCHIO = {  # Pinocchio 3.7
-    ("ABA", "mini_cheetah_approximate"): 6900, ("RNEA", "mini_cheetah_approximate"): 3300,
-    ("CRBA", "mini_cheetah_approximate"): 2400, ("ABA", "mit_humanoid_approximate"): 12600,
-    ("RNEA", "mit_humanoid_approximate"): 5100, ("CRBA", "mit_humanoid_approximate"): 3400,
-}
 
 
 def load(path):
@@ -90,8 +85,9 @@ def robots(tree_path, cluster_path):
 def tree(tree_path):
     tr = load(tree_path)
     models = sorted({n.split("/")[-1] for n in tr})
-    print("| model | nv | FK | RNEA | ABA | CRBA | ABA / Pin. | RNEA / Pin. | CRBA / Pin. |")
-    print("|---|---|---|---|---|---|---|---|---|")
+    # Against Pinocchio only side by side, in the same run: tools/bench/side_by_side.py.
+    print("| model | nv | FK | RNEA | ABA | CRBA |")
+    print("|---|---|---|---|---|---|")
     for m in models:
         row = [m]
         nv = None
@@ -103,9 +99,6 @@ def tree(tree_path):
                 nv = int(hit[0][1].get("nv", 0))
         row.append(nv if nv is not None else "-")
         row += [fmt(times[a]) if a in times else "-" for a in ("FK", "RNEA", "ABA", "CRBA")]
-        for algo in ("ABA", "RNEA", "CRBA"):
-            base = PINOCCHIO.get((algo, m))
-            row.append(f"{times[algo] / base:.2f}" if base and algo in times else "-")
         print("| " + " | ".join(str(c) for c in row) + " |")
 
 

@@ -1,0 +1,226 @@
+#!/usr/bin/env python3
+"""clusterdyn and Pinocchio side by side on the same URDF and contact set.
+
+Runs `clusterdyn bench` and the Pinocchio bench (tools/bench/pinocchio/, built into
+build-bench-pin/ from the pip package `pin` of .venv) interleaved over ROUNDS rounds and prints
+the median over the rounds of each side's median ns per call, and the ratio clusterdyn /
+Pinocchio, for ABA, RNEA, CRBA and, with contacts, the Delassus matrix, its damped inverse
+(rho 1e-6) and constrained forward dynamics. Pinocchio's figure is the faster of its generic and
+-march=native builds (and of its two Delassus routines); clusterdyn's is the CLI as built.
+
+    .venv/bin/python tools/bench/side_by_side.py [--rounds 5] [--calls 20000] [--callgrind]
+        [--cli build/tools/clusterdyn] [--json] MODEL.urdf[@3:LINK,6:LINK,...]...
+
+A model without "@..." gets the contacts of CONTACT_PRESETS for its name (else none). With
+--callgrind, instructions per call are counted for both sides under valgrind (Pinocchio: the
+generic build, as valgrind cannot run AVX-512): each algorithm alone (`--only`), at N1 and N2
+calls; per call = (I(N2) - I(N1)) / (N2 - N1), so the loading and set-up cancel.
+
+Before the table, the sorted diagonal of the Delassus matrix at the neutral configuration is
+compared between the two programs (it does not depend on the row order): a mismatch means the
+two sides do not solve the same contact problem, and is an error.
+"""
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+
+# Contacts of the Pinocchio comparison (docs/benchmarks.md), by model name prefix.
+CONTACT_PRESETS = {
+    "mit_humanoid": ["6:left_ankle_link", "6:right_ankle_link"],
+    "mini_cheetah": ["3:FR_knee_link", "3:FL_knee_link", "3:HR_knee_link", "3:HL_knee_link"],
+    "tello_humanoid": ["6:left-foot", "6:right-foot"],
+}
+
+# Rows of the table: label, clusterdyn key, Pinocchio keys (the fastest counts).
+ROWS = [
+    ("ABA", "aba", ["aba"]),
+    ("RNEA", "rnea", ["rnea"]),
+    ("CRBA", "crba", ["crba"]),
+    ("Delassus", "delassus", ["delassus", "delassus_pv"]),
+    ("damped inverse", "damped_inverse", ["damped_inverse"]),
+    ("constrained FD (constrainedABA)", "constrained_aba", ["constrained_aba"]),
+    ("constrained FD (vs constraintDynamics)", "constrained_aba", ["constraint_dynamics"]),
+]
+CD_KEYS = sorted({r[1] for r in ROWS})
+PIN_KEYS = ["aba", "rnea", "crba", "delassus", "delassus_pv", "damped_inverse",
+            "constraint_dynamics", "constrained_aba"]
+VARIANTS = ("generic", "native")
+
+
+def build_pinocchio(build_dir, variants):
+    """Configures and builds tools/bench/pinocchio into build_dir when out of date."""
+    src = os.path.join(HERE, "pinocchio")
+    exes = [os.path.join(build_dir, f"pinocchio_bench_{v}") for v in variants]
+    newest = max(os.path.getmtime(os.path.join(src, f)) for f in os.listdir(src))
+    if all(os.path.exists(e) and os.path.getmtime(e) >= newest for e in exes):
+        return exes
+    print(f"== building the Pinocchio bench into {build_dir}", file=sys.stderr)
+    subprocess.run(["cmake", "-S", src, "-B", build_dir, "-DCMAKE_BUILD_TYPE=Release",
+                    f"-DPython3_EXECUTABLE={sys.executable}"], check=True, stdout=sys.stderr)
+    subprocess.run(["cmake", "--build", build_dir, "-j2", "--target"] +
+                   [f"pinocchio_bench_{v}" for v in variants], check=True, stdout=sys.stderr)
+    return exes
+
+
+def run_json(cmd):
+    out = subprocess.run(cmd, check=True, stdout=subprocess.PIPE, text=True).stdout
+    return json.loads(out)
+
+
+def contact_args(contacts):
+    return [a for c in contacts for a in ("--contact", c)]
+
+
+def callgrind_total(cmd):
+    with tempfile.TemporaryDirectory(prefix="side_by_side_") as d:
+        out = os.path.join(d, "cg.out")
+        subprocess.run(["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}"] + cmd,
+                       check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        with open(out) as f:
+            for line in f:
+                if line.startswith("summary:") or line.startswith("totals:"):
+                    return int(line.split()[1])
+    raise RuntimeError("no callgrind total for " + " ".join(cmd))
+
+
+def instructions(cmd, key, n1, n2):
+    """Instructions per call of one algorithm: (I(n2) - I(n1)) / (n2 - n1)."""
+    base = cmd + ["--only", key]
+    return (callgrind_total(base + ["--calls", str(n2)]) -
+            callgrind_total(base + ["--calls", str(n1)])) / (n2 - n1)
+
+
+def parse_model(arg):
+    path, _, cs = arg.partition("@")
+    if cs:
+        contacts = [c for c in cs.split(",") if c]
+    else:
+        name = os.path.basename(path)
+        contacts = next((v for k, v in CONTACT_PRESETS.items() if name.startswith(k)), [])
+    return path, contacts
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("models", nargs="+", help="MODEL.urdf[@3:LINK,6:LINK,...]")
+    ap.add_argument("--rounds", type=int, default=int(os.environ.get("ROUNDS", 5)))
+    ap.add_argument("--calls", type=int, default=20000)
+    ap.add_argument("--cli", default=os.path.join(ROOT, "build", "tools", "clusterdyn"))
+    ap.add_argument("--pin-build", default=os.path.join(ROOT, "build-bench-pin"))
+    ap.add_argument("--callgrind", action="store_true", help="also count instructions per call")
+    ap.add_argument("--cg-calls", default="1000,2000", help="N1,N2 of the callgrind difference")
+    ap.add_argument("--variants", default="generic,native",
+                    help="Pinocchio builds to run (the faster counts)")
+    ap.add_argument("--json", action="store_true", help="print the results as JSON")
+    args = ap.parse_args()
+    if not os.access(args.cli, os.X_OK):
+        sys.exit(f"no clusterdyn CLI at {args.cli} (build the clusterdyn_cli target or --cli)")
+    variants = [v for v in args.variants.split(",") if v]
+    if not variants or any(v not in VARIANTS for v in variants) or "generic" not in variants:
+        sys.exit("--variants: generic[,native]")
+    pin = dict(zip(variants, build_pinocchio(args.pin_build, variants)))
+    models = [parse_model(m) for m in args.models]
+
+    # wall[(model, side, key)] -> list of per-round medians; side: "cd", "generic", "native".
+    wall, info = {}, {}
+    for r in range(args.rounds):
+        for path, contacts in models:
+            # Alternate which side goes first, so neither always follows the other.
+            sides = ["cd"] + variants
+            if r % 2:
+                sides.reverse()
+            for side in sides:
+                if side == "cd":
+                    cmd = [args.cli, "bench", path, "--calls", str(args.calls), "--json",
+                           "--only", ",".join(CD_KEYS)]
+                else:
+                    cmd = [pin[side], path, "--calls", str(args.calls), "--json"]
+                j = run_json(cmd + contact_args(contacts))
+                info[(path, side)] = j
+                for k, ns in j["median_ns"].items():
+                    wall.setdefault((path, side, k), []).append(ns)
+        print(f"round {r + 1}/{args.rounds} done", file=sys.stderr)
+
+    # Same problem: sorted Delassus diagonal at the neutral configuration on both sides.
+    for path, contacts in models:
+        if not contacts:
+            continue
+        a = info[(path, "cd")].get("delassus_reference_diagonal", [])
+        b = info[(path, "generic")].get("delassus_neutral_diagonal", [])
+        err = max((abs(x - y) / max(1.0, abs(y)) for x, y in zip(a, b)), default=0.0)
+        if len(a) != len(b) or err > 1e-8:
+            sys.exit(f"error: {path}: the two sides' Delassus matrices at the neutral "
+                     f"configuration differ (max rel. {err:.3g}): not the same contact problem")
+        print(f"check {os.path.basename(path)}: Delassus diagonal at the neutral configuration "
+              f"equal on both sides (max rel. difference {err:.1e}); Pinocchio against its "
+              f"dense oracle: {info[(path, 'generic')].get('oracle_check')}", file=sys.stderr)
+
+    n1, n2 = (int(x) for x in args.cg_calls.split(","))
+    results = []
+    for path, contacts in models:
+        cdi, pini = info[(path, "cd")], info[(path, "generic")]
+        for label, ckey, pkeys in ROWS:
+            if (path, "cd", ckey) not in wall:
+                continue
+            cands = [(statistics.median(wall[(path, v, k)]), v, k) for k in pkeys
+                     for v in variants if (path, v, k) in wall]
+            if not cands:
+                continue
+            cd_ns = statistics.median(wall[(path, "cd", ckey)])
+            pin_ns, variant, pkey = min(cands)
+            row = {"model": os.path.basename(path), "contacts": contacts, "algorithm": label,
+                   "clusterdyn_ns": cd_ns, "pinocchio_ns": pin_ns,
+                   "pinocchio_call": f"{pkey} ({variant})", "ratio": cd_ns / pin_ns}
+            if ckey == "constrained_aba":
+                row["iterations"] = [cdi.get("constrained_aba_iterations"),
+                                     pini.get("constrained_aba_iterations")]
+            if args.callgrind:
+                ca = contact_args(contacts)
+                ci = instructions([args.cli, "bench", path] + ca, ckey, n1, n2)
+                pis = [(instructions([pin["generic"], path] + ca, k, n1, n2), k) for k in pkeys]
+                pi, pk = min(pis)
+                row.update({"clusterdyn_instructions": ci, "pinocchio_instructions": pi,
+                            "pinocchio_instructions_call": pk, "instruction_ratio": ci / pi})
+            results.append(row)
+
+    checks = {os.path.basename(p): info[(p, "generic")].get("oracle_check")
+              for p, c in models if c}
+    if args.json:
+        print(json.dumps({"rounds": args.rounds, "calls": args.calls, "results": results,
+                          "pinocchio_oracle_check": checks},
+                         indent=2))
+        return
+    head = "| model | algorithm | clusterdyn ns | Pinocchio ns | ratio |"
+    rule = "|---|---|---|---|---|"
+    if args.callgrind:
+        head += " clusterdyn instr. | Pinocchio instr. | instr. ratio |"
+        rule += "---|---|---|"
+    print(head)
+    print(rule)
+    for r in results:
+        name = r["model"].replace(".urdf", "")
+        line = (f"| {name} | {r['algorithm']} | {r['clusterdyn_ns']:.0f} | "
+                f"{r['pinocchio_ns']:.0f} [{r['pinocchio_call']}] | {r['ratio']:.2f} |")
+        if args.callgrind:
+            line += (f" {r['clusterdyn_instructions']:.0f} | {r['pinocchio_instructions']:.0f} "
+                     f"| {r['instruction_ratio']:.2f} |")
+        print(line)
+    for name, c in checks.items():
+        print(f"\n{name}: Pinocchio's results at 4 states against a dense oracle "
+              f"(relative; damped inverse: |Dinv (D + rho I) - I|): {c}")
+    its = [r for r in results if "iterations" in r and r["algorithm"].endswith("(constrainedABA)")]
+    for r in its:
+        a, b = r["iterations"]
+        print(f"\n{r['model']}: constrainedABA iterations after the first pass (mean over 64 "
+              f"states): clusterdyn {a}, Pinocchio {b}")
+
+
+if __name__ == "__main__":
+    main()

@@ -33,6 +33,13 @@ struct ClosureSettings {
   /// Backtracking line search: a step is halved (at most this many times) until it reduces
   /// max |phi|; 0 disables the search.
   int maxStepHalvings = 12;
+  /// Branch following (predictor-corrector continuation from a closed, regular warm start,
+  /// Allgower and Georg 2003, §2.2): a step from (y0, qd0) to y1 predicts qd1 = qd0 + Gd (y1 - y0)
+  /// (Gd: the dependent rows of G at the warm start) and runs Newton from there; the step is
+  /// accepted when the Newton correction max |qd1 - prediction| is at most branchCorrection times
+  /// the step length max(|y1 - y0|, |Gd (y1 - y0)|) plus stateTolerance. A larger correction means
+  /// Newton left the branch of the warm start (near a branch point) and the step is split.
+  double branchCorrection = 0.25;
   /// Rank loss of the dependent block Kd (selected rows, dependent columns of K): a closure
   /// solution or a state whose Kd has a smallest LU pivot below singularTolerance * max |Kd_ij|
   /// is a singular configuration (branch point, dead point) and gives ConstraintFailure with the

@@ -170,7 +170,8 @@ TEST(ClosureBranch, Rk4ThroughFoldKeepsBranch) {
   for (int step = 0; step < 1800; ++step) {
     double a1, a2, a3, a4;
     ASSERT_TRUE(accel(y, yd, &a1)) << step << ": " << d.errorMessage() << " q " << d.q.transpose();
-    ASSERT_TRUE(accel(y + 0.5 * dt * yd, yd + 0.5 * dt * a1, &a2)) << step << ": " << d.errorMessage() << " q " << d.q.transpose();
+    ASSERT_TRUE(accel(y + 0.5 * dt * yd, yd + 0.5 * dt * a1, &a2))
+        << step << ": " << d.errorMessage() << " q " << d.q.transpose();
     ASSERT_TRUE(accel(y + 0.5 * dt * (yd + 0.5 * dt * a1), yd + 0.5 * dt * a2, &a3)) << step;
     ASSERT_TRUE(accel(y + dt * (yd + 0.5 * dt * a2), yd + dt * a3, &a4)) << step;
     const double yn = y + dt * (yd + dt / 6.0 * (a1 + a2 + a3));
@@ -181,6 +182,38 @@ TEST(ClosureBranch, Rk4ThroughFoldKeepsBranch) {
   }
   EXPECT_GE(crossings, 3);
   EXPECT_NEAR(energy(y, yd), e0, 1e-7 * std::abs(e0) + 1e-9);
+}
+
+// Jumps of every size across the fold, from warm starts on both branches: Ok on the warm
+// start's branch, or a named ConstraintFailure (the branch point), never the other branch.
+TEST(ClosureBranch, JumpsNeverChangeBranch) {
+  const ClusterModel m = legModel();
+  ClusterData d(m);
+  int ok = 0;
+  for (bool crossed : {false, true})
+    for (double from : {0.4, 0.2, 0.05, 0.003, -0.003, -0.05, -0.2, -0.4})
+      for (double to : {0.4, 0.2, 0.05, 0.003, 1e-6, -1e-6, -0.003, -0.05, -0.2, -0.4, 1.5, -1.5}) {
+        SCOPED_TRACE(std::to_string(crossed) + " " + std::to_string(from) + " -> " +
+                     std::to_string(to));
+        if (crossed) {  // the model's qReference is on the crossed branch
+          ClusterData fresh(m);
+          ASSERT_EQ(solveLoopClosure(m, fresh, scalar(from)), Status::Ok) << fresh.errorMessage();
+          ASSERT_EQ(setClosureWarmStart(m, d, fresh.q), Status::Ok);
+        } else {
+          ASSERT_TRUE(startOnParallelogram(m, d, from));
+        }
+        ASSERT_EQ(onParallelogram(d.q, 1e-9), !crossed);
+        const Status s = solveLoopClosure(m, d, scalar(to));
+        if (s != Status::Ok) {
+          EXPECT_EQ(s, Status::ConstraintFailure);
+          EXPECT_NE(std::string(d.errorMessage()).find("cluster 'foot_loop'"), std::string::npos);
+          EXPECT_LE(std::abs(to), 1e-5) << d.errorMessage();  // only at the branch point
+          continue;
+        }
+        ++ok;
+        EXPECT_EQ(onParallelogram(d.q, 1e-9), !crossed) << d.q.transpose();
+      }
+  EXPECT_GT(ok, 150);
 }
 
 }  // namespace

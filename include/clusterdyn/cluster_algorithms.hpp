@@ -40,6 +40,11 @@ struct ClosureSettings {
   /// the step length max(|y1 - y0|, |Gd (y1 - y0)|) plus stateTolerance. A larger correction means
   /// Newton left the branch of the warm start (near a branch point) and the step is split.
   double branchCorrection = 0.25;
+  /// The second acceptance test of a continuation step: with the tangents at both ends,
+  /// max |qd1 - qd0 + (Gd0 + Gd1) (y1 - y0) / 2| <= branchTrapezoid * step length +
+  /// stateTolerance (on a smooth branch the left side is O(step^3); landing on another branch
+  /// near the branch point makes it of the order of the step).
+  double branchTrapezoid = 0.1;
   /// Rank loss of the dependent block Kd (selected rows, dependent columns of K): a closure
   /// solution or a state whose Kd has a smallest LU pivot below singularTolerance * max |Kd_ij|
   /// is a singular configuration (branch point, dead point) and gives ConstraintFailure with the

@@ -245,6 +245,8 @@ ClusterData::ClusterData(const ClusterModel& m, bool denseMatrices)
     w.closureGd.setZero(nd, d);
     w.qTangent.setZero(c.nq);
     w.qPredicted.setZero(nd);
+    w.qStepStart.setZero(nd);
+    w.qStepDy.setZero(d);
     w.outputTb.assign(c.nbodies, Transform());
     w.Utc.setZero(d);
     w.Linv.setZero(d, d);
@@ -322,10 +324,11 @@ std::size_t ClusterData::heapBytes() const {
          2 * bufferBytes(w.D) /* llt: matrix and scratch */ + bufferBytes(w.Dinv) +
          bufferBytes(w.u) + bufferBytes(w.Ubar) + bufferBytes(w.UbarDinv) + bufferBytes(w.tmpd) +
          bufferBytes(w.qWarm) + bufferBytes(w.closureGd) + bufferBytes(w.qTangent) +
-         bufferBytes(w.qPredicted) + bufferBytes(w.outputTb) + bufferBytes(w.constantS) +
-         bufferBytes(w.rotors) + bufferBytes(w.rotorU) + bufferBytes(w.rotorD) +
-         bufferBytes(w.rotorUbar) + bufferBytes(w.relationTerms) + bufferBytes(w.relationStart) +
-         bufferBytes(w.sColStart) + bufferBytes(w.sCols) + bufferBytes(w.Utc) + bufferBytes(w.Linv);
+         bufferBytes(w.qPredicted) + bufferBytes(w.qStepStart) + bufferBytes(w.qStepDy) +
+         bufferBytes(w.outputTb) + bufferBytes(w.constantS) + bufferBytes(w.rotors) +
+         bufferBytes(w.rotorU) + bufferBytes(w.rotorD) + bufferBytes(w.rotorUbar) +
+         bufferBytes(w.relationTerms) + bufferBytes(w.relationStart) + bufferBytes(w.sColStart) +
+         bufferBytes(w.sCols) + bufferBytes(w.Utc) + bufferBytes(w.Linv);
   return b;
 }
 

@@ -42,6 +42,8 @@ struct ClusterWorkspace {
   MatX closureGd;   ///< (n - d) x d
   VecX qTangent;    ///< nq
   VecX qPredicted;  ///< n - d: the predictor's dependent positions
+  VecX qStepStart;  ///< n - d: the dependent positions at the start of a continuation step
+  VecX qStepDy;     ///< d: the step's change of the independent positions
   bool tangentValid = false;
   std::vector<Transform> outputTb;  ///< pose of each body relative to the output body
 

@@ -189,7 +189,8 @@ NewtonResult followBranch(const ClusterModel& cm, ClusterData& data, int k, Eige
     // Predictor: qd -= Gd dy with Gd at the last point (closed; q holds it).
     const double t = static_cast<double>(step) / steps;
     double length = 0.0;
-    for (int i = 0; i < nd; ++i) w.qPredicted[i] = q[qIndex(cm.treeModel, c, c.dependent[i])];
+    for (int i = 0; i < nd; ++i)
+      w.qStepStart[i] = w.qPredicted[i] = q[qIndex(cm.treeModel, c, c.dependent[i])];
     for (int j = 0; j < c.ny; ++j) {
       const int iq = qIndex(cm.treeModel, c, c.independent[j]);
       const double y0 = warm[iq - c.q0];
@@ -197,6 +198,7 @@ NewtonResult followBranch(const ClusterModel& cm, ClusterData& data, int k, Eige
       const double dy = y1 - q[iq];
       length = std::max(length, std::abs(dy));
       for (int i = 0; i < nd; ++i) w.qPredicted[i] -= w.closureGd(i, j) * dy;
+      w.qStepDy[j] = dy;
       q[iq] = y1;
     }
     for (int i = 0; i < nd; ++i) {
@@ -212,12 +214,27 @@ NewtonResult followBranch(const ClusterModel& cm, ClusterData& data, int k, Eige
     for (int i = 0; i < nd; ++i)
       correction = std::max(correction,
                             std::abs(q[qIndex(cm.treeModel, c, c.dependent[i])] - w.qPredicted[i]));
-    if (!(correction <= s.branchCorrection * length + s.stateTolerance)) {
+    bool accepted = correction <= s.branchCorrection * length + s.stateTolerance;
+    if (accepted) {
+      // Trapezoid test with the tangents at both ends, qd1 ~ qd0 - (Gd0 + Gd1) dy / 2: it
+      // catches a landing on another branch near the branch point, where the branches are too
+      // close for the predictor test (the two tests together see any kink of size ~ the step).
+      storeTangent(cm, data, k, q);
+      double trapezoid = 0.0;
+      for (int i = 0; i < nd; ++i) {
+        double estimate = 0.5 * (w.qStepStart[i] + w.qPredicted[i]);
+        for (int j = 0; j < c.ny; ++j) estimate -= 0.5 * w.closureGd(i, j) * w.qStepDy[j];
+        trapezoid =
+            std::max(trapezoid, std::abs(q[qIndex(cm.treeModel, c, c.dependent[i])] - estimate));
+      }
+      accepted = trapezoid <= s.branchTrapezoid * length + s.stateTolerance;
+    }
+    if (!accepted) {
+      w.tangentValid = false;
       *otherBranch = true;
       r = NewtonResult::Failed;
       break;
     }
-    storeTangent(cm, data, k, q);
   }
   for (int j = 0; j < c.ny; ++j) q[qIndex(cm.treeModel, c, c.independent[j])] = w.tmpd[j];
   return r;
@@ -244,31 +261,26 @@ Status solveClusterPositions(const ClusterModel& cm, ClusterData& data, int k, E
     }
     return false;
   };
-  bool ok = false;
+  bool ok = false, branchLost = false, singularOnBranch = false;
   if (path && warmStart && tangentAt(cm, data, k, q, warmStart)) {
-    // A closed, regular warm start: follow its branch (one predictor-corrector step, then 4,
-    // then 32), and only its branch: no restart from elsewhere.
-    for (int steps : {1, 4, 32}) {
+    // A closed, regular warm start: follow its branch (one predictor-corrector step, then 5,
+    // then 33: odd, so that a jump from -a to a does not step onto a branch point at 0), and
+    // only its branch.
+    for (int steps : {1, 5, 33}) {
       if (steps > 1 && !tangentAt(cm, data, k, q, warmStart)) break;  // overwritten by steps
       if ((ok = attempt(followBranch(cm, data, k, q, warmStart, steps, &iterations, &otherBranch))))
         break;
     }
     data.lastIterations = iterations;
     if (ok) return Status::Ok;
-    w.tangentValid = false;
-    if (singular) {
-      residualAt(cm, data, k, q);
-      constraintJacobian(cm, data, k);
-      return singularDependentBlock(cm, data, k, "on the warm start's assembly branch");
+    // Failure path: the branch does not reach y. Diagnose with the plain solves below (is y
+    // reachable at all, on another branch?), and refuse their solution.
+    branchLost = true;
+    singularOnBranch = singular;
+    for (int i : c.dependent) {
+      const int iq = qIndex(cm.treeModel, c, i);
+      q[iq] = warmStart[iq - c.q0];
     }
-    return fail(data.treeData, Status::ConstraintFailure,
-                "cluster '%s': the loop closure cannot follow the assembly branch of the warm "
-                "start to y (%s after %d iterations, in up to 32 continuation steps): a branch "
-                "or dead point lies between; solve in smaller steps or set a warm start on the "
-                "wanted branch",
-                c.name.c_str(),
-                otherBranch ? "Newton went to another branch" : "Newton did not converge",
-                iterations);
   }
   // No branch to follow (the warm start is not closed, or singular; projections): Newton.
   // 1. Newton from the warm start (the dependent coordinates in q).
@@ -292,11 +304,21 @@ Status solveClusterPositions(const ClusterModel& cm, ClusterData& data, int k, E
     for (int steps : {4, 32})
       if ((ok = attempt(continuation(cm, data, k, q, reference, steps, &iterations)))) break;
   data.lastIterations = iterations;
-  if (ok) {
+  if (ok && !branchLost) {
     if (path) storeTangent(cm, data, k, q);
     return Status::Ok;
   }
   if (path) w.tangentValid = false;
+  if (ok)  // closed on another branch: never returned in place of the warm start's branch
+    return fail(data.treeData, Status::ConstraintFailure,
+                "cluster '%s': the assembly branch of the warm start does not reach y (%s); a "
+                "closed configuration exists there on another branch: a branch or dead point "
+                "lies between. Solve in smaller steps, or set a warm start on the wanted branch",
+                c.name.c_str(),
+                singular      ? "it passes a singular configuration"
+                : otherBranch ? "Newton from the predicted configuration went to another "
+                                "branch, in up to 33 continuation steps"
+                              : "Newton did not converge in up to 33 continuation steps");
   if (singular) {
     residualAt(cm, data, k, q);
     constraintJacobian(cm, data, k);

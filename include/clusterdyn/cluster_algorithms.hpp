@@ -112,13 +112,21 @@ Status clusterBias(const ClusterModel& model, ClusterData& data, ConstVecRef q, 
 Status updateRotorBodies(const ClusterModel& model, ClusterData& data);
 
 /// Position level: spanning configuration (data.q) from independent positions y (size nyq).
-/// Implicit loops, per cluster: damped Newton (ClosureSettings: at most 50 iterations per
-/// start, residual <= 1e-12, backtracking line search) from data.q; if it fails, continuation
-/// along a straight path in y from data.q (4, then 32 steps: stays on the warm start's branch);
-/// then both again from the model's qReference. data.lastIterations (all attempts) and
-/// lastResidual report the solve. ConstraintFailure (naming the cluster, with the residual or
-/// the smallest singular value of the dependent block Kd) when no closed configuration is found
-/// or the one found is singular (branch or dead point).
+/// Implicit loops, per cluster, warm-started from data.q (docs/robustness.md, "Assembly
+/// branches"): when data.q is closed (max |phi| <= stateTolerance) and regular there, the solve
+/// follows the assembly branch through it: predictor-corrector continuation along the straight
+/// path in y (1, then 5, then 33 steps; predictor v = G y_dot over the step, damped Newton
+/// corrector, each step accepted by ClosureSettings::branchCorrection and branchTrapezoid).
+/// Ok then means: the configuration connected to data.q along that path, never one of another
+/// branch (also across branch points such as a parallelogram's fold); when the branch cannot
+/// be followed to y, ConstraintFailure (the message says whether y closes on another branch).
+/// Otherwise (data.q not closed, or singular): damped Newton (at most 50 iterations per start,
+/// residual <= 1e-12, backtracking line search) from data.q; if it fails, continuation along a
+/// straight path in y from data.q (4, then 32 steps); then both again from the model's
+/// qReference. data.lastIterations (all attempts) and lastResidual report the solve.
+/// ConstraintFailure (naming the cluster, with the residual or the smallest singular value of
+/// the dependent block Kd) when no closed configuration is found or the one found is singular
+/// (branch or dead point).
 /// Warm start policy: after a ConstraintFailure (here, in independentToSpanning,
 /// ceAbaIndependent or projectToConstraints), or whenever the solve leaves a non-finite data.q,
 /// data.q is reset to the model's qReference, so that the next call starts from a closed

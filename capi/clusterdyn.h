@@ -135,9 +135,9 @@
  * straight path in y (predictor-corrector, 1, 5, then 33 steps) and fails rather than return
  * another branch. A warm start that is not closed (a q_guess near a closure) or singular is
  * only a Newton start: Newton, continuation from it (4, then 32 steps), then the same from the
- * reference configuration. At a singular configuration (branch or dead point: the dependent block Kd of
- * the constraints loses rank, smallest LU pivot < 1e-5 of its largest entry) the solve and the
- * cluster functions return CDYN_ERR_CONSTRAINT_FAILURE with Kd's smallest singular value in the
+ * reference configuration. At a singular configuration (branch or dead point: the dependent block
+ * Kd of the constraints loses rank, smallest LU pivot < 1e-5 of its largest entry) the solve and
+ * the cluster functions return CDYN_ERR_CONSTRAINT_FAILURE with Kd's smallest singular value in the
  * message, never an arbitrary branch. Inputs so large that the dynamics overflow (e.g. |v| >
  * 1e154, whose squares exceed the double range) give CDYN_ERR_NON_FINITE naming the input.
  *

@@ -1,6 +1,7 @@
 // The loop closure: spanning configurations from independent coordinates (damped Newton on
-// the dependent coordinates, cluster by cluster), velocities v = G y_dot, and projection onto
-// the constraint manifold. Every tolerance is a ClosureSettings field (cluster_algorithms.hpp).
+// the dependent coordinates, cluster by cluster; from a closed warm start, predictor-corrector
+// continuation of its assembly branch), velocities v = G y_dot, and projection onto the
+// constraint manifold. Every tolerance is a ClosureSettings field (cluster_algorithms.hpp).
 #include <Eigen/QR>
 #include <algorithm>
 #include <cmath>
@@ -172,9 +173,10 @@ bool tangentAt(const ClusterModel& cm, ClusterData& data, int k, Eigen::Ref<VecX
 /// independent coordinates in q, in `steps` equal steps along the straight path in y: each step
 /// predicts the dependent positions with the tangent (v = G y_dot integrated over the step),
 /// corrects them by Newton, and is accepted when the correction is small against the step
-/// (ClosureSettings::branchCorrection); then the tangent at the new point is stored. Converged:
-/// the dependent positions in q are on the warm start's branch; OtherBranch: a correction was
-/// too large (Newton went to another branch, or the branch bends too fast for the step).
+/// (ClosureSettings::branchCorrection, then the trapezoid test with the new point's tangent,
+/// branchTrapezoid). Converged: the dependent positions in q are on the warm start's branch;
+/// Failed with *otherBranch set: a test failed (Newton went to another branch, or the branch
+/// bends too fast for the step).
 NewtonResult followBranch(const ClusterModel& cm, ClusterData& data, int k, Eigen::Ref<VecX> q,
                           const double* warm, int steps, int* iterations, bool* otherBranch) {
   const ClosureSettings& s = kClosureSettings;

@@ -142,12 +142,14 @@
  * started from the workspace's last solved spanning configuration (initially the model's
  * reference configuration, cdyn_model_reference_configuration) unless a q_guess is given. After
  * a failed solve (CDYN_ERR_CONSTRAINT_FAILURE) the warm start is reset to the reference
- * configuration. Mechanisms with several assembly branches (e.g. the six-bar) stay on the branch
- * of the warm start: when Newton from the warm start fails, the solve follows a straight path
- * in y from the warm start (4, then 32 steps), then starts over from the reference
- * configuration. At a singular configuration (branch or dead point: the dependent block Kd of
- * the constraints loses rank, smallest LU pivot < 1e-5 of its largest entry) the solve and the
- * cluster functions return CDYN_ERR_CONSTRAINT_FAILURE with Kd's smallest singular value in the
+ * configuration. Mechanisms with several assembly branches (e.g. the six-bar, a parallelogram)
+ * stay on the branch of a closed, regular warm start: the solve continues that branch along the
+ * straight path in y (predictor-corrector, 1, 5, then 33 steps) and fails rather than return
+ * another branch. A warm start that is not closed (a q_guess near a closure) or singular is
+ * only a Newton start: Newton, continuation from it (4, then 32 steps), then the same from the
+ * reference configuration. At a singular configuration (branch or dead point: the dependent block
+ * Kd of the constraints loses rank, smallest LU pivot < 1e-5 of its largest entry) the solve and
+ * the cluster functions return CDYN_ERR_CONSTRAINT_FAILURE with Kd's smallest singular value in the
  * message, never an arbitrary branch. Inputs so large that the dynamics overflow (e.g. |v| >
  * 1e154, whose squares exceed the double range) give CDYN_ERR_NON_FINITE naming the input.
  *
@@ -648,10 +650,13 @@ CDYN_API cdyn_status cdyn_cluster_bias(const cdyn_model* model, cdyn_workspace* 
 /** Position solve: the closed spanning configuration q (nq) whose independent coordinates are
  *  y (nyq). Implicit loops: Newton (at most 50 steps per start, residual max |phi| <= 1e-12,
  *  rows in m or rad) from q_guess (optional, nq: any valid configuration near the wanted
- *  branch) or else from the workspace's
- *  warm start (see "Warm start"). CDYN_ERR_CONSTRAINT_FAILURE (naming the cluster) when the
- *  loop cannot be closed for y (out of the mechanism's range, singular) or Newton does not
- *  converge. cdyn_last_loop_closure reports the iterations and the residual. */
+ *  branch) or else from the workspace's warm start (see "Warm start"). When that start is a
+ *  closed, regular configuration the solve follows its assembly branch (predictor-corrector
+ *  continuation along the straight path in y; clusterdyn::solveLoopClosure): CDYN_OK never
+ *  returns another branch, also across a branch point such as a parallelogram's fold.
+ *  CDYN_ERR_CONSTRAINT_FAILURE (naming the cluster) when the loop cannot be closed for y (out
+ *  of the mechanism's range, singular), Newton does not converge, or the start's branch does
+ *  not reach y. cdyn_last_loop_closure reports the iterations and the residual. */
 CDYN_API cdyn_status cdyn_solve_loop_closure(const cdyn_model* model, cdyn_workspace* ws,
                                              const double* y, int nyq, const double* q_guess,
                                              int nq_guess, double* q, int nq);

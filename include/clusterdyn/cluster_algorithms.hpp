@@ -33,6 +33,18 @@ struct ClosureSettings {
   /// Backtracking line search: a step is halved (at most this many times) until it reduces
   /// max |phi|; 0 disables the search.
   int maxStepHalvings = 12;
+  /// Branch following (predictor-corrector continuation from a closed, regular warm start,
+  /// Allgower and Georg 2003, §2.2): a step from (y0, qd0) to y1 predicts qd1 = qd0 + Gd (y1 - y0)
+  /// (Gd: the dependent rows of G at the warm start) and runs Newton from there; the step is
+  /// accepted when the Newton correction max |qd1 - prediction| is at most branchCorrection times
+  /// the step length max(|y1 - y0|, |Gd (y1 - y0)|) plus stateTolerance. A larger correction means
+  /// Newton left the branch of the warm start (near a branch point) and the step is split.
+  double branchCorrection = 0.25;
+  /// The second acceptance test of a continuation step: with the tangents at both ends,
+  /// max |qd1 - qd0 + (Gd0 + Gd1) (y1 - y0) / 2| <= branchTrapezoid * step length +
+  /// stateTolerance (on a smooth branch the left side is O(step^3); landing on another branch
+  /// near the branch point makes it of the order of the step).
+  double branchTrapezoid = 0.1;
   /// Rank loss of the dependent block Kd (selected rows, dependent columns of K): a closure
   /// solution or a state whose Kd has a smallest LU pivot below singularTolerance * max |Kd_ij|
   /// is a singular configuration (branch point, dead point) and gives ConstraintFailure with the
@@ -100,13 +112,21 @@ Status clusterBias(const ClusterModel& model, ClusterData& data, ConstVecRef q, 
 Status updateRotorBodies(const ClusterModel& model, ClusterData& data);
 
 /// Position level: spanning configuration (data.q) from independent positions y (size nyq).
-/// Implicit loops, per cluster: damped Newton (ClosureSettings: at most 50 iterations per
-/// start, residual <= 1e-12, backtracking line search) from data.q; if it fails, continuation
-/// along a straight path in y from data.q (4, then 32 steps: stays on the warm start's branch);
-/// then both again from the model's qReference. data.lastIterations (all attempts) and
-/// lastResidual report the solve. ConstraintFailure (naming the cluster, with the residual or
-/// the smallest singular value of the dependent block Kd) when no closed configuration is found
-/// or the one found is singular (branch or dead point).
+/// Implicit loops, per cluster, warm-started from data.q (docs/robustness.md, "Assembly
+/// branches"): when data.q is closed (max |phi| <= stateTolerance) and regular there, the solve
+/// follows the assembly branch through it: predictor-corrector continuation along the straight
+/// path in y (1, then 5, then 33 steps; predictor v = G y_dot over the step, damped Newton
+/// corrector, each step accepted by ClosureSettings::branchCorrection and branchTrapezoid).
+/// Ok then means: the configuration connected to data.q along that path, never one of another
+/// branch (also across branch points such as a parallelogram's fold); when the branch cannot
+/// be followed to y, ConstraintFailure (the message says whether y closes on another branch).
+/// Otherwise (data.q not closed, or singular): damped Newton (at most 50 iterations per start,
+/// residual <= 1e-12, backtracking line search) from data.q; if it fails, continuation along a
+/// straight path in y from data.q (4, then 32 steps); then both again from the model's
+/// qReference. data.lastIterations (all attempts) and lastResidual report the solve.
+/// ConstraintFailure (naming the cluster, with the residual or the smallest singular value of
+/// the dependent block Kd) when no closed configuration is found or the one found is singular
+/// (branch or dead point).
 /// Warm start policy: after a ConstraintFailure (here, in independentToSpanning,
 /// ceAbaIndependent or projectToConstraints), or whenever the solve leaves a non-finite data.q,
 /// data.q is reset to the model's qReference, so that the next call starts from a closed

@@ -47,10 +47,11 @@ double gatherDependentBlock(const ClusterModel& cm, ClusterData& data, int k);
 bool factorDependentBlock(ClusterWorkspace& w, double scale, double* pivotRatio);
 /// ConstraintFailure naming cluster k and the smallest singular value of its Kd (from K).
 Status singularDependentBlock(const ClusterModel& cm, ClusterData& data, int k, const char* where);
-/// Solves the dependent positions of cluster k in q (in place), keeping its independent ones:
-/// damped Newton on the selected rows from q, continuation from warmStart (the cluster's
-/// positions before its independent ones were set, nullable), then the same from the model's
-/// qReference (loop_closure.cpp, ClosureSettings).
+/// Solves the dependent positions of cluster k in q (in place), keeping its independent ones.
+/// warmStart (nullable): the cluster's positions before its independent ones were set. When it
+/// is closed and regular, predictor-corrector continuation of its branch only; otherwise
+/// damped Newton on the selected rows from q, continuation from warmStart, then the same from
+/// the model's qReference (loop_closure.cpp, ClosureSettings).
 /// The closure's warm-start policy: after a ConstraintFailure, or when data.q is no longer
 /// finite, data.q is reset to the model's qReference so that the next solve starts from a
 /// closed configuration. Returns s; does nothing when s is Ok.

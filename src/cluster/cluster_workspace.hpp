@@ -35,6 +35,16 @@ struct ClusterWorkspace {
   Mat6X UbarDinv;  ///< 6 x d
   VecX tmpd;       ///< d
   VecX qWarm;      ///< nq: the warm start of the cluster's position solve (loop closure scratch)
+  /// Loop closure (implicit clusters with nq == nv): the tangent of the assembly branch at the
+  /// closed configuration qTangent (the cluster's nq positions), closureGd = Kd^-1 Ki there
+  /// (G's dependent rows are -closureGd); valid when tangentValid. The predictor of the next
+  /// solve reads it when its warm start is qTangent (loop_closure.cpp).
+  MatX closureGd;   ///< (n - d) x d
+  VecX qTangent;    ///< nq
+  VecX qPredicted;  ///< n - d: the predictor's dependent positions
+  VecX qStepStart;  ///< n - d: the dependent positions at the start of a continuation step
+  VecX qStepDy;     ///< d: the step's change of the independent positions
+  bool tangentValid = false;
   std::vector<Transform> outputTb;  ///< pose of each body relative to the output body
 
   // State-independent parts, set once by the ClusterData constructor (cluster_data.cpp).

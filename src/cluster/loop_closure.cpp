@@ -1,7 +1,9 @@
 // The loop closure: spanning configurations from independent coordinates (damped Newton on
-// the dependent coordinates, cluster by cluster), velocities v = G y_dot, and projection onto
-// the constraint manifold. Every tolerance is a ClosureSettings field (cluster_algorithms.hpp).
+// the dependent coordinates, cluster by cluster; from a closed warm start, predictor-corrector
+// continuation of its assembly branch), velocities v = G y_dot, and projection onto the
+// constraint manifold. Every tolerance is a ClosureSettings field (cluster_algorithms.hpp).
 #include <Eigen/QR>
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -97,8 +99,8 @@ NewtonResult newton(const ClusterModel& cm, ClusterData& data, int k, Eigen::Ref
 /// Newton along a straight path of the independent coordinates, from the cluster positions
 /// `start` (size nq of the cluster, any closed or nearly closed configuration) to the target
 /// independent coordinates held in q, in `steps` equal steps, each warm-started from the last
-/// (natural-parameter continuation, Allgower and Georg 2003, §2): it follows the assembly
-/// branch of `start` across jumps where Newton alone would stall or change branch.
+/// (natural-parameter continuation, Allgower and Georg 2003, §2). Used when the warm start has
+/// no tangent (not closed, or singular); followBranch is the predictor-corrector version.
 NewtonResult continuation(const ClusterModel& cm, ClusterData& data, int k, Eigen::Ref<VecX> q,
                           const double* start, int steps, int* iterations) {
   const Cluster& c = cm.clusters[k];
@@ -124,15 +126,132 @@ NewtonResult continuation(const ClusterModel& cm, ClusterData& data, int k, Eige
   return r;
 }
 
+/// The branch tangent at the closed configuration just solved (w.K and the LU of w.Kd are at
+/// the cluster's positions in q, as newton() leaves them on Converged): closureGd = Kd^-1 Ki,
+/// the negated dependent rows of G (Chignoli et al. 2023, eq. 6), for the next predictor.
+void storeTangent(const ClusterModel& cm, ClusterData& data, int k, const Eigen::Ref<VecX>& q) {
+  const Cluster& c = cm.clusters[k];
+  ClusterWorkspace& w = detail::scratch(data)[k];
+  const int nd = static_cast<int>(c.dependent.size());
+  for (int i = 0; i < nd; ++i)
+    for (int j = 0; j < c.ny; ++j) w.closureGd(i, j) = w.K(c.selectedRows[i], c.independent[j]);
+  luSolveInPlace(w.Kd, w.piv, w.closureGd);
+  w.qTangent = q.segment(c.q0, c.nq);
+  w.tangentValid = true;
+}
+
+/// Makes w.closureGd the branch tangent at the cluster positions `warm` (size nq): reuses the
+/// stored one when it belongs to exactly these positions (the normal case: the warm start is
+/// the last solution), else evaluates it there. False when `warm` is not closed (max |phi| >
+/// stateTolerance) or Kd is singular there: no branch to follow. Leaves the independent
+/// positions of the cluster in q as they were and its dependent ones at `warm`.
+bool tangentAt(const ClusterModel& cm, ClusterData& data, int k, Eigen::Ref<VecX> q,
+               const double* warm) {
+  const Cluster& c = cm.clusters[k];
+  ClusterWorkspace& w = detail::scratch(data)[k];
+  if (w.tangentValid &&
+      std::equal(warm, warm + c.nq, w.qTangent.data()))  // exact: the same configuration
+    return true;
+  w.tangentValid = false;
+  for (int j = 0; j < c.ny; ++j) w.tmpd[j] = q[qIndex(cm.treeModel, c, c.independent[j])];
+  q.segment(c.q0, c.nq) = Eigen::Map<const VecX>(warm, c.nq);
+  const double res = residualAt(cm, data, k, q);
+  bool ok = false;
+  if (std::isfinite(res) && res <= kClosureSettings.stateTolerance) {
+    constraintJacobian(cm, data, k);
+    if (factorDependentBlock(w, gatherDependentBlock(cm, data, k), nullptr)) {
+      storeTangent(cm, data, k, q);
+      ok = true;
+    }
+  }
+  for (int j = 0; j < c.ny; ++j) q[qIndex(cm.treeModel, c, c.independent[j])] = w.tmpd[j];
+  return ok;
+}
+
+/// Predictor-corrector continuation (Allgower and Georg 2003, §2.2) of the assembly branch
+/// through the closed, regular warm start `warm` (tangent in w.closureGd, from tangentAt) to the
+/// independent coordinates in q, in `steps` equal steps along the straight path in y: each step
+/// predicts the dependent positions with the tangent (v = G y_dot integrated over the step),
+/// corrects them by Newton, and is accepted when the correction is small against the step
+/// (ClosureSettings::branchCorrection, then the trapezoid test with the new point's tangent,
+/// branchTrapezoid). Converged: the dependent positions in q are on the warm start's branch;
+/// Failed with *otherBranch set: a test failed (Newton went to another branch, or the branch
+/// bends too fast for the step).
+NewtonResult followBranch(const ClusterModel& cm, ClusterData& data, int k, Eigen::Ref<VecX> q,
+                          const double* warm, int steps, int* iterations, bool* otherBranch) {
+  const ClosureSettings& s = kClosureSettings;
+  const Cluster& c = cm.clusters[k];
+  ClusterWorkspace& w = detail::scratch(data)[k];
+  const int nd = static_cast<int>(c.dependent.size());
+  // Target y in tmpd (tangentAt uses tmpd: it must run first, and not inside this loop).
+  for (int j = 0; j < c.ny; ++j) w.tmpd[j] = q[qIndex(cm.treeModel, c, c.independent[j])];
+  q.segment(c.q0, c.nq) = Eigen::Map<const VecX>(warm, c.nq);
+  NewtonResult r = NewtonResult::Converged;
+  for (int step = 1; step <= steps; ++step) {
+    // Predictor: qd -= Gd dy with Gd at the last point (closed; q holds it).
+    const double t = static_cast<double>(step) / steps;
+    double length = 0.0;
+    for (int i = 0; i < nd; ++i)
+      w.qStepStart[i] = w.qPredicted[i] = q[qIndex(cm.treeModel, c, c.dependent[i])];
+    for (int j = 0; j < c.ny; ++j) {
+      const int iq = qIndex(cm.treeModel, c, c.independent[j]);
+      const double y0 = warm[iq - c.q0];
+      const double y1 = step == steps ? w.tmpd[j] : y0 + t * (w.tmpd[j] - y0);
+      const double dy = y1 - q[iq];
+      length = std::max(length, std::abs(dy));
+      for (int i = 0; i < nd; ++i) w.qPredicted[i] -= w.closureGd(i, j) * dy;
+      w.qStepDy[j] = dy;
+      q[iq] = y1;
+    }
+    for (int i = 0; i < nd; ++i) {
+      const int iq = qIndex(cm.treeModel, c, c.dependent[i]);
+      length = std::max(length, std::abs(w.qPredicted[i] - q[iq]));
+      q[iq] = w.qPredicted[i];
+    }
+    // Corrector.
+    r = newton(cm, data, k, q);
+    *iterations += data.lastIterations;
+    if (r != NewtonResult::Converged) break;
+    double correction = 0.0;
+    for (int i = 0; i < nd; ++i)
+      correction = std::max(correction,
+                            std::abs(q[qIndex(cm.treeModel, c, c.dependent[i])] - w.qPredicted[i]));
+    bool accepted = correction <= s.branchCorrection * length + s.stateTolerance;
+    if (accepted) {
+      // Trapezoid test with the tangents at both ends, qd1 ~ qd0 - (Gd0 + Gd1) dy / 2: it
+      // catches a landing on another branch near the branch point, where the branches are too
+      // close for the predictor test (the two tests together see any kink of size ~ the step).
+      storeTangent(cm, data, k, q);
+      double trapezoid = 0.0;
+      for (int i = 0; i < nd; ++i) {
+        double estimate = 0.5 * (w.qStepStart[i] + w.qPredicted[i]);
+        for (int j = 0; j < c.ny; ++j) estimate -= 0.5 * w.closureGd(i, j) * w.qStepDy[j];
+        trapezoid =
+            std::max(trapezoid, std::abs(q[qIndex(cm.treeModel, c, c.dependent[i])] - estimate));
+      }
+      accepted = trapezoid <= s.branchTrapezoid * length + s.stateTolerance;
+    }
+    if (!accepted) {
+      w.tangentValid = false;
+      *otherBranch = true;
+      r = NewtonResult::Failed;
+      break;
+    }
+  }
+  for (int j = 0; j < c.ny; ++j) q[qIndex(cm.treeModel, c, c.independent[j])] = w.tmpd[j];
+  return r;
+}
+
 }  // namespace
 
 Status solveClusterPositions(const ClusterModel& cm, ClusterData& data, int k, Eigen::Ref<VecX> q,
                              const double* warmStart) {
   const Cluster& c = cm.clusters[k];
+  ClusterWorkspace& w = detail::scratch(data)[k];
   // Continuation needs one position per velocity (1-dof joints: every implicit cluster).
   const bool path = c.implicit() && c.nq == c.nv;
   int iterations = 0;
-  bool singular = false;
+  bool singular = false, otherBranch = false;
   auto attempt = [&](NewtonResult r) {
     if (r == NewtonResult::Singular) singular = true;
     return r == NewtonResult::Converged;
@@ -144,8 +263,30 @@ Status solveClusterPositions(const ClusterModel& cm, ClusterData& data, int k, E
     }
     return false;
   };
+  bool ok = false, branchLost = false, singularOnBranch = false;
+  if (path && warmStart && tangentAt(cm, data, k, q, warmStart)) {
+    // A closed, regular warm start: follow its branch (one predictor-corrector step, then 5,
+    // then 33: odd, so that a jump from -a to a does not step onto a branch point at 0), and
+    // only its branch.
+    for (int steps : {1, 5, 33}) {
+      if (steps > 1 && !tangentAt(cm, data, k, q, warmStart)) break;  // overwritten by steps
+      if ((ok = attempt(followBranch(cm, data, k, q, warmStart, steps, &iterations, &otherBranch))))
+        break;
+    }
+    data.lastIterations = iterations;
+    if (ok) return Status::Ok;
+    // Failure path: the branch does not reach y. Diagnose with the plain solves below (is y
+    // reachable at all, on another branch?), and refuse their solution.
+    branchLost = true;
+    singularOnBranch = singular;
+    for (int i : c.dependent) {
+      const int iq = qIndex(cm.treeModel, c, i);
+      q[iq] = warmStart[iq - c.q0];
+    }
+  }
+  // No branch to follow (the warm start is not closed, or singular; projections): Newton.
   // 1. Newton from the warm start (the dependent coordinates in q).
-  bool ok = attempt(newton(cm, data, k, q));
+  ok = attempt(newton(cm, data, k, q));
   iterations += data.lastIterations;
   // 2. Continuation from the warm start, 4 then 32 steps.
   if (!ok && path && warmStart && differs(warmStart))
@@ -165,7 +306,21 @@ Status solveClusterPositions(const ClusterModel& cm, ClusterData& data, int k, E
     for (int steps : {4, 32})
       if ((ok = attempt(continuation(cm, data, k, q, reference, steps, &iterations)))) break;
   data.lastIterations = iterations;
-  if (ok) return Status::Ok;
+  if (ok && !branchLost) {
+    if (path) storeTangent(cm, data, k, q);
+    return Status::Ok;
+  }
+  if (path) w.tangentValid = false;
+  if (ok)  // closed on another branch: never returned in place of the warm start's branch
+    return fail(data.treeData, Status::ConstraintFailure,
+                "cluster '%s': the assembly branch of the warm start does not reach y (%s); a "
+                "closed configuration exists there on another branch: a branch or dead point "
+                "lies between. Solve in smaller steps, or set a warm start on the wanted branch",
+                c.name.c_str(),
+                singular      ? "it passes a singular configuration"
+                : otherBranch ? "Newton from the predicted configuration went to another "
+                                "branch, in up to 33 continuation steps"
+                              : "Newton did not converge in up to 33 continuation steps");
   if (singular) {
     residualAt(cm, data, k, q);
     constraintJacobian(cm, data, k);

@@ -1076,8 +1076,8 @@ CDYN_API cdyn_status cdyn_constraint_set_nrows(const cdyn_constraint_set* set, i
 CDYN_API cdyn_status cdyn_constraint_set_constraint(const cdyn_constraint_set* set, int index,
                                                     const char** name, int* type, int* body1,
                                                     double placement1[16], int* body2,
-                                                    double placement2[16], int* rf,
-                                                    double gains[2], int* row0, int* nrows);
+                                                    double placement2[16], int* rf, double gains[2],
+                                                    int* row0, int* nrows);
 /** Name "<constraint>:<component>" of row `row` (0 <= row < m, else CDYN_ERR_INVALID_INDEX),
  *  components ang_x ang_y ang_z lin_x lin_y lin_z. Owned by the set, valid until it is freed
  *  (or, for the rows of later constraints, grows: read names once the set is complete). */

@@ -202,7 +202,7 @@ class _Handle:
 # ---- the model -------------------------------------------------------------------------------
 
 class Model(_Handle):
-    """An immutable mechanism loaded from URDF / URDF+ (cdyn_model).
+    """An immutable mechanism loaded from URDF / URDF+ or MJCF (cdyn_model).
 
     Load with :meth:`load` (file) or :meth:`from_string` (text). Sizes: ``nq``, ``nv`` (spanning
     tree), ``nyq``, ``ny`` (independent coordinates), ``nbodies``, ``nframes``, ``nclusters``,
@@ -280,7 +280,8 @@ class Model(_Handle):
     @classmethod
     def load(cls, path, floating_base=False, ignore_constraints=False, gravity=None,
              cut_loops=False):
-        """Loads a URDF / URDF+ file.
+        """Loads a URDF / URDF+ file, or an MJCF file (``*.mjcf`` or a ``<mujoco>`` root: see
+        docs/mjcf.md).
 
         path: file path (str or os.PathLike). floating_base: attach the root link to the world
         with a floating joint (nq += 7, nv += 6). ignore_constraints: drop the URDF+ chords
@@ -304,7 +305,7 @@ class Model(_Handle):
     @classmethod
     def from_string(cls, xml, floating_base=False, ignore_constraints=False, gravity=None,
                     cut_loops=False):
-        """Loads URDF / URDF+ text (str or bytes); arguments as :meth:`load`."""
+        """Loads URDF / URDF+ or MJCF text (str or bytes); arguments as :meth:`load`."""
         data = xml.encode() if isinstance(xml, str) else bytes(xml)
         return cls._load(None, data, floating_base, ignore_constraints, gravity, cut_loops)
 

@@ -247,3 +247,26 @@ TEST(SolverAccuracy, DampedDelassusInverseWithinItsBound) {
     }
   }
 }
+
+// An empty constraint set (m = 0): every solver is CE-ABA, Ok, with no multiplier to report (the
+// fuzzer found constrainedAba's iteration reading the maximum of an empty step vector).
+TEST(SolverAccuracy, EmptySetIsCeAba) {
+  const ClusterModel cm = loadModel(test::modelsPath("cd_quadruped.urdf"));
+  ClusterData data(cm), ref(cm);
+  ConstraintSet set(cm);
+  ConstraintData cd(cm, set);
+  std::mt19937_64 rng(7);
+  support::ClosedState st;
+  ASSERT_TRUE(support::randomClosedStateNearReference(cm, data, rng, st, 0.2, 20));
+  const VecX tau = support::uniformVector(cm.ny, rng, -5, 5);
+  ASSERT_EQ(ceAba(cm, ref, st.q, st.v, tau), Status::Ok);
+  const Solver solvers[] = {constrainedAba, proxPv, dense};
+  for (Solver solve : solvers) {
+    ProximalSettings s;
+    ASSERT_EQ(solve(cm, data, set, cd, st.q, st.v, tau, s, nullptr, false), Status::Ok)
+        << data.errorMessage();
+    EXPECT_TRUE(cd.result.converged);
+    EXPECT_EQ(cd.result.dualStep, 0.0);
+    EXPECT_LT((data.ydd - ref.ydd).cwiseAbs().maxCoeff(), 1e-12);
+  }
+}

@@ -139,7 +139,7 @@ Status constrainedAba(const ClusterModel& model, ClusterData& data, const Constr
     // The multipliers of y_ddot: lambda + mu_a r (see the top of the file).
     cd.step = cd.residual / mu;
     cd.lambda += cd.step;
-    res.dualStep = cd.step.cwiseAbs().maxCoeff();
+    res.dualStep = cd.step.size() ? cd.step.cwiseAbs().maxCoeff() : 0.0;
     const bool rowsMet = res.residual <= settings.tolerance;
     // A stall (contraction slower than kStall: mu >> sigma_min, or rounding at a tiny mu) is
     // checked once per mu: inaccurate, a larger mu; accurate, a smaller one unless mu reached

@@ -56,7 +56,7 @@ Status constrainedDynamicsDense(const ClusterModel& model, ClusterData& data,
     cd.step = cd.residual;
     cd.llt.solveInPlace(cd.step);
     cd.lambda += cd.step;
-    res.dualStep = cd.step.cwiseAbs().maxCoeff();
+    res.dualStep = cd.step.size() ? cd.step.cwiseAbs().maxCoeff() : 0.0;
     cd.tauFree.noalias() = cd.jacobian.transpose() * cd.step;  // free: ny scratch
     cd.lltH.solveInPlace(cd.tauFree);
     data.ydd += cd.tauFree;

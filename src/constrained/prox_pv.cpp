@@ -41,7 +41,7 @@ Status proximalDual(Data& td, ConstraintData& cd, const ProximalSettings& settin
     cd.step = cd.residual;
     cd.llt.solveInPlace(cd.step);  // proximal step (eq. 13b)
     cd.lambda += cd.step;
-    res.dualStep = cd.step.cwiseAbs().maxCoeff();
+    res.dualStep = cd.step.size() ? cd.step.cwiseAbs().maxCoeff() : 0.0;
   }
   return Status::Ok;
 }
@@ -90,7 +90,7 @@ Status proxPv(const ClusterModel& model, ClusterData& data, const ConstraintSet&
     cd.step = cd.residual;
     cd.llt.solveInPlace(cd.step);
     cd.lambda += cd.step;
-    res.dualStep = cd.step.cwiseAbs().maxCoeff();
+    res.dualStep = cd.step.size() ? cd.step.cwiseAbs().maxCoeff() : 0.0;
     detail::applyRowForces(model, data, cd, cd.step);
     detail::supportAccelerations(model, data, cd);
     res.residual = detail::rowResidual(model, data, cd, cd.residual);

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Fails when a tracked file names an absolute folder of one machine (/work/..., /root/...,
-# /home/...): the product names files relative to the checkout (../shared/...) or by what they
+# Fails when a tracked file names an absolute folder of one machine (a top-level work, root or
+# home folder): the product names files relative to the checkout (../shared/...) or by what they
 # are. Part of the format stage of tools/test.sh.
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -8,6 +8,7 @@
 
 #include "core/log.hpp"
 #include "model/mjcf_detail.hpp"
+#include "model/xml_errors.hpp"
 
 namespace clusterdyn::mjcf {
 namespace {
@@ -31,15 +32,7 @@ Mat3 quatProductMatrix(const Eigen::Quaterniond& q) { return q.normalized().toRo
 // --- Context ---------------------------------------------------------------------------------
 
 void Context::fail(const XMLElement* e, const std::string& what) const {
-  std::ostringstream os;
-  os << source_ << ":" << (e ? e->GetLineNum() : 0) << ": ";
-  if (e) {
-    os << "<" << e->Name();
-    if (const char* n = e->Attribute("name")) os << " name=\"" << n << "\"";
-    os << ">: ";
-  }
-  os << what;
-  throw ModelError(os.str());
+  detail::throwAtElement(source_, e, what);
 }
 
 void Context::warnOnce(const XMLElement* e, const std::string& key, const std::string& what) {

@@ -8,6 +8,7 @@
 #include "clusterdyn/mjcf.hpp"
 #include "core/log.hpp"
 #include "model/mjcf_detail.hpp"
+#include "model/xml_errors.hpp"
 
 namespace clusterdyn {
 namespace mjcf {
@@ -544,11 +545,7 @@ bool endsWith(const std::string& s, const std::string& suffix) {
 
 MjcfDescription parseMjcfFile(const std::string& path) {
   tinyxml2::XMLDocument doc;
-  const tinyxml2::XMLError err = doc.LoadFile(path.c_str());
-  if (err == tinyxml2::XML_ERROR_FILE_NOT_FOUND ||
-      err == tinyxml2::XML_ERROR_FILE_COULD_NOT_BE_OPENED ||
-      err == tinyxml2::XML_ERROR_FILE_READ_ERROR)
-    throw ModelError(path + ": cannot read file (" + std::string(doc.ErrorName()) + ")");
+  detail::loadXmlFile(doc, path);
   return mjcf::parseDocument(doc, path);
 }
 

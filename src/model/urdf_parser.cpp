@@ -11,6 +11,7 @@
 
 #include "clusterdyn/urdf.hpp"
 #include "core/log.hpp"
+#include "model/xml_errors.hpp"
 
 namespace clusterdyn {
 namespace {
@@ -22,15 +23,7 @@ class Reader {
   explicit Reader(std::string source) : source_(std::move(source)) {}
 
   [[noreturn]] void fail(const XMLElement* e, const std::string& what) const {
-    std::ostringstream os;
-    os << source_ << ":" << (e ? e->GetLineNum() : 0) << ": ";
-    if (e) {
-      os << "<" << e->Name();
-      if (const char* n = e->Attribute("name")) os << " name=\"" << n << "\"";
-      os << ">: ";
-    }
-    os << what;
-    throw ModelError(os.str());
+    detail::throwAtElement(source_, e, what);
   }
 
   std::string requiredString(const XMLElement* e, const char* attr) const {
@@ -341,11 +334,7 @@ UrdfDescription parseDocument(tinyxml2::XMLDocument& doc, const std::string& sou
 
 UrdfDescription parseUrdfFile(const std::string& path) {
   tinyxml2::XMLDocument doc;
-  const tinyxml2::XMLError err = doc.LoadFile(path.c_str());
-  if (err == tinyxml2::XML_ERROR_FILE_NOT_FOUND ||
-      err == tinyxml2::XML_ERROR_FILE_COULD_NOT_BE_OPENED ||
-      err == tinyxml2::XML_ERROR_FILE_READ_ERROR)
-    throw ModelError(path + ": cannot read file (" + std::string(doc.ErrorName()) + ")");
+  detail::loadXmlFile(doc, path);
   return parseDocument(doc, path);
 }
 

@@ -8,7 +8,7 @@
 
 #include "core/log.hpp"
 #include "model/mjcf_detail.hpp"
-#include "model/xml_errors.hpp"
+#include "model/xml_common.hpp"
 
 namespace clusterdyn::mjcf {
 namespace {
@@ -16,14 +16,7 @@ namespace {
 constexpr double kPi = 3.14159265358979323846;
 constexpr double kEps = 1e-14;  // MuJoCo's mjEPS
 
-bool parseDouble(const std::string& text, double& out) {
-  const char* begin = text.c_str();
-  char* end = nullptr;
-  out = std::strtod(begin, &end);
-  if (end == begin) return false;
-  while (*end == ' ' || *end == '\t' || *end == '\n' || *end == '\r') ++end;
-  return *end == '\0';
-}
+using detail::parseDouble;
 
 Mat3 quatProductMatrix(const Eigen::Quaterniond& q) { return q.normalized().toRotationMatrix(); }
 

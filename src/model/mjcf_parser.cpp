@@ -8,7 +8,7 @@
 #include "clusterdyn/mjcf.hpp"
 #include "core/log.hpp"
 #include "model/mjcf_detail.hpp"
-#include "model/xml_errors.hpp"
+#include "model/xml_common.hpp"
 
 namespace clusterdyn {
 namespace mjcf {

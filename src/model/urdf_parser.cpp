@@ -11,7 +11,7 @@
 
 #include "clusterdyn/urdf.hpp"
 #include "core/log.hpp"
-#include "model/xml_errors.hpp"
+#include "model/xml_common.hpp"
 
 namespace clusterdyn {
 namespace {
@@ -34,12 +34,7 @@ class Reader {
   }
 
   static bool parseDouble(const std::string& text, double& out) {
-    const char* begin = text.c_str();
-    char* end = nullptr;
-    out = std::strtod(begin, &end);
-    if (end == begin) return false;
-    while (*end == ' ' || *end == '\t' || *end == '\n' || *end == '\r') ++end;
-    return *end == '\0';
+    return detail::parseDouble(text, out);
   }
 
   double number(const XMLElement* e, const char* attr, bool required, double def) const {

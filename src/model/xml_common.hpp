@@ -1,9 +1,10 @@
 // What the XML readers (URDF(+), MJCF) share: the ModelError of an element, "file:line: <tag
-// name="...">: what", and reading a file into a tinyxml2 document.
+// name="...">: what", reading a file into a tinyxml2 document, and parsing one number.
 #pragma once
 
 #include <tinyxml2.h>
 
+#include <cstdlib>
 #include <sstream>
 #include <string>
 
@@ -32,6 +33,16 @@ inline void loadXmlFile(tinyxml2::XMLDocument& doc, const std::string& path) {
       err == tinyxml2::XML_ERROR_FILE_COULD_NOT_BE_OPENED ||
       err == tinyxml2::XML_ERROR_FILE_READ_ERROR)
     throw ModelError(path + ": cannot read file (" + std::string(doc.ErrorName()) + ")");
+}
+
+/// One floating-point number, surrounding white space allowed after it; false for anything else.
+inline bool parseDouble(const std::string& text, double& out) {
+  const char* begin = text.c_str();
+  char* end = nullptr;
+  out = std::strtod(begin, &end);
+  if (end == begin) return false;
+  while (*end == ' ' || *end == '\t' || *end == '\n' || *end == '\r') ++end;
+  return *end == '\0';
 }
 
 }  // namespace clusterdyn::detail

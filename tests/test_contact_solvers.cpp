@@ -41,7 +41,7 @@ RandomProblem randomProblem(std::mt19937_64& rng, int nContacts, bool bilateral,
 
 /// Residuals from the definitions: lambda_n >= 0, |lambda_t| <= mu lambda_n; sigma = G lambda + g
 /// with the De Saxce shift: mu |sigma_t| <= sigma_n (Coulomb), sigma = 0 (bilateral);
-/// |lambda . sigma| per block.
+/// |lambda . sigma| / |lambda|_inf per block.
 double oracleResidual(const RandomProblem& p, const VecX& lambda) {
   const VecX v = p.G * lambda + p.g;
   double worst = 0.0;
@@ -53,7 +53,8 @@ double oracleResidual(const RandomProblem& p, const VecX& lambda) {
     const Vec3 l = lambda.segment<3>(b.row0), s = v.segment<3>(b.row0);
     const double st = s.head<2>().norm(), sn = s[2] + b.mu * st;
     worst = std::max({worst, -l[2], l.head<2>().norm() - b.mu * l[2], b.mu * st - sn});
-    worst = std::max(worst, std::abs(l.head<2>().dot(s.head<2>()) + l[2] * sn));
+    const double ln = l.cwiseAbs().maxCoeff();
+    if (ln > 0.0) worst = std::max(worst, std::abs(l.head<2>().dot(s.head<2>()) + l[2] * sn) / ln);
   }
   return worst;
 }

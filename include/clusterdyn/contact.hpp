@@ -46,7 +46,9 @@ struct ContactResiduals {
   /// primal feasibility: distance of the De Saxce velocity sigma = G lambda + g + s to K* (m/s;
   /// for a contact, the normal velocity below its target, the "gap >= 0" condition)
   double velocity = 0.0;
-  double complementarity = 0.0;  ///< max over blocks |lambda_b . sigma_b| (N s m/s)
+  /// max over blocks |lambda_b . sigma_b| / |lambda_b|_inf (m/s: the velocity along the
+  /// impulse; 0 for lambda_b = 0), independent of the impulses' scale (of dt)
+  double complementarity = 0.0;
 };
 
 /// Settings of the contact solvers. Status::Ok means all three ContactResiduals of the returned
@@ -63,6 +65,10 @@ struct ContactSolverSettings {
   double rhoRatio = 10.0;
   double rhoFactor = 4.0;
   int rhoEvery = 5;
+  /// At most this many changes of rho per solve: residual balancing that keeps switching rho
+  /// can cycle without converging (seen on near-singular Delassus matrices); with rho fixed
+  /// afterwards the iterations are the plain ADMM ones.
+  int maxRhoUpdates = 10;
   /// ADMM over-relaxation alpha in (0, 2) (Boyd et al. 2011, §3.4.3).
   double overRelaxation = 1.0;
 };

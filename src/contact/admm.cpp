@@ -76,7 +76,7 @@ Status solveContactAdmm(const MatX& G, const VecX& g, const std::vector<ConeBloc
     for (const ConeBlock& b : blocks) detail::projectCone(b, y.data() + b.row0);
     w += rho * (x - y);  // dual update
     // Residual balancing on the primal |x - y| and dual rho |y - y_prev| residuals.
-    if ((it + 1) % settings.rhoEvery == 0) {
+    if ((it + 1) % settings.rhoEvery == 0 && result.rhoUpdates < settings.maxRhoUpdates) {
       const double primal = (x - y).cwiseAbs().maxCoeff();
       const double dual = rho * (y - yPrev).cwiseAbs().maxCoeff();
       double next = rho;

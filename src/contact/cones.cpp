@@ -106,10 +106,10 @@ Status checkContactProblem(const MatX& G, const VecX& g, const std::vector<ConeB
     return contactFail(ws, Status::InvalidArgument, "maxIterations must be >= 0");
   if (!(s.rhoScale > 0.0) || !std::isfinite(s.rhoScale) || !(s.rhoRatio > 1.0) ||
       !(s.rhoFactor > 1.0) || !std::isfinite(s.rhoRatio) || !std::isfinite(s.rhoFactor) ||
-      s.rhoEvery < 1)
+      s.rhoEvery < 1 || s.maxRhoUpdates < 0)
     return contactFail(ws, Status::InvalidArgument,
                        "rhoScale > 0, rhoRatio > 1, rhoFactor > 1 (finite) and rhoEvery >= 1 "
-                       "are required");
+                       "are required, maxRhoUpdates >= 0");
   if (!(s.overRelaxation > 0.0 && s.overRelaxation < 2.0))
     return contactFail(ws, Status::InvalidArgument, "overRelaxation must be in (0, 2)");
   int row = 0;
@@ -154,7 +154,9 @@ ContactResiduals contactResiduals(const MatX& G, const VecX& g,
     std::copy(sg, sg + b.rows, proj);
     detail::projectDualCone(b, proj);
     for (int i = 0; i < b.rows; ++i) r.velocity = std::max(r.velocity, std::abs(sg[i] - proj[i]));
-    r.complementarity = std::max(r.complementarity, std::abs(dot));
+    double norm = 0.0;  // |lambda_b|: the complementarity as a velocity along the impulse
+    for (int i = 0; i < b.rows; ++i) norm = std::max(norm, std::abs(l[i]));
+    if (norm > 0.0) r.complementarity = std::max(r.complementarity, std::abs(dot) / norm);
   }
   // A NaN anywhere must not read as converged.
   if (!std::isfinite(r.cone + r.velocity + r.complementarity))

@@ -101,7 +101,7 @@ Status checkContactProblem(const MatX& G, const VecX& g, const std::vector<ConeB
 
 /// The residuals of lambda (ws.sigma receives the De Saxce velocity).
 ContactResiduals contactResiduals(const MatX& G, const VecX& g,
-                                  const std::vector<ConeBlock>& blocks, const VecX& lambda,
+                                  const std::vector<ConeBlock>& blocks, ConstVecRef lambda,
                                   ContactSolverWorkspace& ws);
 
 /// Projected Gauss-Seidel (the baseline; Moreau 1988, Jean 1999): per block, the normal row

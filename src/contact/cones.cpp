@@ -67,7 +67,7 @@ void deSaxceShift(const ConeBlock& b, const double* sigma, double* s) {
 }
 
 void deSaxceVelocity(const MatX& G, const VecX& g, const std::vector<ConeBlock>& blocks,
-                     const VecX& lambda, ContactSolverWorkspace& ws) {
+                     ConstVecRef lambda, ContactSolverWorkspace& ws) {
   const int m = static_cast<int>(g.size());
   auto sigma = ws.sigma.head(m);
   sigma.noalias() = G * lambda;
@@ -136,7 +136,7 @@ Status checkContactProblem(const MatX& G, const VecX& g, const std::vector<ConeB
 }
 
 ContactResiduals contactResiduals(const MatX& G, const VecX& g,
-                                  const std::vector<ConeBlock>& blocks, const VecX& lambda,
+                                  const std::vector<ConeBlock>& blocks, ConstVecRef lambda,
                                   ContactSolverWorkspace& ws) {
   detail::deSaxceVelocity(G, g, blocks, lambda, ws);
   ContactResiduals r;

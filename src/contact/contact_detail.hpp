@@ -17,7 +17,7 @@ void deSaxceShift(const ConeBlock& b, const double* sigma, double* s);
 
 /// ws.sigma = G lambda + g + s(G lambda + g) (the De Saxce velocity of lambda).
 void deSaxceVelocity(const MatX& G, const VecX& g, const std::vector<ConeBlock>& blocks,
-                     const VecX& lambda, ContactSolverWorkspace& ws);
+                     ConstVecRef lambda, ContactSolverWorkspace& ws);
 
 template <typename... Args>
 Status contactFail(ContactSolverWorkspace& ws, Status s, const char* fmt, Args... args) {

@@ -239,3 +239,48 @@ TEST(ContactStep, EmbeddedLoopsMatchTheSameLoopsAsBilateralRows) {
   EXPECT_TRUE(test::isClose(vcInE, ve, 1e-8));
   EXPECT_TRUE(test::isClose(cdc.lambda.tail(12), cde.lambda, 1e-7, 1e-3));
 }
+
+TEST(ContactStep, CallerContactsMatchTheGroundFeet) {
+  // The slope block with its feet given as caller contacts (normal, gap and mu set before each
+  // step from the body pose, as a collision detector would) steps exactly as the ground feet.
+  const double theta = std::atan(0.5), mu = 0.3;
+  Slope ground(theta, mu);
+  const ClusterModel& cm = ground.model;
+  ContactProblem caller(cm);
+  const Vec3 n(-std::sin(theta), 0.0, std::cos(theta));
+  std::vector<Vec3> feet;
+  for (const double x : {0.1, -0.1})
+    for (const double y : {0.05, -0.05}) feet.emplace_back(x, y, -0.05);
+  for (int i = 0; i < 4; ++i) caller.addPointContact("c" + std::to_string(i), 0, feet[i]);
+  EXPECT_THROW(caller.addPointContact("c0", 0, Vec3::Zero()), ModelError);   // duplicate name
+  EXPECT_THROW(caller.addPointContact("bad", 7, Vec3::Zero()), ModelError);  // no such body
+  ClusterData dg(cm), dc(cm);
+  ContactData cg(cm, ground.problem), cc(cm, caller);
+  VecX qc = ground.q, vc = ground.v;
+  StepSettings st;
+  st.contact.maxIterations = 5000;
+  Data fk(cm.treeModel);
+  for (int k = 0; k < 50; ++k) {
+    forwardKinematics(cm.treeModel, fk, qc);
+    for (int i = 0; i < 4; ++i) {
+      cc.normal[i] = 3.0 * n;  // any length: normalized by the step
+      cc.gap[i] = n.dot(fk.oMi[0].R * feet[i] + fk.oMi[0].p);
+      cc.mu[i] = mu;
+    }
+    ASSERT_EQ(contactStep(cm, dg, ground.problem, cg, ground.q, ground.v, VecX::Zero(6), st),
+              Status::Ok)
+        << dg.errorMessage();
+    ASSERT_EQ(contactStep(cm, dc, caller, cc, qc, vc, VecX::Zero(6), st), Status::Ok)
+        << dc.errorMessage();
+  }
+  // To the solver tolerance (1e-10 m/s per step; the frames differ in their last bits).
+  EXPECT_TRUE(test::isClose(qc, ground.q, 1e-10));
+  EXPECT_TRUE(test::isClose(vc, ground.v, 1e-8));
+  // A caller contact with a zero normal or a negative mu is rejected before anything changes.
+  cc.mu[2] = -0.1;
+  const VecX q0 = qc;
+  EXPECT_EQ(contactStep(cm, dc, caller, cc, qc, vc, VecX::Zero(6), st), Status::InvalidArgument);
+  EXPECT_NE(std::string(dc.errorMessage()).find("contact 2 ('c2')"), std::string::npos)
+      << dc.errorMessage();
+  EXPECT_EQ(qc, q0);
+}

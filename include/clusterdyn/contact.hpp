@@ -117,8 +117,10 @@ Status solveContactPgs(const MatX& G, const VecX& g, const std::vector<ConeBlock
 /// ADMMContactSolver of Pinocchio 3): for a fixed shift s it solves
 ///   min 1/2 x^T G x + (g + s)^T x  s.t. x = y, y in K
 /// by x = (G + rho I)^-1 (rho y - w - g - s), y = Proj_K(x + w / rho), w += rho (x - y),
-/// the shift s updated each iteration from the velocity G y + g; stopped by the three
-/// ContactResiduals of y (the returned lambda). Warm start as solveContactPgs.
+/// the shift s = mu |w_t| on each normal row refreshed every iteration from the dual estimate
+/// -w of the velocity; stopped by the three ContactResiduals of y (the returned lambda). G must
+/// be symmetric positive semi-definite (not checked; NotPositiveDefinite when G + rho I does not
+/// factorize). Warm start as solveContactPgs.
 Status solveContactAdmm(const MatX& G, const VecX& g, const std::vector<ConeBlock>& blocks,
                         const ContactSolverSettings& settings, ContactSolverWorkspace& ws,
                         VecX& lambda, ContactSolverResult& result);

@@ -206,7 +206,7 @@ struct ContactData {
   const ContactProblem* problem = nullptr;
   ConstraintData rows;  ///< Jacobian (world-aligned contact rows) and Delassus matrix
   // Per contact (inputs for Caller contacts, outputs for Ground ones):
-  std::vector<Vec3> normal;  ///< world, unit
+  std::vector<Vec3> normal;  ///< world; Caller: any non-zero length, normalized in place
   VecX gap;                  ///< m; negative = penetration
   VecX mu;
   // The last step's constraint-space problem (rows: bilateral, then 3 per contact (t1, t2, n)):

@@ -8,6 +8,7 @@
 #include "clusterdyn/configuration.hpp"
 #include "clusterdyn/constraint_forces.hpp"
 #include "clusterdyn/constraints.hpp"
+#include "clusterdyn/contact.hpp"
 #include "clusterdyn/crba.hpp"
 #include "clusterdyn/data.hpp"
 #include "clusterdyn/derivatives.hpp"

@@ -15,6 +15,9 @@ VecX randomConfiguration(const Model& model, std::mt19937_64& rng, double range 
 /// q (+) v dt: configuration reached after moving with constant generalized velocity v for dt
 /// (body-frame exponential map for floating, spherical and planar joints).
 VecX integrate(const Model& model, ConstVecRef q, ConstVecRef v, double dt);
+/// The same into preallocated storage (size nq; may be q itself): no heap allocation.
+void integrateInto(const Model& model, ConstVecRef q, ConstVecRef v, double dt,
+                   Eigen::Ref<VecX> out);
 /// Normalizes every quaternion of q in place.
 void normalizeConfiguration(const Model& model, Eigen::Ref<VecX> q);
 

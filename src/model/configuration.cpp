@@ -79,6 +79,14 @@ VecX randomConfiguration(const Model& model, std::mt19937_64& rng, double range)
 
 VecX integrate(const Model& model, ConstVecRef q, ConstVecRef v, double dt) {
   VecX out = q;
+  integrateInto(model, q, v, dt, out);
+  return out;
+}
+
+void integrateInto(const Model& model, ConstVecRef q, ConstVecRef v, double dt,
+                   Eigen::Ref<VecX> out) {
+  // Each joint reads its own entries of q before writing them: out may alias q.
+  if (out.data() != q.data()) out = q;
   for (int i = 0; i < model.nbodies; ++i) {
     const int iq = model.idx_q[i], iv = model.idx_v[i];
     switch (model.joints[i].type) {
@@ -127,7 +135,6 @@ VecX integrate(const Model& model, ConstVecRef q, ConstVecRef v, double dt) {
         break;
     }
   }
-  return out;
 }
 
 void normalizeConfiguration(const Model& model, Eigen::Ref<VecX> q) {

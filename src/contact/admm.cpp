@@ -1,0 +1,115 @@
+// ADMM on the De Saxce-corrected contact problem (Carpentier, Le Lidec, Montaut, Mansard 2024;
+// the ADMMContactSolver of Pinocchio 3): the splitting x = y of
+//   min 1/2 x^T G x + (g + s)^T x + I_K(y),
+// with the De Saxce shift s refreshed every iteration, and the penalty rho adapted by residual
+// balancing (Boyd, Parikh, Chu, Peleato, Eckstein 2011, §3.4.1). The returned impulse is y (in K
+// by construction); convergence is judged on its three residuals (cones.cpp).
+#include <algorithm>
+#include <cmath>
+
+#include "contact/contact_detail.hpp"
+
+namespace clusterdyn {
+
+namespace {
+
+/// Factorizes G + rho I into ws.llt (m x m top-left block of ws.A). False when not SPD.
+bool factor(const MatX& G, double rho, ContactSolverWorkspace& ws) {
+  const int m = static_cast<int>(G.rows());
+  auto A = ws.A.topLeftCorner(m, m);
+  A = G;
+  A.diagonal().array() += rho;
+  ws.llt.compute(A);
+  return ws.llt.info() == Eigen::Success;
+}
+
+}  // namespace
+
+Status solveContactAdmm(const MatX& G, const VecX& g, const std::vector<ConeBlock>& blocks,
+                        const ContactSolverSettings& settings, ContactSolverWorkspace& ws,
+                        VecX& lambda, ContactSolverResult& result) {
+  CDYN_CONTACT_TRY(checkContactProblem(G, g, blocks, settings, ws));
+  const int m = static_cast<int>(g.size());
+  if (lambda.size() != m)
+    return detail::contactFail(ws, Status::InvalidSize, "lambda has size %ld, expected %d",
+                               static_cast<long>(lambda.size()), m);
+  result = ContactSolverResult();
+  if (!lambda.allFinite()) lambda.setZero();  // an unusable warm start: cold start
+  auto x = ws.x.head(m), y = ws.y.head(m), yPrev = ws.yPrev.head(m), w = ws.w.head(m),
+       rhs = ws.rhs.head(m), s = ws.shift.head(m), sigma = ws.sigma.head(m);
+  y = lambda;
+  for (const ConeBlock& b : blocks) detail::projectCone(b, y.data() + b.row0);
+  x = y;
+  // Dual variable: minus the (dual-cone part of the) De Saxce velocity of the warm start.
+  detail::deSaxceVelocity(G, g, blocks, y, ws);
+  w = -sigma;
+  for (const ConeBlock& b : blocks) {
+    detail::projectDualCone(b, sigma.data() + b.row0);  // sigma is scratch here
+    w.segment(b.row0, b.rows) = -sigma.segment(b.row0, b.rows);
+  }
+  const double meanDiagonal = m ? G.diagonal().sum() / m : 1.0;
+  double rho = settings.rhoScale * (meanDiagonal > 0.0 ? meanDiagonal : 1.0);
+  if (!factor(G, rho, ws))
+    return detail::contactFail(ws, Status::NotPositiveDefinite,
+                               "ADMM: G + rho I is not positive definite (G not symmetric "
+                               "positive semi-definite?)");
+  const double alpha = settings.overRelaxation;
+  for (int it = 0;; ++it) {
+    result.iterations = it;
+    result.residuals = contactResiduals(G, g, blocks, y, ws);  // sigma: De Saxce velocity of y
+    const ContactResiduals& r = result.residuals;
+    result.converged = r.cone <= settings.tolerance && r.velocity <= settings.tolerance &&
+                       r.complementarity <= settings.tolerance;
+    if (result.converged || it == settings.maxIterations || !std::isfinite(r.velocity)) break;
+    // The shift from the dual estimate of the velocity, -w (as Pinocchio's solver computes it
+    // from its dual variable): s_n = mu |w_t| (the shift moves the normal row only).
+    for (const ConeBlock& b : blocks) {
+      for (int i = 0; i < b.rows; ++i) s[b.row0 + i] = 0.0;
+      if (b.type == ConeType::Coulomb) s[b.row0 + 2] = b.mu * w.segment<2>(b.row0).norm();
+    }
+    rhs = rho * y - w - g - s;  // x-update: (G + rho I) x = rho y - w - g - s
+    ws.llt.solveInPlace(rhs);
+    x = rhs;
+    x = alpha * x + (1.0 - alpha) * y;  // over-relaxation
+    yPrev = y;
+    y = x + w / rho;  // y-update: projection onto K
+    for (const ConeBlock& b : blocks) detail::projectCone(b, y.data() + b.row0);
+    w += rho * (x - y);  // dual update
+    // Residual balancing on the primal |x - y| and dual rho |y - y_prev| residuals.
+    if ((it + 1) % settings.rhoEvery == 0 && result.rhoUpdates < settings.maxRhoUpdates) {
+      const double primal = (x - y).cwiseAbs().maxCoeff();
+      const double dual = rho * (y - yPrev).cwiseAbs().maxCoeff();
+      double next = rho;
+      if (primal > settings.rhoRatio * dual)
+        next = rho * settings.rhoFactor;
+      else if (dual > settings.rhoRatio * primal)
+        next = rho / settings.rhoFactor;
+      next = std::min(std::max(next, 1e-12 * meanDiagonal), 1e12 * meanDiagonal);
+      if (next != rho && std::isfinite(next) && factor(G, next, ws)) {
+        rho = next;
+        ++result.rhoUpdates;
+      } else if (next != rho) {
+        factor(G, rho, ws);  // keep the previous factorization usable
+      }
+    }
+  }
+  result.rho = rho;
+  if (!y.allFinite()) {  // never hand out a NaN
+    lambda.setZero();
+    result.residuals = contactResiduals(G, g, blocks, lambda, ws);
+    result.converged = false;
+    return detail::contactFail(ws, Status::NonFinite, "ADMM: the iterates overflowed");
+  }
+  lambda = y;
+  if (!result.converged)
+    return detail::contactFail(
+        ws, Status::NotConverged,
+        "ADMM: residuals (cone %.3g, velocity %.3g, complementarity %.3g) > tolerance %.3g after "
+        "%d iterations",
+        result.residuals.cone, result.residuals.velocity, result.residuals.complementarity,
+        settings.tolerance, result.iterations);
+  ws.lastError[0] = '\0';
+  return Status::Ok;
+}
+
+}  // namespace clusterdyn

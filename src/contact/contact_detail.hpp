@@ -1,0 +1,35 @@
+// Internal building blocks of the contact solvers: the per-cone-type projections (cones.cpp).
+#pragma once
+
+#include <cstdio>
+
+#include "clusterdyn/contact.hpp"
+
+namespace clusterdyn::detail {
+
+/// x <- Proj_K(x) for the block's cone K (x: its `rows` entries).
+void projectCone(const ConeBlock& b, double* x);
+/// x <- Proj_K*(x), K* the dual cone of the block.
+void projectDualCone(const ConeBlock& b, double* x);
+/// The De Saxce shift of the block for the constraint velocity sigma: added to the normal row of
+/// a Coulomb block (mu |sigma_t|), zero for the other types. Writes `rows` entries of s.
+void deSaxceShift(const ConeBlock& b, const double* sigma, double* s);
+
+/// ws.sigma = G lambda + g + s(G lambda + g) (the De Saxce velocity of lambda).
+void deSaxceVelocity(const MatX& G, const VecX& g, const std::vector<ConeBlock>& blocks,
+                     ConstVecRef lambda, ContactSolverWorkspace& ws);
+
+template <typename... Args>
+Status contactFail(ContactSolverWorkspace& ws, Status s, const char* fmt, Args... args) {
+  std::snprintf(ws.lastError, sizeof(ws.lastError), fmt, args...);
+  return s;
+}
+
+}  // namespace clusterdyn::detail
+
+/// Returns the status of a contact-solver call when it is not Ok.
+#define CDYN_CONTACT_TRY(expr)                               \
+  do {                                                       \
+    const ::clusterdyn::Status cdyn_s_ = (expr);             \
+    if (cdyn_s_ != ::clusterdyn::Status::Ok) return cdyn_s_; \
+  } while (0)

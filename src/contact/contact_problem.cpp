@@ -1,0 +1,195 @@
+// Contact problems on a cluster model: the rows (bilateral constraints, point contacts), the
+// workspace, and the constraint-space problem of one step (Delassus matrix of the cluster tree
+// in contact frames, free velocity, position feedback).
+#include <cmath>
+
+#include "cluster/cluster_detail.hpp"
+#include "contact/contact_detail.hpp"
+#include "core/check.hpp"
+
+namespace clusterdyn {
+
+ContactProblem::ContactProblem(const ClusterModel& model, const ConstraintSet* bilateral)
+    : set_(model) {
+  if (bilateral) {
+    if (&bilateral->model() != &model)
+      throw ModelError("ContactProblem: the bilateral constraint set belongs to another model");
+    for (const RigidConstraint& c : bilateral->constraints()) set_.add(c);
+  }
+  nBilateral_ = set_.size();
+  bilateralRows_ = set_.rows();
+}
+
+int ContactProblem::addPointContact(const std::string& name, int body, const Vec3& point) {
+  if (!point.allFinite()) throw ModelError("contact '" + name + "': the point is not finite");
+  RigidConstraint c;
+  c.name = name;
+  c.type = ConstraintType::Point;
+  c.body1 = body;
+  c.placement1 = Transform(Mat3::Identity(), point);
+  c.body2 = -1;
+  c.frame = ReferenceFrame::LocalWorldAligned;  // rows: world velocity of the point
+  set_.add(c);                                  // checks the body and the name
+  PointContact pc;
+  pc.name = name;
+  pc.body = body;
+  pc.point = point;
+  contacts_.push_back(pc);
+  return static_cast<int>(contacts_.size()) - 1;
+}
+
+int ContactProblem::addGroundFoot(const std::string& name, int body, const Vec3& centre,
+                                  double radius, double mu) {
+  if (!(radius >= 0.0) || !std::isfinite(radius))
+    throw ModelError("foot '" + name + "': radius must be >= 0 and finite");
+  if (!(mu >= 0.0) || !std::isfinite(mu))
+    throw ModelError("foot '" + name + "': mu must be >= 0 and finite");
+  const int i = addPointContact(name, body, centre);
+  contacts_[i].source = ContactSource::Ground;
+  contacts_[i].radius = radius;
+  contacts_[i].mu = mu;
+  return i;
+}
+
+void ContactProblem::setGround(const Vec3& normal, double offset) {
+  const double n = normal.norm();
+  if (!(n > 0.0) || !std::isfinite(n) || !std::isfinite(offset))
+    throw ModelError("setGround: the normal must be non-zero and finite, the offset finite");
+  ground_.normal = normal / n;
+  ground_.offset = offset;
+}
+
+ContactData::ContactData(const ClusterModel& model, const ContactProblem& p)
+    : problem(&p), rows(model, p.rows()) {
+  const int nc = static_cast<int>(p.contacts().size()), m = p.rows().rows();
+  normal.assign(nc, Vec3::UnitZ());
+  gap.setZero(nc);
+  mu.setZero(nc);
+  frame.assign(nc, Mat3::Identity());
+  for (int i = 0; i < p.rows().size(); ++i) {
+    ConeBlock b;
+    b.row0 = p.rows().rowOffset(i);
+    b.rows = p.rows().constraints()[i].rows();
+    b.type = i < p.bilateralCount() ? ConeType::Bilateral : ConeType::Coulomb;
+    blocks.push_back(b);
+  }
+  G.setZero(m, m);
+  g.setZero(m);
+  lambda.setZero(m);
+  velocity.setZero(m);
+  solver.resize(m);
+  y.setZero(model.nyq);
+  ydot.setZero(model.ny);
+  ydotFree.setZero(model.ny);
+  yddFree.setZero(model.ny);
+  tauTotal.setZero(model.ny);
+  qNext.setZero(model.treeModel.nq);
+  vSpan.setZero(model.treeModel.nv);
+  Jc.setZero(m, model.ny);
+}
+
+namespace {
+
+/// Contact frame [t1 t2 n] from the unit normal n (t1 orthogonal to n and to the world axis
+/// least aligned with it).
+Mat3 contactFrame(const Vec3& n) {
+  int k = 0;
+  n.cwiseAbs().minCoeff(&k);
+  const Vec3 t1 = n.cross(Vec3::Unit(k)).normalized();
+  Mat3 R;
+  R.col(0) = t1;
+  R.col(1) = n.cross(t1);
+  R.col(2) = n;
+  return R;
+}
+
+Status checkStepSettings(Data& td, const StepSettings& s) {
+  if (!(s.dt > 0.0) || !std::isfinite(s.dt))
+    return detail::fail(td, Status::InvalidArgument, "settings.dt = %g must be positive", s.dt);
+  if (!(s.beta >= 0.0 && s.beta <= 1.0))
+    return detail::fail(td, Status::InvalidArgument, "settings.beta = %g must be in [0, 1]",
+                        s.beta);
+  if (!(s.maxPushVelocity >= 0.0) || !std::isfinite(s.maxPushVelocity))
+    return detail::fail(td, Status::InvalidArgument, "settings.maxPushVelocity must be >= 0");
+  if (!(s.activationDistance >= 0.0))
+    return detail::fail(td, Status::InvalidArgument, "settings.activationDistance must be >= 0");
+  return Status::Ok;
+}
+
+}  // namespace
+
+Status assembleContactProblem(const ClusterModel& model, ClusterData& data,
+                              const ContactProblem& problem, ContactData& cd, ConstVecRef q,
+                              ConstVecRef v, ConstVecRef tauY, const StepSettings& s) {
+  Data& td = data.treeData;
+  if (cd.problem != &problem || &problem.model() != &model)
+    return detail::fail(td, Status::WorkspaceMismatch,
+                        "the ContactData / ContactProblem belong to another problem or model");
+  CDYN_TRY(checkStepSettings(td, s));
+  const ConstraintSet& set = problem.rows();
+  const int nb = problem.bilateralCount();
+  const int nc = static_cast<int>(problem.contacts().size());
+  for (int i = 0; i < nc; ++i) {
+    if (problem.contacts()[i].source != ContactSource::Caller) continue;
+    const double nn = cd.normal[i].norm();
+    if (!(nn > 0.0) || !std::isfinite(nn) || !std::isfinite(cd.gap[i]) || !(cd.mu[i] >= 0.0) ||
+        !std::isfinite(cd.mu[i]))
+      return detail::fail(td, Status::InvalidArgument,
+                          "contact %d ('%s'): normal must be non-zero and finite, gap finite, mu "
+                          ">= 0 and finite",
+                          i, problem.contacts()[i].name.c_str());
+  }
+  // Free motion (CE-ABA), the row Jacobian (world-aligned contact rows) and the Delassus matrix
+  // of the cluster tree (PV-OSIMr).
+  CDYN_TRY(ceAba(model, data, q, v, tauY));
+  cd.yddFree = data.ydd;
+  for (int i = 0; i < model.ny; ++i) cd.ydot[i] = v[model.independentVelocity[i]];
+  cd.ydotFree = cd.ydot + s.dt * cd.yddFree;
+  CDYN_TRY(constraintJacobian(model, data, set, cd.rows, q, v));  // also the body poses
+  CDYN_TRY(delassusMatrix(model, data, set, cd.rows, q));
+  cd.G = cd.rows.delassus;
+  cd.Jc = cd.rows.jacobian;
+  const int m = set.rows();
+  // Contact frames, gaps, cones; rows and columns of the contacts turned into their frames.
+  for (int i = 0; i < nc; ++i) {
+    const PointContact& c = problem.contacts()[i];
+    if (c.source == ContactSource::Ground) {
+      const Transform& oMb = td.oMi[c.body];
+      const GroundPlane& gp = problem.ground();
+      cd.normal[i] = gp.normal;
+      cd.gap[i] = gp.normal.dot(oMb.R * c.point + oMb.p) - gp.offset - c.radius;
+      cd.mu[i] = c.mu;
+    } else {
+      cd.normal[i].normalize();
+    }
+    const Mat3 R = contactFrame(cd.normal[i]);
+    cd.frame[i] = R;
+    const int r = set.rowOffset(nb + i);
+    ConeBlock& b = cd.blocks[nb + i];
+    b.mu = cd.mu[i];
+    b.type = cd.gap[i] > s.activationDistance ? ConeType::Inactive : ConeType::Coulomb;
+    for (int j = 0; j < m; ++j) cd.G.block<3, 1>(r, j) = R.transpose() * cd.G.block<3, 1>(r, j);
+    for (int j = 0; j < m; ++j) cd.G.block<1, 3>(j, r) = cd.G.block<1, 3>(j, r) * R;
+    for (int j = 0; j < model.ny; ++j)
+      cd.Jc.block<3, 1>(r, j) = R.transpose() * cd.Jc.block<3, 1>(r, j);
+  }
+  for (int j = 0; j < m; ++j)  // exact symmetry for the solvers' factorizations
+    for (int i = j + 1; i < m; ++i) cd.G(i, j) = cd.G(j, i) = 0.5 * (cd.G(i, j) + cd.G(j, i));
+  // Free constraint velocity plus the position feedback.
+  cd.g.noalias() = cd.Jc * cd.ydotFree;
+  const int mb = problem.bilateralRows();
+  cd.g.head(mb) += (s.beta / s.dt) * cd.rows.phi.head(mb);
+  for (int i = 0; i < nc; ++i) {
+    const int n = set.rowOffset(nb + i) + 2;
+    const double gap = cd.gap[i];
+    cd.g[n] += gap >= 0.0 ? gap / s.dt : std::max(s.beta * gap / s.dt, -s.maxPushVelocity);
+  }
+  if (!detail::allFiniteFast(cd.G) || !detail::allFiniteFast(cd.g))
+    return detail::nonFiniteOutput(td, "assembleContactProblem: G / g",
+                                   {{"q", detail::maxAbs(q), 1},
+                                    {"v", detail::maxAbs(v), 2},
+                                    {"tau", detail::maxAbs(tauY), 1}});
+  return detail::ok(td);
+}
+
+}  // namespace clusterdyn

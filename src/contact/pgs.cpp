@@ -1,0 +1,90 @@
+// Projected Gauss-Seidel on the contact problem (the baseline solver; Moreau 1988, Jean 1999):
+// block by block, the normal row, then the tangent pair projected on the friction disc.
+#include <algorithm>
+#include <cmath>
+
+#include "contact/contact_detail.hpp"
+
+namespace clusterdyn {
+
+namespace {
+
+/// Row velocity (G lambda + g)_i (G symmetric: its column i, contiguous).
+inline double rowVelocity(const MatX& G, const VecX& g, const VecX& lambda, int i) {
+  return G.col(i).dot(lambda) + g[i];
+}
+
+/// One Gauss-Seidel sweep over the blocks.
+void pgsSweep(const MatX& G, const VecX& g, const std::vector<ConeBlock>& blocks, VecX& lambda) {
+  for (const ConeBlock& b : blocks) {
+    const int r = b.row0;
+    switch (b.type) {
+      case ConeType::Inactive:
+        lambda.segment<3>(r).setZero();
+        break;
+      case ConeType::Bilateral:
+        for (int i = r; i < r + b.rows; ++i)
+          if (G(i, i) > 0.0) lambda[i] -= rowVelocity(G, g, lambda, i) / G(i, i);
+        break;
+      case ConeType::Coulomb: {
+        const int n = r + 2;
+        if (G(n, n) > 0.0)
+          lambda[n] = std::max(0.0, lambda[n] - rowVelocity(G, g, lambda, n) / G(n, n));
+        // One scalar step for both tangent rows: a fixed point on the disc boundary then has
+        // its slip velocity opposite the friction (maximal dissipation).
+        const double d = std::max(G(r, r), G(r + 1, r + 1));
+        if (d > 0.0) {
+          const double s0 = rowVelocity(G, g, lambda, r), s1 = rowVelocity(G, g, lambda, r + 1);
+          lambda[r] -= s0 / d;
+          lambda[r + 1] -= s1 / d;
+        }
+        const double tn = std::hypot(lambda[r], lambda[r + 1]), radius = b.mu * lambda[n];
+        if (tn > radius) {
+          const double scale = tn > 0.0 ? radius / tn : 0.0;
+          lambda[r] *= scale;
+          lambda[r + 1] *= scale;
+        }
+        break;
+      }
+    }
+  }
+}
+
+}  // namespace
+
+Status solveContactPgs(const MatX& G, const VecX& g, const std::vector<ConeBlock>& blocks,
+                       const ContactSolverSettings& settings, ContactSolverWorkspace& ws,
+                       VecX& lambda, ContactSolverResult& result) {
+  CDYN_CONTACT_TRY(checkContactProblem(G, g, blocks, settings, ws));
+  if (lambda.size() != g.size())
+    return detail::contactFail(ws, Status::InvalidSize, "lambda has size %ld, expected %ld",
+                               static_cast<long>(lambda.size()), static_cast<long>(g.size()));
+  if (!lambda.allFinite()) lambda.setZero();  // an unusable warm start: cold start
+  for (const ConeBlock& b : blocks) detail::projectCone(b, lambda.data() + b.row0);
+  result = ContactSolverResult();
+  for (int it = 0;; ++it) {
+    result.iterations = it;
+    result.residuals = contactResiduals(G, g, blocks, lambda, ws);
+    const ContactResiduals& r = result.residuals;
+    result.converged = r.cone <= settings.tolerance && r.velocity <= settings.tolerance &&
+                       r.complementarity <= settings.tolerance;
+    if (result.converged || it == settings.maxIterations) break;
+    pgsSweep(G, g, blocks, lambda);
+    if (!lambda.allFinite()) {  // cannot happen with finite G, g; never hand out a NaN
+      lambda.setZero();
+      result.residuals = contactResiduals(G, g, blocks, lambda, ws);
+      return detail::contactFail(ws, Status::NonFinite, "PGS: the impulses overflowed");
+    }
+  }
+  if (!result.converged)
+    return detail::contactFail(
+        ws, Status::NotConverged,
+        "PGS: residuals (cone %.3g, velocity %.3g, complementarity %.3g) > tolerance %.3g after "
+        "%d iterations",
+        result.residuals.cone, result.residuals.velocity, result.residuals.complementarity,
+        settings.tolerance, result.iterations);
+  ws.lastError[0] = '\0';
+  return Status::Ok;
+}
+
+}  // namespace clusterdyn

@@ -1,0 +1,46 @@
+// One semi-implicit Euler step with contacts on the cluster tree: the impulses from the
+// constraint-space problem (contact_problem.cpp, the solvers), the new independent velocities by
+// one more CE-ABA pass with the impulses as generalized forces, the independent positions
+// integrated, the loop closure putting the dependent coordinates back on the manifold.
+#include "cluster/cluster_detail.hpp"
+#include "clusterdyn/configuration.hpp"
+#include "contact/contact_detail.hpp"
+#include "core/check.hpp"
+
+namespace clusterdyn {
+
+Status contactStep(const ClusterModel& model, ClusterData& data, const ContactProblem& problem,
+                   ContactData& cd, Eigen::Ref<VecX> q, Eigen::Ref<VecX> v, ConstVecRef tauY,
+                   const StepSettings& s) {
+  Data& td = data.treeData;
+  CDYN_TRY(assembleContactProblem(model, data, problem, cd, q, v, tauY, s));
+  // Impulses (warm start: the previous step's).
+  if (!s.warmStart) cd.lambda.setZero();
+  const Status solve =
+      s.solver == StepSettings::Solver::Pgs
+          ? solveContactPgs(cd.G, cd.g, cd.blocks, s.contact, cd.solver, cd.lambda, cd.result)
+          : solveContactAdmm(cd.G, cd.g, cd.blocks, s.contact, cd.solver, cd.lambda, cd.result);
+  if (solve != Status::Ok && solve != Status::NotConverged)
+    return detail::fail(td, solve, "contactStep: %.200s", cd.solver.lastError);
+  // y_dot+ = y_dot + dt H^-1 (tau + J^T lambda / dt - C): CE-ABA with the impulses as forces.
+  cd.tauTotal = tauY;
+  cd.tauTotal.noalias() += (1.0 / s.dt) * (cd.Jc.transpose() * cd.lambda);
+  CDYN_TRY(ceAba(model, data, q, v, cd.tauTotal));
+  cd.ydot += s.dt * data.ydd;
+  cd.velocity.noalias() = cd.Jc * cd.ydot;
+  // y+ = y (+) dt y_dot+ on the independent coordinates (the dependent entries of the spanning
+  // integration are discarded), then the closure from the previous, closed configuration.
+  cd.vSpan.setZero();
+  for (int i = 0; i < model.ny; ++i) cd.vSpan[model.independentVelocity[i]] = cd.ydot[i];
+  integrateInto(model.treeModel, q, cd.vSpan, s.dt, cd.qNext);
+  for (int i = 0; i < model.nyq; ++i) cd.y[i] = cd.qNext[model.independentPosition[i]];
+  data.q = q;  // warm start: continue the assembly branch of q
+  CDYN_TRY(independentToSpanning(model, data, cd.y, cd.ydot));
+  q = data.q;
+  v = data.v;
+  if (solve == Status::NotConverged)
+    return detail::fail(td, Status::NotConverged, "contactStep: %.200s", cd.solver.lastError);
+  return detail::ok(td);
+}
+
+}  // namespace clusterdyn

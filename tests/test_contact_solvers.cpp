@@ -1,0 +1,174 @@
+// The constraint-space contact solvers (src/contact/): cone projections checked by Moreau's
+// decomposition, PGS and ADMM on random problems checked by residuals recomputed here from the
+// definitions (not through contactResiduals), and the two solvers against each other.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+
+#include "clusterdyn/contact.hpp"
+#include "contact/contact_detail.hpp"
+#include "test_util.hpp"
+
+using namespace clusterdyn;
+
+namespace {
+
+struct RandomProblem {
+  MatX G;
+  VecX g;
+  std::vector<ConeBlock> blocks;
+};
+
+/// nContacts Coulomb blocks (mu in [0, 1]) and optionally one bilateral block of 2 rows; G = A A^T
+/// with A m x rank (rank < m: redundant rows as four feet under one rigid body), and a physical
+/// drift g = A v + b (a free velocity seen through the rows, plus gaps b_n >= 0 on the normal
+/// rows), for which a solution exists even when G is singular.
+RandomProblem randomProblem(std::mt19937_64& rng, int nContacts, bool bilateral, int rank) {
+  RandomProblem p;
+  int row = 0;
+  if (bilateral) p.blocks.push_back({ConeType::Bilateral, row, 2, 0.0}), row += 2;
+  std::uniform_real_distribution<double> u(0.0, 1.0);
+  for (int i = 0; i < nContacts; ++i)
+    p.blocks.push_back({ConeType::Coulomb, row, 3, u(rng)}), row += 3;
+  const MatX A = MatX::Random(row, rank);
+  p.G = A * A.transpose();
+  p.g = A * test::randomVector(rank, rng);
+  for (const ConeBlock& b : p.blocks)
+    if (b.type == ConeType::Coulomb) p.g[b.row0 + 2] += 0.2 * u(rng);
+  return p;
+}
+
+/// Residuals from the definitions: lambda_n >= 0, |lambda_t| <= mu lambda_n; sigma = G lambda + g
+/// with the De Saxce shift: mu |sigma_t| <= sigma_n (Coulomb), sigma = 0 (bilateral);
+/// |lambda . sigma| / |lambda|_inf per block.
+double oracleResidual(const RandomProblem& p, const VecX& lambda) {
+  const VecX v = p.G * lambda + p.g;
+  double worst = 0.0;
+  for (const ConeBlock& b : p.blocks) {
+    if (b.type == ConeType::Bilateral) {
+      worst = std::max(worst, v.segment(b.row0, b.rows).cwiseAbs().maxCoeff());
+      continue;
+    }
+    const Vec3 l = lambda.segment<3>(b.row0), s = v.segment<3>(b.row0);
+    const double st = s.head<2>().norm(), sn = s[2] + b.mu * st;
+    worst = std::max({worst, -l[2], l.head<2>().norm() - b.mu * l[2], b.mu * st - sn});
+    const double ln = l.cwiseAbs().maxCoeff();
+    if (ln > 0.0) worst = std::max(worst, std::abs(l.head<2>().dot(s.head<2>()) + l[2] * sn) / ln);
+  }
+  return worst;
+}
+
+}  // namespace
+
+TEST(ContactCones, MoreauDecompositionAndIdempotence) {
+  // x = Proj_K(x) - Proj_K*(-x) with the two parts orthogonal (K* the dual cone: -K* the polar).
+  std::mt19937_64 rng(7);
+  for (const double mu : {0.0, 0.3, 1.0, 4.0}) {
+    for (int k = 0; k < 200; ++k) {
+      const ConeBlock b{ConeType::Coulomb, 0, 3, mu};
+      const Vec3 x = 2.0 * test::randomVector(3, rng);
+      Vec3 p = x, d = -x;
+      detail::projectCone(b, p.data());
+      detail::projectDualCone(b, d.data());
+      EXPECT_LT((x - (p - d)).cwiseAbs().maxCoeff(), 1e-14) << "mu " << mu;
+      EXPECT_LT(std::abs(p.dot(d)), 1e-14) << "mu " << mu;
+      EXPECT_GE(p[2], 0.0);
+      EXPECT_LE(p.head<2>().norm(), mu * p[2] + 1e-15);
+      Vec3 pp = p;
+      detail::projectCone(b, pp.data());
+      EXPECT_LT((pp - p).cwiseAbs().maxCoeff(), 1e-15);
+    }
+  }
+  // Bilateral: K = R^k, K* = {0}; Inactive: K = {0}, K* = R^3.
+  Vec3 x(1.0, -2.0, 3.0), y = x;
+  detail::projectCone({ConeType::Bilateral, 0, 3, 0.0}, y.data());
+  EXPECT_EQ(y, x);
+  detail::projectDualCone({ConeType::Bilateral, 0, 3, 0.0}, y.data());
+  EXPECT_EQ(y, Vec3::Zero());
+  y = x;
+  detail::projectCone({ConeType::Inactive, 0, 3, 0.0}, y.data());
+  EXPECT_EQ(y, Vec3::Zero());
+}
+
+TEST(ContactSolvers, PgsAndAdmmConvergeAndAgree) {
+  std::mt19937_64 rng(11);
+  ContactSolverSettings s;
+  s.tolerance = 1e-10;
+  s.maxIterations = 20000;
+  int admmIterations = 0, pgsIterations = 0;
+  for (int trial = 0; trial < 40; ++trial) {
+    const int nc = 1 + trial % 5;
+    const bool bilateral = trial % 3 == 0;
+    const int m = 3 * nc + (bilateral ? 2 : 0);
+    const bool full = trial % 2 == 0;  // full rank: a unique solution, compared directly
+    const RandomProblem p = randomProblem(rng, nc, bilateral, full ? m : std::max(2, m / 2));
+    ContactSolverWorkspace ws(m);
+    VecX la = VecX::Zero(m), lp = VecX::Zero(m);
+    ContactSolverResult ra, rp;
+    const Status sa = solveContactAdmm(p.G, p.g, p.blocks, s, ws, la, ra);
+    EXPECT_EQ(sa, Status::Ok) << "trial " << trial << ": " << ws.lastError;
+    const Status sp = solveContactPgs(p.G, p.g, p.blocks, s, ws, lp, rp);
+    EXPECT_EQ(sp, Status::Ok) << "trial " << trial << ": " << ws.lastError;
+    admmIterations += ra.iterations;
+    pgsIterations += rp.iterations;
+    EXPECT_LT(oracleResidual(p, la), 1e-8) << "ADMM trial " << trial;
+    EXPECT_LT(oracleResidual(p, lp), 1e-8) << "PGS trial " << trial;
+    // Same constraint velocities (unique for the velocity even when lambda is not) ...
+    const VecX va = p.G * la + p.g, vp = p.G * lp + p.g;
+    EXPECT_LT((va - vp).cwiseAbs().maxCoeff(), 1e-6) << "trial " << trial;
+    // ... and the same impulses when G is definite.
+    if (full) EXPECT_LT((la - lp).cwiseAbs().maxCoeff(), 1e-6) << "trial " << trial;
+  }
+  RecordProperty("admm_iterations", admmIterations);
+  RecordProperty("pgs_iterations", pgsIterations);
+}
+
+TEST(ContactSolvers, WarmStartAtTheSolutionStopsAtOnce) {
+  std::mt19937_64 rng(5);
+  const RandomProblem p = randomProblem(rng, 4, true, 14);
+  ContactSolverWorkspace ws(14);
+  ContactSolverSettings s;
+  s.maxIterations = 20000;
+  VecX l = VecX::Zero(14);
+  ContactSolverResult r;
+  ASSERT_EQ(solveContactAdmm(p.G, p.g, p.blocks, s, ws, l, r), Status::Ok) << ws.lastError;
+  ASSERT_EQ(solveContactPgs(p.G, p.g, p.blocks, s, ws, l, r), Status::Ok) << ws.lastError;
+  EXPECT_EQ(r.iterations, 0);
+  ASSERT_EQ(solveContactAdmm(p.G, p.g, p.blocks, s, ws, l, r), Status::Ok) << ws.lastError;
+  EXPECT_EQ(r.iterations, 0);
+}
+
+TEST(ContactSolvers, RejectsBadInputsAndNeverReturnsNaN) {
+  std::mt19937_64 rng(3);
+  RandomProblem p = randomProblem(rng, 2, false, 6);
+  ContactSolverWorkspace ws(6);
+  ContactSolverSettings s;
+  VecX l = VecX::Zero(6);
+  ContactSolverResult r;
+  RandomProblem bad = p;
+  bad.blocks[1].row0 = 2;  // overlaps
+  EXPECT_EQ(solveContactAdmm(bad.G, bad.g, bad.blocks, s, ws, l, r), Status::InvalidArgument);
+  EXPECT_NE(std::string(ws.lastError).find("blocks[1].row0"), std::string::npos) << ws.lastError;
+  bad = p;
+  bad.blocks[0].mu = -1.0;
+  EXPECT_EQ(solveContactPgs(bad.G, bad.g, bad.blocks, s, ws, l, r), Status::InvalidArgument);
+  bad = p;
+  bad.g[4] = std::nan("");
+  EXPECT_EQ(solveContactPgs(bad.G, bad.g, bad.blocks, s, ws, l, r), Status::NonFinite);
+  EXPECT_EQ(solveContactAdmm(bad.G, bad.g, bad.blocks, s, ws, l, r), Status::NonFinite);
+  EXPECT_TRUE(l.allFinite());
+  ContactSolverWorkspace small(3);
+  EXPECT_EQ(solveContactAdmm(p.G, p.g, p.blocks, s, small, l, r), Status::InvalidSize);
+  // A NaN warm start is a cold start; too few iterations: NotConverged with a finite iterate.
+  l[0] = std::nan("");
+  s.maxIterations = 1;
+  const Status st = solveContactAdmm(p.G, p.g, p.blocks, s, ws, l, r);
+  EXPECT_TRUE(st == Status::NotConverged || st == Status::Ok);
+  EXPECT_TRUE(l.allFinite());
+  // Not positive semi-definite G: ADMM reports it instead of iterating on garbage.
+  RandomProblem neg = p;
+  neg.G = -1e3 * MatX::Identity(6, 6);
+  s.maxIterations = 100;
+  EXPECT_EQ(solveContactAdmm(neg.G, neg.g, neg.blocks, s, ws, l, r), Status::NotPositiveDefinite);
+}

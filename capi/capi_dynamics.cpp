@@ -11,12 +11,10 @@ cdyn_status cdyn_rnea(const cdyn_model* model, cdyn_workspace* ws, const double*
   return compute(model, ws, [&] {
     const cd::Model& m = model->cm.treeModel;
     cd::Data& data = ws->body->data.treeData;
-    CDYN_CHECK(checkArray(ws, q, nq, m.nq, "q"));
-    CDYN_CHECK(checkArray(ws, v, nv, m.nv, "v"));
-    CDYN_CHECK(checkArray(ws, a, na, m.nv, "a"));
-    CDYN_CHECK(checkArray(ws, tau, ntau, m.nv, "tau"));
+    const cdyn_args::ArrayArg args[] = {{q, nq}, {v, nv}, {a, na}, {fext, nfext}, {tau, ntau}};
+    bool given[5];
     const cd::Force* f = nullptr;
-    CDYN_CHECK(readForces(ws, m, fext, nfext, &f));
+    CDYN_CHECK(checkArrays(ws, model->cm, cdyn_args::kRnea, args, given, &f));
     CDYN_CHECK_CXX(cd::rnea(m, data, ConstMap(q, nq), ConstMap(v, nv), ConstMap(a, na), f));
     copyOut(data.tau, tau);
     return ok(ws);
@@ -29,12 +27,10 @@ cdyn_status cdyn_aba(const cdyn_model* model, cdyn_workspace* ws, const double* 
   return compute(model, ws, [&] {
     const cd::Model& m = model->cm.treeModel;
     cd::Data& data = ws->body->data.treeData;
-    CDYN_CHECK(checkArray(ws, q, nq, m.nq, "q"));
-    CDYN_CHECK(checkArray(ws, v, nv, m.nv, "v"));
-    CDYN_CHECK(checkArray(ws, tau, ntau, m.nv, "tau"));
-    CDYN_CHECK(checkArray(ws, ddq, nddq, m.nv, "ddq"));
+    const cdyn_args::ArrayArg args[] = {{q, nq}, {v, nv}, {tau, ntau}, {fext, nfext}, {ddq, nddq}};
+    bool given[5];
     const cd::Force* f = nullptr;
-    CDYN_CHECK(readForces(ws, m, fext, nfext, &f));
+    CDYN_CHECK(checkArrays(ws, model->cm, cdyn_args::kAba, args, given, &f));
     CDYN_CHECK_CXX(cd::aba(m, data, ConstMap(q, nq), ConstMap(v, nv), ConstMap(tau, ntau), f));
     copyOut(data.ddq, ddq);
     return ok(ws);

@@ -5,24 +5,14 @@
 
 namespace cdyn_internal {
 
-namespace {
-/// cdyn_last_error: a pointer to static text per thread (initial-exec: no allocation on first
-/// use, as the arena pointer of arena.cpp).
-__attribute__((tls_model("initial-exec"))) thread_local const char* t_lastError = "";
-}  // namespace
-
-void setLastError(const char* staticMessage) noexcept { t_lastError = staticMessage; }
-
 /// Writes a message into the workspace (when valid) and returns s.
 __attribute__((format(printf, 3, 4))) cdyn_status fail(cdyn_workspace* ws, cdyn_status s,
                                                        const char* fmt, ...) {
-  if (validWorkspace(ws)) {
-    auto& buf = ws->body->data.treeData.lastError;
-    va_list args;
-    va_start(args, fmt);
-    std::vsnprintf(buf.data(), buf.size(), fmt, args);
-    va_end(args);
-  }
+  if (!validWorkspace(ws)) return s;
+  va_list args;
+  va_start(args, fmt);
+  vsay(sinkOf(ws), s, fmt, args);
+  va_end(args);
   return s;
 }
 
@@ -107,6 +97,32 @@ cdyn_status checkOptionalArray(cdyn_workspace* ws, const double* p, int n, int e
   return *present ? checkArray(ws, p, n, expected, name) : CDYN_OK;
 }
 
+cdyn_status checkArrayArgs(cdyn_workspace* ws, const cd::ClusterModel& cm,
+                           const cdyn_args::ArgSpec* spec, const cdyn_args::ArrayArg* a, int n,
+                           bool* present, const cd::Force** fext) {
+  using cdyn_args::Dir;
+  using cdyn_args::Len;
+  const cdyn_args::Sizes sizes = sizesOf(cm);
+  int forces = -1;
+  for (int k = 0; k < n; ++k) {
+    present[k] = false;
+    if (spec[k].len == Len::Fext) forces = k;
+    if (spec[k].len == Len::Fext || spec[k].dir == Dir::MatrixOut) continue;
+    const int expected = sizes.of(spec[k].len);
+    if (spec[k].optional) {
+      CDYN_CHECK(checkOptionalArray(ws, a[k].p, a[k].n, expected, spec[k].name, &present[k]));
+    } else {
+      CDYN_CHECK(checkArray(ws, a[k].p, a[k].n, expected, spec[k].name));
+      present[k] = true;
+    }
+  }
+  *fext = nullptr;
+  if (forces < 0) return CDYN_OK;
+  CDYN_CHECK(readForces(ws, cm.treeModel, a[forces].p, a[forces].n, fext));
+  present[forces] = *fext != nullptr;
+  return CDYN_OK;
+}
+
 /// A column-major rows x cols output matrix with leading dimension ld.
 cdyn_status checkMatrix(cdyn_workspace* ws, const double* p, int ld, int rows, int cols,
                         const char* name, const char* ldName) {
@@ -148,5 +164,3 @@ cdyn_status nameAt(const cdyn_model* m, const std::vector<std::string>& names, i
 }
 
 }  // namespace cdyn_internal
-
-extern "C" const char* cdyn_last_error(void) { return cdyn_internal::t_lastError; }

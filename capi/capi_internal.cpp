@@ -97,32 +97,6 @@ cdyn_status checkOptionalArray(cdyn_workspace* ws, const double* p, int n, int e
   return *present ? checkArray(ws, p, n, expected, name) : CDYN_OK;
 }
 
-cdyn_status checkArrayArgs(cdyn_workspace* ws, const cd::ClusterModel& cm,
-                           const cdyn_args::ArgSpec* spec, const cdyn_args::ArrayArg* a, int n,
-                           bool* present, const cd::Force** fext) {
-  using cdyn_args::Dir;
-  using cdyn_args::Len;
-  const cdyn_args::Sizes sizes = sizesOf(cm);
-  int forces = -1;
-  for (int k = 0; k < n; ++k) {
-    present[k] = false;
-    if (spec[k].len == Len::Fext) forces = k;
-    if (spec[k].len == Len::Fext || spec[k].dir == Dir::MatrixOut) continue;
-    const int expected = sizes.of(spec[k].len);
-    if (spec[k].optional) {
-      CDYN_CHECK(checkOptionalArray(ws, a[k].p, a[k].n, expected, spec[k].name, &present[k]));
-    } else {
-      CDYN_CHECK(checkArray(ws, a[k].p, a[k].n, expected, spec[k].name));
-      present[k] = true;
-    }
-  }
-  *fext = nullptr;
-  if (forces < 0) return CDYN_OK;
-  CDYN_CHECK(readForces(ws, cm.treeModel, a[forces].p, a[forces].n, fext));
-  present[forces] = *fext != nullptr;
-  return CDYN_OK;
-}
-
 /// A column-major rows x cols output matrix with leading dimension ld.
 cdyn_status checkMatrix(cdyn_workspace* ws, const double* p, int ld, int rows, int cols,
                         const char* name, const char* ldName) {

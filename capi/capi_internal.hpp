@@ -161,15 +161,36 @@ inline cdyn_args::Sizes sizesOf(const cd::ClusterModel& cm) {
 /// The arrays of a call checked against its description (capi_args.hpp), in its order, the
 /// external forces last (copied into the workspace: *fext, nullptr when absent); present[k]:
 /// argument k was given (optional ones may be absent). Matrices are left to checkMatrix.
-cdyn_status checkArrayArgs(cdyn_workspace* ws, const cd::ClusterModel& cm,
-                           const cdyn_args::ArgSpec* spec, const cdyn_args::ArrayArg* a, int n,
-                           bool* present, const cd::Force** fext);
-
+/// Inline and unrolled over the constexpr description: the same code as hand-written checks.
 template <std::size_t N>
-cdyn_status checkArrays(cdyn_workspace* ws, const cd::ClusterModel& cm,
-                        const cdyn_args::ArgSpec (&spec)[N], const cdyn_args::ArrayArg (&a)[N],
-                        bool (&present)[N], const cd::Force** fext) {
-  return checkArrayArgs(ws, cm, spec, a, static_cast<int>(N), present, fext);
+inline cdyn_status checkArrays(cdyn_workspace* ws, const cd::ClusterModel& cm,
+                               const cdyn_args::ArgSpec (&spec)[N],
+                               const cdyn_args::ArrayArg (&a)[N], bool (&present)[N],
+                               const cd::Force** fext) {
+  using cdyn_args::Dir;
+  using cdyn_args::Len;
+  const cdyn_args::Sizes sizes = sizesOf(cm);
+  int forces = -1;
+#pragma GCC unroll 8
+  for (std::size_t k = 0; k < N; ++k) {
+    present[k] = false;
+    if (spec[k].len == Len::Fext) forces = static_cast<int>(k);
+    if (spec[k].len == Len::Fext || spec[k].dir == Dir::MatrixOut) continue;
+    const int expected = sizes.of(spec[k].len);
+    if (spec[k].optional) {
+      if (cdyn_status s =
+              checkOptionalArray(ws, a[k].p, a[k].n, expected, spec[k].name, &present[k]))
+        return s;
+    } else {
+      if (cdyn_status s = checkArray(ws, a[k].p, a[k].n, expected, spec[k].name)) return s;
+      present[k] = true;
+    }
+  }
+  *fext = nullptr;
+  if (forces < 0) return CDYN_OK;
+  if (cdyn_status s = readForces(ws, cm.treeModel, a[forces].p, a[forces].n, fext)) return s;
+  present[forces] = *fext != nullptr;
+  return CDYN_OK;
 }
 
 /// A column-major rows x cols output matrix with leading dimension ld.

@@ -193,7 +193,9 @@ def match_fortran(c_arg, f_arg):
     return None
 
 
-def match_ctypes(c_kind_, p_kind):
+def match_ctypes(c_arg, p_kind):
+    """Whether a ctypes argtype binds the C parameter (kind, const): an error text, or None."""
+    c_kind_ = c_arg[0]
     accepted = {"handle": {"c_void_p"}, "void*": {"c_void_p"}, "handle*": {"c_void_p*"},
                 "handle[]": {"c_void_p*"}}
     if p_kind != c_kind_ and p_kind not in accepted.get(c_kind_, ()):

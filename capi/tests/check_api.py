@@ -94,45 +94,39 @@ c_sigs, c_structs = api_signatures.header(header)
 if set(c_sigs) != functions:
     errors.append("api_signatures.header reads other functions than the name scan: "
                   f"{sorted(set(c_sigs) ^ functions)}")
-f_sigs, f_types = api_signatures.fortran(fortran)
-for name in sorted(set(c_sigs) & set(f_sigs)):
-    (cr, cargs), (fr, fargs) = c_sigs[name], f_sigs[name]
-    if cr != fr:
-        errors.append(f"{name}: result {cr} in clusterdyn.h, {fr} in clusterdyn.f90")
-    for k, (ca, fa) in enumerate(zip(cargs, fargs)):
-        why = api_signatures.match_fortran(ca, fa)
-        if why:
-            errors.append(f"{name}: argument {k + 1}: {why} (clusterdyn.f90)")
-for struct, fields in sorted(c_structs.items()):
-    if f_types.get(struct) != fields:
-        errors.append(f"{struct}: fields {fields} in clusterdyn.h, {f_types.get(struct)} in "
-                      "clusterdyn.f90")
 
+
+def compare(face, sigs, structs, match):
+    """Every function and struct of the header against one face (its signatures and structs)."""
+    for name in sorted(functions - set(sigs)):
+        errors.append(f"{face}: no signature of {name}")
+    for name in sorted(set(sigs) - functions):
+        errors.append(f"{face}: a signature of an unknown function {name}")
+    for name in sorted(set(c_sigs) & set(sigs)):
+        (cr, cargs), (r, args) = c_sigs[name], sigs[name]
+        if cr != r:
+            errors.append(f"{name}: result {cr} in clusterdyn.h, {r} in {face}")
+        if len(cargs) != len(args):
+            errors.append(f"{name}: {len(cargs)} arguments in clusterdyn.h, {len(args)} in {face}")
+        for k, (ca, a) in enumerate(zip(cargs, args)):
+            why = match(ca, a)
+            if why:
+                errors.append(f"{name}: argument {k + 1}: {why} ({face})")
+    for struct, fields in sorted(c_structs.items()):
+        if structs.get(struct) != fields:
+            errors.append(f"{struct}: fields {fields} in clusterdyn.h, {structs.get(struct)} in "
+                          f"{face}")
+
+
+f_sigs, f_types = api_signatures.fortran(fortran)
+compare("clusterdyn.f90", f_sigs, f_types, api_signatures.match_fortran)
 spec = importlib.util.spec_from_file_location("_library", src / "python/clusterdyn/_library.py")
 library = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(library)
 p_sigs, p_structs = api_signatures.ctypes(
     library, {"ProximalSettings": "cdyn_proximal_settings",
               "ProximalResult": "cdyn_proximal_result"})
-for name in sorted(functions - set(p_sigs)):
-    errors.append(f"no ctypes signature in _library.py: {name}")
-for name in sorted(set(p_sigs) - functions):
-    errors.append(f"_library.py declares an unknown function: {name}")
-for name in sorted(set(c_sigs) & set(p_sigs)):
-    (cr, cargs), (pr, pargs) = c_sigs[name], p_sigs[name]
-    if cr != pr:
-        errors.append(f"{name}: result {cr} in clusterdyn.h, {pr} in _library.py")
-    if len(cargs) != len(pargs):
-        errors.append(f"{name}: {len(cargs)} arguments in clusterdyn.h, {len(pargs)} in "
-                      "_library.py")
-    for k, ((ck, _), pk) in enumerate(zip(cargs, pargs)):
-        why = api_signatures.match_ctypes(ck, pk)
-        if why:
-            errors.append(f"{name}: argument {k + 1}: {why} (_library.py)")
-for struct, fields in sorted(c_structs.items()):
-    if p_structs.get(struct) != fields:
-        errors.append(f"{struct}: fields {fields} in clusterdyn.h, {p_structs.get(struct)} in "
-                      "_library.py")
+compare("_library.py", p_sigs, p_structs, api_signatures.match_ctypes)
 typed = len(set(c_sigs) & set(f_sigs) & set(p_sigs))
 
 for name in sorted(functions):

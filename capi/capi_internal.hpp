@@ -176,15 +176,10 @@ inline cdyn_status checkArrays(cdyn_workspace* ws, const cd::ClusterModel& cm,
     present[k] = false;
     if (spec[k].len == Len::Fext) forces = static_cast<int>(k);
     if (spec[k].len == Len::Fext || spec[k].dir == Dir::MatrixOut) continue;
-    const int expected = sizes.of(spec[k].len);
-    if (spec[k].optional) {
-      if (cdyn_status s =
-              checkOptionalArray(ws, a[k].p, a[k].n, expected, spec[k].name, &present[k]))
-        return s;
-    } else {
-      if (cdyn_status s = checkArray(ws, a[k].p, a[k].n, expected, spec[k].name)) return s;
-      present[k] = true;
-    }
+    if (spec[k].optional && a[k].p == nullptr && a[k].n == 0) continue;  // absent: (NULL, 0)
+    if (cdyn_status s = checkArray(ws, a[k].p, a[k].n, sizes.of(spec[k].len), spec[k].name))
+      return s;
+    present[k] = true;
   }
   *fext = nullptr;
   if (forces < 0) return CDYN_OK;
@@ -256,14 +251,22 @@ template <typename F>
 cdyn_status compute(const cdyn_model* m, cdyn_workspace* ws, F&& body) noexcept {
   if (cdyn_status s = enter(m, ws)) return s;
   ws->kinLevel = kNone;
-  return guard(sinkOf(ws), Phase::Call, std::forward<F>(body));
+  try {  // the one table; the sink is looked up only on the exceptional path
+    return body();
+  } catch (...) {
+    return statusOfException(sinkOf(ws), Phase::Call);
+  }
 }
 
 /// Preamble of a frame function: like compute, but keeps the kinematics it reads.
 template <typename F>
 cdyn_status computeOnKinematics(const cdyn_model* m, cdyn_workspace* ws, F&& body) noexcept {
   if (cdyn_status s = enter(m, ws)) return s;
-  return guard(sinkOf(ws), Phase::Call, std::forward<F>(body));
+  try {
+    return body();
+  } catch (...) {
+    return statusOfException(sinkOf(ws), Phase::Call);
+  }
 }
 
 /// A model query returning one int (cdyn_model_nq, ...).

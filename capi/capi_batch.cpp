@@ -78,8 +78,7 @@ cdyn_status stateConstrained(const Job& j, const Worker& w, int i, double* const
   }
 }
 
-// ---- the batch functions: fill a Job, run it one of the two ways -----------------------------
-
+// ---- the batch functions: fill a Job, run it one of the two ways ---------------------------
 
 /// A job of a function with the description spec (capi_args.hpp): model sizes read here (a NULL
 /// or invalid model is reported by the caller before); *sizes receives them when given.

@@ -18,6 +18,7 @@ enum class Len : unsigned char {
   Nyq,   ///< independent positions
   Fext,  ///< 6 x nbodies external forces
   NyNy,  ///< an ny x ny matrix (leading dimension ny in a batch)
+  NvNv,  ///< an nv x nv matrix
   Rows,  ///< the constraint set's rows m
 };
 
@@ -51,6 +52,8 @@ struct Sizes {
         return 6 * nbodies;
       case Len::NyNy:
         return ny * ny;
+      case Len::NvNv:
+        return nv * nv;
       case Len::Rows:
         return rows;
     }
@@ -69,6 +72,43 @@ constexpr bool kOpt = true, kReq = false;
 
 // ---- the descriptions (signature order) ------------------------------------------------------
 
+/// cdyn_crba (M: nv x nv, leading dimension ldm >= max(1, nv), checked by cdyn_crba itself)
+inline constexpr ArgSpec kCrba[] = {{"q", Len::Nq, In, kReq},
+                                    {"M", Len::NvNv, Dir::MatrixOut, kReq}};
+/// cdyn_nonlinear_effects
+inline constexpr ArgSpec kNonlinearEffects[] = {
+    {"q", Len::Nq, In, kReq}, {"v", Len::Nv, In, kReq}, {"nle", Len::Nv, Out, kReq}};
+/// cdyn_generalized_gravity
+inline constexpr ArgSpec kGeneralizedGravity[] = {{"q", Len::Nq, In, kReq},
+                                                  {"g", Len::Nv, Out, kReq}};
+/// cdyn_kinetic_energy
+inline constexpr ArgSpec kKineticEnergy[] = {{"q", Len::Nq, In, kReq}, {"v", Len::Nv, In, kReq}};
+/// cdyn_potential_energy
+inline constexpr ArgSpec kPotentialEnergy[] = {{"q", Len::Nq, In, kReq}};
+/// cdyn_integrate
+inline constexpr ArgSpec kIntegrate[] = {
+    {"q", Len::Nq, In, kReq}, {"v", Len::Nv, In, kReq}, {"qout", Len::Nq, Out, kReq}};
+/// cdyn_cluster_bias
+inline constexpr ArgSpec kClusterBias[] = {
+    {"q", Len::Nq, In, kReq}, {"v", Len::Nv, In, kReq}, {"C", Len::Ny, Out, kReq}};
+/// cdyn_solve_loop_closure (q_guess: read once the inputs are validated, capi_closure.cpp)
+inline constexpr ArgSpec kSolveLoopClosure[] = {{"y", Len::Nyq, In, kReq},
+                                                {"q", Len::Nq, Out, kReq}};
+/// cdyn_independent_to_spanning (q_guess as in kSolveLoopClosure)
+inline constexpr ArgSpec kIndependentToSpanning[] = {{"y", Len::Nyq, In, kReq},
+                                                     {"ydot", Len::Ny, In, kReq},
+                                                     {"q", Len::Nq, Out, kReq},
+                                                     {"v", Len::Nv, Out, kReq}};
+/// cdyn_spanning_to_independent
+inline constexpr ArgSpec kSpanningToIndependent[] = {{"q", Len::Nq, In, kReq},
+                                                     {"v", Len::Nv, In, kReq},
+                                                     {"y", Len::Nyq, Out, kReq},
+                                                     {"ydot", Len::Ny, Out, kReq}};
+/// cdyn_project_to_constraints
+inline constexpr ArgSpec kProjectToConstraints[] = {{"q", Len::Nq, In, kReq},
+                                                    {"v", Len::Nv, In, kReq},
+                                                    {"qout", Len::Nq, Out, kReq},
+                                                    {"vout", Len::Nv, Out, kReq}};
 /// cdyn_rnea
 inline constexpr ArgSpec kRnea[] = {{"q", Len::Nq, In, kReq},
                                     {"v", Len::Nv, In, kReq},

@@ -117,9 +117,7 @@ cdyn_status cdyn_cluster_bias(const cdyn_model* model, cdyn_workspace* ws, const
   return compute(model, ws, [&] {
     const cd::ClusterModel& cm = model->cm;
     cd::ClusterData& data = ws->body->data;
-    CDYN_CHECK(checkArray(ws, q, nq, cm.treeModel.nq, "q"));
-    CDYN_CHECK(checkArray(ws, v, nv, cm.treeModel.nv, "v"));
-    CDYN_CHECK(checkArray(ws, C, nc, cm.ny, "C"));
+    CDYN_CHECK(checkArrays(ws, cm, cdyn_args::kClusterBias, {{q, nq}, {v, nv}, {C, nc}}));
     CDYN_CHECK_CXX(cd::clusterBias(cm, data, ConstMap(q, nq), ConstMap(v, nv)));
     copyOut(data.C, C);
     return ok(ws);

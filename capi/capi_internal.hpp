@@ -188,6 +188,16 @@ inline cdyn_status checkArrays(cdyn_workspace* ws, const cd::ClusterModel& cm,
   return CDYN_OK;
 }
 
+/// checkArrays of a function without optional arrays or external forces.
+template <std::size_t N>
+inline cdyn_status checkArrays(cdyn_workspace* ws, const cd::ClusterModel& cm,
+                               const cdyn_args::ArgSpec (&spec)[N],
+                               const cdyn_args::ArrayArg (&a)[N]) {
+  bool given[N];
+  const cd::Force* none = nullptr;
+  return checkArrays(ws, cm, spec, a, given, &none);
+}
+
 /// A column-major rows x cols output matrix with leading dimension ld.
 cdyn_status checkMatrix(cdyn_workspace* ws, const double* p, int ld, int rows, int cols,
                         const char* name, const char* ldName);

@@ -283,15 +283,14 @@ TEST(Robustness, OutOfMemoryLeavesAMessage) {
   if (preload && std::strstr(preload, "vgpreload")) GTEST_SKIP() << "under valgrind";
   // A 1500-link chain: its constraint workspace holds two dense 1500 x 1500 matrices (36 MB).
   const int n = 1500;
-  std::string xml = "<robot name=\"chain\"><link name=\"base\"/>";
-  for (int i = 0; i < n; ++i)
-    xml += "<link name=\"l" + std::to_string(i) +
-           "\"><inertial><mass value=\"1\"/><inertia ixx=\"0.01\" iyy=\"0.01\" izz=\"0.01\" "
-           "ixy=\"0\" ixz=\"0\" iyz=\"0\"/></inertial></link>";
-  for (int i = 0; i < n; ++i)
-    xml += "<joint name=\"j" + std::to_string(i) + "\" type=\"continuous\"><parent link=\"" +
-           (i ? "l" + std::to_string(i - 1) : std::string("base")) + "\"/><child link=\"l" +
-           std::to_string(i) + "\"/><origin xyz=\"0 0 0.1\"/><axis xyz=\"0 1 0\"/></joint>";
+  std::string xml = "<robot name=\"chain\"><link name=\"l0\"/>";
+  for (int i = 1; i <= n; ++i) {  // link li and joint ji from l(i-1)
+    const std::string parent = "l" + std::to_string(i - 1), child = "l" + std::to_string(i);
+    xml += "<link name=\"" + child + "\"><inertial><mass value=\"1\"/><inertia ixx=\"0.01\" " +
+           "iyy=\"0.01\" izz=\"0.01\" ixy=\"0\" ixz=\"0\" iyz=\"0\"/></inertial></link>" +
+           "<joint name=\"j" + child + "\" type=\"continuous\"><parent link=\"" + parent +
+           "\"/><child link=\"" + child + "\"/><axis xyz=\"0 1 0\"/></joint>";
+  }
   xml += "</robot>";
   cdyn_model* m = nullptr;
   char err[256];

@@ -278,6 +278,11 @@ TEST(Robustness, LeadingDimensionPaddingUntouched) {
 TEST(Robustness, OutOfMemoryLeavesAMessage) {
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
   GTEST_SKIP() << "address-space limits do not apply under sanitizers";
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer) || \
+    __has_feature(memory_sanitizer)
+  GTEST_SKIP() << "address-space limits do not apply under sanitizers";
+#endif
 #endif
   const char* preload = std::getenv("LD_PRELOAD");
   if (preload && std::strstr(preload, "vgpreload")) GTEST_SKIP() << "under valgrind";

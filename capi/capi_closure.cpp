@@ -23,8 +23,7 @@ cdyn_status cdyn_solve_loop_closure(const cdyn_model* model, cdyn_workspace* ws,
   return compute(model, ws, [&] {
     const cd::ClusterModel& cm = model->cm;
     cd::ClusterData& data = ws->body->data;
-    CDYN_CHECK(checkArray(ws, y, nyq, cm.nyq, "y"));
-    CDYN_CHECK(checkArray(ws, q, nq, cm.treeModel.nq, "q"));
+    CDYN_CHECK(checkArrays(ws, cm, cdyn_args::kSolveLoopClosure, {{y, nyq}, {q, nq}}));
     CDYN_CHECK_CXX(cd::validateVector(data.treeData, ConstMap(y, nyq), cm.nyq, "y"));
     CDYN_CHECK(readGuess(ws, cm, q_guess, nq_guess));
     const cd::Status s = cd::solveLoopClosure(cm, data, ConstMap(y, nyq));
@@ -41,10 +40,8 @@ cdyn_status cdyn_independent_to_spanning(const cdyn_model* model, cdyn_workspace
   return compute(model, ws, [&] {
     const cd::ClusterModel& cm = model->cm;
     cd::ClusterData& data = ws->body->data;
-    CDYN_CHECK(checkArray(ws, y, nyq, cm.nyq, "y"));
-    CDYN_CHECK(checkArray(ws, ydot, ny, cm.ny, "ydot"));
-    CDYN_CHECK(checkArray(ws, q, nq, cm.treeModel.nq, "q"));
-    CDYN_CHECK(checkArray(ws, v, nv, cm.treeModel.nv, "v"));
+    CDYN_CHECK(checkArrays(ws, cm, cdyn_args::kIndependentToSpanning,
+                           {{y, nyq}, {ydot, ny}, {q, nq}, {v, nv}}));
     // Inputs are checked before the warm start is replaced.
     CDYN_CHECK_CXX(cd::validateVector(data.treeData, ConstMap(y, nyq), cm.nyq, "y"));
     CDYN_CHECK_CXX(cd::validateVector(data.treeData, ConstMap(ydot, ny), cm.ny, "ydot"));
@@ -63,10 +60,8 @@ cdyn_status cdyn_spanning_to_independent(const cdyn_model* model, cdyn_workspace
   return compute(model, ws, [&] {
     const cd::ClusterModel& cm = model->cm;
     WorkspaceBody& body = *ws->body;
-    CDYN_CHECK(checkArray(ws, q, nq, cm.treeModel.nq, "q"));
-    CDYN_CHECK(checkArray(ws, v, nv, cm.treeModel.nv, "v"));
-    CDYN_CHECK(checkArray(ws, y, nyq, cm.nyq, "y"));
-    CDYN_CHECK(checkArray(ws, ydot, ny, cm.ny, "ydot"));
+    CDYN_CHECK(checkArrays(ws, cm, cdyn_args::kSpanningToIndependent,
+                           {{q, nq}, {v, nv}, {y, nyq}, {ydot, ny}}));
     CDYN_CHECK_CXX(cd::spanningToIndependent(cm, body.data, ConstMap(q, nq), ConstMap(v, nv),
                                              body.y, body.ydot));
     copyOut(body.y, y);
@@ -81,10 +76,8 @@ cdyn_status cdyn_project_to_constraints(const cdyn_model* model, cdyn_workspace*
   return compute(model, ws, [&] {
     const cd::ClusterModel& cm = model->cm;
     cd::ClusterData& data = ws->body->data;
-    CDYN_CHECK(checkArray(ws, q, nq, cm.treeModel.nq, "q"));
-    CDYN_CHECK(checkArray(ws, v, nv, cm.treeModel.nv, "v"));
-    CDYN_CHECK(checkArray(ws, qout, nqout, cm.treeModel.nq, "qout"));
-    CDYN_CHECK(checkArray(ws, vout, nvout, cm.treeModel.nv, "vout"));
+    CDYN_CHECK(checkArrays(ws, cm, cdyn_args::kProjectToConstraints,
+                           {{q, nq}, {v, nv}, {qout, nqout}, {vout, nvout}}));
     const cd::Status s = cd::projectToConstraints(cm, data, ConstMap(q, nq), ConstMap(v, nv));
     if (s != cd::Status::Ok) return fromStatus(s);
     copyOut(data.q, qout);

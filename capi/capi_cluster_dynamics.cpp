@@ -12,14 +12,12 @@ cdyn_status cdyn_ce_aba(const cdyn_model* model, cdyn_workspace* ws, const doubl
   return compute(model, ws, [&] {
     const cd::ClusterModel& cm = model->cm;
     cd::ClusterData& data = ws->body->data;
-    bool hasQdd = false;
-    CDYN_CHECK(checkArray(ws, q, nq, cm.treeModel.nq, "q"));
-    CDYN_CHECK(checkArray(ws, v, nv, cm.treeModel.nv, "v"));
-    CDYN_CHECK(checkArray(ws, tau, ntau, cm.ny, "tau"));
-    CDYN_CHECK(checkArray(ws, ydd, nydd, cm.ny, "ydd"));
-    CDYN_CHECK(checkOptionalArray(ws, qdd, nqdd, cm.treeModel.nv, "qdd", &hasQdd));
+    const cdyn_args::ArrayArg args[] = {{q, nq},       {v, nv},     {tau, ntau},
+                                        {fext, nfext}, {ydd, nydd}, {qdd, nqdd}};
+    bool given[6];
     const cd::Force* f = nullptr;
-    CDYN_CHECK(readForces(ws, cm.treeModel, fext, nfext, &f));
+    CDYN_CHECK(checkArrays(ws, cm, cdyn_args::kCeAba, args, given, &f));
+    const bool hasQdd = given[5];
     CDYN_CHECK_CXX(cd::ceAba(cm, data, ConstMap(q, nq), ConstMap(v, nv), ConstMap(tau, ntau), f));
     copyOut(data.ydd, ydd);
     if (hasQdd) copyOut(data.qdd, qdd);
@@ -36,14 +34,12 @@ cdyn_status cdyn_ce_aba_spanning_forces(const cdyn_model* model, cdyn_workspace*
   return compute(model, ws, [&] {
     const cd::ClusterModel& cm = model->cm;
     cd::ClusterData& data = ws->body->data;
-    bool hasQdd = false;
-    CDYN_CHECK(checkArray(ws, q, nq, cm.treeModel.nq, "q"));
-    CDYN_CHECK(checkArray(ws, v, nv, cm.treeModel.nv, "v"));
-    CDYN_CHECK(checkArray(ws, tau, ntau, cm.treeModel.nv, "tau"));
-    CDYN_CHECK(checkArray(ws, ydd, nydd, cm.ny, "ydd"));
-    CDYN_CHECK(checkOptionalArray(ws, qdd, nqdd, cm.treeModel.nv, "qdd", &hasQdd));
+    const cdyn_args::ArrayArg args[] = {{q, nq},       {v, nv},     {tau, ntau},
+                                        {fext, nfext}, {ydd, nydd}, {qdd, nqdd}};
+    bool given[6];
     const cd::Force* f = nullptr;
-    CDYN_CHECK(readForces(ws, cm.treeModel, fext, nfext, &f));
+    CDYN_CHECK(checkArrays(ws, cm, cdyn_args::kCeAbaSpanningForces, args, given, &f));
+    const bool hasQdd = given[5];
     CDYN_CHECK_CXX(cd::ceAbaSpanningForces(cm, data, ConstMap(q, nq), ConstMap(v, nv),
                                            ConstMap(tau, ntau), f));
     copyOut(data.ydd, ydd);
@@ -61,16 +57,12 @@ cdyn_status cdyn_ce_aba_independent(const cdyn_model* model, cdyn_workspace* ws,
   return compute(model, ws, [&] {
     const cd::ClusterModel& cm = model->cm;
     cd::ClusterData& data = ws->body->data;
-    bool hasQ = false, hasV = false, hasQdd = false;
-    CDYN_CHECK(checkArray(ws, y, nyq, cm.nyq, "y"));
-    CDYN_CHECK(checkArray(ws, ydot, ny, cm.ny, "ydot"));
-    CDYN_CHECK(checkArray(ws, tau, ntau, cm.ny, "tau"));
-    CDYN_CHECK(checkArray(ws, ydd, nydd, cm.ny, "ydd"));
-    CDYN_CHECK(checkOptionalArray(ws, q, nq, cm.treeModel.nq, "q", &hasQ));
-    CDYN_CHECK(checkOptionalArray(ws, v, nv, cm.treeModel.nv, "v", &hasV));
-    CDYN_CHECK(checkOptionalArray(ws, qdd, nqdd, cm.treeModel.nv, "qdd", &hasQdd));
+    const cdyn_args::ArrayArg args[] = {{y, nyq},    {ydot, ny}, {tau, ntau}, {fext, nfext},
+                                        {ydd, nydd}, {q, nq},    {v, nv},     {qdd, nqdd}};
+    bool given[8];
     const cd::Force* f = nullptr;
-    CDYN_CHECK(readForces(ws, cm.treeModel, fext, nfext, &f));
+    CDYN_CHECK(checkArrays(ws, cm, cdyn_args::kCeAbaIndependent, args, given, &f));
+    const bool hasQ = given[5], hasV = given[6], hasQdd = given[7];
     const cd::Status s = cd::ceAbaIndependent(cm, data, ConstMap(y, nyq), ConstMap(ydot, ny),
                                               ConstMap(tau, ntau), f);
     if (s != cd::Status::Ok) return fromStatus(s);
@@ -90,14 +82,12 @@ cdyn_status cdyn_ce_rnea(const cdyn_model* model, cdyn_workspace* ws, const doub
   return compute(model, ws, [&] {
     const cd::ClusterModel& cm = model->cm;
     cd::ClusterData& data = ws->body->data;
-    bool hasQdd = false;
-    CDYN_CHECK(checkArray(ws, q, nq, cm.treeModel.nq, "q"));
-    CDYN_CHECK(checkArray(ws, v, nv, cm.treeModel.nv, "v"));
-    CDYN_CHECK(checkArray(ws, ydd, nydd, cm.ny, "ydd"));
-    CDYN_CHECK(checkArray(ws, tau, ntau, cm.ny, "tau"));
-    CDYN_CHECK(checkOptionalArray(ws, qdd, nqdd, cm.treeModel.nv, "qdd", &hasQdd));
+    const cdyn_args::ArrayArg args[] = {{q, nq},       {v, nv},     {ydd, nydd},
+                                        {fext, nfext}, {tau, ntau}, {qdd, nqdd}};
+    bool given[6];
     const cd::Force* f = nullptr;
-    CDYN_CHECK(readForces(ws, cm.treeModel, fext, nfext, &f));
+    CDYN_CHECK(checkArrays(ws, cm, cdyn_args::kCeRnea, args, given, &f));
+    const bool hasQdd = given[5];
     CDYN_CHECK_CXX(cd::ceRnea(cm, data, ConstMap(q, nq), ConstMap(v, nv), ConstMap(ydd, nydd), f));
     copyOut(data.tauY, tau);
     if (hasQdd) copyOut(data.qdd, qdd);
@@ -111,7 +101,10 @@ cdyn_status cdyn_cluster_mass_matrix(const cdyn_model* model, cdyn_workspace* ws
   return compute(model, ws, [&] {
     const cd::ClusterModel& cm = model->cm;
     cd::ClusterData& data = ws->body->data;
-    CDYN_CHECK(checkArray(ws, q, nq, cm.treeModel.nq, "q"));
+    const cdyn_args::ArrayArg args[] = {{q, nq}, {H, 0}};
+    bool given[2];
+    const cd::Force* none = nullptr;
+    CDYN_CHECK(checkArrays(ws, cm, cdyn_args::kClusterMassMatrix, args, given, &none));
     CDYN_CHECK(checkMatrix(ws, H, ldh, cm.ny, cm.ny, "H", "ldh"));
     CDYN_CHECK_CXX(cd::clusterMassMatrix(cm, data, ConstMap(q, nq)));
     for (int j = 0; j < cm.ny; ++j) std::copy_n(data.H.col(j).data(), cm.ny, H + j * ldh);
@@ -124,9 +117,7 @@ cdyn_status cdyn_cluster_bias(const cdyn_model* model, cdyn_workspace* ws, const
   return compute(model, ws, [&] {
     const cd::ClusterModel& cm = model->cm;
     cd::ClusterData& data = ws->body->data;
-    CDYN_CHECK(checkArray(ws, q, nq, cm.treeModel.nq, "q"));
-    CDYN_CHECK(checkArray(ws, v, nv, cm.treeModel.nv, "v"));
-    CDYN_CHECK(checkArray(ws, C, nc, cm.ny, "C"));
+    CDYN_CHECK(checkArrays(ws, cm, cdyn_args::kClusterBias, {{q, nq}, {v, nv}, {C, nc}}));
     CDYN_CHECK_CXX(cd::clusterBias(cm, data, ConstMap(q, nq), ConstMap(v, nv)));
     copyOut(data.C, C);
     return ok(ws);

@@ -24,9 +24,8 @@ cdyn_status cdyn_integrate(const cdyn_model* model, cdyn_workspace* ws, const do
   return compute(model, ws, [&] {
     const cd::Model& m = model->cm.treeModel;
     cd::Data& data = ws->body->data.treeData;
-    CDYN_CHECK(checkArray(ws, q, nq, m.nq, "q"));
-    CDYN_CHECK(checkArray(ws, v, nv, m.nv, "v"));
-    CDYN_CHECK(checkArray(ws, qout, nqout, m.nq, "qout"));
+    CDYN_CHECK(
+        checkArrays(ws, model->cm, cdyn_args::kIntegrate, {{q, nq}, {v, nv}, {qout, nqout}}));
     if (!std::isfinite(dt)) return fail(ws, CDYN_ERR_NON_FINITE, "dt is not finite");
     const ConstMap qm(q, nq), vm(v, nv);
     CDYN_CHECK_CXX(cd::validateConfiguration(m, data, qm));

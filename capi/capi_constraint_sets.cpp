@@ -28,10 +28,10 @@ cdyn_status enterSet(cdyn_constraint_set* set) {
     return refuse(CDYN_ERR_INVALID_ARGUMENT, "set is not a valid cdyn_constraint_set handle");
   set->lastError[0] = '\0';
   if (set->workspaces.load() != 0)
-    return setFail(set, CDYN_ERR_INVALID_ARGUMENT,
-                   "the constraint set has %d workspace(s): add constraints before creating "
-                   "constraint workspaces",
-                   set->workspaces.load());
+    return fail(set, CDYN_ERR_INVALID_ARGUMENT,
+                "the constraint set has %d workspace(s): add constraints before creating "
+                "constraint workspaces",
+                set->workspaces.load());
   return CDYN_OK;
 }
 
@@ -42,10 +42,10 @@ cdyn_status readPose(cdyn_constraint_set* set, const double* T, const char* name
   if (T == nullptr) return CDYN_OK;
   for (int i = 0; i < 16; ++i)
     if (!std::isfinite(T[i]))
-      return setFail(set, CDYN_ERR_NON_FINITE, "%s[%d] is not finite", name, i);
+      return fail(set, CDYN_ERR_NON_FINITE, "%s[%d] is not finite", name, i);
   if (T[3] != 0.0 || T[7] != 0.0 || T[11] != 0.0 || T[15] != 1.0)
-    return setFail(set, CDYN_ERR_INVALID_ARGUMENT,
-                   "%s is not homogeneous: its last row must be (0, 0, 0, 1)", name);
+    return fail(set, CDYN_ERR_INVALID_ARGUMENT,
+                "%s is not homogeneous: its last row must be (0, 0, 0, 1)", name);
   cd::Mat3 R;
   for (int j = 0; j < 3; ++j)
     for (int i = 0; i < 3; ++i) R(i, j) = T[i + 4 * j];
@@ -68,7 +68,7 @@ cdyn_status cdyn_constraint_set_create(const cdyn_model* model, cdyn_constraint_
   if (!validModel(model))
     return refuse(CDYN_ERR_INVALID_ARGUMENT,
                   "cdyn_constraint_set_create: model is not a valid cdyn_model handle");
-  return guarded(nullptr, [&] {
+  return guard(Sink{}, Phase::Call, [&] {
     *set = new cdyn_constraint_set(model);
     model->workspaces.fetch_add(1);
     return CDYN_OK;
@@ -85,7 +85,7 @@ cdyn_status cdyn_constraint_set_create_cut_loops(const cdyn_model* model,
   if (!validModel(model))
     return refuse(CDYN_ERR_INVALID_ARGUMENT,
                   "cdyn_constraint_set_create_cut_loops: model is not a valid cdyn_model handle");
-  return guarded(nullptr, [&] {
+  return guard(Sink{}, Phase::Call, [&] {
     std::unique_ptr<cdyn_constraint_set> s(new cdyn_constraint_set(model));
     s->set = cd::cutLoopConstraints(model->cm);
     *set = s.release();
@@ -100,10 +100,10 @@ cdyn_status cdyn_constraint_set_free(cdyn_constraint_set* set) {
     return refuse(CDYN_ERR_INVALID_ARGUMENT,
                   "cdyn_constraint_set_free: set is not a valid cdyn_constraint_set handle");
   if (set->workspaces.load() != 0) {
-    setFail(set, CDYN_ERR_INVALID_ARGUMENT,
-            "cdyn_constraint_set_free: %d constraint workspace(s) of the set still exist: free "
-            "them first",
-            set->workspaces.load());
+    fail(set, CDYN_ERR_INVALID_ARGUMENT,
+         "cdyn_constraint_set_free: %d constraint workspace(s) of the set still exist: free "
+         "them first",
+         set->workspaces.load());
     return refuse(CDYN_ERR_INVALID_ARGUMENT,
                   "cdyn_constraint_set_free: constraint workspaces of the set still exist: free "
                   "them first");
@@ -125,36 +125,36 @@ cdyn_status cdyn_constraint_set_add(cdyn_constraint_set* set, const char* name, 
                                     const double placement2[16], int rf, const double gains[2],
                                     int* index) {
   if (cdyn_status s = enterSet(set)) return s;
-  if (name == nullptr) return setFail(set, CDYN_ERR_NULL_POINTER, "name is NULL");
+  if (name == nullptr) return fail(set, CDYN_ERR_NULL_POINTER, "name is NULL");
   if (type < CDYN_CONSTRAINT_POINT || type > CDYN_CONSTRAINT_PRISMATIC)
-    return setFail(set, CDYN_ERR_INVALID_ARGUMENT,
-                   "constraint '%s': type %d is not a cdyn_constraint_type (0..4)", name, type);
+    return fail(set, CDYN_ERR_INVALID_ARGUMENT,
+                "constraint '%s': type %d is not a cdyn_constraint_type (0..4)", name, type);
   const int nb = set->model->cm.treeModel.nbodies;
   if (body1 < 0 || body1 >= nb)
-    return setFail(set, CDYN_ERR_INVALID_INDEX, "constraint '%s': body1 = %d out of range [0, %d)",
-                   name, body1, nb);
+    return fail(set, CDYN_ERR_INVALID_INDEX, "constraint '%s': body1 = %d out of range [0, %d)",
+                name, body1, nb);
   if (body2 < -1 || body2 >= nb)
-    return setFail(set, CDYN_ERR_INVALID_INDEX,
-                   "constraint '%s': body2 = %d is neither -1 (world) nor in [0, %d)", name, body2,
-                   nb);
+    return fail(set, CDYN_ERR_INVALID_INDEX,
+                "constraint '%s': body2 = %d is neither -1 (world) nor in [0, %d)", name, body2,
+                nb);
   cd::RigidConstraint c;
   if (toFrame(rf, &c.frame) != CDYN_OK)
-    return setFail(set, CDYN_ERR_INVALID_ARGUMENT,
-                   "constraint '%s': reference frame %d is not CDYN_LOCAL or "
-                   "CDYN_LOCAL_WORLD_ALIGNED",
-                   name, rf);
+    return fail(set, CDYN_ERR_INVALID_ARGUMENT,
+                "constraint '%s': reference frame %d is not CDYN_LOCAL or "
+                "CDYN_LOCAL_WORLD_ALIGNED",
+                name, rf);
   if (cdyn_status s = readPose(set, placement1, "placement1", &c.placement1)) return s;
   if (cdyn_status s = readPose(set, placement2, "placement2", &c.placement2)) return s;
   if (gains) {
     if (!std::isfinite(gains[0]) || !std::isfinite(gains[1]))
-      return setFail(set, CDYN_ERR_NON_FINITE, "constraint '%s': gains are not finite", name);
+      return fail(set, CDYN_ERR_NON_FINITE, "constraint '%s': gains are not finite", name);
     c.kp = gains[0];
     c.kd = gains[1];
   }
   c.type = static_cast<cd::ConstraintType>(type);
   c.body1 = body1;
   c.body2 = body2;
-  return guarded(&set->lastError, [&] {
+  return guard(sinkOf(set), Phase::Call, [&] {
     c.name = name;
     const int i = set->set.add(c);
     if (index) *index = i;
@@ -165,22 +165,22 @@ cdyn_status cdyn_constraint_set_add(cdyn_constraint_set* set, const char* name, 
 cdyn_status cdyn_constraint_set_add_contact(cdyn_constraint_set* set, const char* frame_name,
                                             int type, int rf, const char* name, int* index) {
   if (cdyn_status s = enterSet(set)) return s;
-  if (frame_name == nullptr) return setFail(set, CDYN_ERR_NULL_POINTER, "frame_name is NULL");
+  if (frame_name == nullptr) return fail(set, CDYN_ERR_NULL_POINTER, "frame_name is NULL");
   if (type != CDYN_CONSTRAINT_POINT && type != CDYN_CONSTRAINT_WELD)
-    return setFail(set, CDYN_ERR_INVALID_ARGUMENT,
-                   "contact at '%s': type %d is neither CDYN_CONSTRAINT_POINT nor "
-                   "CDYN_CONSTRAINT_WELD",
-                   frame_name, type);
+    return fail(set, CDYN_ERR_INVALID_ARGUMENT,
+                "contact at '%s': type %d is neither CDYN_CONSTRAINT_POINT nor "
+                "CDYN_CONSTRAINT_WELD",
+                frame_name, type);
   cd::ReferenceFrame frame;
   if (toFrame(rf, &frame) != CDYN_OK)
-    return setFail(set, CDYN_ERR_INVALID_ARGUMENT,
-                   "contact at '%s': reference frame %d is not CDYN_LOCAL or "
-                   "CDYN_LOCAL_WORLD_ALIGNED",
-                   frame_name, rf);
-  return guarded(&set->lastError, [&] {
+    return fail(set, CDYN_ERR_INVALID_ARGUMENT,
+                "contact at '%s': reference frame %d is not CDYN_LOCAL or "
+                "CDYN_LOCAL_WORLD_ALIGNED",
+                frame_name, rf);
+  return guard(sinkOf(set), Phase::Call, [&] {
     if (set->model->cm.treeModel.frameId(frame_name) < 0)
-      return setFail(set, CDYN_ERR_NOT_FOUND, "contact: the model has no link or frame named '%s'",
-                     frame_name);
+      return fail(set, CDYN_ERR_NOT_FOUND, "contact: the model has no link or frame named '%s'",
+                  frame_name);
     const int i = set->set.addContact(frame_name, static_cast<cd::ConstraintType>(type), frame,
                                       name ? name : "");
     if (index) *index = i;

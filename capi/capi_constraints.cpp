@@ -21,7 +21,6 @@
 #include "clusterdyn/clusterdyn.hpp"
 #include "clusterdyn/constraints.hpp"
 
-static_assert(CDYN_ERR_NOT_CONVERGED == static_cast<int>(cd::Status::NotConverged), "");
 static_assert(CDYN_CONSTRAINT_POINT == static_cast<int>(cd::ConstraintType::Point) &&
                   CDYN_CONSTRAINT_WELD == static_cast<int>(cd::ConstraintType::Weld) &&
                   CDYN_CONSTRAINT_REVOLUTE == static_cast<int>(cd::ConstraintType::Revolute) &&
@@ -38,33 +37,32 @@ cdyn_status enter(const cdyn_constraint_set* set, cdyn_constraint_workspace* ws)
   if (ws == nullptr) return refuse(CDYN_ERR_NULL_POINTER, "ws is NULL");
   if (!validWorkspace(ws))
     return refuse(CDYN_ERR_INVALID_ARGUMENT, "ws is not a valid cdyn_constraint_workspace handle");
-  if (set == nullptr) return wsFail(ws, CDYN_ERR_NULL_POINTER, "set is NULL");
+  if (set == nullptr) return fail(ws, CDYN_ERR_NULL_POINTER, "set is NULL");
   if (!validSet(set))
-    return wsFail(ws, CDYN_ERR_INVALID_ARGUMENT, "set is not a valid cdyn_constraint_set handle");
+    return fail(ws, CDYN_ERR_INVALID_ARGUMENT, "set is not a valid cdyn_constraint_set handle");
   if (ws->set != set)
-    return wsFail(ws, CDYN_ERR_WORKSPACE_MISMATCH,
-                  "the constraint workspace was created for another constraint set");
+    return fail(ws, CDYN_ERR_WORKSPACE_MISMATCH,
+                "the constraint workspace was created for another constraint set");
   ws->data.treeData.lastError[0] = '\0';
   return CDYN_OK;
 }
 
 cdyn_status need(cdyn_constraint_workspace* ws, const void* p, const char* name) {
-  return p ? CDYN_OK : wsFail(ws, CDYN_ERR_NULL_POINTER, "%s is NULL", name);
+  return p ? CDYN_OK : fail(ws, CDYN_ERR_NULL_POINTER, "%s is NULL", name);
 }
 
 /// The explicit row count of a compute call (the set's m).
 cdyn_status checkRows(cdyn_constraint_workspace* ws, int m, const char* name) {
   const int rows = ws->set->set.rows();
   if (m != rows)
-    return wsFail(ws, CDYN_ERR_INVALID_SIZE, "%s is %d, expected the set's row count %d", name, m,
-                  rows);
+    return fail(ws, CDYN_ERR_INVALID_SIZE, "%s is %d, expected the set's row count %d", name, m,
+                rows);
   return CDYN_OK;
 }
 
 cdyn_status checkLd(cdyn_constraint_workspace* ws, int ld, const char* name) {
   const int need = ws->set->set.rows();  // the header's ld >= m, also for m = 0
-  if (ld < need)
-    return wsFail(ws, CDYN_ERR_INVALID_SIZE, "%s is %d, expected >= %d", name, ld, need);
+  if (ld < need) return fail(ws, CDYN_ERR_INVALID_SIZE, "%s is %d, expected >= %d", name, ld, need);
   return CDYN_OK;
 }
 
@@ -84,13 +82,17 @@ cdyn_status checkSolveArgs(Solver which, cdyn_constraint_workspace* ws, const do
                            const double* v, const double* tau, const double* ydd,
                            const double* lambda, int m, const cdyn_proximal_settings* settings,
                            cd::ProximalSettings* ps, bool* warm) {
-  if (cdyn_status s = need(ws, q, "q")) return s;
-  if (cdyn_status s = need(ws, v, "v")) return s;
-  if (cdyn_status s = need(ws, tau, "tau")) return s;
-  if (cdyn_status s = need(ws, ydd, "ydd")) return s;
-  if (cdyn_status s = checkRows(ws, m, "m")) return s;
-  if (m > 0)
-    if (cdyn_status s = need(ws, lambda, "lambda")) return s;
+  // The required arrays of the description (lengths from the model), m before lambda.
+  const auto& spec = cdyn_args::kConstrainedSolve;
+  const void* given[] = {q, v, tau, nullptr, ydd, nullptr, lambda};
+  for (int k = 0; k < cdyn_args::count(spec); ++k) {
+    if (spec[k].optional) continue;
+    if (spec[k].len == cdyn_args::Len::Rows) {
+      if (cdyn_status s = checkRows(ws, m, "m")) return s;
+      if (m == 0) continue;
+    }
+    if (cdyn_status s = need(ws, given[k], spec[k].name)) return s;
+  }
   *warm = false;
   if (settings) {
     ps->mu = settings->mu;
@@ -99,8 +101,8 @@ cdyn_status checkSolveArgs(Solver which, cdyn_constraint_workspace* ws, const do
     *warm = settings->warm_start != 0;
   }
   if (*warm && which == Solver::Dense)
-    return wsFail(ws, CDYN_ERR_INVALID_ARGUMENT,
-                  "warm_start is not supported by the dense baseline (set it to 0)");
+    return fail(ws, CDYN_ERR_INVALID_ARGUMENT,
+                "warm_start is not supported by the dense baseline (set it to 0)");
   return CDYN_OK;
 }
 
@@ -110,7 +112,7 @@ cdyn_status solve(Solver which, const cdyn_constraint_set* set, cdyn_constraint_
                   const cdyn_proximal_settings* settings, double* ydd, double* qdd, double* lambda,
                   int m, cdyn_proximal_result* result) {
   if (cdyn_status s = enter(set, ws)) return s;
-  return guarded(&ws->data.treeData.lastError, [&]() -> cdyn_status {
+  return guard(sinkOf(ws), Phase::Call, [&]() -> cdyn_status {
     const cd::ClusterModel& cm = set->model->cm;
     cd::ProximalSettings ps;
     bool warm = false;
@@ -185,7 +187,7 @@ cdyn_status cdyn_constraint_workspace_create(const cdyn_model* model,
   if (set->model != model)
     return refuse(CDYN_ERR_WORKSPACE_MISMATCH,
                   "cdyn_constraint_workspace_create: the set belongs to another model");
-  return guarded(nullptr, [&] {
+  return guard(Sink{}, Phase::Call, [&] {
     *workspace = new cdyn_constraint_workspace(set);
     set->workspaces.fetch_add(1);
     return CDYN_OK;
@@ -216,7 +218,7 @@ cdyn_status cdyn_constraint_jacobian(const cdyn_constraint_set* set, cdyn_constr
                                      const double* q, const double* v, int m, double* J, int ldj,
                                      double* gamma) {
   if (cdyn_status s = enter(set, ws)) return s;
-  return guarded(&ws->data.treeData.lastError, [&]() -> cdyn_status {
+  return guard(sinkOf(ws), Phase::Call, [&]() -> cdyn_status {
     const cd::ClusterModel& cm = set->model->cm;
     if (cdyn_status s = need(ws, q, "q")) return s;
     if (cdyn_status s = checkRows(ws, m, "m")) return s;
@@ -239,7 +241,7 @@ cdyn_status cdyn_constraint_kinematics(const cdyn_constraint_set* set,
                                        const double* v, int m, double* J, int ldj, double* gamma,
                                        double* phi) {
   if (cdyn_status s = enter(set, ws)) return s;
-  return guarded(&ws->data.treeData.lastError, [&]() -> cdyn_status {
+  return guard(sinkOf(ws), Phase::Call, [&]() -> cdyn_status {
     const cd::ClusterModel& cm = set->model->cm;
     if (cdyn_status s = need(ws, q, "q")) return s;
     if (cdyn_status s = checkRows(ws, m, "m")) return s;
@@ -259,7 +261,7 @@ cdyn_status cdyn_constraint_kinematics(const cdyn_constraint_set* set,
 cdyn_status cdyn_delassus_matrix(const cdyn_constraint_set* set, cdyn_constraint_workspace* ws,
                                  const double* q, double* D, int ldd) {
   if (cdyn_status s = enter(set, ws)) return s;
-  return guarded(&ws->data.treeData.lastError, [&]() -> cdyn_status {
+  return guard(sinkOf(ws), Phase::Call, [&]() -> cdyn_status {
     const cd::ClusterModel& cm = set->model->cm;
     if (cdyn_status s = need(ws, q, "q")) return s;
     if (cdyn_status s = checkLd(ws, ldd, "ldd")) return s;
@@ -277,7 +279,7 @@ cdyn_status cdyn_damped_delassus_inverse(const cdyn_constraint_set* set,
                                          cdyn_constraint_workspace* ws, const double* q, double rho,
                                          double* Dinv, int ldd) {
   if (cdyn_status s = enter(set, ws)) return s;
-  return guarded(&ws->data.treeData.lastError, [&]() -> cdyn_status {
+  return guard(sinkOf(ws), Phase::Call, [&]() -> cdyn_status {
     const cd::ClusterModel& cm = set->model->cm;
     if (cdyn_status s = need(ws, q, "q")) return s;
     if (cdyn_status s = checkLd(ws, ldd, "ldd")) return s;
@@ -319,8 +321,8 @@ cdyn_status cdyn_constrained_dynamics_dense(const cdyn_constraint_set* set,
 cdyn_status cdyn_constraint_wrenches(const cdyn_constraint_set* set, cdyn_constraint_workspace* ws,
                                      double* W, int ldw) {
   if (cdyn_status s = enter(set, ws)) return s;
-  return guarded(&ws->data.treeData.lastError, [&]() -> cdyn_status {
-    if (ldw < 6) return wsFail(ws, CDYN_ERR_INVALID_SIZE, "ldw is %d, expected >= 6", ldw);
+  return guard(sinkOf(ws), Phase::Call, [&]() -> cdyn_status {
+    if (ldw < 6) return fail(ws, CDYN_ERR_INVALID_SIZE, "ldw is %d, expected >= 6", ldw);
     const int n = set->set.size();
     if (n > 0)
       if (cdyn_status s = need(ws, W, "W")) return s;
@@ -349,10 +351,10 @@ cdyn_status checkBatchedSolve(int solver, const cdyn_constraint_set* set,
                               const double* tau, const double* ydd, const double* lambda, int m,
                               const cdyn_proximal_settings* settings) {
   if (cdyn_status s = enter(set, ws)) return s;
-  return guarded(&ws->data.treeData.lastError, [&]() -> cdyn_status {
+  return guard(sinkOf(ws), Phase::Call, [&]() -> cdyn_status {
     if (solver < CDYN_SOLVER_CONSTRAINED_ABA || solver > CDYN_SOLVER_DENSE)
-      return wsFail(ws, CDYN_ERR_INVALID_ARGUMENT,
-                    "solver %d is not a cdyn_constrained_solver (0..2)", solver);
+      return fail(ws, CDYN_ERR_INVALID_ARGUMENT,
+                  "solver %d is not a cdyn_constrained_solver (0..2)", solver);
     const Solver which = solver == CDYN_SOLVER_CONSTRAINED_ABA ? Solver::ConstrainedAba
                          : solver == CDYN_SOLVER_PROX_PV       ? Solver::ProxPv
                                                                : Solver::Dense;
@@ -361,14 +363,14 @@ cdyn_status checkBatchedSolve(int solver, const cdyn_constraint_set* set,
     if (cdyn_status s = checkSolveArgs(which, ws, q, v, tau, ydd, lambda, m, settings, &ps, &warm))
       return s;
     if (warm)
-      return wsFail(ws, CDYN_ERR_INVALID_ARGUMENT,
-                    "warm_start is not supported in batched solves (a state's result would depend "
-                    "on the state its thread solved before): set it to 0");
+      return fail(ws, CDYN_ERR_INVALID_ARGUMENT,
+                  "warm_start is not supported in batched solves (a state's result would depend "
+                  "on the state its thread solved before): set it to 0");
     if (cd::checkProximalSettings(ws->data, ps) != cd::Status::Ok) return CDYN_ERR_INVALID_ARGUMENT;
     if (which == Solver::ConstrainedAba && !set->set.allWorldAttached())
-      return wsFail(ws, CDYN_ERR_INVALID_ARGUMENT,
-                    "CDYN_SOLVER_CONSTRAINED_ABA takes contact sets only (every constraint with "
-                    "body2 = -1); use CDYN_SOLVER_PROX_PV for this set");
+      return fail(ws, CDYN_ERR_INVALID_ARGUMENT,
+                  "CDYN_SOLVER_CONSTRAINED_ABA takes contact sets only (every constraint with "
+                  "body2 = -1); use CDYN_SOLVER_PROX_PV for this set");
     return CDYN_OK;
   });
 }

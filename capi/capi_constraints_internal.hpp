@@ -61,62 +61,36 @@ struct cdyn_constraint_workspace {
 
 namespace cdyn_constraints_internal {
 
+using cdyn_internal::fromStatus;
+using cdyn_internal::guard;
+using cdyn_internal::Phase;
 using cdyn_internal::refuse;
+using cdyn_internal::Sink;
 
-// ---- errors --------------------------------------------------------------------------------
+// ---- errors (the one path of capi_errors.hpp) ----------------------------------------------
 
-inline cdyn_status vfail(std::array<char, 256>& buf, cdyn_status s, const char* fmt, va_list args) {
-  std::vsnprintf(buf.data(), buf.size(), fmt, args);
-  return s;
+inline Sink sinkOf(cdyn_constraint_set* set) {
+  return Sink{set->lastError.data(), set->lastError.size()};
+}
+inline Sink sinkOf(cdyn_constraint_workspace* ws) {
+  auto& buf = ws->data.treeData.lastError;
+  return Sink{buf.data(), buf.size()};
 }
 
-inline __attribute__((format(printf, 3, 4))) cdyn_status setFail(cdyn_constraint_set* set,
-                                                                 cdyn_status s, const char* fmt,
-                                                                 ...) {
+/// Writes the message into the set or the constraint workspace and returns s.
+template <typename Handle>
+__attribute__((format(printf, 3, 4))) cdyn_status fail(Handle* h, cdyn_status s, const char* fmt,
+                                                       ...) {
   va_list args;
   va_start(args, fmt);
-  vfail(set->lastError, s, fmt, args);
+  cdyn_internal::vsay(sinkOf(h), s, fmt, args);
   va_end(args);
   return s;
-}
-
-inline __attribute__((format(printf, 3, 4))) cdyn_status wsFail(cdyn_constraint_workspace* ws,
-                                                                cdyn_status s, const char* fmt,
-                                                                ...) {
-  va_list args;
-  va_start(args, fmt);
-  vfail(ws->data.treeData.lastError, s, fmt, args);
-  va_end(args);
-  return s;
-}
-
-inline cdyn_status fromStatus(cd::Status s) {
-  return static_cast<cdyn_status>(static_cast<int>(s));
 }
 
 /// A live model handle (capi_internal.hpp).
 inline bool validModel(const cdyn_model* m) { return m->tag == cdyn_internal::kModelTag; }
 inline bool validSet(const cdyn_constraint_set* s) { return s->tag == kSetTag; }
 inline bool validWorkspace(const cdyn_constraint_workspace* w) { return w->tag == kWorkspaceTag; }
-
-/// Runs f, turning every exception into a status; the message goes to buf (when given).
-template <typename F>
-inline cdyn_status guarded(std::array<char, 256>* buf, F&& f) noexcept {
-  auto say = [&](cdyn_status s, const char* what) {
-    if (buf) std::snprintf(buf->data(), buf->size(), "%s", what);
-    return s;
-  };
-  try {
-    return f();
-  } catch (const std::bad_alloc&) {
-    return say(CDYN_ERR_OUT_OF_MEMORY, "out of memory");
-  } catch (const cd::ModelError& e) {
-    return say(CDYN_ERR_INVALID_ARGUMENT, e.what());
-  } catch (const std::exception& e) {
-    return say(CDYN_ERR_INTERNAL, e.what());
-  } catch (...) {
-    return say(CDYN_ERR_INTERNAL, "internal error: unknown exception");
-  }
-}
 
 }  // namespace cdyn_constraints_internal

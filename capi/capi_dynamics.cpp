@@ -11,12 +11,10 @@ cdyn_status cdyn_rnea(const cdyn_model* model, cdyn_workspace* ws, const double*
   return compute(model, ws, [&] {
     const cd::Model& m = model->cm.treeModel;
     cd::Data& data = ws->body->data.treeData;
-    CDYN_CHECK(checkArray(ws, q, nq, m.nq, "q"));
-    CDYN_CHECK(checkArray(ws, v, nv, m.nv, "v"));
-    CDYN_CHECK(checkArray(ws, a, na, m.nv, "a"));
-    CDYN_CHECK(checkArray(ws, tau, ntau, m.nv, "tau"));
+    const cdyn_args::ArrayArg args[] = {{q, nq}, {v, nv}, {a, na}, {fext, nfext}, {tau, ntau}};
+    bool given[5];
     const cd::Force* f = nullptr;
-    CDYN_CHECK(readForces(ws, m, fext, nfext, &f));
+    CDYN_CHECK(checkArrays(ws, model->cm, cdyn_args::kRnea, args, given, &f));
     CDYN_CHECK_CXX(cd::rnea(m, data, ConstMap(q, nq), ConstMap(v, nv), ConstMap(a, na), f));
     copyOut(data.tau, tau);
     return ok(ws);
@@ -29,12 +27,10 @@ cdyn_status cdyn_aba(const cdyn_model* model, cdyn_workspace* ws, const double* 
   return compute(model, ws, [&] {
     const cd::Model& m = model->cm.treeModel;
     cd::Data& data = ws->body->data.treeData;
-    CDYN_CHECK(checkArray(ws, q, nq, m.nq, "q"));
-    CDYN_CHECK(checkArray(ws, v, nv, m.nv, "v"));
-    CDYN_CHECK(checkArray(ws, tau, ntau, m.nv, "tau"));
-    CDYN_CHECK(checkArray(ws, ddq, nddq, m.nv, "ddq"));
+    const cdyn_args::ArrayArg args[] = {{q, nq}, {v, nv}, {tau, ntau}, {fext, nfext}, {ddq, nddq}};
+    bool given[5];
     const cd::Force* f = nullptr;
-    CDYN_CHECK(readForces(ws, m, fext, nfext, &f));
+    CDYN_CHECK(checkArrays(ws, model->cm, cdyn_args::kAba, args, given, &f));
     CDYN_CHECK_CXX(cd::aba(m, data, ConstMap(q, nq), ConstMap(v, nv), ConstMap(tau, ntau), f));
     copyOut(data.ddq, ddq);
     return ok(ws);
@@ -46,7 +42,7 @@ cdyn_status cdyn_crba(const cdyn_model* model, cdyn_workspace* ws, const double*
   return compute(model, ws, [&] {
     const cd::Model& m = model->cm.treeModel;
     cd::Data& data = ws->body->data.treeData;
-    CDYN_CHECK(checkArray(ws, q, nq, m.nq, "q"));
+    CDYN_CHECK(checkArrays(ws, model->cm, cdyn_args::kCrba, {{q, nq}, {M, 0}}));
     if (ldm < std::max(1, m.nv))
       return fail(ws, CDYN_ERR_INVALID_SIZE, "ldm is %d, expected >= %d", ldm, std::max(1, m.nv));
     if (m.nv > 0) CDYN_CHECK(checkPointer(ws, M, "M"));
@@ -61,9 +57,8 @@ cdyn_status cdyn_nonlinear_effects(const cdyn_model* model, cdyn_workspace* ws, 
   return compute(model, ws, [&] {
     const cd::Model& m = model->cm.treeModel;
     cd::Data& data = ws->body->data.treeData;
-    CDYN_CHECK(checkArray(ws, q, nq, m.nq, "q"));
-    CDYN_CHECK(checkArray(ws, v, nv, m.nv, "v"));
-    CDYN_CHECK(checkArray(ws, nle, nnle, m.nv, "nle"));
+    CDYN_CHECK(
+        checkArrays(ws, model->cm, cdyn_args::kNonlinearEffects, {{q, nq}, {v, nv}, {nle, nnle}}));
     CDYN_CHECK_CXX(cd::nonLinearEffects(m, data, ConstMap(q, nq), ConstMap(v, nv)));
     copyOut(data.nle, nle);
     return ok(ws);
@@ -75,8 +70,7 @@ cdyn_status cdyn_generalized_gravity(const cdyn_model* model, cdyn_workspace* ws
   return compute(model, ws, [&] {
     const cd::Model& m = model->cm.treeModel;
     cd::Data& data = ws->body->data.treeData;
-    CDYN_CHECK(checkArray(ws, q, nq, m.nq, "q"));
-    CDYN_CHECK(checkArray(ws, g, ng, m.nv, "g"));
+    CDYN_CHECK(checkArrays(ws, model->cm, cdyn_args::kGeneralizedGravity, {{q, nq}, {g, ng}}));
     CDYN_CHECK_CXX(cd::generalizedGravity(m, data, ConstMap(q, nq)));
     copyOut(data.nle, g);
     return ok(ws);
@@ -88,8 +82,7 @@ cdyn_status cdyn_kinetic_energy(const cdyn_model* model, cdyn_workspace* ws, con
   return compute(model, ws, [&] {
     const cd::Model& m = model->cm.treeModel;
     cd::Data& data = ws->body->data.treeData;
-    CDYN_CHECK(checkArray(ws, q, nq, m.nq, "q"));
-    CDYN_CHECK(checkArray(ws, v, nv, m.nv, "v"));
+    CDYN_CHECK(checkArrays(ws, model->cm, cdyn_args::kKineticEnergy, {{q, nq}, {v, nv}}));
     CDYN_CHECK(checkPointer(ws, energy, "energy"));
     const ConstMap qm(q, nq), vm(v, nv);
     CDYN_CHECK_CXX(cd::computeKineticEnergy(m, data, qm, vm));
@@ -103,7 +96,7 @@ cdyn_status cdyn_potential_energy(const cdyn_model* model, cdyn_workspace* ws, c
   return compute(model, ws, [&] {
     const cd::Model& m = model->cm.treeModel;
     cd::Data& data = ws->body->data.treeData;
-    CDYN_CHECK(checkArray(ws, q, nq, m.nq, "q"));
+    CDYN_CHECK(checkArrays(ws, model->cm, cdyn_args::kPotentialEnergy, {{q, nq}}));
     CDYN_CHECK(checkPointer(ws, energy, "energy"));
     const ConstMap qm(q, nq);
     CDYN_CHECK_CXX(cd::computePotentialEnergy(m, data, qm));

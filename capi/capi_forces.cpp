@@ -13,7 +13,14 @@
 
 namespace cd = clusterdyn;
 namespace cf = clusterdyn::capi_forces;
+using cdyn_internal::checkModel;
+using cdyn_internal::fail;
+using cdyn_internal::fromStatus;
+using cdyn_internal::guard;
+using cdyn_internal::Phase;
 using cdyn_internal::refuse;
+using cdyn_internal::Sink;
+using cdyn_internal::sinkOf;
 
 namespace {
 constexpr std::uint32_t kForcesTag = 0x46524443u;  // "CDRF"
@@ -29,15 +36,6 @@ struct cdyn_forces {
 
 namespace {
 
-cdyn_status fromStatus(cd::Status s) { return static_cast<cdyn_status>(static_cast<int>(s)); }
-
-cdyn_status checkModel(const cdyn_model* m) {
-  if (m == nullptr) return refuse(CDYN_ERR_NULL_POINTER, "model is NULL");
-  if (cf::modelTag(m) != cf::kModelTag)
-    return refuse(CDYN_ERR_INVALID_ARGUMENT, "model is not a valid cdyn_model handle");
-  return CDYN_OK;
-}
-
 cdyn_status checkForces(const cdyn_model* m, const cdyn_forces* f) {
   if (const cdyn_status s = checkModel(m)) return s;
   if (f == nullptr) return refuse(CDYN_ERR_NULL_POINTER, "forces is NULL");
@@ -46,16 +44,6 @@ cdyn_status checkForces(const cdyn_model* m, const cdyn_forces* f) {
   if (f->model != m)
     return refuse(CDYN_ERR_WORKSPACE_MISMATCH, "the forces were created for another model");
   return CDYN_OK;
-}
-
-__attribute__((format(printf, 3, 4))) cdyn_status fail(cdyn_workspace* ws, cdyn_status s,
-                                                       const char* fmt, ...) {
-  auto& buf = cf::clusterData(ws).treeData.lastError;
-  va_list args;
-  va_start(args, fmt);
-  std::vsnprintf(buf.data(), buf.size(), fmt, args);
-  va_end(args);
-  return s;
 }
 
 /// Model, workspace and forces handles of a call taking all three.
@@ -77,17 +65,6 @@ cdyn_status enter(const cdyn_model* m, cdyn_workspace* ws, const cdyn_forces* f)
   return CDYN_OK;
 }
 
-template <typename F>
-cdyn_status guarded(F&& f) noexcept {
-  try {
-    return f();
-  } catch (const std::bad_alloc&) {
-    return refuse(CDYN_ERR_OUT_OF_MEMORY, "out of memory");
-  } catch (...) {
-    return refuse(CDYN_ERR_INTERNAL, "internal error (an exception): please report");
-  }
-}
-
 void writeWrench(const cd::Force& w, double* out) {
   for (int r = 0; r < 6; ++r) out[r] = w[r];
 }
@@ -100,7 +77,7 @@ cdyn_status cdyn_forces_create(const cdyn_model* model, cdyn_forces** forces) {
   if (forces == nullptr) return refuse(CDYN_ERR_NULL_POINTER, "cdyn_forces_create: forces is NULL");
   *forces = nullptr;
   if (const cdyn_status s = checkModel(model)) return s;
-  return guarded([&] {
+  return guard(Sink{}, Phase::Call, [&] {
     *forces = new cdyn_forces(model, cf::clusterModel(model));
     cf::liveHandles(model).fetch_add(1);  // cdyn_model_free refuses while it exists
     return CDYN_OK;
@@ -122,7 +99,7 @@ cdyn_status cdyn_forces_after_ce_aba(const cdyn_model* model, cdyn_workspace* ws
                                      cdyn_forces* forces, const double* tau, int ntau,
                                      int spanning) {
   if (const cdyn_status s = enter(model, ws, forces)) return s;
-  return guarded([&] {
+  return guard(sinkOf(ws), Phase::Call, [&] {
     const cd::ClusterModel& cm = cf::clusterModel(model);
     if (spanning != 0 && spanning != 1)
       return fail(ws, CDYN_ERR_INVALID_ARGUMENT, "spanning must be 0 or 1, got %d", spanning);
@@ -166,7 +143,7 @@ cdyn_status cdyn_forces_after_ce_aba(const cdyn_model* model, cdyn_workspace* ws
 cdyn_status cdyn_forces_after_ce_rnea(const cdyn_model* model, cdyn_workspace* ws,
                                       cdyn_forces* forces) {
   if (const cdyn_status s = enter(model, ws, forces)) return s;
-  return guarded([&] {
+  return guard(sinkOf(ws), Phase::Call, [&] {
     if (cf::lastDynamics(ws) != cf::kCeRnea)
       return fail(ws, CDYN_ERR_INVALID_ARGUMENT,
                   "the workspace's last call is not a successful cdyn_ce_rnea");
@@ -181,7 +158,7 @@ cdyn_status cdyn_forces_after_ce_rnea(const cdyn_model* model, cdyn_workspace* w
 cdyn_status cdyn_forces_joint_wrenches(const cdyn_model* model, cdyn_workspace* ws,
                                        const cdyn_forces* forces, int frame, double* W, int ldw) {
   if (const cdyn_status s = enter(model, ws, forces)) return s;
-  return guarded([&] {
+  return guard(sinkOf(ws), Phase::Call, [&] {
     const cd::ClusterModel& cm = cf::clusterModel(model);
     cd::ClusterData& data = cf::clusterData(ws);
     if (frame != CDYN_FORCE_FRAME_BODY && frame != CDYN_FORCE_FRAME_WORLD)

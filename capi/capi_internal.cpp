@@ -5,24 +5,14 @@
 
 namespace cdyn_internal {
 
-namespace {
-/// cdyn_last_error: a pointer to static text per thread (initial-exec: no allocation on first
-/// use, as the arena pointer of arena.cpp).
-__attribute__((tls_model("initial-exec"))) thread_local const char* t_lastError = "";
-}  // namespace
-
-void setLastError(const char* staticMessage) noexcept { t_lastError = staticMessage; }
-
 /// Writes a message into the workspace (when valid) and returns s.
 __attribute__((format(printf, 3, 4))) cdyn_status fail(cdyn_workspace* ws, cdyn_status s,
                                                        const char* fmt, ...) {
-  if (validWorkspace(ws)) {
-    auto& buf = ws->body->data.treeData.lastError;
-    va_list args;
-    va_start(args, fmt);
-    std::vsnprintf(buf.data(), buf.size(), fmt, args);
-    va_end(args);
-  }
+  if (!validWorkspace(ws)) return s;
+  va_list args;
+  va_start(args, fmt);
+  vsay(sinkOf(ws), s, fmt, args);
+  va_end(args);
   return s;
 }
 
@@ -148,5 +138,3 @@ cdyn_status nameAt(const cdyn_model* m, const std::vector<std::string>& names, i
 }
 
 }  // namespace cdyn_internal
-
-extern "C" const char* cdyn_last_error(void) { return cdyn_internal::t_lastError; }

@@ -17,6 +17,8 @@
 #include <vector>
 
 #include "arena.hpp"
+#include "capi_args.hpp"
+#include "capi_errors.hpp"
 #include "clusterdyn.h"
 #include "clusterdyn/clusterdyn.hpp"
 
@@ -93,46 +95,24 @@ inline bool validWorkspace(const cdyn_workspace* ws) {
   return ws != nullptr && ws->tag == kWorkspaceTag;
 }
 
+/// Where a compute call's messages go: the workspace's buffer (cdyn_workspace_last_error).
+inline Sink sinkOf(cdyn_workspace* ws) {
+  auto& buf = ws->body->data.treeData.lastError;
+  return Sink{buf.data(), buf.size()};
+}
+
 /// Writes a message into the workspace (when valid) and returns s.
 __attribute__((format(printf, 3, 4))) cdyn_status fail(cdyn_workspace* ws, cdyn_status s,
                                                        const char* fmt, ...);
-
-/// Records the message of a refusal by a function that has no handle to keep it (per thread,
-/// cdyn_last_error): static text only, so recording it never allocates (initial-exec TLS).
-void setLastError(const char* staticMessage) noexcept;
-
-/// setLastError(staticMessage) and returns s.
-inline cdyn_status refuse(cdyn_status s, const char* staticMessage) noexcept {
-  setLastError(staticMessage);
-  return s;
-}
 
 inline cdyn_status ok(cdyn_workspace* ws) {
   ws->body->data.treeData.lastError[0] = '\0';
   return CDYN_OK;
 }
 
-inline cdyn_status fromStatus(cd::Status s) {
-  return static_cast<cdyn_status>(static_cast<int>(s));
-}
-
 inline void writeMessage(char* err, std::size_t errlen, const char* msg) {
   if (err == nullptr || errlen == 0) return;
   std::snprintf(err, errlen, "%s", msg);
-}
-
-/// Runs f, turning every exception into a status (and a message in ws when valid).
-template <typename F>
-cdyn_status guarded(cdyn_workspace* ws, F&& f) noexcept {
-  try {
-    return f();
-  } catch (const std::bad_alloc&) {
-    return fail(ws, CDYN_ERR_OUT_OF_MEMORY, "out of memory");
-  } catch (const std::exception& e) {
-    return fail(ws, CDYN_ERR_INTERNAL, "internal error: %s", e.what());
-  } catch (...) {
-    return fail(ws, CDYN_ERR_INTERNAL, "internal error: unknown exception");
-  }
 }
 
 inline cdyn_status checkModel(const cdyn_model* m) {
@@ -166,6 +146,57 @@ inline void copyOut(const cd::VecX& x, double* out) { std::copy_n(x.data(), x.si
 /// An optional array argument: absent when (NULL, 0), else checked like checkArray.
 cdyn_status checkOptionalArray(cdyn_workspace* ws, const double* p, int n, int expected,
                                const char* name, bool* present);
+
+/// The sizes the argument descriptions (capi_args.hpp) are read against.
+inline cdyn_args::Sizes sizesOf(const cd::ClusterModel& cm) {
+  cdyn_args::Sizes s;
+  s.nq = cm.treeModel.nq;
+  s.nv = cm.treeModel.nv;
+  s.ny = cm.ny;
+  s.nyq = cm.nyq;
+  s.nbodies = cm.treeModel.nbodies;
+  return s;
+}
+
+/// The arrays of a call checked against its description (capi_args.hpp), in its order, the
+/// external forces last (copied into the workspace: *fext, nullptr when absent); present[k]:
+/// argument k was given (optional ones may be absent). Matrices are left to checkMatrix.
+/// Inline and unrolled over the constexpr description: the same code as hand-written checks.
+template <std::size_t N>
+inline cdyn_status checkArrays(cdyn_workspace* ws, const cd::ClusterModel& cm,
+                               const cdyn_args::ArgSpec (&spec)[N],
+                               const cdyn_args::ArrayArg (&a)[N], bool (&present)[N],
+                               const cd::Force** fext) {
+  using cdyn_args::Dir;
+  using cdyn_args::Len;
+  const cdyn_args::Sizes sizes = sizesOf(cm);
+  int forces = -1;
+#pragma GCC unroll 8
+  for (std::size_t k = 0; k < N; ++k) {
+    present[k] = false;
+    if (spec[k].len == Len::Fext) forces = static_cast<int>(k);
+    if (spec[k].len == Len::Fext || spec[k].dir == Dir::MatrixOut) continue;
+    if (spec[k].optional && a[k].p == nullptr && a[k].n == 0) continue;  // absent: (NULL, 0)
+    if (cdyn_status s = checkArray(ws, a[k].p, a[k].n, sizes.of(spec[k].len), spec[k].name))
+      return s;
+    present[k] = true;
+  }
+  *fext = nullptr;
+  if (forces < 0) return CDYN_OK;
+  if (cdyn_status s = readForces(ws, cm.treeModel, a[forces].p, a[forces].n, fext)) return s;
+  present[forces] = *fext != nullptr;
+  return CDYN_OK;
+}
+
+/// checkArrays of a function without optional arrays or external forces.
+template <std::size_t N>
+inline cdyn_status checkArrays(cdyn_workspace* ws, const cd::ClusterModel& cm,
+                               const cdyn_args::ArgSpec (&spec)[N],
+                               const cdyn_args::ArrayArg (&a)[N]) {
+  bool given[N];
+  const cd::Force* none = nullptr;
+  return checkArrays(ws, cm, spec, a, given, &none);
+}
 
 /// A column-major rows x cols output matrix with leading dimension ld.
 cdyn_status checkMatrix(cdyn_workspace* ws, const double* p, int ld, int rows, int cols,
@@ -230,14 +261,22 @@ template <typename F>
 cdyn_status compute(const cdyn_model* m, cdyn_workspace* ws, F&& body) noexcept {
   if (cdyn_status s = enter(m, ws)) return s;
   ws->kinLevel = kNone;
-  return guarded(ws, std::forward<F>(body));
+  try {  // the one table; the sink is looked up only on the exceptional path
+    return body();
+  } catch (...) {
+    return statusOfException(sinkOf(ws), Phase::Call);
+  }
 }
 
 /// Preamble of a frame function: like compute, but keeps the kinematics it reads.
 template <typename F>
 cdyn_status computeOnKinematics(const cdyn_model* m, cdyn_workspace* ws, F&& body) noexcept {
   if (cdyn_status s = enter(m, ws)) return s;
-  return guarded(ws, std::forward<F>(body));
+  try {
+    return body();
+  } catch (...) {
+    return statusOfException(sinkOf(ws), Phase::Call);
+  }
 }
 
 /// A model query returning one int (cdyn_model_nq, ...).

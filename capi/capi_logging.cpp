@@ -16,7 +16,7 @@ cdyn_status cdyn_set_log_level(int level) {
   if (level < CDYN_LOG_DEBUG || level > CDYN_LOG_OFF)
     return refuse(CDYN_ERR_INVALID_ARGUMENT,
                   "cdyn_set_log_level: level is not a cdyn_log_level (0..4)");
-  return guarded(nullptr, [&] {
+  return guard(Sink{}, Phase::Call, [&] {
     cd::setLogLevel(static_cast<cd::LogLevel>(level));
     return CDYN_OK;
   });
@@ -24,7 +24,7 @@ cdyn_status cdyn_set_log_level(int level) {
 
 cdyn_status cdyn_get_log_level(int* level) {
   if (level == nullptr) return refuse(CDYN_ERR_NULL_POINTER, "cdyn_get_log_level: level is NULL");
-  return guarded(nullptr, [&] {
+  return guard(Sink{}, Phase::Call, [&] {
     *level = static_cast<int>(cd::logLevel());
     return CDYN_OK;
   });

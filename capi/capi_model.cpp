@@ -68,18 +68,8 @@ cdyn_status loadModel(int abi, unsigned int flags, const double* gravity, cdyn_m
     m->layout = measureLayout(m->cm);
     *out = m.release();
     return CDYN_OK;
-  } catch (const cd::ModelError& e) {
-    writeMessage(err, errlen, e.what());
-    return CDYN_ERR_PARSE;
-  } catch (const std::bad_alloc&) {
-    writeMessage(err, errlen, "out of memory");
-    return CDYN_ERR_OUT_OF_MEMORY;
-  } catch (const std::exception& e) {
-    writeMessage(err, errlen, e.what());
-    return CDYN_ERR_INTERNAL;
   } catch (...) {
-    writeMessage(err, errlen, "unknown exception");
-    return CDYN_ERR_INTERNAL;
+    return statusOfException(Sink{err, errlen}, Phase::Load);
   }
 }
 

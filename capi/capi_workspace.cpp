@@ -98,7 +98,7 @@ cdyn_status cdyn_workspace_create(const cdyn_model* model, cdyn_workspace** work
     return refuse(CDYN_ERR_NULL_POINTER, "cdyn_workspace_create: workspace is NULL");
   *workspace = nullptr;
   CDYN_CHECK_MODEL(model);
-  return guarded(nullptr, [&] {
+  return guard(Sink{}, Phase::Call, [&] {
     const std::size_t size = model->layout.total + kBlockAlign - 1;
     void* block = std::malloc(size);
     if (block == nullptr)
@@ -121,11 +121,12 @@ cdyn_status cdyn_workspace_init_in(const cdyn_model* model, void* mem, size_t si
   *workspace = nullptr;
   CDYN_CHECK_MODEL(model);
   if (mem == nullptr) return refuse(CDYN_ERR_NULL_POINTER, "cdyn_workspace_init_in: mem is NULL");
-  return guarded(nullptr, [&] {
+  return guard(Sink{}, Phase::Call, [&] {
     try {
       return workspaceInit(model, mem, size, nullptr, workspace);
-    } catch (const std::bad_alloc&) {
-      return CDYN_ERR_INTERNAL;  // the measured arena was too small: a bug
+    } catch (const std::bad_alloc&) {  // the measured arena was too small: a bug
+      return refuse(CDYN_ERR_INTERNAL,
+                    "cdyn_workspace_init_in: the measured workspace was too small (please report)");
     }
   });
 }

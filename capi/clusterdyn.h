@@ -55,9 +55,11 @@
  *
  * Arrays. Every vector argument is a pointer plus its length in elements (int); the length
  * must equal the size the model requires (e.g. nq, nv) or the function returns
- * CDYN_ERR_INVALID_SIZE without touching any output. A pointer may be NULL only when its
- * length is 0 or the argument is documented as optional. Inputs are checked for NaN/Inf
- * (CDYN_ERR_NON_FINITE) and quaternions in q for unit norm within 1e-6
+ * CDYN_ERR_INVALID_SIZE without touching any output. (Exception: the constrained-dynamics
+ * functions of the section "Constraints" take their lengths from the model, documented there,
+ * plus the explicit row count m. Functions added later take explicit lengths.) A pointer may
+ * be NULL only when its length is 0 or the argument is documented as optional. Inputs are checked
+ * for NaN/Inf (CDYN_ERR_NON_FINITE) and quaternions in q for unit norm within 1e-6
  * (CDYN_ERR_NOT_UNIT_QUATERNION). Outputs may alias inputs.
  * Matrices are COLUMN-MAJOR with a leading dimension: element (i, j) of an r x c matrix A with
  * leading dimension lda >= r is A[i + j * lda]; the buffer must hold lda * c doubles (the

@@ -3,15 +3,23 @@
 * every function declared in clusterdyn.h is exported by the library and vice versa;
 * clusterdyn.f90 has a bind(C) interface for exactly the header's functions, each with the
   header's number of arguments, and the same value for every CDYN_ constant;
+* the argument and result TYPES agree: clusterdyn.f90's interfaces and bind(C) types, and the
+  ctypes argtypes/restype and Structures that python/clusterdyn/_library.py declares, with the
+  header's (api_signatures.py: one vocabulary of kinds; inputs intent(in) in Fortran);
+* _library.py declares exactly the header's functions;
 * docs/c-api.md names every function and contains the example programs verbatim (each
   fenced block preceded by "<!-- file: PATH -->" must equal the file PATH).
 
 Usage: check_api.py SOURCE_DIR LIBRARY NM
 """
+import importlib.util
 import pathlib
 import re
 import subprocess
 import sys
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+import api_signatures  # noqa: E402
 
 src, lib, nm = pathlib.Path(sys.argv[1]), sys.argv[2], sys.argv[3]
 header = (src / "capi/clusterdyn.h").read_text()
@@ -81,6 +89,46 @@ for k, v in sorted(constants.items()):
 for k in sorted(set(fvalues) - set(constants)):
     errors.append(f"{k} in clusterdyn.f90 is not in the header")
 
+# ---- types: header <-> Fortran <-> ctypes -------------------------------------------------------
+c_sigs, c_structs = api_signatures.header(header)
+if set(c_sigs) != functions:
+    errors.append("api_signatures.header reads other functions than the name scan: "
+                  f"{sorted(set(c_sigs) ^ functions)}")
+
+
+def compare(face, sigs, structs, match):
+    """Every function and struct of the header against one face (its signatures and structs)."""
+    for name in sorted(functions - set(sigs)):
+        errors.append(f"{face}: no signature of {name}")
+    for name in sorted(set(sigs) - functions):
+        errors.append(f"{face}: a signature of an unknown function {name}")
+    for name in sorted(set(c_sigs) & set(sigs)):
+        (cr, cargs), (r, args) = c_sigs[name], sigs[name]
+        if cr != r:
+            errors.append(f"{name}: result {cr} in clusterdyn.h, {r} in {face}")
+        if len(cargs) != len(args):
+            errors.append(f"{name}: {len(cargs)} arguments in clusterdyn.h, {len(args)} in {face}")
+        for k, (ca, a) in enumerate(zip(cargs, args)):
+            why = match(ca, a)
+            if why:
+                errors.append(f"{name}: argument {k + 1}: {why} ({face})")
+    for struct, fields in sorted(c_structs.items()):
+        if structs.get(struct) != fields:
+            errors.append(f"{struct}: fields {fields} in clusterdyn.h, {structs.get(struct)} in "
+                          f"{face}")
+
+
+f_sigs, f_types = api_signatures.fortran(fortran)
+compare("clusterdyn.f90", f_sigs, f_types, api_signatures.match_fortran)
+spec = importlib.util.spec_from_file_location("_library", src / "python/clusterdyn/_library.py")
+library = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(library)
+p_sigs, p_structs = api_signatures.ctypes(
+    library, {"ProximalSettings": "cdyn_proximal_settings",
+              "ProximalResult": "cdyn_proximal_result"})
+compare("_library.py", p_sigs, p_structs, api_signatures.match_ctypes)
+typed = len(set(c_sigs) & set(f_sigs) & set(p_sigs))
+
 for name in sorted(functions):
     if not re.search(rf"\b{name}\b", doc):
         errors.append(f"docs/c-api.md does not mention {name}")
@@ -91,7 +139,8 @@ for path, text in blocks:
     if (src / path).read_text() != text:
         errors.append(f"docs/c-api.md: the copy of {path} differs from the file")
 
-print(f"{len(functions)} functions, {len(constants)} constants, {len(blocks)} examples checked")
+print(f"{len(functions)} functions ({typed} with types in the three faces), {len(constants)} "
+      f"constants, {len(blocks)} examples checked")
 for e in errors:
     print("ERROR:", e)
 sys.exit(1 if errors else 0)

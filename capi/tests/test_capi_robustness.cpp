@@ -2,9 +2,14 @@
 // statuses with a message (never CDYN_OK with NaN), the workspace stays usable, and the header's
 // promises about leading dimensions and the floating joint's frame hold.
 #include <gtest/gtest.h>
+#include <sys/resource.h>
+#include <unistd.h>
 
 #include <cmath>
+#include <cstdlib>
+#include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -262,6 +267,67 @@ TEST(Robustness, LeadingDimensionPaddingUntouched) {
   checkPadding(R, 3, 3, 3 + pad, "R");
   ASSERT_EQ(cdyn_frame_placement_matrix(c.m, c.ws, 1, T.data(), 4 + pad), CDYN_OK);
   checkPadding(T, 4, 4, 4 + pad, "T");
+}
+
+// The one error path (capi_errors.hpp): an exception in a call with no handle to hold its message
+// (here std::bad_alloc in cdyn_constraint_workspace_create, whose workspace is not made yet) is a
+// status AND a message in cdyn_last_error, as the header promises of every refusal. (Before the
+// one table, this path returned CDYN_ERR_OUT_OF_MEMORY and left cdyn_last_error untouched.)
+// The allocation is made to fail by an address-space limit a few MB above the process's size
+// (skipped under sanitizers and valgrind, which reserve or intercept address space).
+TEST(Robustness, OutOfMemoryLeavesAMessage) {
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+  GTEST_SKIP() << "address-space limits do not apply under sanitizers";
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer) || \
+    __has_feature(memory_sanitizer)
+  GTEST_SKIP() << "address-space limits do not apply under sanitizers";
+#endif
+#endif
+  const char* preload = std::getenv("LD_PRELOAD");
+  if (preload && std::strstr(preload, "vgpreload")) GTEST_SKIP() << "under valgrind";
+  // A 1500-link chain: its constraint workspace holds two dense 1500 x 1500 matrices (36 MB).
+  const int n = 1500;
+  std::string xml = "<robot name=\"chain\"><link name=\"l0\"/>";
+  for (int i = 1; i <= n; ++i) {  // link li and joint ji from l(i-1)
+    const std::string parent = "l" + std::to_string(i - 1), child = "l" + std::to_string(i);
+    xml += "<link name=\"" + child + "\"><inertial><mass value=\"1\"/><inertia ixx=\"0.01\" " +
+           "iyy=\"0.01\" izz=\"0.01\" ixy=\"0\" ixz=\"0\" iyz=\"0\"/></inertial></link>" +
+           "<joint name=\"j" + child + "\" type=\"continuous\"><parent link=\"" + parent +
+           "\"/><child link=\"" + child + "\"/><axis xyz=\"0 1 0\"/></joint>";
+  }
+  xml += "</robot>";
+  cdyn_model* m = nullptr;
+  char err[256];
+  ASSERT_EQ(cdyn_model_load_string(CDYN_ABI_VERSION, xml.data(), xml.size(), 0, nullptr, &m, err,
+                                   sizeof err),
+            CDYN_OK)
+      << err;
+  cdyn_constraint_set* set = nullptr;
+  ASSERT_EQ(cdyn_constraint_set_create(m, &set), CDYN_OK);
+  int nq = 0;
+  ASSERT_EQ(cdyn_model_nq(nullptr, &nq), CDYN_ERR_NULL_POINTER);  // some other message first
+  ASSERT_STRNE(cdyn_last_error(), "out of memory");
+  // Address space now in use (/proc/self/statm: total program size in pages) + 8 MB.
+  long pages = 0;
+  std::ifstream("/proc/self/statm") >> pages;
+  ASSERT_GT(pages, 0);
+  rlimit old{};
+  ASSERT_EQ(getrlimit(RLIMIT_AS, &old), 0);
+  rlimit tight = old;
+  tight.rlim_cur = static_cast<rlim_t>(pages) * sysconf(_SC_PAGESIZE) + (8u << 20);
+  if (old.rlim_cur != RLIM_INFINITY && old.rlim_cur < tight.rlim_cur)
+    GTEST_SKIP() << "address-space limit already tight";
+  ASSERT_EQ(setrlimit(RLIMIT_AS, &tight), 0);
+  cdyn_constraint_workspace* cws = nullptr;
+  const cdyn_status s = cdyn_constraint_workspace_create(m, set, &cws);
+  setrlimit(RLIMIT_AS, &old);
+  EXPECT_EQ(s, CDYN_ERR_OUT_OF_MEMORY);
+  EXPECT_STREQ(cdyn_last_error(), "out of memory");
+  EXPECT_EQ(cws, nullptr);
+  cdyn_constraint_workspace_free(cws);
+  EXPECT_EQ(cdyn_constraint_set_free(set), CDYN_OK);
+  EXPECT_EQ(cdyn_model_free(m), CDYN_OK);
 }
 
 // Header: the floating joint's position q[0..3) is the child origin in the JOINT frame (the

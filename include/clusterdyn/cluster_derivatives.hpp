@@ -49,7 +49,6 @@ struct ClusterDerivativeData {
   MatX dv_dy;   ///< d v / d y at fixed y_dot (eq. C4): dependent rows of loop clusters only
   MatX da_dy;   ///< d a / d y at fixed y_dot, y_ddot (eq. C5)
   MatX da_dyd;  ///< d a / d y_dot at fixed y_ddot (eq. C6)
-  MatX XG;      ///< tree derivative times G and the like (nv x ny)
   struct GEntry {
     int v = 0, y = 0;  ///< spanning velocity index, independent velocity index
     double value = 0.0;

@@ -19,7 +19,7 @@ ClusterDerivativeData::ClusterDerivativeData(const ClusterModel& m) : model(&m),
   tauY.setZero(ny);
   ydd.setZero(ny);
   a.setZero(nv);
-  for (MatX* x : {&dv_dy, &da_dy, &da_dyd, &XG}) x->setZero(nv, ny);
+  for (MatX* x : {&dv_dy, &da_dy, &da_dyd}) x->setZero(nv, ny);
   size_t entries = 0;
   int rows = 0, n = 0, d = 0;
   for (const Cluster& c : m.clusters) {
@@ -48,28 +48,30 @@ namespace {
 using detail::Bias;
 using detail::StateCheck;
 
-/// out = G^T X (G block diagonal, from its entry list): out (ny x ny), X (nv x ny).
-void transposeGTimes(const ClusterDerivativeData& dd, const MatX& X, MatX& out) {
+/// out = G^T A G (G block diagonal, from its entry list; A nv x nv): one pass over the pairs of
+/// entries, no intermediate nv x ny product.
+void congruenceG(const ClusterDerivativeData& dd, const MatX& A, MatX& out) {
   out.setZero();
-  for (const ClusterDerivativeData::GEntry& e : dd.Gentries)
-    out.row(e.y).noalias() += e.value * X.row(e.v);
+  for (const ClusterDerivativeData::GEntry& c : dd.Gentries) {
+    const double* const a = A.data() + static_cast<Eigen::Index>(c.v) * A.rows();
+    double* const o = out.data() + static_cast<Eigen::Index>(c.y) * out.rows();
+    for (const ClusterDerivativeData::GEntry& r : dd.Gentries) o[r.y] += r.value * c.value * a[r.v];
+  }
 }
 
-/// X = A G (A nv x nv).
-void timesG(const ClusterDerivativeData& dd, const MatX& A, MatX& X) {
-  X.setZero();
-  for (const ClusterDerivativeData::GEntry& e : dd.Gentries)
-    X.col(e.y).noalias() += e.value * A.col(e.v);
-}
-
-/// X += A B over the dependent rows r of the loop clusters (B: nv x ny, non-zero there only, in
-/// the cluster's own columns).
-void addDependentProduct(const ClusterModel& cm, const MatX& A, const MatX& B, MatX& X) {
+/// out += G^T A B over the dependent rows of the loop clusters (B: nv x ny, non-zero there only,
+/// in the cluster's own columns).
+void addDependentTerm(const ClusterModel& cm, const ClusterDerivativeData& dd, const MatX& A,
+                      const MatX& B, MatX& out) {
   for (const Cluster& c : cm.clusters) {
     if (!c.implicit()) continue;
     for (int dep : c.dependent) {
-      const int r = c.v0 + dep;
-      for (int j = 0; j < c.ny; ++j) X.col(c.y0 + j).noalias() += B(r, c.y0 + j) * A.col(r);
+      const int k = c.v0 + dep;
+      for (int j = 0; j < c.ny; ++j) {
+        const double b = B(k, c.y0 + j);
+        for (const ClusterDerivativeData::GEntry& r : dd.Gentries)
+          out(r.y, c.y0 + j) += r.value * A(r.v, k) * b;
+      }
     }
   }
 }
@@ -112,22 +114,18 @@ Status derivativePasses(const ClusterModel& cm, ClusterData& data, ClusterDeriva
     }
   }
   // eq. C9: d tau_y / dy = G^T (dtau/dq G + dtau/dv dv/dy + M da/dy) + (dG/dy)^T tau.
-  timesG(dd, t.dtau_dq, dd.XG);
+  congruenceG(dd, t.dtau_dq, dd.dtau_dy);
   if (loops) {
-    addDependentProduct(cm, t.dtau_dv, dd.dv_dy, dd.XG);
-    addDependentProduct(cm, t.dtau_da, dd.da_dy, dd.XG);
-  }
-  transposeGTimes(dd, dd.XG, dd.dtau_dy);
-  if (loops)
+    addDependentTerm(cm, dd, t.dtau_dv, dd.dv_dy, dd.dtau_dy);
+    addDependentTerm(cm, dd, t.dtau_da, dd.da_dy, dd.dtau_dy);
     for (int k = 0; k < static_cast<int>(cm.clusters.size()); ++k)
       if (cm.clusters[k].implicit()) detail::loopGdotTerm(cm, data, dd, k);
+  }
   // eq. C9: d tau_y / d y_dot = G^T (dtau/dv G + M da/dy_dot).
-  timesG(dd, t.dtau_dv, dd.XG);
-  if (loops) addDependentProduct(cm, t.dtau_da, dd.da_dyd, dd.XG);
-  transposeGTimes(dd, dd.XG, dd.dtau_dydot);
+  congruenceG(dd, t.dtau_dv, dd.dtau_dydot);
+  if (loops) addDependentTerm(cm, dd, t.dtau_da, dd.da_dyd, dd.dtau_dydot);
   // H = G^T M G (Chignoli et al. 2023, eq. 24).
-  timesG(dd, t.dtau_da, dd.XG);
-  transposeGTimes(dd, dd.XG, dd.H);
+  congruenceG(dd, t.dtau_da, dd.H);
   dd.tauY.setZero();
   for (const ClusterDerivativeData::GEntry& e : dd.Gentries) dd.tauY[e.y] += e.value * t.tau[e.v];
   return Status::Ok;

@@ -54,6 +54,10 @@ struct ClusterDerivativeData {
     double value = 0.0;
   };
   std::vector<GEntry> Gentries;  ///< non-zero pattern of the block-diagonal G (capacity fixed)
+  std::vector<int> entryStart;   ///< per cluster: its first entry in Gentries (+ the end)
+  /// Pairs of clusters (a, b), a an ancestor of b or b of a or a = b: the only blocks of
+  /// G^T A G that can be non-zero for A = M, d tau / dq, d tau / dv.
+  std::vector<std::pair<int, int>> relatedClusters;
   // Per loop cluster (the largest sizes): constraint rows in world form and their derivatives.
   std::vector<Force> ow;     ///< per constraint row: the row as a world wrench (eq. C1)
   std::vector<int> rowLoop;  ///< per constraint row: loop index, -1 for explicit relations

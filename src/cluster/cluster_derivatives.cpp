@@ -29,6 +29,12 @@ ClusterDerivativeData::ClusterDerivativeData(const ClusterModel& m) : model(&m),
     d = std::max(d, c.ny);
   }
   Gentries.reserve(entries);
+  entryStart.assign(m.clusters.size() + 1, 0);
+  for (int b = 0; b < static_cast<int>(m.clusters.size()); ++b)
+    for (int a = b; a >= 0; a = m.clusters[a].parent) {
+      relatedClusters.emplace_back(a, b);
+      if (a != b) relatedClusters.emplace_back(b, a);
+    }
   ow.assign(rows, Force::Zero());
   rowLoop.assign(rows, -1);
   Psiq.setZero(rows, n);
@@ -48,15 +54,20 @@ namespace {
 using detail::Bias;
 using detail::StateCheck;
 
-/// out = G^T A G (G block diagonal, from its entry list; A nv x nv): one pass over the pairs of
-/// entries, no intermediate nv x ny product.
+/// out = G^T A G (G block diagonal, from its entry list; A nv x nv with non-zero blocks between
+/// related clusters only, as M and the RNEA derivatives): one pass over the pairs of entries of
+/// related clusters, no intermediate nv x ny product.
 void congruenceG(const ClusterDerivativeData& dd, const MatX& A, MatX& out) {
   out.setZero();
-  for (const ClusterDerivativeData::GEntry& c : dd.Gentries) {
-    const double* const a = A.data() + static_cast<Eigen::Index>(c.v) * A.rows();
-    double* const o = out.data() + static_cast<Eigen::Index>(c.y) * out.rows();
-    for (const ClusterDerivativeData::GEntry& r : dd.Gentries) o[r.y] += r.value * c.value * a[r.v];
-  }
+  const ClusterDerivativeData::GEntry* const E = dd.Gentries.data();
+  for (const auto& [a, b] : dd.relatedClusters)
+    for (int j = dd.entryStart[b]; j < dd.entryStart[b + 1]; ++j) {
+      const ClusterDerivativeData::GEntry& c = E[j];
+      const double* const col = A.data() + static_cast<Eigen::Index>(c.v) * A.rows();
+      double* const o = out.data() + static_cast<Eigen::Index>(c.y) * out.rows();
+      for (int i = dd.entryStart[a]; i < dd.entryStart[a + 1]; ++i)
+        o[E[i].y] += E[i].value * c.value * col[E[i].v];
+    }
 }
 
 /// out += G^T A B over the dependent rows of the loop clusters (B: nv x ny, non-zero there only,
@@ -87,6 +98,7 @@ Status derivativePasses(const ClusterModel& cm, ClusterData& data, ClusterDeriva
   for (int k = 0; k < static_cast<int>(cm.clusters.size()); ++k) {
     const Cluster& c = cm.clusters[k];
     const ClusterWorkspace& w = ws[k];
+    dd.entryStart[k] = static_cast<int>(dd.Gentries.size());
     for (int i = 0; i < c.nv; ++i) {
       double ai = c.implicit() ? w.g[i] : 0.0;  // eq. 3: a = G y_ddot + g
       for (int j = 0; j < c.ny; ++j) {
@@ -98,6 +110,7 @@ Status derivativePasses(const ClusterModel& cm, ClusterData& data, ClusterDeriva
       dd.a[c.v0 + i] = ai;
     }
   }
+  dd.entryStart[cm.clusters.size()] = static_cast<int>(dd.Gentries.size());
   const Model& tree = cm.treeModel;
   detail::rneaDerivativePasses(tree, data.treeData, dd.tree, q, v.data(), dd.a.data(), fext);
   const DerivativeData& t = dd.tree;

@@ -112,7 +112,8 @@ Status derivativePasses(const ClusterModel& cm, ClusterData& data, ClusterDeriva
   }
   dd.entryStart[cm.clusters.size()] = static_cast<int>(dd.Gentries.size());
   const Model& tree = cm.treeModel;
-  detail::rneaDerivativePasses(tree, data.treeData, dd.tree, q, v.data(), dd.a.data(), fext);
+  // The cluster velocity pass left every body's placements (liMi, oMi) at q: reused.
+  detail::rneaDerivativePasses(tree, data.treeData, dd.tree, q, v.data(), dd.a.data(), fext, false);
   const DerivativeData& t = dd.tree;
   const bool loops = cm.hasImplicitClusters();
   if (loops) {

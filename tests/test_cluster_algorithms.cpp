@@ -251,6 +251,7 @@ class ConstraintOracle {
       relations_.push_back(r);
     }
     for (const auto& l : urdf.loops) {
+      if (l.cut) continue;  // closure="cut": not a constraint of the cluster tree
       LoopFrames f;
       f.type = l.type;
       f.pb = bodyOf(l.predecessor);

@@ -360,7 +360,7 @@ class ConstraintSet(_Handle):
             message = ws0.last_error
         where = f" (state {failed.value})" if failed.value >= 0 else ""
         if status not in (OK, ERR_NOT_CONVERGED):
-            raise ClusterdynError(status, message + where, fn)
+            raise ClusterdynError(status, message + where, fn, state=failed.value)
         r = np.frombuffer(res, dtype=_RESULT_DTYPE, count=N)  # the C structs, no copy
         result = BatchProximalResult(
             np.ascontiguousarray(YDD), np.ascontiguousarray(QDD), np.ascontiguousarray(LAM),

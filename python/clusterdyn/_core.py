@@ -67,11 +67,13 @@ class ClusterdynError(Exception):
 
     Attributes: ``status`` (int, a cdyn_status code such as ERR_INVALID_SIZE),
     ``status_name`` (the library's short text for it) and ``message`` (the detailed message:
-    the workspace's last error, or the loader's parse error).
+    the workspace's last error, or the loader's parse error), and ``state``: for a batched
+    call, the index (in the batch) of the lowest state that failed, else None.
     """
 
-    def __init__(self, status, message="", function=""):
+    def __init__(self, status, message="", function="", state=None):
         self.status = int(status)
+        self.state = None if state is None or state < 0 else int(state)
         self.status_name = lib().cdyn_status_string(self.status).decode()
         self.message = message
         self.function = function
@@ -611,7 +613,8 @@ class Model(_Handle):
         if status != OK:
             where = f" (state {failed.value})" if failed.value >= 0 else ""
             raise ClusterdynError(status, message + where, ("cdyn_pool_" if use_pool
-                                                            else "cdyn_batch_") + name)
+                                                            else "cdyn_batch_") + name,
+                                  state=failed.value)
 
     def ce_aba_batch(self, Q, V, TAU, fext=None, threads=None, use_pool=True,
                      return_qdd=False):

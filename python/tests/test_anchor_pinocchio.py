@@ -53,9 +53,20 @@ def load_pair(case):
     return (cd.Model.load(key, ignore_constraints=True), pin.buildModelFromUrdf(str(key)))
 
 
-CASES = ([("bundled", p) for p in MODELS] + [("approx", p) for p in APPROX]
+def _bundled(path):
+    """A bundled model's case; skipped (visibly) when standard URDF cannot say it: Pinocchio's
+    URDF reader (urdfdom) has no spherical joint type, which the URDF+ models of mechanisms with
+    ball joints use (random trees cover spherical joints against Pinocchio's API)."""
+    if 'type="spherical"' in path.read_text():
+        return pytest.param(("bundled", path), marks=pytest.mark.skip(
+            reason=f"{path.name}: spherical <joint> (URDF+), not readable by Pinocchio's URDF parser"))
+    return ("bundled", path)
+
+
+CASES = ([_bundled(p) for p in MODELS] + [("approx", p) for p in APPROX]
          + [("random", k) for k in RANDOM] + [("root_joint", k) for k in ROOT_JOINT])
-IDS = [c[1] if isinstance(c[1], str) else c[1].stem for c in CASES]
+IDS = [k if isinstance(k, str) else k.stem
+       for k in ((c.values[0] if hasattr(c, "values") else c)[1] for c in CASES)]
 if not APPROX:  # reported as skipped, with the reason
     CASES, IDS = CASES + [pytest.param(None, marks=pytest.mark.skip(reason=NO_SHARED))], IDS + [
         "shared_approximate"]

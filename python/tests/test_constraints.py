@@ -507,6 +507,7 @@ def test_batch_not_converged_and_errors(quadruped):
     with pytest.raises(cd.ClusterdynError, match=r"v\[2\].*\(state 3\)") as e:
         cset.constrained_dynamics_batch(Q, V, TAU, threads=2)
     assert e.value.status == cd.ERR_NON_FINITE
+    assert e.value.state == 3
     with pytest.raises(ValueError, match="solver"):
         cset.constrained_dynamics_batch(Q, V, TAU, solver="pgs")
     with pytest.raises(ValueError, match=r"TAU has 5 rows"):

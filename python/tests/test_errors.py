@@ -76,12 +76,14 @@ def test_nan_and_library_errors(ws):
         with pytest.raises(cd.ClusterdynError, match=r"\(state 4\)") as e:
             m.ce_aba_batch(Q, V, T, threads=2, use_pool=use_pool)
         assert e.value.status in (cd.ERR_NON_FINITE, cd.ERR_CONSTRAINT_FAILURE)
+        assert e.value.state == 4
 
 
 def test_missing_file():
     with pytest.raises(cd.ClusterdynError) as e:
         cd.Model.load("/nonexistent/robot.urdf")
     assert e.value.status == cd.ERR_PARSE
+    assert e.value.state is None
     assert "/nonexistent/robot.urdf" in e.value.message
 
 

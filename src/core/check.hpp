@@ -12,7 +12,10 @@ namespace clusterdyn::detail {
 
 template <typename... Args>
 Status fail(Data& data, Status s, const char* fmt, Args... args) {
-  std::snprintf(data.lastError.data(), data.lastError.size(), fmt, args...);
+  if constexpr (sizeof...(Args) == 0)
+    std::snprintf(data.lastError.data(), data.lastError.size(), "%s", fmt);
+  else
+    std::snprintf(data.lastError.data(), data.lastError.size(), fmt, args...);
   return s;
 }
 

@@ -4,8 +4,8 @@
 // benchmark cycles through 64 random closed states (seed 12345, tests/support/closed_states.hpp)
 // with tau_y uniform in [-1, 1]. Names: "CE_ABA/<model>" and "CE_ABA_FORCES/<model>".
 //
-//   clusterdyn_bench_forces --benchmark_repetitions=15 --benchmark_report_aggregates_only=true \
-//       --benchmark_enable_random_interleaving=true
+//   clusterdyn_bench_forces --benchmark_repetitions=15 --benchmark_report_aggregates_only=true
+//       --benchmark_enable_random_interleaving=true    (one command line)
 //
 // Folders: compiled in, overridden by CLUSTERDYN_BENCH_URDF_DIR / CLUSTERDYN_BENCH_MODELS_DIR.
 //

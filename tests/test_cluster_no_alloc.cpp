@@ -164,6 +164,7 @@ TEST(ClusterNoAlloc, SuccessfulCallsDoNotAllocate) {
     const int ns = static_cast<int>(s.q.size());
     ASSERT_GT(ns, 0);
     ClusterData data(cm);
+    ClusterDerivativeData dd(cm);
     VecX yOut(cm.nyq), ydOut(cm.ny);
     double sink = 0.0;
     int failures = 0;
@@ -201,6 +202,9 @@ TEST(ClusterNoAlloc, SuccessfulCallsDoNotAllocate) {
       sink += yOut.sum() + ydOut.sum();
       data.q = s.q[i];  // same size: plain copy
       check(solveLoopClosure(cm, data, s.y[(i + 1) % ns]));
+      check(computeCeRneaDerivatives(cm, data, dd, s.q[i], s.v[i], s.ydd[i], f));
+      check(computeCeAbaDerivatives(cm, data, dd, s.q[i], s.v[i], s.tauY[i], f));
+      sink += dd.dtau_dy.sum() + dd.dydd_dy.sum() + dd.Hinv.sum();
     }
     const long count = armed.stop();
     EXPECT_TRUE(noAllocation(count, mc.name + ": successful cluster calls"));

@@ -4,6 +4,7 @@
 #include "clusterdyn/aba.hpp"
 #include "clusterdyn/cluster_algorithms.hpp"
 #include "clusterdyn/cluster_data.hpp"
+#include "clusterdyn/cluster_derivatives.hpp"
 #include "clusterdyn/cluster_model.hpp"
 #include "clusterdyn/configuration.hpp"
 #include "clusterdyn/constraint_forces.hpp"

@@ -1,0 +1,93 @@
+// Analytical derivatives of the constraint-embedding dynamics (Chignoli et al. 2023) in the
+// independent coordinates y of a cluster model: CE-RNEA (d tau_y / d(y, y_dot, y_ddot)) and CE-ABA
+// (d y_ddot / d(y, y_dot, tau_y)), explicit clusters (couplings, mimics, rotors) and implicit
+// loops (G(q), g(q, v) of the loop closure, differentiated through it). Derivation and
+// conventions: docs/derivatives.md, "Cluster-tree derivatives" (equations C1-C9).
+//
+// Conventions:
+//  * The state is a closed spanning state (q, v = G y_dot) as in ceRnea() / ceAba()
+//    (cluster_algorithms.hpp); inputs y_ddot / tau_y / fext as there.
+//  * Column e of d f / d y is d/de f at the closed configuration whose independent joints are
+//    moved by integrate(., e, 1) along the independent velocity e (tangent of y, size ny: the
+//    floating base's Lie-group tangent, body-frame twist, as for the tree derivatives) and whose
+//    dependent joints follow on the same assembly branch; y_dot and y_ddot (or tau_y) are held
+//    fixed. The spanning tangent of that motion is dq = G(q) dy.
+//  * fext: forces applied TO each body, body coordinates, held fixed in the body frame.
+//  * Matrices are dense ny x ny.
+#pragma once
+
+#include <Eigen/Cholesky>
+#include <vector>
+
+#include "clusterdyn/cluster_data.hpp"
+#include "clusterdyn/derivatives.hpp"
+
+namespace clusterdyn {
+
+/// Workspace and outputs of the cluster derivative functions, sized once from the model (no
+/// heap use in the compute calls).
+struct ClusterDerivativeData {
+  explicit ClusterDerivativeData(const ClusterModel& model);
+
+  const ClusterModel* model = nullptr;  ///< the model this workspace was made for
+
+  // Outputs (ny x ny unless stated).
+  MatX dtau_dy;     ///< d tau_y / d y (tangent columns)
+  MatX dtau_dydot;  ///< d tau_y / d y_dot
+  MatX H;           ///< d tau_y / d y_ddot = G^T M G
+  MatX dydd_dy;     ///< d y_ddot / d y
+  MatX dydd_dydot;  ///< d y_ddot / d y_dot
+  MatX Hinv;        ///< H^-1 = d y_ddot / d tau_y
+  VecX tauY, ydd;   ///< the CE-RNEA forces / CE-ABA accelerations the derivatives were taken at
+
+  /// The spanning-tree derivatives (treeModel) at (q, v, a = G y_ddot + g): dtau_dq, dtau_dv,
+  /// dtau_da = M, tau, and the per-body world quantities (psi, ov, oa) they used.
+  DerivativeData tree;
+
+  // Scratch (spanning nv x ny unless stated).
+  VecX a;       ///< spanning accelerations G y_ddot + g (nv)
+  MatX dv_dy;   ///< d v / d y at fixed y_dot (eq. C4): dependent rows of loop clusters only
+  MatX da_dy;   ///< d a / d y at fixed y_dot, y_ddot (eq. C5)
+  MatX da_dyd;  ///< d a / d y_dot at fixed y_ddot (eq. C6)
+  struct GEntry {
+    int v = 0, y = 0;  ///< spanning velocity index, independent velocity index
+    double value = 0.0;
+  };
+  std::vector<GEntry> Gentries;  ///< non-zero pattern of the block-diagonal G (capacity fixed)
+  std::vector<int> entryStart;   ///< per cluster: its first entry in Gentries (+ the end)
+  /// Pairs of clusters (a, b), a an ancestor of b or b of a or a = b: the only blocks of
+  /// G^T A G that can be non-zero for A = M, d tau / dq, d tau / dv.
+  std::vector<std::pair<int, int>> relatedClusters;
+  // Per loop cluster (the largest sizes): constraint rows in world form and their derivatives.
+  std::vector<Force> ow;     ///< per constraint row: the row as a world wrench (eq. C1)
+  std::vector<int> rowLoop;  ///< per constraint row: loop index, -1 for explicit relations
+  MatX Psiq, Phiq, Phiv;     ///< rows x n: d Psi / dq, d Phi / dq, d Phi / dv (eq. C2, C3)
+  MatX small;                ///< rows x max(n, d) scratch
+  MatX smallG;               ///< rows x d scratch
+  VecX lambda;               ///< Kd^-T tau_dependent
+  VecX rho;                  ///< n
+  std::vector<char> onS,
+      onP;                  ///< per cluster body: on the path to the loop's successor / predecessor
+  std::vector<Motion> ovx;  ///< per cluster body: world twist from a velocity G_c (eq. C7)
+  Eigen::LLT<MatX> llt;     ///< Cholesky factor of H (CE-ABA derivatives)
+};
+
+/// d tau_y / d y, d tau_y / d y_dot, d tau_y / d y_ddot = H of tau_y = ceRnea(q, v, ydd, fext)
+/// at a closed spanning state (q, v), written to dd (and tau_y to dd.tauY). Statuses as ceRnea:
+/// InvalidSize / NonFinite naming the argument, NotUnitQuaternion, WorkspaceMismatch (either
+/// workspace made for another model), ConstraintFailure (state not closed, or singular
+/// configuration of a loop). Uses data (its treeData and cluster scratch) as scratch.
+Status computeCeRneaDerivatives(const ClusterModel& model, ClusterData& data,
+                                ClusterDerivativeData& dd, ConstVecRef q, ConstVecRef v,
+                                ConstVecRef ydd, const Force* fext = nullptr);
+
+/// y_ddot = ceAba(q, v, tauY, fext) (to dd.ydd and data.ydd) and its derivatives
+/// dd.dydd_dy = -H^-1 d tau_y / d y, dd.dydd_dydot = -H^-1 d tau_y / d y_dot (both at
+/// y_ddot), dd.Hinv = d y_ddot / d tau_y. H^-1 comes from a Cholesky factorisation of H (not
+/// the cluster-tree recursion yet). Also leaves dd.dtau_dy, dd.dtau_dydot, dd.H at y_ddot.
+/// Statuses as computeCeRneaDerivatives, plus NotPositiveDefinite when H is not.
+Status computeCeAbaDerivatives(const ClusterModel& model, ClusterData& data,
+                               ClusterDerivativeData& dd, ConstVecRef q, ConstVecRef v,
+                               ConstVecRef tauY, const Force* fext = nullptr);
+
+}  // namespace clusterdyn

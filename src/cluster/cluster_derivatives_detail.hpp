@@ -1,0 +1,23 @@
+// Internal steps of the cluster-tree derivatives (cluster_derivatives*.cpp).
+#pragma once
+
+#include "cluster/cluster_detail.hpp"
+#include "clusterdyn/cluster_derivatives.hpp"
+
+namespace clusterdyn::detail {
+
+/// Loop cluster k (after the spanning-tree derivative pass): its constraint rows as world
+/// wrenches (dd.ow, eq. C1) and, over its selected rows, d Psi / dq, d Phi / dq, d Phi / dv
+/// (dd.Psiq, dd.Phiq, dd.Phiv: selected rows x the cluster's spanning velocities, eq. C2, C3).
+/// a0: the gravity offset of the root's acceleration.
+void loopRowDerivatives(const ClusterModel& cm, const ClusterData& data, ClusterDerivativeData& dd,
+                        int k, const Motion& a0);
+
+/// Loop cluster k: the dependent rows of dd.dv_dy, dd.da_dy, dd.da_dyd over its columns
+/// (eq. C4-C6), from loopRowDerivatives and the LU factors of Kd.
+void loopVelocityTerms(const ClusterModel& cm, ClusterData& data, ClusterDerivativeData& dd, int k);
+
+/// Loop cluster k: adds (dG / dy)^T tau (eq. C7, C8) to its diagonal block of dd.dtau_dy.
+void loopGdotTerm(const ClusterModel& cm, ClusterData& data, ClusterDerivativeData& dd, int k);
+
+}  // namespace clusterdyn::detail

@@ -1,0 +1,250 @@
+// Analytical derivatives of CE-RNEA and CE-ABA (cluster_derivatives.hpp) against independent
+// oracles: central finite differences on the closed manifold (independent joints moved by
+// integrate, dependent ones re-closed on the same branch by the loop-closure solve, y_dot held
+// fixed) with one Richardson step; tau_y and H against ceRnea and clusterMassMatrix; H^-1 H = I;
+// on models whose clusters are all trivial (G = I), the tree derivatives.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <functional>
+
+#include "closed_states.hpp"
+#include "clusterdyn/clusterdyn.hpp"
+#include "loop_model_generator.hpp"
+#include "test_util.hpp"
+
+namespace clusterdyn::test {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Case {
+  std::string name;
+  ClusterModel cm;
+};
+
+std::vector<Case> fileCases() {
+  std::vector<std::string> files;
+  for (const std::string& dir : {std::string(CLUSTERDYN_MODELS_DIR), sharedPath("urdfplus")})
+    if (fs::exists(dir))
+      for (const auto& e : fs::directory_iterator(dir))
+        if (e.path().extension() == ".urdf" || e.path().extension() == ".xml")
+          files.push_back(e.path().string());
+  std::sort(files.begin(), files.end());
+  std::vector<Case> out;
+  for (const std::string& f : files) {
+    const UrdfDescription desc = parseModelFile(f);
+    try {
+      out.push_back({fs::path(f).filename().string(), buildClusterModel(desc)});
+    } catch (const ModelError&) {  // a loop that cannot be embedded (a spherical joint in it)
+      ModelOptions cut;
+      cut.cutLoops = true;
+      out.push_back(
+          {fs::path(f).filename().string() + " (loops cut)", buildClusterModel(desc, cut)});
+    }
+  }
+  return out;
+}
+
+std::vector<Case> generatedCases() {
+  std::vector<Case> out;
+  int seed = 0;
+  for (auto kind : testgen::allMechanismKinds()) {
+    std::mt19937_64 rng(7300 + seed++);
+    testgen::GeneratorOptions o;
+    o.floatingBase = seed % 2;
+    o.treeLinks = 2;
+    o.mechanisms = 2;
+    o.kinds = {kind, testgen::MechanismKind::CrankRocker};
+    const auto r = testgen::generateLoopModel(rng, o);
+    out.push_back({std::string("generated_") + testgen::mechanismName(kind),
+                   buildClusterModel(parseUrdfString(r.urdf, "generated.urdf"))});
+  }
+  return out;
+}
+
+/// f at the closed state whose independent joints are integrate(q, dy) and with velocity y_dot:
+/// the dependent joints re-closed from q (same branch), v = G y_dot.
+constexpr double kFdTol = 1e-7;
+constexpr double kFdStep = 5e-4;       // configuration (tangent of y)
+constexpr double kVelocityStep = 0.1;  // y_dot
+
+using Fn = std::function<VecX(const VecX& q, const VecX& v)>;
+VecX atPerturbed(const ClusterModel& cm, ClusterData& data, const VecX& q, const VecX& dy,
+                 const VecX& ydot, const Fn& f) {
+  VecX dq = VecX::Zero(cm.treeModel.nv);
+  for (int k = 0; k < cm.ny; ++k) dq[cm.independentVelocity[k]] = dy[k];
+  const VecX qs = integrate(cm.treeModel, q, dq, 1.0);
+  VecX y(cm.nyq);
+  for (int k = 0; k < cm.nyq; ++k) y[k] = qs[cm.independentPosition[k]];
+  EXPECT_EQ(setClosureWarmStart(cm, data, q), Status::Ok);
+  EXPECT_EQ(independentToSpanning(cm, data, y, ydot), Status::Ok) << data.errorMessage();
+  const VecX qc = data.q, vc = data.v;
+  return f(qc, vc);
+}
+
+/// d f / d y (tangent) and d f / d y_dot by central differences, steps h and h / 2 (kVelocityStep
+/// and its half for y_dot), Richardson.
+void finiteDifferences(const ClusterModel& cm, ClusterData& data, const Fn& f, const VecX& q,
+                       const VecX& ydot, MatX& dy, MatX& dyd, double h) {
+  const int ny = cm.ny;
+  dy.resize(ny, ny);
+  dyd.resize(ny, ny);
+  const VecX zero = VecX::Zero(ny);
+  auto central = [&](int k, double step, bool config) {
+    VecX e = VecX::Zero(ny);
+    e[k] = step;
+    if (config)
+      return VecX((atPerturbed(cm, data, q, e, ydot, f) - atPerturbed(cm, data, q, -e, ydot, f)) /
+                  (2.0 * step));
+    // y_dot: the functions are quadratic in y_dot (exact central differences at any step), so a
+    // long step keeps the rounding error of f small.
+    e *= kVelocityStep / h;
+    return VecX((atPerturbed(cm, data, q, zero, ydot + e, f) -
+                 atPerturbed(cm, data, q, zero, ydot - e, f)) /
+                (2.0 * e[k]));
+  };
+  for (int k = 0; k < ny; ++k) {
+    dy.col(k) = (4.0 * central(k, h / 2, true) - central(k, h, true)) / 3.0;
+    dyd.col(k) = (4.0 * central(k, h / 2, false) - central(k, h, false)) / 3.0;
+  }
+}
+
+double relErr(const MatX& a, const MatX& b) {
+  return (a - b).cwiseAbs().maxCoeff() / std::max(1.0, b.cwiseAbs().maxCoeff());
+}
+
+void checkModel(const Case& mc, int states, double* worst) {
+  SCOPED_TRACE(mc.name);
+  const ClusterModel& cm = mc.cm;
+  ClusterData data(cm);
+  ClusterDerivativeData dd(cm);
+  std::mt19937_64 rng(17);
+  int done = 0;
+  double modelWorst = 0.0;
+  for (int s = 0; s < states; ++s) {
+    support::ClosedState st;
+    if (!support::randomClosedStateNearReference(cm, data, rng, st, 0.2, 4)) continue;
+    ++done;
+    const VecX ydd = randomVector(cm.ny, rng);
+    VecX tauY = randomVector(cm.ny, rng);
+    const std::vector<Force> fx = randomForces(cm.treeModel, rng);
+    const Force* fext = s % 2 ? fx.data() : nullptr;
+    // CE-RNEA derivatives.
+    ASSERT_EQ(computeCeRneaDerivatives(cm, data, dd, st.q, st.v, ydd, fext), Status::Ok)
+        << data.errorMessage();
+    const MatX dtau_dy = dd.dtau_dy, dtau_dydot = dd.dtau_dydot, H = dd.H;
+    const VecX tauDd = dd.tauY;
+    ASSERT_EQ(ceRnea(cm, data, st.q, st.v, ydd, fext), Status::Ok);
+    EXPECT_LT(relErr(tauDd, data.tauY), 1e-11);
+    ASSERT_EQ(clusterMassMatrix(cm, data, st.q), Status::Ok);
+    EXPECT_LT(relErr(H, data.H), 1e-11);
+    MatX fdy, fdyd;
+    const Fn rnea = [&](const VecX& q, const VecX& v) {
+      EXPECT_EQ(ceRnea(cm, data, q, v, ydd, fext), Status::Ok) << data.errorMessage();
+      return VecX(data.tauY);
+    };
+    finiteDifferences(cm, data, rnea, st.q, st.ydot, fdy, fdyd, kFdStep);
+    const double e1 = relErr(dtau_dy, fdy), e2 = relErr(dtau_dydot, fdyd);
+    EXPECT_LT(e1, kFdTol) << "dtau_dy state " << s << "\nanalytic\n" << dtau_dy << "\nfd\n" << fdy;
+    EXPECT_LT(e2, kFdTol) << "dtau_dydot state " << s;
+    // CE-ABA derivatives, at tau_y = CE-RNEA(random y_ddot): y_ddot of order 1 even where H is
+    // ill-conditioned (light rods), so that the finite differences keep their digits.
+    ASSERT_EQ(ceRnea(cm, data, st.q, st.v, tauY, fext), Status::Ok);
+    tauY = data.tauY;
+    ASSERT_EQ(computeCeAbaDerivatives(cm, data, dd, st.q, st.v, tauY, fext), Status::Ok)
+        << data.errorMessage();
+    const MatX dydd_dy = dd.dydd_dy, dydd_dydot = dd.dydd_dydot, Hinv = dd.Hinv;
+    EXPECT_LT(relErr(Hinv * H, MatX::Identity(cm.ny, cm.ny)), 1e-9);
+    ASSERT_EQ(ceAba(cm, data, st.q, st.v, tauY, fext), Status::Ok);
+    EXPECT_LT(relErr(dd.ydd, data.ydd), 1e-12);
+    const Fn aba = [&](const VecX& q, const VecX& v) {
+      EXPECT_EQ(ceAba(cm, data, q, v, tauY, fext), Status::Ok) << data.errorMessage();
+      return VecX(data.ydd);
+    };
+    finiteDifferences(cm, data, aba, st.q, st.ydot, fdy, fdyd, kFdStep);
+    const double e3 = relErr(dydd_dy, fdy), e4 = relErr(dydd_dydot, fdyd);
+    EXPECT_LT(e3, kFdTol) << "dydd_dy state " << s;
+    EXPECT_LT(e4, kFdTol) << "dydd_dydot state " << s;
+    // RNEA at the CE-ABA result gives tau back, and its derivatives are those left by ABA.
+    ASSERT_EQ(computeCeRneaDerivatives(cm, data, dd, st.q, st.v, VecX(dd.ydd), fext), Status::Ok);
+    EXPECT_LT(relErr(dd.tauY, tauY), 1e-10);
+    EXPECT_LT(relErr(-Hinv * dd.dtau_dy, dydd_dy), 1e-10);
+    for (double e : {e1, e2, e3, e4}) {
+      *worst = std::max(*worst, e);
+      modelWorst = std::max(modelWorst, e);
+    }
+  }
+  EXPECT_GT(done, 0) << "no closed state";
+  std::printf("  %-40s ny %3d  largest relative error %.2e\n", mc.name.c_str(), cm.ny, modelWorst);
+}
+
+TEST(ClusterDerivatives, FiniteDifferencesOnModelFiles) {
+  const std::vector<Case> cases = fileCases();
+  ASSERT_FALSE(cases.empty());
+  if (!fs::exists(sharedPath("urdfplus"))) std::printf("shared urdfplus folder absent: skipped\n");
+  double worst = 0.0;
+  for (const Case& c : cases) checkModel(c, 4, &worst);
+  std::printf("largest relative error against finite differences: %.2e\n", worst);
+}
+
+TEST(ClusterDerivatives, FiniteDifferencesOnGeneratedMechanisms) {
+  double worst = 0.0;
+  for (const Case& c : generatedCases()) checkModel(c, 4, &worst);
+  std::printf("largest relative error against finite differences: %.2e\n", worst);
+}
+
+/// Models without chords (G = I, g = 0): the cluster derivatives are the tree derivatives.
+TEST(ClusterDerivatives, TrivialClustersGiveTreeDerivatives) {
+  int checked = 0;
+  for (const Case& mc : fileCases()) {
+    const ClusterModel& cm = mc.cm;
+    if (cm.hasLoops()) continue;
+    SCOPED_TRACE(mc.name);
+    ++checked;
+    ClusterData data(cm);
+    ClusterDerivativeData dd(cm);
+    Data td(cm.treeModel);
+    DerivativeData tdd(cm.treeModel);
+    std::mt19937_64 rng(5);
+    const VecX q = randomConfiguration(cm.treeModel, rng, 1.0);
+    const VecX v = randomVector(cm.ny, rng), tau = randomVector(cm.ny, rng);
+    const std::vector<Force> fx = randomForces(cm.treeModel, rng);
+    ASSERT_EQ(computeCeAbaDerivatives(cm, data, dd, q, v, tau, fx.data()), Status::Ok);
+    ASSERT_EQ(computeABADerivatives(cm.treeModel, td, tdd, q, v, tau, fx.data()), Status::Ok);
+    EXPECT_LT(relErr(dd.dtau_dy, tdd.dtau_dq), 1e-12);
+    EXPECT_LT(relErr(dd.dtau_dydot, tdd.dtau_dv), 1e-12);
+    EXPECT_LT(relErr(dd.dydd_dy, tdd.ddq_dq), 1e-9);
+    EXPECT_LT(relErr(dd.dydd_dydot, tdd.ddq_dv), 1e-9);
+    EXPECT_LT(relErr(dd.Hinv, tdd.Minv), 1e-9);
+  }
+  EXPECT_GT(checked, 0);
+}
+
+TEST(ClusterDerivatives, RejectsBadArguments) {
+  const std::vector<Case> cases = generatedCases();
+  const auto loop = std::find_if(cases.begin(), cases.end(),
+                                 [](const Case& c) { return c.cm.hasImplicitClusters(); });
+  ASSERT_NE(loop, cases.end());
+  const ClusterModel& cm = loop->cm;
+  const ClusterModel& other = cases.front().cm;
+  ClusterData data(cm);
+  ClusterDerivativeData dd(cm), ddOther(other);
+  std::mt19937_64 rng(3);
+  support::ClosedState st;
+  ASSERT_TRUE(support::randomClosedStateNearReference(cm, data, rng, st, 0.2, 4));
+  const VecX y = VecX::Zero(cm.ny);
+  EXPECT_EQ(computeCeRneaDerivatives(cm, data, dd, st.q, st.v, VecX::Zero(cm.ny + 1)),
+            Status::InvalidSize);
+  EXPECT_NE(std::string(data.errorMessage()).find("ydd"), std::string::npos);
+  EXPECT_EQ(computeCeAbaDerivatives(cm, data, ddOther, st.q, st.v, y), Status::WorkspaceMismatch);
+  VecX bad = st.q;
+  for (const Cluster& c : cm.clusters)
+    if (c.implicit())
+      bad[cm.treeModel.idx_q[cm.treeModel.velocityOwner[c.v0 + c.dependent[0]]]] += 0.1;
+  ASSERT_NE(bad, st.q);
+  EXPECT_EQ(computeCeRneaDerivatives(cm, data, dd, bad, st.v, y), Status::ConstraintFailure);
+}
+
+}  // namespace
+}  // namespace clusterdyn::test

@@ -78,14 +78,18 @@ class Block:
             self.close()
             raise
 
-    def relayout(self, specs):
+    def reuse(self, specs):
         """Places arrays of the given (shape, dtype) in this file, over the old ones, when
-        they fit (the file and its pages are reused: no new page to allocate); False when they
-        do not."""
+        they fit (the file and its pages are reused: no new page to allocate), under a new
+        token: a task of an earlier use that still runs (cancelled, or on a worker the
+        scheduler gave up) no longer finds the file as its layout names it, and writes
+        nothing. False when they do not fit."""
         placed, size = _place(specs)
         if size > self.layout.size:
             return False
-        self.layout = self.layout._replace(arrays=placed)
+        token = secrets.token_bytes(_TOKEN)
+        _pwrite(self._fd, token, 0)
+        self.layout = self.layout._replace(token=token, arrays=placed)
         return True
 
     def write_rows(self, k, rows, start):

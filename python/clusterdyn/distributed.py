@@ -24,7 +24,8 @@ Failures: a state the library rejects raises :class:`DistributedStateError` (a
 ClusterdynError) with the library's status and message and the state's global index, the
 lowest failing one, as the local call. A worker process that dies is handled by the Dask
 scheduler: its running tasks, and the results it held, are computed again on the other
-workers; each chunk's result is taken once, from its own task. See docs/distributed.md.
+workers (a task's inputs are in the task, or in the caller's shared-memory file until the call
+returns); each chunk's result is taken once, from its own task. See docs/distributed.md.
 """
 
 import collections
@@ -338,8 +339,8 @@ class _Mapper:
                     add(nxt, blocks is not None)
                     nxt += 1
             if blocks is not None and failure is None:
-                dm._park(blocks[0])
-                blocks = blocks[1:]
+                dm._park(blocks)
+                blocks = None
         finally:
             if futures:
                 client.cancel(list(futures.values()))
@@ -406,7 +407,7 @@ class DistributedModel(_Mapper):
             raise ValueError(f"transport must be one of {TRANSPORTS}, got {transport!r}")
         self.transport = transport
         self._seen = (None, False)  # (worker addresses, whether they all see /dev/shm here)
-        self._spare = None  # the input block of the last call in shared memory (reused)
+        self._spare = None  # the (input, output) blocks of the last call (reused)
 
     def _workers_see(self, nthreads):
         """Whether every worker of `nthreads` ({address: threads}) maps files of this process's
@@ -430,35 +431,34 @@ class DistributedModel(_Mapper):
         if self.transport == "auto" and not self._workers_see(nthreads):
             return None
         specs = [[(a.shape, a.dtype) for a in arrays] for arrays in (inputs, outputs)]
-        # The input block of the last call is reused when the inputs fit (its pages exist:
-        # writing the rows costs a copy, not a page allocation); taken, so that a concurrent
-        # call makes its own. The output block is new in every call: a task of an earlier call
-        # that still runs (cancelled after a failure) cannot write into this call's result.
-        block_in, self._spare = self._spare, None
-        if block_in is not None and not block_in.relayout(specs[0]):
-            block_in.close()
-            block_in = None
-        need = sum(_shm.layout_size(sp) for sp in specs[block_in is not None:])
-        if need > _shm.free_bytes():
-            if block_in is not None:
-                block_in.close()
-            return None
-        if block_in is None:
-            block_in = _shm.Block(specs[0])
+        # The blocks of the last call are reused when the arrays fit (their pages exist:
+        # writing the rows costs a copy, not a page allocation), each under a new token, so
+        # that a task of an earlier call that still runs (cancelled after a failure) cannot
+        # write into this call's result. Taken, so that a concurrent call makes its own.
+        spare, self._spare = self._spare or (None, None), None
+        blocks = []
+        for block, sp in zip(spare, specs):
+            if block is not None and not block.reuse(sp):
+                block.close()
+                block = None
+            blocks.append(block)
+        need = sum(_shm.layout_size(sp) for b, sp in zip(blocks, specs) if b is None)
         try:
-            return block_in, _shm.Block(specs[1])
-        except BaseException:
-            block_in.close()
-            raise
+            if need > _shm.free_bytes():
+                raise OSError("no room in /dev/shm")
+            return tuple(_shm.Block(sp) if b is None else b for b, sp in zip(blocks, specs))
+        except OSError:
+            for b in blocks:
+                if b is not None:
+                    b.close()
+            return None
 
-    def _park(self, block_in):
-        """Keeps the input block of a finished call for the next one (one block: the larger
-        of two concurrent calls' blocks is kept)."""
-        old, self._spare = self._spare, block_in
-        if old is not None:
-            if old.layout.size > block_in.layout.size:
-                self._spare, old = old, block_in
-            old.close()
+    def _park(self, blocks):
+        """Keeps the blocks of a finished call for the next one (one pair: of two concurrent
+        calls' pairs, the later one is kept)."""
+        old, self._spare = self._spare, blocks
+        for block in old or ():
+            block.close()
 
     @classmethod
     def load(cls, client, path, **kwargs):
@@ -522,10 +522,10 @@ class DistributedModel(_Mapper):
     def release(self):
         """Drops the models every worker has cached (all DistributedModels of this client);
         returns {worker address: number of models dropped}. They load again on the next call.
-        Also frees this DistributedModel's shared-memory input block (kept between calls)."""
+        Also frees this DistributedModel's shared-memory blocks (kept between calls)."""
         spare, self._spare = self._spare, None
-        if spare is not None:
-            spare.close()
+        for block in spare or ():
+            block.close()
         return self.client.run(_forget_models)
 
 

@@ -58,17 +58,21 @@ def cpu_seconds(pids):
 
 
 def at_90(chunks, rates, reference):
-    """Smallest chunk size where rate >= 0.9 reference, interpolated in log(chunk) between
-    the two measured sizes around it; None when no measured size reaches it."""
+    """Smallest chunk size from which on every measured size reaches 0.9 reference,
+    interpolated in log(chunk) between the last size below and the first size above; None
+    when the largest size does not reach it (a single lucky size among slower ones does not
+    count: the machine is shared)."""
     goal = 0.9 * reference
-    for i, (c, r) in enumerate(zip(chunks, rates)):
-        if r >= goal:
-            if i == 0:
-                return c
-            c0, r0 = chunks[i - 1], rates[i - 1]
-            f = (goal - r0) / (r - r0)
-            return math.exp(math.log(c0) + f * (math.log(c) - math.log(c0)))
-    return None
+    i = len(rates)
+    while i > 0 and rates[i - 1] >= goal:
+        i -= 1
+    if i == len(rates):
+        return None
+    if i == 0:
+        return chunks[0]
+    c0, r0, c, r = chunks[i - 1], rates[i - 1], chunks[i], rates[i]
+    f = (goal - r0) / (r - r0)
+    return math.exp(math.log(c0) + f * (math.log(c) - math.log(c0)))
 
 
 FUNCTIONS = ("ce_aba", "ce_aba_independent", "ce_rnea", "mass_matrix", "prox_pv")
@@ -89,8 +93,27 @@ def calls(args, model, dm, states, P):
                       "ce_aba_independent": ("ce_aba_independent_batch", (Y, YD, TAU)),
                       "ce_rnea": ("ce_rnea_batch", (Q, V, TAU)),  # TAU as accelerations
                       "mass_matrix": ("mass_matrix_batch", (Q,))}[args.function]
+    if dm.transport == "scatter":
+        return (lambda: getattr(model, method)(*inputs, threads=P),
+                lambda: scattered(dm, method, inputs))
     return (lambda: getattr(model, method)(*inputs, threads=P),
             lambda: getattr(dm, method)(*inputs))
+
+
+def scattered(dm, method, inputs):
+    """The alternative measured against the transports, not offered by the module: every
+    chunk scattered straight to a worker (client.scatter(direct=True), no scheduler hop), then
+    one task per chunk on the scattered data. Scattered data is not recomputable: when its
+    worker dies, Dask cannot run the task again (the reason clusterdyn.distributed does not use
+    it)."""
+    client, c, N = dm.client, dm.chunk_size, len(inputs[0])
+    work = dict(threads=dm.threads, use_pool=True)
+    futures = []
+    for s in range(0, N, c):
+        data = client.scatter([a[s:s + c] for a in inputs], direct=True)
+        futures.append(client.submit(cdd._run_chunk, dm._spec, None, method, data, {}, work,
+                                     pure=False))
+    return np.concatenate(client.gather(futures))
 
 
 def same(a, b):
@@ -112,7 +135,12 @@ def run(args, model_path, states, P):
         for t in args.transports:
             for c in args.chunks:
                 dm = cdd.DistributedModel.load(client, model_path, threads=1, chunk_size=c,
-                                               transport=t)
+                                               transport="inline" if t == "scatter" else t)
+                if t == "scatter":
+                    if args.function in ("prox_pv", "ce_aba_independent"):
+                        raise SystemExit("--transports scatter: only for ce_aba, ce_rnea, "
+                                         "mass_matrix")
+                    dm.transport = "scatter"
                 fns["local"], fns[t, c] = calls(args, model, dm, states, P)
         ref = fns["local"]()
         for name, fn in fns.items():  # warm-up: workers load the model; check bit for bit
@@ -141,7 +169,8 @@ def main():
     ap.add_argument("--workers", default="1,2")
     ap.add_argument("--chunks", default="1024,4096,16384,65536")
     ap.add_argument("--transports", default="auto,inline",
-                    help="DistributedModel transports to time (auto = shared memory here)")
+                    help="DistributedModel transports to time (auto = shared memory here; "
+                         "scatter: chunks scattered to the workers, for comparison)")
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--plot", help="PNG of states/s against chunk size")
     ap.add_argument("--json", help="write the measurements here")
@@ -195,8 +224,9 @@ def plot(args, model, results, N):
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     fig, ax = plt.subplots(figsize=(6.4, 4.0))
-    styles = {"auto": "o-", "shared": "o-", "inline": "s--"}
-    names = {"auto": "shared memory", "shared": "shared memory", "inline": "arrays in tasks"}
+    styles = {"auto": "o-", "shared": "o-", "inline": "s--", "scatter": "^:"}
+    names = {"auto": "shared memory", "shared": "shared memory", "inline": "arrays in tasks",
+             "scatter": "scattered chunks"}
     for i, (P, rows) in enumerate(results.items()):
         color = f"C{i}"
         for tr in args.transports:

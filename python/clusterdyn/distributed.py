@@ -52,8 +52,9 @@ from ._core import ClusterdynError, Model
 __all__ = ["DistributedModel", "DistributedConstraintSet", "DistributedStateError"]
 
 DEFAULT_CHUNK_SIZE = 4096
-"""States per task by default: the best measured chunk size of CE-ABA on the development
-machine (docs/distributed.md, "Numbers")."""
+"""States per task by default: suits small batches. Large batches reach the local pool's
+throughput only with larger chunks, e.g. 65536 CE-ABA states (docs/distributed.md, "Choosing a
+chunk size")."""
 
 
 class DistributedStateError(ClusterdynError):

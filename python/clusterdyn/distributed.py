@@ -11,15 +11,21 @@ existing Dask distributed cluster (optional dependency: ``pip install "dask[dist
 How it works: the model travels as its file text (and load options); each worker loads it once
 and keeps it (a small per-process cache keyed by a hash of text and options). The inputs are
 cut into chunks of ``chunk_size`` states; each chunk is one Dask task that runs the same batched
-call of this package on the worker, on the model's thread pool of ``threads`` threads. Results
-are put back in the caller's order; every state's result is bit-identical to the local batch
-call (the library's batches are bit-identical to single calls, whatever the split).
+call of this package on the worker, on the model's thread pool of ``threads`` threads. When
+the workers run on the caller's machine (a LocalCluster; found by a probe), the arrays do not
+travel through Dask at all: the inputs are written once into a shared-memory file, the task
+carries only the file's name and its rows, and the worker reads its rows in place and writes
+its results into a second such file (``transport``; the module ``_shm``). Elsewhere a chunk's
+arrays are part of its task. Results are put back in the caller's order; every state's result
+is bit-identical to the local batch call (the library's batches are bit-identical to single
+calls, whatever the split).
 
 Failures: a state the library rejects raises :class:`DistributedStateError` (a
 ClusterdynError) with the library's status and message and the state's global index, the
 lowest failing one, as the local call. A worker process that dies is handled by the Dask
 scheduler: its running tasks, and the results it held, are computed again on the other
-workers; each chunk's result is taken once, from its own task. See docs/distributed.md.
+workers (a task's inputs are in the task, or in the caller's shared-memory file until the call
+returns); each chunk's result is taken once, from its own task. See docs/distributed.md.
 """
 
 import collections
@@ -39,15 +45,16 @@ except ImportError as exc:  # pragma: no cover - exercised when Dask is absent
     raise ImportError("clusterdyn.distributed needs Dask distributed: pip install "
                       "\"clusterdyn[distributed]\" (or \"dask[distributed]\")") from exc
 
-from . import _core
+from . import _core, _shm
 from ._constraints import NotConvergedError, NotConvergedWarning, _on_not_converged
 from ._core import ClusterdynError, Model
 
 __all__ = ["DistributedModel", "DistributedConstraintSet", "DistributedStateError"]
 
 DEFAULT_CHUNK_SIZE = 4096
-"""States per task by default: the best measured chunk size of CE-ABA on the development
-machine (docs/distributed.md, "Numbers")."""
+"""States per task by default: suits small batches. Large batches reach the local pool's
+throughput only with larger chunks, e.g. 65536 CE-ABA states (docs/distributed.md, "Choosing a
+chunk size")."""
 
 
 class DistributedStateError(ClusterdynError):
@@ -75,8 +82,12 @@ _Failure = collections.namedtuple("_Failure", "status message function state")
 the failing state's index in the chunk (-1 when the message names none)."""
 
 _NotConverged = collections.namedtuple("_NotConverged", "result message function")
-"""A constrained-dynamics chunk with states above the tolerance: its whole result and the
-library's message on its first such state."""
+"""A constrained-dynamics chunk with states above the tolerance: its whole result (None when
+it went to the shared output) and the library's message on its first such state."""
+
+_NoShared = collections.namedtuple("_NoShared", "reason")
+"""A shared-memory chunk's answer from a worker that does not see the caller's files (another
+machine) or cannot write there (/dev/shm full): the caller sends the chunk again in its task."""
 
 _STATE = re.compile(r"^(.*) \(state (\d+)\)$", re.S)  # the batch calls' "... (state k)"
 _FIRST = re.compile(r"first(?: \(state \d+\))?: (.*)$", re.S)  # NotConvergedError's text
@@ -133,13 +144,13 @@ def _constraint_set(entry, recipe):
     return cs
 
 
-def _run_chunk(spec, recipe, method, arrays, per_state, kwargs):
-    """One task: `method` of the worker's cached Model (or its ConstraintSet `recipe`) on one
-    chunk. Returns the method's result, or a _Failure for a library error."""
+def _call(spec, recipe, method, arrays, per_state, kwargs):
+    """`method` of the worker's cached Model (or its ConstraintSet `recipe`) on one chunk.
+    Returns the method's result, a _NotConverged, or a _Failure for a library error."""
     entry = _entry(spec)
     with entry.lock:
         if entry.closed:  # dropped from the cache between _entry and the lock: load again
-            return _run_chunk(spec, recipe, method, arrays, per_state, kwargs)
+            return _call(spec, recipe, method, arrays, per_state, kwargs)
         try:
             target = entry.model if recipe is None else _constraint_set(entry, recipe)
             return getattr(target, method)(*arrays, **per_state, **kwargs)
@@ -150,6 +161,39 @@ def _run_chunk(spec, recipe, method, arrays, per_state, kwargs):
             m = _STATE.match(e.message)
             return _Failure(e.status, m.group(1) if m else e.message, e.function,
                             int(m.group(2)) if m else -1)
+
+
+def _run_chunk(spec, recipe, method, arrays, per_state, kwargs):
+    """One task whose chunk travels with it: the result as _call returns it."""
+    return _call(spec, recipe, method, arrays, per_state, kwargs)
+
+
+def _run_shared(spec, recipe, method, inputs, outputs, keys, start, stop, kwargs):
+    """One task on the caller's machine: rows start:stop of the shared input block (the
+    positional arrays, then the per-state keyword arrays named `keys`) go to the library call
+    as read-only views of the caller's pages (no copy); the result's arrays go into the same
+    rows of the shared output block. Returns None, a _NotConverged without result, a
+    _Failure, or _NoShared."""
+    rows = _shm.attach(inputs, start, stop)
+    if rows is None:
+        return _NoShared(f"{inputs.path} is not visible on this worker")
+    npos = len(rows) - len(keys)
+    r = _call(spec, recipe, method, rows[:npos], dict(zip(keys, rows[npos:])), kwargs)
+    del rows  # unmaps the input block
+    if isinstance(r, _Failure):
+        return r
+    try:
+        if not _shm.write_rows(outputs, _arrays(r.result if isinstance(r, _NotConverged)
+                                                else r), start):
+            return _NoShared(f"{outputs.path} is not visible on this worker")
+    except OSError as e:  # /dev/shm full
+        return _NoShared(str(e))
+    return r._replace(result=None) if isinstance(r, _NotConverged) else None
+
+
+def _sees(layout):
+    """Whether this worker process sees the caller's shared-memory file (the probe)."""
+    return _shm.attach(layout, 0, 0) is not None
 
 
 def _forget_models():
@@ -165,17 +209,30 @@ def _forget_models():
 
 # ---- the client side -------------------------------------------------------------------------
 
-def _concat(parts):
-    """The chunks' results joined along the states, keeping the result's structure (an array,
-    a tuple or a namedtuple of arrays / None)."""
-    first = parts[0]
-    if isinstance(first, np.ndarray):
-        return np.concatenate(parts, axis=0)
-    if isinstance(first, tuple):
-        fields = [None if first[i] is None else _concat([p[i] for p in parts])
-                  for i in range(len(first))]
-        return type(first)(*fields) if hasattr(first, "_fields") else tuple(fields)
-    raise TypeError(f"cannot join batch results of type {type(first).__name__}")
+def _leaves(result):
+    """The arrays of a batch result in order (an array, or a tuple / namedtuple of arrays and
+    None), None kept."""
+    if isinstance(result, np.ndarray) or result is None:
+        return [result]
+    if isinstance(result, tuple):
+        return [leaf for field in result for leaf in _leaves(field)]
+    raise TypeError(f"cannot split batch results of type {type(result).__name__}")
+
+
+def _arrays(result):
+    """The arrays of a batch result in order, without the None fields."""
+    return [leaf for leaf in _leaves(result) if leaf is not None]
+
+
+def _rebuild(template, arrays):
+    """A result of the structure of `template` from the iterator `arrays` (for its non-None
+    leaves)."""
+    if template is None:
+        return None
+    if isinstance(template, np.ndarray):
+        return next(arrays)
+    fields = [_rebuild(field, arrays) for field in template]
+    return type(template)(*fields) if hasattr(template, "_fields") else tuple(fields)
 
 
 def _chunk_size(value):
@@ -184,13 +241,17 @@ def _chunk_size(value):
     return int(value)
 
 
+TRANSPORTS = ("auto", "shared", "inline")
+
+
 class _Mapper:
     """Shared by DistributedModel and DistributedConstraintSet: chunking, submission,
     ordering and errors."""
 
     def _map(self, local, method, recipe, arrays, per_state, kwargs):
-        """`method` of `local` (a Model or ConstraintSet here) on the cluster: the chunks'
-        results in order (a list), or the local result when there is no state."""
+        """`method` of `local` (a Model or ConstraintSet here) on the cluster. Returns
+        (result, stalled): the result in the caller's order (the local result when there is no
+        state) and the _NotConverged answers of the chunks with states above the tolerance."""
         client, dm = self._dmodel.client, self._dmodel
         arrays = [np.asarray(a) for a in arrays]
         per_state = {k: np.asarray(v) for k, v in per_state.items() if v is not None}
@@ -206,60 +267,93 @@ class _Mapper:
                                        **{k: v[:0] for k, v in per_state.items()},
                                        **self._check_kwargs(kwargs))
         if N == 0:
-            return empty
+            return empty, []
+        # The result, preallocated: each chunk's rows are copied in once, as it arrives.
+        out = [np.empty((N,) + t.shape[1:], t.dtype) for t in _arrays(empty)]
         size = dm.chunk_size
         starts = list(range(0, N, size))
         tag = f"clusterdyn-{method}-{uuid.uuid4().hex[:12]}"
         work = dict(kwargs, threads=dm.threads, use_pool=True)
-        in_flight = dm.max_in_flight or max(2, 2 * sum(client.nthreads().values()))
+        nthreads = client.nthreads()
+        in_flight = dm.max_in_flight or max(2, 2 * sum(nthreads.values()))
+        keys = list(per_state)
+        inputs = arrays + [per_state[k] for k in keys]
+        blocks = dm._shared_blocks(nthreads, inputs, out)
 
-        def submit(i):
+        def submit(i, shared):
+            s = slice(starts[i], min(N, starts[i] + size))
+            if shared:  # the rows go into the shared block; the task names them
+                try:
+                    for k, src in enumerate(inputs):
+                        blocks[0].write_rows(k, src[s], s.start)
+                except OSError:  # /dev/shm full: this chunk travels in its task
+                    return submit(i, False)
+                return client.submit(_run_shared, dm._spec, recipe, method, blocks[0].layout,
+                                     blocks[1].layout, keys, s.start, s.stop, work,
+                                     key=f"{tag}-{i}", pure=False, retries=dm.retries)
             # The chunk is part of its task (not scattered), so that the scheduler can run it
             # again when the worker that held it dies; Dask's warning about large tasks is
             # expected here.
-            s = slice(starts[i], starts[i] + size)
             with warnings.catch_warnings():
                 warnings.filterwarnings("ignore", "Sending large graph", UserWarning)
                 return client.submit(_run_chunk, dm._spec, recipe, method,
                                      [a[s] for a in arrays],
                                      {k: v[s] for k, v in per_state.items()}, work,
-                                     key=f"{tag}-{i}", pure=False, retries=dm.retries)
+                                     key=f"{tag}-{i}" + ("" if blocks is None else "-inline"),
+                                     pure=False, retries=dm.retries)
 
-        futures, index = {}, {}
-        results = [None] * len(starts)
+        futures, index, stalled = {}, {}, {}
         failure = None  # (chunk, _Failure) of the lowest failing chunk so far
         nxt = 0
         done = _dd.as_completed(with_results=True)  # results fetched as they come
+
+        def add(i, shared):
+            f = futures[i] = submit(i, shared)
+            index[f.key] = i
+            done.add(f)
+
         try:
             while nxt < min(in_flight, len(starts)):
-                f = futures[nxt] = submit(nxt)
-                index[f.key] = nxt
-                done.add(f)
+                add(nxt, blocks is not None)
                 nxt += 1
             for f, r in done:  # an exception raised in a task is raised here
-                i = index[f.key]
+                i = index.pop(f.key)
                 del futures[i]
                 f.release()
+                if isinstance(r, _NoShared):  # a worker on another machine: send the arrays
+                    add(i, False)
+                    continue
                 if isinstance(r, _Failure):
                     if failure is None or i < failure[0]:
                         failure = (i, r)
                 else:
-                    results[i] = r
+                    if isinstance(r, _NotConverged):
+                        stalled[i], r = r, r.result
+                    s = slice(starts[i], min(N, starts[i] + size))
+                    if r is None:  # in the shared output block: read into the result
+                        for k, dst in enumerate(out):
+                            blocks[1].read_rows(k, dst[s], s.start)
+                    else:
+                        for dst, src in zip(out, _arrays(r)):
+                            dst[s] = src
                 if nxt < len(starts) and (failure is None or nxt < failure[0]):
-                    g = futures[nxt] = submit(nxt)
-                    index[g.key] = nxt
-                    done.add(g)
+                    add(nxt, blocks is not None)
                     nxt += 1
+            if blocks is not None and failure is None:
+                dm._park(blocks)
+                blocks = None
         finally:
             if futures:
                 client.cancel(list(futures.values()))
+            for block in blocks or ():
+                block.close()
         if failure is not None:
             i, e = failure
             state = starts[i] + e.state if e.state >= 0 else starts[i]
             where = f" (state {state})" if e.state >= 0 else \
                 f" (states {starts[i]}..{min(N, starts[i] + size) - 1})"
             raise DistributedStateError(e.status, e.message + where, e.function, state)
-        return results
+        return _rebuild(empty, iter(out)), [stalled[i] for i in sorted(stalled)]
 
     def _check_kwargs(self, kwargs):
         return dict(kwargs, threads=1, use_pool=False)
@@ -275,7 +369,11 @@ class DistributedModel(_Mapper):
     states per task. retries: Dask retries of a task that raised (a library error is not
     retried: the state fails again; a dead worker's tasks are rescheduled by the scheduler
     whatever this is). max_in_flight: tasks submitted at once (default: twice the cluster's
-    task slots), so that the scheduler holds only those chunks' inputs.
+    task slots), so that the scheduler holds only those chunks' inputs. transport: how the
+    arrays reach the workers: "auto" (default) through shared memory when every worker sees
+    the caller's /dev/shm (a probe, once per set of workers: a LocalCluster), else inside the
+    tasks; "shared": through shared memory without the probe; "inline": inside the tasks. In
+    every case a chunk whose worker does not see the shared file is sent again with its arrays.
 
     The batched methods take the arguments of the Model methods of the same name, and return
     the same values, bit for bit (outputs row-major even for Fortran-ordered inputs).
@@ -283,7 +381,7 @@ class DistributedModel(_Mapper):
 
     def __init__(self, client, text, floating_base=False, ignore_constraints=False,
                  gravity=None, cut_loops=False, threads=None, chunk_size=DEFAULT_CHUNK_SIZE,
-                 retries=0, max_in_flight=None):
+                 retries=0, max_in_flight=None, transport="auto"):
         """Use :meth:`load` or :meth:`from_string`."""
         if not isinstance(client, _dd.Client):
             raise TypeError(f"client must be a dask.distributed.Client, got {client!r}")
@@ -306,12 +404,68 @@ class DistributedModel(_Mapper):
         if max_in_flight is not None:
             max_in_flight = _chunk_size(max_in_flight)
         self.max_in_flight = max_in_flight
+        if transport not in TRANSPORTS:
+            raise ValueError(f"transport must be one of {TRANSPORTS}, got {transport!r}")
+        self.transport = transport
+        self._seen = (None, False)  # (worker addresses, whether they all see /dev/shm here)
+        self._spare = None  # the (input, output) blocks of the last call (reused)
+
+    def _workers_see(self, nthreads):
+        """Whether every worker of `nthreads` ({address: threads}) maps files of this process's
+        /dev/shm: the probe (a token in a small shared file), run again when the workers change."""
+        workers = frozenset(nthreads)
+        if self._seen[0] != workers:
+            seen = {}
+            try:
+                with _shm.Block([]) as probe:
+                    seen = self.client.run(_sees, probe.layout, workers=list(workers))
+            except Exception:  # noqa: BLE001 - a worker gone meanwhile: decide again next call
+                workers = None
+            self._seen = (workers, bool(seen) and all(seen.values()))
+        return self._seen[1]
+
+    def _shared_blocks(self, nthreads, inputs, outputs):
+        """(input block, output block) in shared memory for these arrays when the transport
+        uses it, else None (also when /dev/shm has no room: the chunks travel in the tasks)."""
+        if self.transport == "inline" or not _shm.available():
+            return None
+        if self.transport == "auto" and not self._workers_see(nthreads):
+            return None
+        specs = [[(a.shape, a.dtype) for a in arrays] for arrays in (inputs, outputs)]
+        # The blocks of the last call are reused when the arrays fit (their pages exist:
+        # writing the rows costs a copy, not a page allocation), each under a new token, so
+        # that a task of an earlier call that still runs (cancelled after a failure) cannot
+        # write into this call's result. Taken, so that a concurrent call makes its own.
+        spare, self._spare = self._spare or (None, None), None
+        blocks = []
+        for block, sp in zip(spare, specs):
+            if block is not None and not block.reuse(sp):
+                block.close()
+                block = None
+            blocks.append(block)
+        need = sum(_shm.layout_size(sp) for b, sp in zip(blocks, specs) if b is None)
+        try:
+            if need > _shm.free_bytes():
+                raise OSError("no room in /dev/shm")
+            return tuple(_shm.Block(sp) if b is None else b for b, sp in zip(blocks, specs))
+        except OSError:
+            for b in blocks:
+                if b is not None:
+                    b.close()
+            return None
+
+    def _park(self, blocks):
+        """Keeps the blocks of a finished call for the next one (one pair: of two concurrent
+        calls' pairs, the later one is kept)."""
+        old, self._spare = self._spare, blocks
+        for block in old or ():
+            block.close()
 
     @classmethod
     def load(cls, client, path, **kwargs):
         """Reads the URDF / URDF+ file `path` here and sends its text; kwargs: the load options
         of :meth:`Model.load` (floating_base, ignore_constraints, gravity, cut_loops) and
-        threads, chunk_size, retries, max_in_flight. A model that references other files
+        threads, chunk_size, retries, max_in_flight, transport. A model that references other files
         (meshes are not read by the library) loads the same from its text."""
         with open(os.fspath(path), encoding="utf-8") as f:
             return cls(client, f.read(), **kwargs)
@@ -323,7 +477,8 @@ class DistributedModel(_Mapper):
 
     def __repr__(self):
         return (f"<clusterdyn.distributed.DistributedModel {self.model.name!r}: "
-                f"chunk_size={self.chunk_size} threads={self.threads}>")
+                f"chunk_size={self.chunk_size} threads={self.threads} "
+                f"transport={self.transport!r}>")
 
     def map_batch(self, method, *arrays, per_state=None, **kwargs):
         """Any batched method of Model by name: `arrays` (positional, (N, ...) each) and the
@@ -336,8 +491,7 @@ class DistributedModel(_Mapper):
         for k in ("threads", "use_pool"):
             if k in kwargs:
                 raise ValueError(f"{k} is set on the DistributedModel, not per call")
-        parts = self._map(self.model, method, None, arrays, per_state or {}, kwargs)
-        return parts if not isinstance(parts, list) else _concat(parts)
+        return self._map(self.model, method, None, arrays, per_state or {}, kwargs)[0]
 
     def ce_aba_batch(self, Q, V, TAU, fext=None, return_qdd=False):
         """Model.ce_aba_batch on the cluster: YDD (N, ny), and QDD (N, nv) when return_qdd."""
@@ -368,7 +522,11 @@ class DistributedModel(_Mapper):
 
     def release(self):
         """Drops the models every worker has cached (all DistributedModels of this client);
-        returns {worker address: number of models dropped}. They load again on the next call."""
+        returns {worker address: number of models dropped}. They load again on the next call.
+        Also frees this DistributedModel's shared-memory blocks (kept between calls)."""
+        spare, self._spare = self._spare, None
+        for block in spare or ():
+            block.close()
         return self.client.run(_forget_models)
 
 
@@ -424,12 +582,8 @@ class DistributedConstraintSet(_Mapper):
         _on_not_converged(on_not_converged)
         kwargs = dict(solver=solver, mu=mu, tolerance=tolerance, max_iterations=max_iterations,
                       on_not_converged="raise")
-        parts = self._map(self.local, "constrained_dynamics_batch", self._get_recipe(),
-                          (Q, V, TAU), {"fext": fext}, kwargs)
-        if not isinstance(parts, list):
-            return parts  # no state
-        stalled = [p for p in parts if isinstance(p, _NotConverged)]
-        result = _concat([p.result if isinstance(p, _NotConverged) else p for p in parts])
+        result, stalled = self._map(self.local, "constrained_dynamics_batch",
+                                    self._get_recipe(), (Q, V, TAU), {"fext": fext}, kwargs)
         if stalled and on_not_converged != "ignore":
             bad = np.flatnonzero(~result.converged)
             text = (f"{bad.size} of {result.converged.size} states did not converge; first "

@@ -145,15 +145,16 @@ def test_failing_state_reports_global_index(client):
 
 
 def test_killed_worker_loses_and_duplicates_nothing(client):
-    """A worker process killed (SIGKILL) while it computes a chunk: the scheduler runs its
-    tasks again elsewhere (or on the nanny's new process); the result is complete, in order,
-    and bit-identical to the local batch call."""
+    """A worker process killed (SIGKILL) while it computes a chunk (its inputs in the caller's
+    shared-memory file): the scheduler runs its tasks again elsewhere (or on the nanny's new
+    process); the result is complete, in order, and bit-identical to the local batch call."""
     dm = cdd.DistributedModel.load(client, QUADRUPED, threads=1, chunk_size=1000,
                                    max_in_flight=4)
     m = dm.model
     Y, YD, T, _ = independent_states(m, 8000, 11)
     local = m.ce_aba_independent_batch(Y, YD, T, threads=1)
     dm.ce_aba_independent_batch(Y[:2], YD[:2], T[:2])  # workers up, model loaded
+    assert dm._seen[1], "the arrays should go through shared memory on a LocalCluster"
     pids = client.run(os.getpid)
     out, error = [], []
 
@@ -224,3 +225,76 @@ def test_release_and_cache_eviction(client):
         assert set(client.run(lambda: len(cdd._cache)).values()) <= {0, 1}
     finally:
         client.run(lambda: setattr(cdd, "_CACHE_SIZE", 8))
+
+
+def test_transports_and_fallback(client):
+    """The arrays through shared memory ("auto" finds this LocalCluster's workers on this
+    machine), inside the tasks ("inline"), and through shared memory to workers that do not see
+    the caller's file (every chunk comes back and is sent again in its task): bit-identical
+    results, also for constrained dynamics above the tolerance; release() removes the shared
+    input block kept between calls."""
+    m = cd.Model.load(QUADRUPED)
+    Y, YD, T, _ = independent_states(m, 37, 13)
+    local = m.ce_aba_independent_batch(Y, YD, T, threads=1)
+    Q, V = local[1], local[2]
+    cs = m.constraint_set()
+    for foot in FEET:
+        cs.add_contact(foot)
+    kw = dict(solver="constrained_aba", max_iterations=0, tolerance=1e-14)
+    stalled = cs.constrained_dynamics_batch(Q, V, T, threads=1, on_not_converged="ignore", **kw)
+    assert not stalled.converged.all()
+    hide = lambda: (setattr(cdd._shm, "_saved", cdd._shm.attach),  # noqa: E731
+                    setattr(cdd._shm, "attach", lambda *a: cdd._shm.__dict__.__setitem__(
+                        "_hidden", cdd._shm.__dict__.get("_hidden", 0) + 1)))
+    for transport, hidden in (("auto", False), ("inline", False), ("shared", True)):
+        dm = cdd.DistributedModel.load(client, QUADRUPED, threads=1, chunk_size=6,
+                                       transport=transport)
+        if hidden:
+            client.run(hide)
+        try:
+            assert equal(dm.ce_aba_independent_batch(Y, YD, T), local), transport
+            contacts = dm.constraint_set()
+            for foot in FEET:
+                contacts.add_contact(foot)
+            with pytest.raises(cd.NotConvergedError) as e:
+                contacts.constrained_dynamics_batch(Q, V, T, on_not_converged="raise", **kw)
+            assert equal(e.value.result, stalled), transport
+        finally:
+            if hidden:
+                client.run(lambda: setattr(cdd._shm, "attach", cdd._shm._saved))
+        if hidden:  # 7 + 7 chunks tried through shared memory, then sent in their tasks
+            assert sum(client.run(lambda: cdd._shm.__dict__.pop("_hidden", 0)).values()) == 14
+        if transport == "auto":
+            assert dm._seen[1] is True  # the probe: every worker sees this machine's /dev/shm
+            kept = [b.layout.path for b in dm._spare]
+            # The next call reuses both blocks (smaller arrays fit), under new tokens.
+            assert equal(dm.ce_aba_independent_batch(Y[:20], YD[:20], T[:20]),
+                         m.ce_aba_independent_batch(Y[:20], YD[:20], T[:20], threads=1))
+            assert [b.layout.path for b in dm._spare] == kept
+            assert all(map(os.path.exists, kept))
+            dm.release()
+            assert not any(map(os.path.exists, kept)) and dm._spare is None
+        elif transport == "inline":
+            assert dm._spare is None  # nothing in shared memory
+
+
+def test_shared_block_reuse_shuts_out_earlier_tasks():
+    """A shared block reused by the next call gets a new token: a task of the earlier call
+    still running (cancelled, or on a worker the scheduler gave up) neither reads nor writes
+    it through its old layout."""
+    block = cdd._shm.Block([((4, 3), np.float64)])
+    try:
+        old = block.layout
+        assert cdd._shm.write_rows(old, [np.ones((2, 3))], 1)
+        assert block.reuse([((2, 3), np.float64)])
+        assert block.layout.path == old.path and block.layout.token != old.token
+        assert not cdd._shm.write_rows(old, [np.full((2, 3), 7.0)], 0)
+        assert cdd._shm.attach(old, 0, 2) is None
+        assert cdd._shm.write_rows(block.layout, [np.full((2, 3), 5.0)], 0)
+        out = np.zeros((2, 3))
+        block.read_rows(0, out, 0)
+        assert (out == 5.0).all()
+        assert not block.reuse([((5, 3), np.float64)])  # does not fit: a new block is made
+    finally:
+        block.close()
+    assert not os.path.exists(block.layout.path)

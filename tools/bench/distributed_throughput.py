@@ -58,31 +58,62 @@ def cpu_seconds(pids):
 
 
 def at_90(chunks, rates, reference):
-    """Smallest chunk size where rate >= 0.9 reference, interpolated in log(chunk) between
-    the two measured sizes around it; None when no measured size reaches it."""
+    """Smallest chunk size from which on every measured size reaches 0.9 reference,
+    interpolated in log(chunk) between the last size below and the first size above; None
+    when the largest size does not reach it (a single lucky size among slower ones does not
+    count: the machine is shared)."""
     goal = 0.9 * reference
-    for i, (c, r) in enumerate(zip(chunks, rates)):
-        if r >= goal:
-            if i == 0:
-                return c
-            c0, r0 = chunks[i - 1], rates[i - 1]
-            f = (goal - r0) / (r - r0)
-            return math.exp(math.log(c0) + f * (math.log(c) - math.log(c0)))
-    return None
+    i = len(rates)
+    while i > 0 and rates[i - 1] >= goal:
+        i -= 1
+    if i == len(rates):
+        return None
+    if i == 0:
+        return chunks[0]
+    c0, r0, c, r = chunks[i - 1], rates[i - 1], chunks[i], rates[i]
+    f = (goal - r0) / (r - r0)
+    return math.exp(math.log(c0) + f * (math.log(c) - math.log(c0)))
 
 
-def calls(args, model, dm, Q, V, TAU, P):
-    """(local call, distributed call) of args.function on (Q, V, TAU)."""
-    if args.function == "ce_aba":
-        return (lambda: model.ce_aba_batch(Q, V, TAU, threads=P),
-                lambda: dm.ce_aba_batch(Q, V, TAU))
-    local, remote = model.constraint_set(), dm.constraint_set()
-    for frame in args.contacts.split(","):
-        local.add_contact(frame)
-        remote.add_contact(frame)
-    kw = dict(solver="prox_pv", on_not_converged="ignore")
-    return (lambda: local.constrained_dynamics_batch(Q, V, TAU, threads=P, **kw),
-            lambda: remote.constrained_dynamics_batch(Q, V, TAU, **kw))
+FUNCTIONS = ("ce_aba", "ce_aba_independent", "ce_rnea", "mass_matrix", "prox_pv")
+
+
+def calls(args, model, dm, states, P):
+    """(local call, distributed call) of args.function on the states (Y, YD, TAU, Q, V)."""
+    Y, YD, TAU, Q, V = states
+    if args.function == "prox_pv":
+        local, remote = model.constraint_set(), dm.constraint_set()
+        for frame in args.contacts.split(","):
+            local.add_contact(frame)
+            remote.add_contact(frame)
+        kw = dict(solver="prox_pv", on_not_converged="ignore")
+        return (lambda: local.constrained_dynamics_batch(Q, V, TAU, threads=P, **kw),
+                lambda: remote.constrained_dynamics_batch(Q, V, TAU, **kw))
+    method, inputs = {"ce_aba": ("ce_aba_batch", (Q, V, TAU)),
+                      "ce_aba_independent": ("ce_aba_independent_batch", (Y, YD, TAU)),
+                      "ce_rnea": ("ce_rnea_batch", (Q, V, TAU)),  # TAU as accelerations
+                      "mass_matrix": ("mass_matrix_batch", (Q,))}[args.function]
+    if dm.transport == "scatter":
+        return (lambda: getattr(model, method)(*inputs, threads=P),
+                lambda: scattered(dm, method, inputs))
+    return (lambda: getattr(model, method)(*inputs, threads=P),
+            lambda: getattr(dm, method)(*inputs))
+
+
+def scattered(dm, method, inputs):
+    """The alternative measured against the transports, not offered by the module: every
+    chunk scattered straight to a worker (client.scatter(direct=True), no scheduler hop), then
+    one task per chunk on the scattered data. Scattered data is not recomputable: when its
+    worker dies, Dask cannot run the task again (the reason clusterdyn.distributed does not use
+    it)."""
+    client, c, N = dm.client, dm.chunk_size, len(inputs[0])
+    work = dict(threads=dm.threads, use_pool=True)
+    futures = []
+    for s in range(0, N, c):
+        data = client.scatter([a[s:s + c] for a in inputs], direct=True)
+        futures.append(client.submit(cdd._run_chunk, dm._spec, None, method, data, {}, work,
+                                     pure=False))
+    return np.concatenate(client.gather(futures))
 
 
 def same(a, b):
@@ -91,8 +122,9 @@ def same(a, b):
     return np.array_equal(a, b)
 
 
-def run(args, model_path, Q, V, TAU, P):
-    """One cluster of P workers: local pool and distributed timings (best of args.repeat)."""
+def run(args, model_path, states, P):
+    """One cluster of P workers: local pool and distributed timings (best of args.repeat) for
+    every (transport, chunk size), interleaved round by round."""
     model = cd.Model.load(model_path)
     cluster = distributed.LocalCluster(n_workers=P, threads_per_worker=1, processes=True,
                                        dashboard_address=":0", silence_logs=logging.ERROR)
@@ -100,15 +132,21 @@ def run(args, model_path, Q, V, TAU, P):
     try:
         pids = [os.getpid()] + list(client.run(os.getpid).values())
         fns = {}
-        for c in args.chunks:
-            dm = cdd.DistributedModel.load(client, model_path, threads=1, chunk_size=c)
-            fns["local"], fns[c] = calls(args, model, dm, Q, V, TAU, P)
+        for t in args.transports:
+            for c in args.chunks:
+                dm = cdd.DistributedModel.load(client, model_path, threads=1, chunk_size=c,
+                                               transport="inline" if t == "scatter" else t)
+                if t == "scatter":
+                    if args.function in ("prox_pv", "ce_aba_independent"):
+                        raise SystemExit("--transports scatter: only for ce_aba, ce_rnea, "
+                                         "mass_matrix")
+                    dm.transport = "scatter"
+                fns["local"], fns[t, c] = calls(args, model, dm, states, P)
         ref = fns["local"]()
-        for c in args.chunks:  # warm-up: workers load the model; check bit for bit
-            if not same(fns[c](), ref):
-                raise SystemExit(f"chunk_size {c}: distributed result differs from local")
-        best = {"local": (math.inf, math.inf)}
-        best.update({c: (math.inf, math.inf) for c in args.chunks})
+        for name, fn in fns.items():  # warm-up: workers load the model; check bit for bit
+            if name != "local" and not same(fn(), ref):
+                raise SystemExit(f"{name}: distributed result differs from local")
+        best = {name: (math.inf, math.inf) for name in fns}
         for _ in range(args.repeat):  # interleaved rounds: every variant sees the same load
             for name in best:
                 c0, t0 = cpu_seconds(pids), time.perf_counter()
@@ -126,71 +164,88 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--model", default=str(REPO / "models" / "cd_quadruped.urdf"))
     ap.add_argument("--states", type=int, default=100000)
-    ap.add_argument("--function", choices=("ce_aba", "prox_pv"), default="ce_aba")
+    ap.add_argument("--function", choices=FUNCTIONS, default="ce_aba")
     ap.add_argument("--contacts", default="lf_foot,rf_foot,lh_foot,rh_foot")
     ap.add_argument("--workers", default="1,2")
-    ap.add_argument("--chunks", default="64,256,1024,4096,16384")
+    ap.add_argument("--chunks", default="1024,4096,16384,65536")
+    ap.add_argument("--transports", default="auto,inline",
+                    help="DistributedModel transports to time (auto = shared memory here; "
+                         "scatter: chunks scattered to the workers, for comparison)")
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--plot", help="PNG of states/s against chunk size")
     ap.add_argument("--json", help="write the measurements here")
     args = ap.parse_args()
     args.chunks = sorted(int(c) for c in args.chunks.split(","))
+    args.transports = args.transports.split(",")
     workers = [int(p) for p in args.workers.split(",")]
     cd.set_log_level("off")
     model = cd.Model.load(args.model)
-    _, _, TAU, Q, V = random_states(model, args.states)
+    states = random_states(model, args.states)
     N = args.states
     print(f"{args.function} on {model.name}: nq {model.nq}, nv {model.nv}, ny {model.ny}; "
           f"N = {N} states; "
           f"{os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f}; "
           f"best of {args.repeat} interleaved rounds; dask {distributed.__version__}")
-    print(f"{'P':>2} {'how':<22} {'ms/batch':>9} {'states/s':>10} {'vs local':>8} "
-          f"{'chunks':>6} {'ms/chunk':>8} {'cpu ms/chunk':>12}")
+    print(f"{'P':>2} {'how':<30} {'ms/batch':>9} {'states/s':>10} {'vs local':>8} "
+          f"{'chunks':>6} {'ms/chunk':>8} {'cpu ms':>8} {'cpu ms/chunk':>12} {'cpu eff':>7}")
     results = {}
     for P in workers:
-        best = run(args, args.model, Q, V, TAU, P)
+        best = run(args, args.model, states, P)
+        load = os.getloadavg()[0]
         tl, cl = best["local"]
-        rows = {"local": {"seconds": tl, "cpu": cl, "rate": N / tl}}
-        print(f"{P:>2} {f'local pool threads={P}':<22} {1e3 * tl:9.1f} {N / tl:10.0f} "
-              f"{1.0:8.2f}")
-        for c in args.chunks:
-            t, cpu = best[c]
-            n = math.ceil(N / c)
-            over, over_cpu = (t - tl) * P / n, (cpu - cl) / n
-            rows[c] = {"seconds": t, "cpu": cpu, "rate": N / t, "chunks": n,
-                       "overhead_s": over, "overhead_cpu_s": over_cpu}
-            print(f"{P:>2} {f'dask workers={P} c={c}':<22} {1e3 * t:9.1f} {N / t:10.0f} "
-                  f"{tl / t:8.2f} {n:6d} {1e3 * over:8.2f} {1e3 * over_cpu:12.2f}")
-        c90 = at_90(args.chunks, [rows[c]["rate"] for c in args.chunks], N / tl)
-        rows["chunk_at_90"] = c90
-        print(f"{P:>2} chunk size at 90 % of the local pool: "
-              f"{'not reached' if c90 is None else f'{c90:.0f} states'}")
+        rows = {"local": {"seconds": tl, "cpu": cl, "rate": N / tl}, "load_average": load}
+        print(f"{P:>2} {f'local pool threads={P}':<30} {1e3 * tl:9.1f} {N / tl:10.0f} "
+              f"{1.0:8.2f} {'':6} {'':8} {1e3 * cl:8.0f} {'':12} {1.0:7.2f}")
+        for tr in args.transports:
+            for c in args.chunks:
+                t, cpu = best[tr, c]
+                n = math.ceil(N / c)
+                over, over_cpu = (t - tl) * P / n, (cpu - cl) / n
+                rows[f"{tr} {c}"] = {"seconds": t, "cpu": cpu, "rate": N / t, "chunks": n,
+                                     "overhead_s": over, "overhead_cpu_s": over_cpu}
+                print(f"{P:>2} {f'dask {tr} workers={P} c={c}':<30} {1e3 * t:9.1f} "
+                      f"{N / t:10.0f} {tl / t:8.2f} {n:6d} {1e3 * over:8.2f} {1e3 * cpu:8.0f} "
+                      f"{1e3 * over_cpu:12.2f} {cl / cpu:7.2f}")
+            c90 = at_90(args.chunks, [rows[f"{tr} {c}"]["rate"] for c in args.chunks], N / tl)
+            rows[f"{tr} chunk_at_90"] = c90
+            print(f"{P:>2} {tr}: chunk size at 90 % of the local pool: "
+                  f"{'not reached' if c90 is None else f'{c90:.0f} states'}")
+        print(f"{P:>2} load average after these rounds: {load:.1f}")
         results[P] = rows
     if args.json:
-        pathlib.Path(args.json).write_text(json.dumps({str(k): {str(c): v for c, v in r.items()}
-                                                       for k, r in results.items()}, indent=1))
+        pathlib.Path(args.json).write_text(json.dumps({str(k): r for k, r in results.items()},
+                                                      indent=1))
     if args.plot:
-        import matplotlib
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-        fig, ax = plt.subplots(figsize=(6.4, 4.0))
-        for i, (P, rows) in enumerate(results.items()):
-            color = f"C{i}"
-            ax.plot(args.chunks, [rows[c]["rate"] for c in args.chunks], "o-", color=color,
-                    label=f"Dask, {P} worker process{'es' if P > 1 else ''}")
-            ax.axhline(rows["local"]["rate"], color=color, ls="--",
-                       label=f"local pool, {P} thread{'s' if P > 1 else ''}")
-            ax.axhline(0.9 * rows["local"]["rate"], color=color, ls=":", lw=0.8)
-        ax.set_xscale("log", base=2)
-        ax.set_xlabel("chunk size [states per task]")
-        ax.set_ylabel(f"states per second ({args.function})")
-        ax.set_title(f"{model.name}, N = {N}: distributed vs local (loaded 2-core machine)",
-                     fontsize=9)
-        ax.grid(True, which="both", alpha=0.3)
-        ax.legend(fontsize=8)
-        fig.tight_layout()
-        fig.savefig(args.plot, dpi=110)
-        print(f"plot: {args.plot}")
+        plot(args, model, results, N)
+
+
+def plot(args, model, results, N):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    fig, ax = plt.subplots(figsize=(6.4, 4.0))
+    styles = {"auto": "o-", "shared": "o-", "inline": "s--", "scatter": "^:"}
+    names = {"auto": "shared memory", "shared": "shared memory", "inline": "arrays in tasks",
+             "scatter": "scattered chunks"}
+    for i, (P, rows) in enumerate(results.items()):
+        color = f"C{i}"
+        for tr in args.transports:
+            ax.plot(args.chunks, [rows[f"{tr} {c}"]["rate"] for c in args.chunks],
+                    styles.get(tr, "o-"), color=color, alpha=1.0 if tr != "inline" else 0.6,
+                    label=f"Dask, {P} worker{'s' if P > 1 else ''}, {names.get(tr, tr)}")
+        ax.axhline(rows["local"]["rate"], color=color, ls="-", lw=2, alpha=0.35,
+                   label=f"local pool, {P} thread{'s' if P > 1 else ''}")
+        ax.axhline(0.9 * rows["local"]["rate"], color=color, ls=":", lw=0.8)
+    ax.set_xscale("log", base=2)
+    ax.set_xlabel("chunk size [states per task]")
+    ax.set_ylabel(f"states per second ({args.function})")
+    ax.set_title(f"{model.name}, N = {N}: distributed vs local (2-core machine, "
+                 f"dotted: 90 %)", fontsize=9)
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(args.plot, dpi=110)
+    print(f"plot: {args.plot}")
 
 
 if __name__ == "__main__":

@@ -27,34 +27,6 @@ void minversePasses(const Model& model, const Data& data, DerivativeData& dd) {
     for (int r = c + 1; r < nv; ++r) Minv(r, c) = Minv(c, r);
 }
 
-/// out = -Minv X (eq. D14) for X = dtau_dq or dtau_dv, whose columns of body j are zero outside
-/// the rows of j's ancestors and of j's subtree (Carpentier & Mansard 2018): per body, the product
-/// over those row segments only (ancestor ranges merged where contiguous). nv <= 64: Eigen's
-/// products keep their panels on the stack (no heap), as in computeABADerivatives.
-void negMinvTimesTreeSparse(const Model& model, const DerivativeData& dd, const MatX& X,
-                            MatX& out) {
-  const MatX& Minv = dd.Minv;
-  for (int j = 0; j < model.nbodies; ++j) {
-    const int ij = model.idx_v[j], nj = model.nvs[j];
-    if (nj == 0) continue;
-    auto outJ = out.middleCols(ij, nj);
-    const int len = dd.subtreeEnd[j] - ij;  // the subtree of j, j included
-    outJ.noalias() = -Minv.middleCols(ij, len) * X.block(ij, ij, len, nj);
-    int lo = -1, hi = -1;  // current run [lo, hi) of ancestor rows
-    for (int a = model.parent[j]; a >= 0; a = model.parent[a]) {
-      const int ia = model.idx_v[a], na = model.nvs[a];
-      if (na == 0) continue;
-      if (hi >= 0 && ia + na == lo) {
-        lo = ia;
-        continue;
-      }
-      if (hi >= 0) outJ.noalias() -= Minv.middleCols(lo, hi - lo) * X.block(lo, ij, hi - lo, nj);
-      lo = ia, hi = ia + na;
-    }
-    if (hi >= 0) outJ.noalias() -= Minv.middleCols(lo, hi - lo) * X.block(lo, ij, hi - lo, nj);
-  }
-}
-
 }  // namespace
 }  // namespace detail
 
@@ -97,8 +69,8 @@ Status computeABADerivatives(const Model& model, Data& data, DerivativeData& dd,
   // EIGEN_STACK_ALLOCATION_LIMIT (128 kB: 2 panels of at most nv x nv doubles below nv = 64);
   // above, the coefficient-wise product, which never allocates.
   if (model.nv <= 64) {
-    detail::negMinvTimesTreeSparse(model, dd, dd.dtau_dq, dd.ddq_dq);
-    detail::negMinvTimesTreeSparse(model, dd, dd.dtau_dv, dd.ddq_dv);
+    dd.ddq_dq.noalias() = -dd.Minv * dd.dtau_dq;
+    dd.ddq_dv.noalias() = -dd.Minv * dd.dtau_dv;
   } else {
     dd.ddq_dq.noalias() = -dd.Minv.lazyProduct(dd.dtau_dq);
     dd.ddq_dv.noalias() = -dd.Minv.lazyProduct(dd.dtau_dv);

@@ -1,10 +1,11 @@
-// URDF -> pinocchio::Model, header-only (tinyxml2 for the XML), for the Pinocchio bench and check
-// programs. It replaces pinocchio::urdf::buildModel, whose parser lives in the pip package's
-// compiled libpinocchio_parsers: that library builds the Inertia / SE3 / limit vectors it hands to
-// the header-side visitor with the wheel's own Eigen and flags, so a program compiled with
-// another Eigen or -march=native receives objects of another layout (the -march=native bench
-// crashed on them, docs/benchmarks.md). Here every Pinocchio object is made in the calling
-// translation unit.
+// URDF -> pinocchio::Model, header-only (tinyxml2 for the XML), for the Pinocchio bench. It
+// replaces pinocchio::urdf::buildModel, whose tree walk lives in the pip package's compiled
+// libpinocchio_parsers (built for generic x86-64): there Eigen's heap blocks come from plain
+// malloc (16-byte default alignment), while a -march=native program (AVX-512: Eigen's default
+// alignment 64, even with EIGEN_MAX_ALIGN_BYTES=16) frees them with its handmade aligned free,
+// which reads the original pointer in front of the block: the model's dynamic vectors filled by
+// the library crashed the native bench in free() (docs/benchmarks.md). Here every Pinocchio
+// object is made and freed in the calling program.
 //
 // Semantics of Pinocchio 4.1's URDF parser (src/parsers/urdf/model.hxx of its headers, on top
 // of urdfdom): the root link (the one that is no joint's child) is a BODY frame of the universe

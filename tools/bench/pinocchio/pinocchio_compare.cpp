@@ -10,7 +10,8 @@
 // Per quantity it prints the largest deviation max|pin - cd| / max(1, max|cd|) over the dumped
 // states: ABA, RNEA, CRBA, the RNEA and ABA derivatives (tangent columns: both libraries use the
 // joint's right exponential), M^-1 (of computeABADerivatives and of computeMinverse), and with
-// contacts the Delassus matrix (both Pinocchio routines) and its damped inverse (rho 1e-6).
+// contacts the Delassus matrix (both Pinocchio routines) and its damped inverse (rho 1e-6), of
+// which Pinocchio 4.1 writes the upper triangle only (compared mirrored).
 // Exit 1 when a deviation exceeds --tol (default 1e-9), 2 on usage errors.
 // Links the clusterdyn build's libclusterdyn_core.a; no Pinocchio code (the dump is plain JSON).
 #include <algorithm>
@@ -46,6 +47,15 @@ Eigen::MatrixXd matrix(const json& j) {
   for (long i = 0; i < r; ++i)
     for (long k = 0; k < c; ++k) a(i, k) = d[i * c + k].get<double>();
   return a;
+}
+
+/// The upper triangle mirrored: Pinocchio 4.1's computeDelassusMatrix, computePvDelassusMatrix
+/// and computeDampedDelassusMatrixInverse write the upper triangle only (the lower one keeps
+/// whatever the output matrix held).
+Eigen::MatrixXd upperMirrored(const Eigen::MatrixXd& a) {
+  Eigen::MatrixXd s = a;
+  s.triangularView<Eigen::StrictlyLower>() = a.transpose();
+  return s;
 }
 
 double deviation(const Eigen::MatrixXd& pin, const Eigen::MatrixXd& cd) {
@@ -160,11 +170,12 @@ int run(const std::string& urdf, const std::string& dumpPath, double tol, bool a
     if (set) {
       if (delassusMatrix(cm, cdata, *set, *con, q) != Status::Ok)
         throw std::runtime_error(std::string("delassusMatrix: ") + cdata.errorMessage());
-      note("delassus", matrix(st.at("delassus")), R * con->delassus * R.transpose());
-      note("delassus_pv", matrix(st.at("delassus_pv")), R * con->delassus * R.transpose());
+      note("delassus", upperMirrored(matrix(st.at("delassus"))), R * con->delassus * R.transpose());
+      note("delassus_pv", upperMirrored(matrix(st.at("delassus_pv"))),
+           R * con->delassus * R.transpose());
       if (dampedDelassusInverse(cm, cdata, *set, *con, q, 1e-6) != Status::Ok)
         throw std::runtime_error(std::string("dampedDelassusInverse: ") + cdata.errorMessage());
-      note("damped_inverse", matrix(st.at("damped_inverse")),
+      note("damped_inverse", upperMirrored(matrix(st.at("damped_inverse"))),
            R * con->dampedInverse * R.transpose());
     }
   }

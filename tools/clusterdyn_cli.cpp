@@ -402,6 +402,9 @@ int cmdBench(const Args& args) {
                                                        "rnea",
                                                        "aba",
                                                        "crba",
+                                                       "rnea_derivatives",
+                                                       "aba_derivatives",
+                                                       "minverse",
                                                        "ce_aba",
                                                        "ce_rnea",
                                                        "cluster_h",
@@ -486,6 +489,34 @@ int cmdBench(const Args& args) {
     crba(model, data, qs[k % kPool]);
     sink = sink + data.M(0, 0);
   });
+  // Tree derivatives (derivatives.hpp); the workspace only when one of them is timed.
+  const bool anyDerivative =
+      only.empty() || std::any_of(only.begin(), only.end(), [](const std::string& a) {
+        return a == "rnea_derivatives" || a == "aba_derivatives" || a == "minverse";
+      });
+  if (anyDerivative) {
+    DerivativeData dd(model);
+    const Status ds[] = {computeRNEADerivatives(model, data, dd, qs[0], vs[0], as[0]),
+                         computeABADerivatives(model, data, dd, qs[0], vs[0], taus[0]),
+                         computeMinverse(model, data, dd, qs[0])};
+    for (Status s : ds)
+      if (s != Status::Ok) {
+        std::cerr << "error: " << statusName(s) << ": " << data.errorMessage() << "\n";
+        return kExitFailure;
+      }
+    timed("rnea_derivatives", "rnea derivatives", [&](long k) {
+      computeRNEADerivatives(model, data, dd, qs[k % kPool], vs[k % kPool], as[k % kPool]);
+      sink = sink + dd.dtau_dq(0, 0);
+    });
+    timed("aba_derivatives", "aba derivatives", [&](long k) {
+      computeABADerivatives(model, data, dd, qs[k % kPool], vs[k % kPool], taus[k % kPool]);
+      sink = sink + dd.ddq_dq(0, 0);
+    });
+    timed("minverse", "M^-1", [&](long k) {
+      computeMinverse(model, data, dd, qs[k % kPool]);
+      sink = sink + dd.Minv(0, 0);
+    });
+  }
 
   // Cluster algorithms at random closed states: y, y_dot -> (q, v) by independentToSpanning;
   // tau_y and y_ddot uniform in [-1, 1].

@@ -7,6 +7,7 @@
 #include <Eigen/Cholesky>
 
 #include "clusterdyn/derivatives.hpp"
+#include "core/small_spd.hpp"
 #include "tree/tree_step.hpp"
 
 namespace clusterdyn::detail {
@@ -159,6 +160,21 @@ inline bool worldArticulatedInertiaStep(const Model& model, Data& data, Derivati
     if (p < 0) return true;
     data.IA[p] += IA;
     data.IA[p].noalias() -= (U * (1.0 / D)) * U.transpose();
+    return true;
+  }
+  if (k == 6) {  // a floating joint: fixed-size products and inverse (no blocked solves)
+    const Mat6 S = psi;
+    Mat6 U;
+    U.noalias() = IA * S;
+    oU = U;
+    Mat6 D, Dinv;
+    D.noalias() = S.transpose() * U;
+    if (!invertPositiveDefinite<6>(D, Dinv)) return false;
+    data.Dinv[i] = Dinv;
+    if (p < 0) return true;
+    const Mat6 UDinv = U * Dinv;
+    data.IA[p] += IA;
+    data.IA[p].noalias() -= UDinv * U.transpose();
     return true;
   }
   using MatK = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, 0, 6, 6>;

@@ -4,9 +4,10 @@
 Runs `clusterdyn bench` and the Pinocchio bench (tools/bench/pinocchio/, built into
 build-bench-pin/ from the pip package `pin` of .venv) interleaved over ROUNDS rounds and prints
 the median over the rounds of each side's median ns per call, and the ratio clusterdyn /
-Pinocchio, for ABA, RNEA, CRBA and, with contacts, the Delassus matrix, its damped inverse
-(rho 1e-6) and constrained forward dynamics. Pinocchio's figure is the faster of its generic and
--march=native builds (and of its two Delassus routines); clusterdyn's is the CLI as built.
+Pinocchio, for ABA, RNEA, CRBA, the RNEA and ABA derivatives, M^-1 and, with contacts, the
+Delassus matrix, its damped inverse (rho 1e-6) and constrained forward dynamics. Pinocchio's
+figure is the faster of its generic and -march=native builds (and of its two Delassus routines);
+clusterdyn's is the CLI as built.
 
     .venv/bin/python tools/bench/side_by_side.py [--rounds 5] [--calls 20000] [--callgrind]
         [--cli build/tools/clusterdyn] [--json] MODEL.urdf[@3:LINK,6:LINK,...]...
@@ -16,7 +17,13 @@ A model without "@..." gets the contacts of CONTACT_PRESETS for its name (else n
 generic build, as valgrind cannot run AVX-512): each algorithm alone (`--only`), at N1 and N2
 calls; per call = (I(N2) - I(N1)) / (N2 - N1), so the loading and set-up cancel.
 
-Before the table, the sorted diagonal of the Delassus matrix at the neutral configuration is
+Before timing, each Pinocchio build dumps its values at two states of its pool (--dump) and
+pinocchio_compare checks them against clusterdyn at the same states (joints mapped by name):
+ABA, RNEA, CRBA, the derivatives, M^-1, the Delassus matrix and its damped inverse; a deviation
+above --value-tol (1e-9, relative to max(1, |value|)) is an error, except for the quantities of
+--known-deviation (default: the damped inverse, whose PV formula in Pinocchio loses about
+log10(|D| / rho) digits), which are reported and timed. Before the table, the sorted
+diagonal of the Delassus matrix at the neutral configuration is
 compared between the two programs (it does not depend on the row order): a mismatch means the
 two sides do not solve the same contact problem, and is an error.
 """
@@ -43,30 +50,49 @@ ROWS = [
     ("ABA", "aba", ["aba"]),
     ("RNEA", "rnea", ["rnea"]),
     ("CRBA", "crba", ["crba"]),
+    ("RNEA derivatives", "rnea_derivatives", ["rnea_derivatives"]),
+    ("ABA derivatives", "aba_derivatives", ["aba_derivatives"]),
+    ("M^-1", "minverse", ["minverse"]),
     ("Delassus", "delassus", ["delassus", "delassus_pv"]),
     ("damped inverse", "damped_inverse", ["damped_inverse"]),
     ("constrained FD (constrainedABA)", "constrained_aba", ["constrained_aba"]),
     ("constrained FD (vs constraintDynamics)", "constrained_aba", ["constraint_dynamics"]),
 ]
 CD_KEYS = sorted({r[1] for r in ROWS})
-PIN_KEYS = ["aba", "rnea", "crba", "delassus", "delassus_pv", "damped_inverse",
-            "constraint_dynamics", "constrained_aba"]
+PIN_KEYS = ["aba", "rnea", "crba", "rnea_derivatives", "aba_derivatives", "minverse", "delassus",
+            "delassus_pv", "damped_inverse", "constraint_dynamics", "constrained_aba"]
 VARIANTS = ("generic", "native")
 
 
-def build_pinocchio(build_dir, variants):
-    """Configures and builds tools/bench/pinocchio into build_dir when out of date."""
+def build_pinocchio(build_dir, variants, cd_build):
+    """Configures (once) and builds tools/bench/pinocchio into build_dir: the bench variants and
+    pinocchio_compare (linked with cd_build's libclusterdyn_core.a). cmake --build is a no-op
+    when nothing changed."""
     src = os.path.join(HERE, "pinocchio")
-    exes = [os.path.join(build_dir, f"pinocchio_bench_{v}") for v in variants]
-    newest = max(os.path.getmtime(os.path.join(src, f)) for f in os.listdir(src))
-    if all(os.path.exists(e) and os.path.getmtime(e) >= newest for e in exes):
-        return exes
-    print(f"== building the Pinocchio bench into {build_dir}", file=sys.stderr)
-    subprocess.run(["cmake", "-S", src, "-B", build_dir, "-DCMAKE_BUILD_TYPE=Release",
-                    f"-DPython3_EXECUTABLE={sys.executable}"], check=True, stdout=sys.stderr)
-    subprocess.run(["cmake", "--build", build_dir, "-j2", "--target"] +
-                   [f"pinocchio_bench_{v}" for v in variants], check=True, stdout=sys.stderr)
-    return exes
+    if not os.path.exists(os.path.join(build_dir, "CMakeCache.txt")):
+        print(f"== configuring the Pinocchio bench in {build_dir}", file=sys.stderr)
+        subprocess.run(["cmake", "-S", src, "-B", build_dir, "-DCMAKE_BUILD_TYPE=Release",
+                        f"-DPython3_EXECUTABLE={sys.executable}",
+                        f"-DCLUSTERDYN_BUILD_DIR={cd_build}"], check=True, stdout=sys.stderr)
+    targets = [f"pinocchio_bench_{v}" for v in variants] + ["pinocchio_compare"]
+    subprocess.run(["cmake", "--build", build_dir, "-j2", "--target"] + targets, check=True,
+                   stdout=sys.stderr)
+    exes = [os.path.join(build_dir, t) for t in targets]
+    return exes[:-1], exes[-1]
+
+
+def compare_values(bench, compare, path, contacts, tol):
+    """Runs the bench with --dump and pinocchio_compare on the dump: the largest deviation per
+    quantity between this Pinocchio build and clusterdyn at the dumped states."""
+    with tempfile.TemporaryDirectory(prefix="side_by_side_") as d:
+        dump = os.path.join(d, "values.json")
+        subprocess.run([bench, path, "--calls", "1", "--only", "aba", "--dump", dump] +
+                       contact_args(contacts), check=True, stdout=subprocess.DEVNULL)
+        out = subprocess.run([compare, path, dump, "--json", "--tol", str(tol)],
+                             stdout=subprocess.PIPE, text=True)
+        if out.returncode not in (0, 1):
+            sys.exit(f"error: pinocchio_compare failed on {path}")
+        return json.loads(out.stdout)
 
 
 def run_json(cmd):
@@ -118,15 +144,48 @@ def main():
     ap.add_argument("--cg-calls", default="1000,2000", help="N1,N2 of the callgrind difference")
     ap.add_argument("--variants", default="generic,native",
                     help="Pinocchio builds to run (the faster counts)")
+    ap.add_argument("--algorithms", default=",".join(CD_KEYS),
+                    help="rows to time, by clusterdyn key (default all): " + ",".join(CD_KEYS))
+    ap.add_argument("--value-tol", type=float, default=1e-9,
+                    help="largest deviation from clusterdyn accepted before timing")
+    ap.add_argument("--known-deviation", default="damped_inverse",
+                    help="quantities (pinocchio_compare names) whose deviation is reported but "
+                         "does not stop the script (default: damped_inverse, Pinocchio's "
+                         "1/rho cancellation at rho 1e-6: docs/benchmarks.md)")
     ap.add_argument("--json", action="store_true", help="print the results as JSON")
     args = ap.parse_args()
+    known = {k for k in args.known_deviation.split(",") if k}
     if not os.access(args.cli, os.X_OK):
         sys.exit(f"no clusterdyn CLI at {args.cli} (build the clusterdyn_cli target or --cli)")
     variants = [v for v in args.variants.split(",") if v]
     if not variants or any(v not in VARIANTS for v in variants) or "generic" not in variants:
         sys.exit("--variants: generic[,native]")
-    pin = dict(zip(variants, build_pinocchio(args.pin_build, variants)))
+    keys = [k for k in args.algorithms.split(",") if k]
+    if not keys or any(k not in CD_KEYS for k in keys):
+        sys.exit("--algorithms: a comma-separated subset of " + ",".join(CD_KEYS))
+    rows = [r for r in ROWS if r[1] in keys]
+    pin_only = sorted({k for r in rows for k in r[2]})
+    cd_build = os.path.dirname(os.path.dirname(os.path.abspath(args.cli)))
+    exes, compare = build_pinocchio(args.pin_build, variants, cd_build)
+    pin = dict(zip(variants, exes))
     models = [parse_model(m) for m in args.models]
+
+    # Before timing: each Pinocchio build's values against clusterdyn's at the same states.
+    values = {}
+    for path, contacts in models:
+        for v in variants:
+            c = compare_values(pin[v], compare, path, contacts, args.value_tol)
+            values[(os.path.basename(path), v)] = c["max_deviation"]
+            worst = max(c["max_deviation"].items(), key=lambda kv: kv[1])
+            print(f"values {os.path.basename(path)} ({v}): largest deviation from clusterdyn "
+                  f"{worst[1]:.1e} ({worst[0]}) over {c['states']} states", file=sys.stderr)
+            bad = {k: x for k, x in c["max_deviation"].items() if not x <= args.value_tol}
+            if set(bad) - known:
+                sys.exit(f"error: {path}: Pinocchio ({v}) and clusterdyn disagree beyond "
+                         f"{args.value_tol:g}: {bad}")
+            if bad:
+                print(f"warning: {os.path.basename(path)} ({v}): known deviations beyond "
+                      f"{args.value_tol:g}, timed anyway: {bad}", file=sys.stderr)
 
     # wall[(model, side, key)] -> list of per-round medians; side: "cd", "generic", "native".
     wall, info = {}, {}
@@ -139,9 +198,10 @@ def main():
             for side in sides:
                 if side == "cd":
                     cmd = [args.cli, "bench", path, "--calls", str(args.calls), "--json",
-                           "--only", ",".join(CD_KEYS)]
+                           "--only", ",".join(keys)]
                 else:
-                    cmd = [pin[side], path, "--calls", str(args.calls), "--json"]
+                    cmd = [pin[side], path, "--calls", str(args.calls), "--json", "--only",
+                           ",".join(pin_only)]
                 j = run_json(cmd + contact_args(contacts))
                 info[(path, side)] = j
                 for k, ns in j["median_ns"].items():
@@ -166,7 +226,7 @@ def main():
     results = []
     for path, contacts in models:
         cdi, pini = info[(path, "cd")], info[(path, "generic")]
-        for label, ckey, pkeys in ROWS:
+        for label, ckey, pkeys in rows:
             if (path, "cd", ckey) not in wall:
                 continue
             cands = [(statistics.median(wall[(path, v, k)]), v, k) for k in pkeys
@@ -175,8 +235,11 @@ def main():
                 continue
             cd_ns = statistics.median(wall[(path, "cd", ckey)])
             pin_ns, variant, pkey = min(cands)
+            per_variant = {v: min((c for c in cands if c[1] == v), default=(None,))[0]
+                           for v in variants}
             row = {"model": os.path.basename(path), "contacts": contacts, "algorithm": label,
                    "clusterdyn_ns": cd_ns, "pinocchio_ns": pin_ns,
+                   "pinocchio_ns_by_variant": per_variant,
                    "pinocchio_call": f"{pkey} ({variant})", "ratio": cd_ns / pin_ns}
             if ckey == "constrained_aba":
                 row["iterations"] = [cdi.get("constrained_aba_iterations"),
@@ -194,11 +257,13 @@ def main():
               for p, c in models if c}
     if args.json:
         print(json.dumps({"rounds": args.rounds, "calls": args.calls, "results": results,
-                          "pinocchio_oracle_check": checks},
+                          "pinocchio_oracle_check": checks,
+                          "value_deviation": {f"{m} ({v})": d for (m, v), d in values.items()}},
                          indent=2))
         return
-    head = "| model | algorithm | clusterdyn ns | Pinocchio ns | ratio |"
-    rule = "|---|---|---|---|---|"
+    head = ("| model | algorithm | clusterdyn ns | " +
+            " | ".join(f"Pinocchio {v} ns" for v in variants) + " | ratio (faster) |")
+    rule = "|---|---|---|" + "---|" * len(variants) + "---|"
     if args.callgrind:
         head += " clusterdyn instr. | Pinocchio instr. | instr. ratio |"
         rule += "---|---|---|"
@@ -206,12 +271,18 @@ def main():
     print(rule)
     for r in results:
         name = r["model"].replace(".urdf", "")
-        line = (f"| {name} | {r['algorithm']} | {r['clusterdyn_ns']:.0f} | "
-                f"{r['pinocchio_ns']:.0f} [{r['pinocchio_call']}] | {r['ratio']:.2f} |")
+        pv = " | ".join("" if r["pinocchio_ns_by_variant"][v] is None else
+                        f"{r['pinocchio_ns_by_variant'][v]:.0f}" for v in variants)
+        line = (f"| {name} | {r['algorithm']} | {r['clusterdyn_ns']:.0f} | {pv} | "
+                f"{r['ratio']:.2f} [{r['pinocchio_call']}] |")
         if args.callgrind:
             line += (f" {r['clusterdyn_instructions']:.0f} | {r['pinocchio_instructions']:.0f} "
                      f"| {r['instruction_ratio']:.2f} |")
         print(line)
+    for (name, v), d in values.items():
+        print(f"\n{name} ({v}): Pinocchio's values against clusterdyn's at the dumped states, "
+              f"max |pin - cd| / max(1, |cd|): " +
+              ", ".join(f"{k} {x:.1e}" for k, x in sorted(d.items())))
     for name, c in checks.items():
         print(f"\n{name}: Pinocchio's results at 4 states against a dense oracle "
               f"(relative; damped inverse: |Dinv (D + rho I) - I|): {c}")

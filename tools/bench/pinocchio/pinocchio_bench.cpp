@@ -34,6 +34,7 @@
 #include <cmath>
 #include <cstdio>
 #include <functional>
+#include <pinocchio/algorithm/aba-derivatives.hpp>
 #include <pinocchio/algorithm/aba.hpp>
 #include <pinocchio/algorithm/constrained-dynamics.hpp>
 #include <pinocchio/algorithm/crba.hpp>
@@ -43,14 +44,16 @@
 #include <pinocchio/algorithm/joint-configuration.hpp>
 #include <pinocchio/algorithm/kinematics.hpp>
 #include <pinocchio/algorithm/pv.hpp>
+#include <pinocchio/algorithm/rnea-derivatives.hpp>
 #include <pinocchio/algorithm/rnea.hpp>
 #include <pinocchio/multibody.hpp>
-#include <pinocchio/parsers/urdf.hpp>
 #include <random>
 #include <sstream>
 #include <stdexcept>
 #include <string>
 #include <vector>
+
+#include "urdf_model.hpp"
 
 namespace pin = pinocchio;
 
@@ -62,7 +65,8 @@ struct UsageError : std::runtime_error {
 
 const char* kUsage =
     "usage: pinocchio_bench MODEL.urdf [--calls N] [--json] [--contact 3:LINK|6:LINK]...\n"
-    "                       [--only ALGO[,ALGO...]] [--mu X] [--tol X] [--max-iter N]\n";
+    "                       [--only ALGO[,ALGO...]] [--mu X] [--tol X] [--max-iter N]\n"
+    "                       [--dump FILE]\n";
 
 struct Options {
   std::string urdf;
@@ -72,6 +76,7 @@ struct Options {
   std::vector<std::string> only;
   double mu = 1e-4, tol = 1e-10;  // clusterdyn::ProximalSettings defaults
   int maxIter = 50;
+  std::string dump;  // --dump FILE: the values at the first kDumpStates states (JSON)
 };
 
 double parseNumber(const std::string& s, const std::string& what) {
@@ -105,6 +110,8 @@ Options parseArgs(int argc, char** argv) {
       if (c.size() < 3 || (c.compare(0, 2, "3:") != 0 && c.compare(0, 2, "6:") != 0))
         throw UsageError("--contact: expected 3:LINK or 6:LINK, got '" + c + "'");
       o.contacts.emplace_back(c[0] - '0', c.substr(2));
+    } else if (a == "--dump") {
+      o.dump = value();
     } else if (a == "--only") {
       std::stringstream ss(value());
       static const char* kNames[] = {"aba",
@@ -114,7 +121,10 @@ Options parseArgs(int argc, char** argv) {
                                      "delassus_pv",
                                      "damped_inverse",
                                      "constraint_dynamics",
-                                     "constrained_aba"};
+                                     "constrained_aba",
+                                     "rnea_derivatives",
+                                     "aba_derivatives",
+                                     "minverse"};
       for (std::string s; std::getline(ss, s, ',');) {
         if (s.empty()) continue;
         if (std::find(std::begin(kNames), std::end(kNames), s) == std::end(kNames))
@@ -202,9 +212,91 @@ void denseContactTerms(const pin::Model& model, pin::Data& data, const std::vect
 
 double maxAbs(const Eigen::MatrixXd& a) { return a.size() ? a.cwiseAbs().maxCoeff() : 0.0; }
 
+/// JSON array of a matrix's entries, row by row.
+void writeMatrix(std::FILE* f, const char* key, const Eigen::MatrixXd& a, bool last = false) {
+  std::fprintf(f, "\"%s\": {\"rows\": %ld, \"cols\": %ld, \"data\": [", key,
+               static_cast<long>(a.rows()), static_cast<long>(a.cols()));
+  for (Eigen::Index i = 0; i < a.rows(); ++i)
+    for (Eigen::Index j = 0; j < a.cols(); ++j)
+      std::fprintf(f, "%s%.17g", i + j ? ", " : "", a(i, j));
+  std::fprintf(f, "]}%s\n", last ? "" : ",");
+}
+
+/// The upper triangle mirrored (Pinocchio's crba and computeMinverse fill the upper one).
+Eigen::MatrixXd symmetricFromUpper(const Eigen::MatrixXd& a) {
+  Eigen::MatrixXd s = a;
+  s.triangularView<Eigen::StrictlyLower>() = a.transpose();
+  return s;
+}
+
+constexpr int kDumpStates = 2;
+
+/// --dump FILE: the model's joints (name, type, coordinate ranges), the contacts and, at the
+/// first kDumpStates states of the pool, the state (q, v, a, tau) and every quantity the bench
+/// times, in Pinocchio's conventions (free flyer v = [v; omega], spatial rows linear first),
+/// full precision. tools/bench/pinocchio/pinocchio_compare.cpp checks them against clusterdyn.
+void writeDump(const std::string& path, const pin::Model& model, const std::vector<Contact>& cs,
+               const AlignedVector<pin::RigidConstraintModel>& rcm,
+               AlignedVector<pin::RigidConstraintData>& rcd, const std::vector<Eigen::VectorXd>& qs,
+               const std::vector<Eigen::VectorXd>& vs, const std::vector<Eigen::VectorXd>& as,
+               const std::vector<Eigen::VectorXd>& taus) {
+  std::FILE* f = std::fopen(path.c_str(), "w");
+  if (!f) throw std::runtime_error("--dump: cannot write '" + path + "'");
+  std::fprintf(f, "{\"pinocchio\": \"%s\", \"nq\": %d, \"nv\": %d,\n\"joints\": [",
+               PINOCCHIO_VERSION, model.nq, model.nv);
+  for (pin::JointIndex j = 1; j < static_cast<pin::JointIndex>(model.njoints); ++j)
+    std::fprintf(f,
+                 "%s\n  {\"name\": \"%s\", \"type\": \"%s\", \"idx_q\": %d, \"nq\": %d, "
+                 "\"idx_v\": %d, \"nv\": %d}",
+                 j > 1 ? "," : "", model.names[j].c_str(), model.joints[j].shortname().c_str(),
+                 model.joints[j].idx_q(), model.joints[j].nq(), model.joints[j].idx_v(),
+                 model.joints[j].nv());
+  std::fprintf(f, "],\n\"contacts\": [");
+  for (size_t i = 0; i < cs.size(); ++i)
+    std::fprintf(f, "%s{\"link\": \"%s\", \"rows\": %d}", i ? ", " : "", cs[i].link.c_str(),
+                 cs[i].rows);
+  std::fprintf(f, "],\n\"states\": [\n");
+  pin::Data d(model);
+  pin::Data dd(model);
+  if (!rcm.empty()) pin::initPvDelassus(model, dd, rcm);
+  int m = 0;
+  for (const auto& c : cs) m += c.rows;
+  for (int k = 0; k < kDumpStates; ++k) {
+    std::fprintf(f, "{\n");
+    writeMatrix(f, "q", qs[k]);
+    writeMatrix(f, "v", vs[k]);
+    writeMatrix(f, "a", as[k]);
+    writeMatrix(f, "tau", taus[k]);
+    writeMatrix(f, "aba", pin::aba(model, d, qs[k], vs[k], taus[k]));
+    writeMatrix(f, "rnea", pin::rnea(model, d, qs[k], vs[k], as[k]));
+    writeMatrix(f, "crba", symmetricFromUpper(pin::crba(model, d, qs[k])));
+    pin::computeRNEADerivatives(model, d, qs[k], vs[k], as[k]);
+    writeMatrix(f, "rnea_dq", d.dtau_dq);
+    writeMatrix(f, "rnea_dv", d.dtau_dv);
+    pin::computeABADerivatives(model, d, qs[k], vs[k], taus[k]);
+    writeMatrix(f, "aba_dq", d.ddq_dq);
+    writeMatrix(f, "aba_dv", d.ddq_dv);
+    writeMatrix(f, "aba_minv", symmetricFromUpper(d.Minv));
+    pin::Data fresh(model);  // computeMinverse alone, on a workspace no other call has touched
+    writeMatrix(f, "minverse", symmetricFromUpper(pin::computeMinverse(model, fresh, qs[k])),
+                rcm.empty());
+    if (!rcm.empty()) {
+      Eigen::MatrixXd D(m, m), Dpv(m, m), Dinv(m, m);
+      pin::computeDelassusMatrix(model, dd, qs[k], rcm, rcd, D, 0.0);
+      pin::computePvDelassusMatrix(model, dd, qs[k], rcm, rcd, Dpv, 0.0);
+      pin::computeDampedDelassusMatrixInverse(model, dd, qs[k], rcm, rcd, Dinv, 1e-6);
+      writeMatrix(f, "delassus", symmetricFromUpper(D));  // 4.1 writes the upper triangle only
+      writeMatrix(f, "delassus_pv", symmetricFromUpper(Dpv));
+      writeMatrix(f, "damped_inverse", symmetricFromUpper(Dinv), true);
+    }
+    std::fprintf(f, "}%s\n", k + 1 < kDumpStates ? "," : "");
+  }
+  std::fprintf(f, "]}\n");
+  if (std::fclose(f) != 0) throw std::runtime_error("--dump: cannot write '" + path + "'");
+}
+
 int run(const Options& o) {
-  pin::Model model;
-  pin::urdf::buildModel(o.urdf, model);
+  const pin::Model model = urdf_model::buildModel(o.urdf);
   pin::Data data(model);
 
   std::vector<Contact> contacts;
@@ -243,6 +335,15 @@ int run(const Options& o) {
     vs.push_back(v), as.push_back(a), taus.push_back(tau);
   }
 
+  AlignedVector<pin::RigidConstraintModel> rcm;
+  AlignedVector<pin::RigidConstraintData> rcd;
+  for (const Contact& c : contacts) {
+    rcm.emplace_back(c.rows == 3 ? pin::CONTACT_3D : pin::CONTACT_6D, model, c.joint, c.placement,
+                     pin::LOCAL);
+    rcd.emplace_back(rcm.back());
+  }
+  if (!o.dump.empty()) writeDump(o.dump, model, contacts, rcm, rcd, qs, vs, as, taus);
+
   auto wanted = [&](const std::string& name) {
     return o.only.empty() || std::find(o.only.begin(), o.only.end(), name) != o.only.end();
   };
@@ -264,6 +365,18 @@ int run(const Options& o) {
     pin::crba(model, data, qs[k % kPool]);
     sink = sink + data.M(0, 0);
   });
+  timed("rnea_derivatives", [&](long k) {
+    pin::computeRNEADerivatives(model, data, qs[k % kPool], vs[k % kPool], as[k % kPool]);
+    sink = sink + data.dtau_dq(0, 0);
+  });
+  timed("aba_derivatives", [&](long k) {
+    pin::computeABADerivatives(model, data, qs[k % kPool], vs[k % kPool], taus[k % kPool]);
+    sink = sink + data.ddq_dq(0, 0);
+  });
+  timed("minverse", [&](long k) {
+    pin::computeMinverse(model, data, qs[k % kPool]);
+    sink = sink + data.Minv(0, 0);
+  });
 
   struct {
     double delassus = 0, delassusPv = 0, dampedInverse = 0, constraintDynamics = 0,
@@ -272,13 +385,6 @@ int run(const Options& o) {
   double pvIterations = -1.0;  // mean constrainedABA iterations after the first pass
   std::string notes;
   if (!contacts.empty()) {
-    AlignedVector<pin::RigidConstraintModel> rcm;
-    AlignedVector<pin::RigidConstraintData> rcd;
-    for (const Contact& c : contacts) {
-      rcm.emplace_back(c.rows == 3 ? pin::CONTACT_3D : pin::CONTACT_6D, model, c.joint, c.placement,
-                       pin::LOCAL);
-      rcd.emplace_back(rcm.back());
-    }
     pin::Data dData(model), fdData(model), pvData(model), oracle(model);
     pin::initPvDelassus(model, dData, rcm);
     pin::initConstraintDynamics(model, fdData, rcm, rcd);
@@ -313,8 +419,8 @@ int run(const Options& o) {
     // ABA (zero gravity and velocity), independent of the CRBA's triangle convention. The
     // forward dynamics must meet J ddq + gamma = 0 (1e-6 relative to gamma; the proximal
     // tolerance is absolute); the deviations of the Delassus routines are reported (JSON
-    // "oracle_check", a warning above 1e-6), not hidden: 4.1's header-only routines deviate
-    // at some states (docs/benchmarks.md). side_by_side.py checks the contact problem itself.
+    // "oracle_check", a warning above 1e-6), not hidden (the damped inverse loses digits at
+    // rho 1e-6: docs/benchmarks.md). side_by_side.py checks the contact problem itself.
     pin::Model zeroGravity = model;
     zeroGravity.gravity.setZero();
     pin::Data zd(zeroGravity);
@@ -332,9 +438,12 @@ int run(const Options& o) {
       pin::computePvDelassusMatrix(model, dData, qs[k], rcm, rcd, Dpv, 0.0);
       pin::computeDampedDelassusMatrixInverse(model, dData, qs[k], rcm, rcd, Dinv, rho);
       const Eigen::MatrixXd I = Eigen::MatrixXd::Identity(m, m);
-      check.delassus = std::max(check.delassus, maxAbs(D - Dd) / scale);
-      check.delassusPv = std::max(check.delassusPv, maxAbs(Dpv - Dd) / scale);
-      check.dampedInverse = std::max(check.dampedInverse, maxAbs(Dinv * (Dd + rho * I) - I));
+      // 4.1's three routines write the upper triangle only (the lower one keeps the matrix's
+      // previous contents): compared mirrored.
+      check.delassus = std::max(check.delassus, maxAbs(symmetricFromUpper(D) - Dd) / scale);
+      check.delassusPv = std::max(check.delassusPv, maxAbs(symmetricFromUpper(Dpv) - Dd) / scale);
+      check.dampedInverse =
+          std::max(check.dampedInverse, maxAbs(symmetricFromUpper(Dinv) * (Dd + rho * I) - I));
       const double gscale = std::max(1.0, gamma.cwiseAbs().maxCoeff());
       const Eigen::VectorXd& ddq =
           pin::constraintDynamics(model, fdData, qs[k], vs[k], taus[k], rcm, rcd, exact);

@@ -184,7 +184,6 @@ struct ConstraintData {
   std::vector<int> supportOrder;  ///< clusters with a constraint on or below them, root first
   std::vector<int> freeOrder;     ///< the other clusters, root first
   std::vector<Force> dp;          ///< per body: force change of a reduced sweep
-  std::vector<Force> fcheck;      ///< per body: external plus constraint forces (accuracy check)
   VecX kprime;                    ///< m: row targets on the gravity-offset accelerations
   VecX z, du, lambdaPrev, residual, step;
   MatX work;                   ///< m x m (Cholesky of the damped Delassus), or ny x ny

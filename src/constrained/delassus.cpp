@@ -14,6 +14,10 @@
 #include "cluster/cluster_detail.hpp"
 #include "constrained/constraint_detail.hpp"
 #include "core/check.hpp"
+#include "tree/aba_step.hpp"
+#include "tree/axis_transforms.hpp"
+#include "tree/subtree_blocks.hpp"
+#include "tree/tree_step.hpp"
 
 namespace clusterdyn {
 
@@ -81,9 +85,10 @@ void delassusPropagation(const ClusterModel& cm, ClusterData& data, ConstraintDa
         for (int s = 0; s < r; ++s) L[s + n * r] = L[r + n * s];
       if (o >= 0) {
         const Transform& X = td.liMi[b];
+        const int axis = cm.treeModel.axisRotation[b];
         for (int r = 0; r < n; ++r) {
           const Vec6 row = Eigen::Map<const Vec6>(R.M.data() + 6 * r) - (Dinv * ms[r]) * U;
-          Eigen::Map<Vec6>(R.T.data() + 6 * r) = X.actForce(row);
+          Eigen::Map<Vec6>(R.T.data() + 6 * r) = detail::forceInParentFrame(axis, X, row);
         }
       }
     } else if (!c.constrained() && cm.treeModel.joints[c.firstBody].type == JointType::Floating) {
@@ -176,20 +181,107 @@ namespace {
 /// factorized instead (measured relative error of cABA-OSIM above it: <= 1e-11).
 constexpr double kDampedCancellation = 1e-2;
 
-/// Kinematics and pass 2 at zero velocity and force (what the Delassus matrix needs).
+/// Up to this many rows the damped inverse is always factorized: the m^3 / 2 flops of the
+/// Cholesky factorization and inverse cost less than cABA-OSIM's second articulated sweep and
+/// propagation (which the cancellation test above would then often redo).
+constexpr int kDirectRows = 32;
+
+/// The position level of the kinematics at zero velocity (what the Delassus matrix needs):
+/// liMi (axis-specialised joint transforms on single-body clusters), v = c = 0, the constrained
+/// clusters' steps as in the velocity pass (their G, poses and state check), and the world poses
+/// oMi only when a constraint reads them (world-aligned rows, or two bodies).
+Status positionPass(const ClusterModel& cm, ClusterData& data, const ConstraintSet& set,
+                    ConstVecRef q) {
+  const Model& tree = cm.treeModel;
+  Data& td = data.treeData;
+  for (int k = 0; k < static_cast<int>(cm.clusters.size()); ++k) {
+    const Cluster& c = cm.clusters[k];
+    if (c.constrained()) {
+      CDYN_TRY(detail::clusterVelocityStep(cm, data, k, q, nullptr, detail::Bias::Skip,
+                                           detail::StateCheck::Check, detail::OutputPoses::All));
+      continue;
+    }
+    const int b = c.firstBody;
+    if (tree.axisRotation[b] >= 0)
+      detail::axisJointTransform(tree, td, b, q.data());
+    else
+      detail::localPlacementStep(tree, td, b, q);
+    td.v[b].setZero();
+    td.c[b].setZero();
+  }
+  bool worldPoses = false;
+  for (const RigidConstraint& rc : set.constraints())
+    worldPoses = worldPoses || rc.body2 >= 0 || rc.frame == ReferenceFrame::LocalWorldAligned;
+  if (worldPoses)
+    for (int b = 0; b < tree.nbodies; ++b) {
+      const int p = tree.parent[b];
+      td.oMi[b] = p >= 0 ? td.oMi[p] * td.liMi[b] : td.liMi[b];
+    }
+  return Status::Ok;
+}
+
+/// Kinematics and pass 1 at zero velocity and force: the rigid inertias (pA = 0) and the
+/// constrained clusters' motion subspaces; the constraint rows.
 Status articulatedInertias(const ClusterModel& cm, ClusterData& data, ConstraintData& cd,
                            ConstVecRef q) {
-  CDYN_TRY(detail::clusterVelocityPass(cm, data, q, nullptr, detail::Bias::Skip,
-                                       detail::StateCheck::Check));
-  detail::clusterInertiaAndBias(cm, data, nullptr);
+  CDYN_TRY(positionPass(cm, data, *cd.set, q));
+  Data& td = data.treeData;
+  for (int k = 0; k < static_cast<int>(cm.clusters.size()); ++k) {
+    const Cluster& c = cm.clusters[k];
+    if (c.constrained()) {
+      detail::clusterInertiaAndBiasStep(cm, data, k, nullptr);
+      continue;
+    }
+    const int b = c.firstBody;
+    td.IA[b] = cm.treeModel.inertias[b].matrix();
+    td.pA[b].setZero();
+    data.rigidInertia[b] = 1;
+  }
   detail::constraintRowsAt(cm, data, cd, detail::RowTargets::Skip);
   return Status::Ok;
 }
 
+/// Pass 2 of a single-body cluster at zero force (Featherstone Table 7.1, the inertia terms
+/// only): U = IA S, D^-1, and IA_p += X^T (IA - U D^-1 U^T) X for a 1-dof joint (u and pA, zero
+/// here, are not formed); other joints take the full step with tau = 0.
+Status articulatedInertiaStep(const Model& model, Data& data, int b, int p) {
+  const Joint& joint = model.joints[b];
+  if (joint.nv != 1) {
+    static constexpr double kZero[6] = {0.0, 0.0, 0.0, 0.0, 0.0, 0.0};
+    return detail::articulatedBodyStep(model, data, b, p, kZero);
+  }
+  const Mat6& IA = data.IA[b];
+  auto U = data.U[b].col(0);
+  if (joint.type == JointType::Revolute && joint.alignedAxis >= 0)
+    U = joint.alignedSign * IA.col(joint.alignedAxis);  // IA s e_a
+  else
+    U.noalias() = IA * joint.S.col(0);
+  const double D = joint.S.col(0).dot(U);
+  if (!(D > 0.0))
+    return detail::fail(data, Status::NotPositiveDefinite,
+                        "articulated inertia of body '%s' is singular along its joint '%s'",
+                        model.bodyNames[b].c_str(), model.jointNames[b].c_str());
+  const double Dinv = 1.0 / D;
+  data.Dinv[b](0, 0) = Dinv;
+  data.u[b](0) = 0.0;
+  if (p < 0) return Status::Ok;
+  Mat6 Ia = IA;
+  Ia.noalias() -= (U * Dinv) * U.transpose();
+  data.IA[p] += detail::articulatedInertiaInParentFrame(model.axisRotation[b], data.liMi[b], Ia);
+  return Status::Ok;
+}
+
+/// Pass 2 at zero force (after articulatedInertias, or inertias augmented from them): U, D^-1
+/// of every cluster and the articulated inertias (Chignoli et al. 2023, eq. 53, 59-60).
 Status pass2(const ClusterModel& cm, ClusterData& data, const double* tau) {
-  for (int k = static_cast<int>(cm.clusters.size()) - 1; k >= 0; --k)
-    CDYN_TRY(
-        detail::clusterArticulatedStep(cm, data, k, tau, detail::ForceCoordinates::Independent));
+  for (int k = static_cast<int>(cm.clusters.size()) - 1; k >= 0; --k) {
+    const Cluster& c = cm.clusters[k];
+    if (c.constrained())
+      CDYN_TRY(
+          detail::clusterArticulatedStep(cm, data, k, tau, detail::ForceCoordinates::Independent));
+    else
+      CDYN_TRY(articulatedInertiaStep(cm.treeModel, data.treeData, c.firstBody, c.outputBody));
+  }
   return Status::Ok;
 }
 
@@ -224,7 +316,7 @@ Status dampedDelassusInverse(const ClusterModel& model, ClusterData& data, const
   CDYN_TRY(articulatedInertias(model, data, cd, q));
   cd.du.setZero();
   const int m = set.rows();
-  bool factorize = !set.allWorldAttached();
+  bool factorize = !set.allWorldAttached() || m <= kDirectRows;
   if (!factorize) {
     // cABA-OSIM: (L + rho I)^-1 = mu I - mu^2 J (H + mu J^T J)^-1 J^T, mu = 1/rho (Alg. 5,
     // eq. 40); H + mu J^T J is the mass matrix of the bodies with inertias I + mu C^T C.

@@ -42,6 +42,8 @@ void checkAxis(std::mt19937_64& rng) {
     EXPECT_LE(
         (detail::rotateAboutAxis<A>(X.R, f.head<3>()) - X.R * f.head<3>()).cwiseAbs().maxCoeff(),
         1e-15);
+    EXPECT_LE((detail::actInvMotionAboutAxis<A>(X, f) - X.actInvMotion(f)).cwiseAbs().maxCoeff(),
+              1e-14);
     // A symmetric 6 x 6 articulated inertia: a rigid one minus a rank-one term, as in pass 2.
     Mat6 IA = randomInertia(rng).matrix();
     Force U;

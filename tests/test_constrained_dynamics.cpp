@@ -189,8 +189,9 @@ TEST(Constraints, DelassusMatchesDenseAndLtl) {
     }
 }
 
-// Contacts: up to 32 rows the damped inverse is factorized; above, cABA-OSIM's augmented
-// inertias (here with redundant rows: the Delassus matrix is singular, so its result is kept).
+// Contacts: up to 32 rows the damped inverse is factorized first (cABA-OSIM when rho is large
+// against the Delassus matrix); above, cABA-OSIM's augmented inertias first (here with redundant
+// rows: the Delassus matrix is singular, so its result is kept).
 TEST(Constraints, DampedInverseOfContactsUsesTheAugmentedInertias) {
   std::mt19937_64 rng(5);
   for (auto& mc : randomLoopModels(6, true, 31))

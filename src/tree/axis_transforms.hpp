@@ -28,6 +28,42 @@ inline Vec3 rotateAboutAxis(const Mat3& R, const Vec3& x) {
   return r;
 }
 
+/// R^T x for R a rotation about axis A: c = R(i, i), s = R(j, i).
+template <int A>
+inline Vec3 rotateBackAboutAxis(const Mat3& R, const Vec3& x) {
+  using P = AxisPlane<A>;
+  const double c = R(P::i, P::i), s = R(P::j, P::i);
+  Vec3 r;
+  r[P::a] = x[P::a];
+  r[P::i] = c * x[P::i] + s * x[P::j];
+  r[P::j] = c * x[P::j] - s * x[P::i];
+  return r;
+}
+
+/// X.actInvMotion(m) for X.R a rotation about axis A.
+template <int A>
+inline Motion actInvMotionAboutAxis(const Transform& X, const Motion& m) {
+  Motion r;
+  r.head<3>() = rotateBackAboutAxis<A>(X.R, m.head<3>());
+  r.tail<3>() = rotateBackAboutAxis<A>(X.R, m.tail<3>() - X.p.cross(m.head<3>()));
+  return r;
+}
+
+/// X.actInvMotion(m), specialised when axis (model.axisRotation of the child body) names a
+/// coordinate axis: a motion in the parent's coordinates expressed in the child's.
+inline Motion motionInChildFrame(int axis, const Transform& X, const Motion& m) {
+  switch (axis) {
+    case 0:
+      return actInvMotionAboutAxis<0>(X, m);
+    case 1:
+      return actInvMotionAboutAxis<1>(X, m);
+    case 2:
+      return actInvMotionAboutAxis<2>(X, m);
+    default:
+      return X.actInvMotion(m);
+  }
+}
+
 /// X.actForce(f) for X.R a rotation about axis A.
 template <int A>
 inline Force actForceAboutAxis(const Transform& X, const Force& f) {

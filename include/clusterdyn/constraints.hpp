@@ -234,7 +234,7 @@ Status checkProximalSettings(ClusterData& data, const ProximalSettings& settings
 /// augmented sweep applied). Status::Ok: both residuals of ProximalSettings::tolerance hold
 /// (cdata.result.dynamicsResidual, checked when the rows converge by the backward half of
 /// CE-RNEA with the constraint forces, on the body accelerations of the returned y_ddot: about
-/// +8% instructions on a 4-iteration solve; data.tauY is overwritten).
+/// +10% instructions on a 4-iteration solve; data.tauY is overwritten).
 /// Adaptive mu (cdata.result.mu is the final value): divided by 10 when the row residual
 /// contracts by less than 0.5 in one iteration and the check passes (an ill-conditioned set,
 /// mu >> sigma_min), down to 1e-10; multiplied by 100, up to 1e-2, when the check fails or pass

@@ -15,6 +15,7 @@
 #include "core/check.hpp"
 #include "core/small_spd.hpp"
 #include "tree/aba_step.hpp"
+#include "tree/axis_transforms.hpp"
 
 namespace clusterdyn::detail {
 

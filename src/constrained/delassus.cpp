@@ -315,7 +315,7 @@ Status articulatedInertiaStep(const Model& model, Data& data, int b, int p) {
   if (p < 0) return Status::Ok;
   Mat6 Ia = IA;
   Ia.noalias() -= (U * Dinv) * U.transpose();
-  data.IA[p] += detail::articulatedInertiaInParentFrame(model.axisRotation[b], data.liMi[b], Ia);
+  data.IA[p] += actInertia(data.liMi[b], Ia);
   return Status::Ok;
 }
 

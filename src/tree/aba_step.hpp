@@ -7,7 +7,6 @@
 #include "clusterdyn/data.hpp"
 #include "core/check.hpp"
 #include "core/small_spd.hpp"
-#include "tree/axis_transforms.hpp"
 
 namespace clusterdyn::detail {
 
@@ -83,8 +82,8 @@ inline Status articulatedBodyStep(const Model& model, Data& data, int i, int p, 
     pa.noalias() += Ia * data.c[i];
     pa.noalias() += UDinv * data.u[i];
   }
-  data.IA[p] += articulatedInertiaInParentFrame(model.axisRotation[i], data.liMi[i], Ia);
-  data.pA[p] += forceInParentFrame(model.axisRotation[i], data.liMi[i], pa);
+  data.IA[p] += actInertia(data.liMi[i], Ia);
+  data.pA[p] += data.liMi[i].actForce(pa);
   return Status::Ok;
 }
 
@@ -94,7 +93,7 @@ inline void accelerationStep(const Model& model, Data& data, int i, const Motion
                              double* qdd) {
   const Joint& joint = model.joints[i];
   Motion& a = data.a_gf[i];
-  a = motionInChildFrame(model.axisRotation[i], data.liMi[i], aParent) + data.c[i];
+  a = data.liMi[i].actInvMotion(aParent) + data.c[i];
   if (joint.nv == 1) {
     qdd[0] = data.Dinv[i](0, 0) * (data.u[i](0) - data.U[i].col(0).dot(a));
     a.noalias() += joint.S.col(0) * qdd[0];

@@ -28,42 +28,6 @@ inline Vec3 rotateAboutAxis(const Mat3& R, const Vec3& x) {
   return r;
 }
 
-/// R^T x for R a rotation about axis A: c = R(i, i), s = R(j, i).
-template <int A>
-inline Vec3 rotateBackAboutAxis(const Mat3& R, const Vec3& x) {
-  using P = AxisPlane<A>;
-  const double c = R(P::i, P::i), s = R(P::j, P::i);
-  Vec3 r;
-  r[P::a] = x[P::a];
-  r[P::i] = c * x[P::i] + s * x[P::j];
-  r[P::j] = c * x[P::j] - s * x[P::i];
-  return r;
-}
-
-/// X.actInvMotion(m) for X.R a rotation about axis A.
-template <int A>
-inline Motion actInvMotionAboutAxis(const Transform& X, const Motion& m) {
-  Motion r;
-  r.head<3>() = rotateBackAboutAxis<A>(X.R, m.head<3>());
-  r.tail<3>() = rotateBackAboutAxis<A>(X.R, m.tail<3>() - X.p.cross(m.head<3>()));
-  return r;
-}
-
-/// X.actInvMotion(m), specialised when axis (model.axisRotation of the child body) names a
-/// coordinate axis: a motion in the parent's coordinates expressed in the child's.
-inline Motion motionInChildFrame(int axis, const Transform& X, const Motion& m) {
-  switch (axis) {
-    case 0:
-      return actInvMotionAboutAxis<0>(X, m);
-    case 1:
-      return actInvMotionAboutAxis<1>(X, m);
-    case 2:
-      return actInvMotionAboutAxis<2>(X, m);
-    default:
-      return X.actInvMotion(m);
-  }
-}
-
 /// X.actForce(f) for X.R a rotation about axis A.
 template <int A>
 inline Force actForceAboutAxis(const Transform& X, const Force& f) {
@@ -135,64 +99,6 @@ inline SpatialInertia inertiaInParentFrame(const Model& model, const Data& data,
       return transformedAboutAxis<2>(Y, X);
     default:
       return Y.transformedBy(X);
-  }
-}
-
-/// R M R^T for R a rotation about axis A (c = R(i, i), s = R(j, i)) and any 3 x 3 M: the
-/// rows, then the columns, of the (i, j) plane rotate.
-template <int A>
-inline Mat3 rotateMatrixAboutAxis(double c, double s, const Mat3& M) {
-  constexpr int i = AxisPlane<A>::i, j = AxisPlane<A>::j;
-  Mat3 N = M;  // R M
-  N.row(i) = c * M.row(i) - s * M.row(j);
-  N.row(j) = s * M.row(i) + c * M.row(j);
-  Mat3 out = N;  // (R M) R^T
-  out.col(i) = c * N.col(i) - s * N.col(j);
-  out.col(j) = s * N.col(i) + c * N.col(j);
-  return out;
-}
-
-/// M p^ with p^ the cross-product matrix of p (p^ x = p x x), column by column.
-inline Mat3 timesSkew(const Mat3& M, const Vec3& p) {
-  Mat3 out;
-  out.col(0) = M.col(1) * p[2] - M.col(2) * p[1];
-  out.col(1) = M.col(2) * p[0] - M.col(0) * p[2];
-  out.col(2) = M.col(0) * p[1] - M.col(1) * p[0];
-  return out;
-}
-
-/// actInertia(X, I) (transform.hpp: (B_X_A)^T I (B_X_A), Featherstone eq. 2.66 in block form)
-/// for X.R a rotation about axis A and a symmetric 6 x 6 I, e.g. an articulated inertia.
-template <int A>
-inline Mat6 actInertiaAboutAxis(const Transform& X, const Mat6& I) {
-  constexpr int i = AxisPlane<A>::i, j = AxisPlane<A>::j;
-  const double c = X.R(i, i), s = X.R(j, i);
-  const Mat3 Ar = rotateMatrixAboutAxis<A>(c, s, I.topLeftCorner<3, 3>());
-  const Mat3 B = rotateMatrixAboutAxis<A>(c, s, I.topRightCorner<3, 3>());
-  const Mat3 C = rotateMatrixAboutAxis<A>(c, s, I.bottomRightCorner<3, 3>());
-  const Mat3 Bpx = timesSkew(B, X.p);               // B p^
-  const Mat3 pxC = -timesSkew(C, X.p).transpose();  // p^ C = -(C p^)^T (C symmetric)
-  const Mat3 pxCpx = timesSkew(pxC, X.p);           // p^ C p^
-  Mat6 out;
-  out.topLeftCorner<3, 3>() = Ar - Bpx - Bpx.transpose() - pxCpx;
-  out.topRightCorner<3, 3>() = B + pxC;
-  out.bottomLeftCorner<3, 3>() = out.topRightCorner<3, 3>().transpose();
-  out.bottomRightCorner<3, 3>() = C;
-  return out;
-}
-
-/// actInertia(X, I), specialised when axis (model.axisRotation of the child body) names a
-/// coordinate axis.
-inline Mat6 articulatedInertiaInParentFrame(int axis, const Transform& X, const Mat6& I) {
-  switch (axis) {
-    case 0:
-      return actInertiaAboutAxis<0>(X, I);
-    case 1:
-      return actInertiaAboutAxis<1>(X, I);
-    case 2:
-      return actInertiaAboutAxis<2>(X, I);
-    default:
-      return actInertia(X, I);
   }
 }
 

@@ -189,24 +189,29 @@ TEST(Constraints, DelassusMatchesDenseAndLtl) {
     }
 }
 
+// Contacts: up to 32 rows the damped inverse is factorized first (cABA-OSIM when rho is large
+// against the Delassus matrix); above, cABA-OSIM's augmented inertias first (here with redundant
+// rows: the Delassus matrix is singular, so its result is kept).
 TEST(Constraints, DampedInverseOfContactsUsesTheAugmentedInertias) {
   std::mt19937_64 rng(5);
-  for (auto& mc : randomLoopModels(6, true, 31)) {
-    const ClusterModel& cm = mc.cm;
-    ClusterData data(cm);
-    VecX q, v;
-    ASSERT_TRUE(closedState(cm, data, rng, q, v));
-    ConstraintSet set(cm);
-    addRandomConstraints(set, cm, rng, 3, false, cm.ny);
-    ASSERT_TRUE(set.allWorldAttached());
-    ConstraintData cd(cm, set);
-    const auto kkt = oracle::denseClusterKkt(cm, data, set, cd, q, v, VecX::Zero(cm.ny));
-    for (double rho : {1.0, 1e-2, 1e-4}) {
-      ASSERT_EQ(dampedDelassusInverse(cm, data, set, cd, q, rho), Status::Ok);
-      const MatX expect = oracle::dampedInverse(kkt.delassus, rho);
-      EXPECT_TRUE(isClose(cd.dampedInverse, expect, 1e-7, 1.0 / rho)) << mc.name << " " << rho;
+  for (auto& mc : randomLoopModels(6, true, 31))
+    for (const bool many : {false, true}) {
+      const ClusterModel& cm = mc.cm;
+      ClusterData data(cm);
+      VecX q, v;
+      ASSERT_TRUE(closedState(cm, data, rng, q, v));
+      ConstraintSet set(cm);
+      addRandomConstraints(set, cm, rng, many ? 12 : 3, false, many ? 60 : cm.ny);
+      ASSERT_TRUE(set.allWorldAttached());
+      if (many) ASSERT_GT(set.rows(), 32) << mc.name;
+      ConstraintData cd(cm, set);
+      const auto kkt = oracle::denseClusterKkt(cm, data, set, cd, q, v, VecX::Zero(cm.ny));
+      for (double rho : {1.0, 1e-2, 1e-4}) {
+        ASSERT_EQ(dampedDelassusInverse(cm, data, set, cd, q, rho), Status::Ok);
+        const MatX expect = oracle::dampedInverse(kkt.delassus, rho);
+        EXPECT_TRUE(isClose(cd.dampedInverse, expect, 1e-7, 1.0 / rho)) << mc.name << " " << rho;
+      }
     }
-  }
 }
 
 // Forward dynamics: constrainedAba (contacts), proxPv (any set) and the dense baseline agree

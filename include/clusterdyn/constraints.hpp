@@ -184,7 +184,6 @@ struct ConstraintData {
   std::vector<int> supportOrder;  ///< clusters with a constraint on or below them, root first
   std::vector<int> freeOrder;     ///< the other clusters, root first
   std::vector<Force> dp;          ///< per body: force change of a reduced sweep
-  std::vector<Force> fcheck;      ///< per body: external plus constraint forces (accuracy check)
   VecX kprime;                    ///< m: row targets on the gravity-offset accelerations
   VecX z, du, lambdaPrev, residual, step;
   MatX work;                   ///< m x m (Cholesky of the damped Delassus), or ny x ny
@@ -205,12 +204,15 @@ Status constraintJacobian(const ClusterModel& model, ClusterData& data, const Co
 Status delassusMatrix(const ClusterModel& model, ClusterData& data, const ConstraintSet& set,
                       ConstraintData& cdata, ConstVecRef q);
 
-/// Damped inverse R = (J H^-1 J^T + rho I)^-1 (cdata.dampedInverse), rho > 0. Contacts only
-/// (allWorldAttached sets): cABA-OSIM (Sathya & Carpentier 2024, Alg. 5), R = mu I - mu^2 J
-/// (H + mu J^T J)^-1 J^T with mu = 1/rho, a difference of terms of size 1/rho that loses
-/// digits when rho is small against the Delassus matrix; when rho * max_i R_ii < 1e-2 (about
-/// sigma_min > 100 rho) the result is recomputed, as for any other set, by a Cholesky
-/// factorization of the damped Delassus matrix (cdata.delassus is then overwritten).
+/// Damped inverse R = (J H^-1 J^T + rho I)^-1 (cdata.dampedInverse), rho > 0, by one of two
+/// methods: (a) a Cholesky factorization of the damped Delassus matrix (cdata.delassus is then
+/// overwritten with the Delassus matrix); (b) for contacts (allWorldAttached sets) cABA-OSIM
+/// (Sathya & Carpentier 2024, Alg. 5), R = mu I - mu^2 J (H + mu J^T J)^-1 J^T with mu = 1/rho,
+/// a difference of terms of size 1/rho that loses digits when rho is small against the Delassus
+/// matrix. The result of (b) is kept only when rho * max_i R_ii >= 1e-2 (a nearly singular set,
+/// sigma_min below about 100 rho, where (b) is the more accurate), else (a) is. Sets with
+/// constraints between two bodies: (a). Contact sets of up to 32 rows: (a) first (cheaper),
+/// then (b) when its result has rho * max_i R_ii >= 1e-2. Larger contact sets: (b) first.
 /// Accuracy (measured on the humanoid, quadruped and belt-leg sets of tests/
 /// test_solver_accuracy.cpp against a long-double oracle, rho 1 .. 1e-10): max |R - R_exact|
 /// / max |R_exact| <= 20 eps kappa + 1e-14, kappa = (sigma_max + rho) / (sigma_min + rho) the
@@ -230,8 +232,9 @@ Status checkProximalSettings(ClusterData& data, const ProximalSettings& settings
 /// Outputs: data.ydd (ny), data.qdd (spanning nv), cdata.lambda (m), cdata.result; lambda is
 /// always the multiplier of the returned y_ddot (the iterate's lambda + r / mu, which the
 /// augmented sweep applied). Status::Ok: both residuals of ProximalSettings::tolerance hold
-/// (cdata.result.dynamicsResidual, checked by one CE-RNEA pass with the constraint forces when
-/// the rows converge: about +25% instructions on a 4-iteration solve; data.tauY is overwritten).
+/// (cdata.result.dynamicsResidual, checked when the rows converge by the backward half of
+/// CE-RNEA with the constraint forces, on the body accelerations of the returned y_ddot: about
+/// +10% instructions on a 4-iteration solve; data.tauY is overwritten).
 /// Adaptive mu (cdata.result.mu is the final value): divided by 10 when the row residual
 /// contracts by less than 0.5 in one iteration and the check passes (an ill-conditioned set,
 /// mu >> sigma_min), down to 1e-10; multiplied by 100, up to 1e-2, when the check fails or pass

@@ -8,6 +8,29 @@
 
 namespace clusterdyn {
 
+namespace detail {
+
+void independentForces(const ClusterModel& cm, ClusterData& data, VecX& out) {
+  const double* const tau = data.treeData.tau.data();
+  const std::vector<ClusterWorkspace>& ws = detail::scratch(data);
+  for (int k = 0; k < static_cast<int>(cm.clusters.size()); ++k) {
+    const Cluster& c = cm.clusters[k];
+    if (!c.constrained()) {
+      for (int i = 0; i < c.nv; ++i) out[c.y0 + i] = tau[c.v0 + i];
+    } else if (c.ny == 1) {
+      const double* const G = ws[k].G.data();
+      double x = 0.0;
+      for (int i = 0; i < c.nv; ++i) x += G[i] * tau[c.v0 + i];
+      out[c.y0] = x;
+    } else {
+      out.segment(c.y0, c.ny).noalias() =
+          ws[k].G.transpose() * data.treeData.tau.segment(c.v0, c.nv);
+    }
+  }
+}
+
+}  // namespace detail
+
 namespace {
 
 /// Spanning accelerations of cluster k: q_ddot_k = G_k y_ddot_k + g_k (eq. 3; g_k = 0 and G_k
@@ -32,64 +55,15 @@ void spanningAccelerations(const ClusterModel& cm, ClusterData& data, int k, con
   if (ydd) out.noalias() += w.G * Eigen::Map<const VecX>(ydd + c.y0, c.ny);
 }
 
-/// tau_y = G^T tau for every cluster (eq. 23 and 65, tau = S^T f of the spanning tree in
-/// data.treeData.tau).
-void independentForces(const ClusterModel& cm, ClusterData& data, VecX& out) {
-  const double* const tau = data.treeData.tau.data();
-  const std::vector<ClusterWorkspace>& ws = detail::scratch(data);
-  for (int k = 0; k < static_cast<int>(cm.clusters.size()); ++k) {
-    const Cluster& c = cm.clusters[k];
-    if (!c.constrained()) {
-      for (int i = 0; i < c.nv; ++i) out[c.y0 + i] = tau[c.v0 + i];
-    } else if (c.ny == 1) {
-      const double* const G = ws[k].G.data();
-      double x = 0.0;
-      for (int i = 0; i < c.nv; ++i) x += G[i] * tau[c.v0 + i];
-      out[c.y0] = x;
-    } else {
-      out.segment(c.y0, c.ny).noalias() =
-          ws[k].G.transpose() * data.treeData.tau.segment(c.v0, c.nv);
-    }
-  }
-}
-
-/// Force of a rotor in its output body's frame: v_r = v_o + s qd, a_r = a_o + s qdd + v_o x s qd,
-/// f = I a_r + v_r x* I v_r (Featherstone Table 5.1 with constant s and I), in scalar form.
-inline Force rotorForce(const OutputFrameRotor& rotor, const Motion& vo, const Motion& ao,
-                        double qd, double qdd) {
-  const Motion& s = rotor.axis;
-  const SpatialInertia& I = rotor.inertia;
-  double w[3], u[3], a[3], b[3];  // v_r = [w; u], a_r = [a; b]
-  for (int i = 0; i < 3; ++i) w[i] = vo[i] + s[i] * qd, u[i] = vo[i + 3] + s[i + 3] * qd;
-  for (int i = 0; i < 3; ++i) {  // v_o x s = [wo x sw; wo x sv + vo x sw]
-    const int j = (i + 1) % 3, k = (i + 2) % 3;
-    a[i] = ao[i] + s[i] * qdd + (vo[j] * s[k] - vo[k] * s[j]) * qd;
-    b[i] = ao[i + 3] + s[i + 3] * qdd +
-           (vo[j] * s[k + 3] - vo[k] * s[j + 3] + vo[j + 3] * s[k] - vo[k + 3] * s[j]) * qd;
-  }
-  const double* h = I.h.data();
-  const Mat3& J = I.Io;
-  double Ia[6], Iv[6];  // I a_r and I v_r: I [x; y] = [J x + h x y; m y - h x x]
-  for (int i = 0; i < 3; ++i) {
-    const int j = (i + 1) % 3, k = (i + 2) % 3;
-    Ia[i] = J(i, 0) * a[0] + J(i, 1) * a[1] + J(i, 2) * a[2] + h[j] * b[k] - h[k] * b[j];
-    Ia[i + 3] = I.mass * b[i] - (h[j] * a[k] - h[k] * a[j]);
-    Iv[i] = J(i, 0) * w[0] + J(i, 1) * w[1] + J(i, 2) * w[2] + h[j] * u[k] - h[k] * u[j];
-    Iv[i + 3] = I.mass * u[i] - (h[j] * w[k] - h[k] * w[j]);
-  }
-  Force f;  // I a_r + v_r x* [n; l] = I a_r + [w x n + u x l; w x l]
-  for (int i = 0; i < 3; ++i) {
-    const int j = (i + 1) % 3, k = (i + 2) % 3;
-    f[i] = Ia[i] + w[j] * Iv[k] - w[k] * Iv[j] + u[j] * Iv[k + 3] - u[k] * Iv[j + 3];
-    f[i + 3] = Ia[i + 3] + w[j] * Iv[k + 3] - w[k] * Iv[j + 3];
-  }
-  return f;
-}
-
 /// The tree RNEA (Featherstone Table 5.1) with the rotors in their output body's frame, where
 /// their axis s = X_T S and inertia I are constants: v_r = v_o + s qd, a_r = a_o + s qdd +
-/// v_o x s qd, f_r = I a_r + v_r x* I v_r, tau_r = s^T f_r, f_o += f_r (added in the forward
-/// pass: o comes first and the backward pass only adds to it); no joint transform of their own
+/// v_o x s qd and f_r = I a_r + v_r x* I v_r split into the rigid part I a_o + v_o x* I v_o,
+/// carried by the output body's step with its inertia plus its rotors' (rneaInertias), and
+///   f_r - (I a_o + v_o x* I v_o) = I s qdd + qd M v_o + qd^2 s x* I s,
+///   tau_r = s^T f_r = (I s)^T a_o + s^T I s qdd - v_o^T M v_o / 2,
+/// with M v = I (v x s) + v x* (I s) + s x* (I v) (OutputFrameRotor::velocityForce; v^T M v =
+/// 2 (v x s)^T I v, and the qd terms of s^T f_r cancel). f_o += f_r in the forward pass (o
+/// comes first and the backward pass only adds to it); no joint transform of their own
 /// (ClusterScratch::rotorsPending, completeRotorBodies). No external forces.
 void rneaOutputFrameRotors(const ClusterModel& cm, ClusterData& data, ConstVecRef q,
                            const double* v) {
@@ -101,15 +75,22 @@ void rneaOutputFrameRotors(const ClusterModel& cm, ClusterData& data, ConstVecRe
   for (int i = 0; i < tree.nbodies; ++i) {
     const int r = s.rotorSlot[i];
     if (r < 0) {
-      detail::rneaForwardStep(tree, td, i, q, v, qdd, nullptr, a0);
+      detail::rneaForwardStep(tree, td, i, q, v, qdd, nullptr, a0, s.rneaInertias[i]);
       continue;
     }
     const OutputFrameRotor& rotor = s.rotors[r];
-    const int o = rotor.parent;  // -1: a rotor on the world
-    const Force f = rotorForce(rotor, o >= 0 ? td.v[o] : Motion::Zero(), o >= 0 ? td.a_gf[o] : a0,
-                               v ? v[rotor.iv] : 0.0, qdd[rotor.iv]);
-    td.tau[rotor.iv] = rotor.axis.dot(f);
-    if (o >= 0) td.f[o] += f;
+    const int o = rotor.parent;
+    const double qd = v ? v[rotor.iv] : 0.0, qdd_r = qdd[rotor.iv];
+    if (o < 0) {  // a rotor on the world: v_o = 0, a_o = a0
+      Force f = rotor.Iaxis * qdd_r + (qd * qd) * rotor.axisForce;
+      f.noalias() += rotor.inertia * a0;
+      td.tau[rotor.iv] = rotor.axis.dot(f);
+      continue;
+    }
+    const Motion& vo = td.v[o];
+    const Force Mv = rotor.velocityForce * vo;
+    td.f[o] += rotor.Iaxis * qdd_r + qd * Mv + (qd * qd) * rotor.axisForce;
+    td.tau[rotor.iv] = rotor.Iaxis.dot(td.a_gf[o]) + rotor.axisInertia * qdd_r - 0.5 * vo.dot(Mv);
   }
   for (int i = tree.nbodies - 1; i >= 0; --i)
     if (s.rotorSlot[i] < 0) detail::rneaBackwardStep(tree, td, i, td.tau);
@@ -126,9 +107,22 @@ void rneaOutputFrameRotors(const ClusterModel& cm, ClusterData& data, ConstVecRe
 /// are no external forces), tau_y = G^T tau.
 Status ceRneaConstantG(const ClusterModel& cm, ClusterData& data, ConstVecRef q, const double* v,
                        const double* ydd, const Force* fext, VecX& out) {
-  for (int k = 0; k < static_cast<int>(cm.clusters.size()); ++k)
-    if (cm.clusters[k].constrained()) CDYN_TRY(detail::checkClusterState(cm, data, k, q, v));
   ClusterScratch& s = detail::fullScratch(data);
+  // The state check of every relation in one loop (ClusterScratch::relationChecks); a relation
+  // above the tolerance gets its cluster's full check (checkClusterState: the scaled velocity
+  // bound and the message).
+  const ClusterWorkspace::RelationTerm* term = s.relationCheckTerms.data();
+  for (const ClusterScratch::RelationCheck& rel : s.relationChecks) {
+    double pos = -rel.offset, vel = 0.0;
+    for (const auto* end = s.relationCheckTerms.data() + rel.end; term != end; ++term) {
+      pos += term->coeff * q[term->q];
+      if (v) vel += term->coeff * v[term->v];
+    }
+    if (std::abs(pos) <= kClosureSettings.stateTolerance &&
+        std::abs(vel) <= kClosureSettings.stateTolerance)
+      continue;
+    CDYN_TRY(detail::checkClusterState(cm, data, rel.cluster, q, v));
+  }
   double* const qdd = data.qdd.data();  // q_ddot = G y_ddot over the entries of G (eq. 3)
   data.qdd.setZero();
   if (ydd)
@@ -177,7 +171,7 @@ Status ceRneaCore(const ClusterModel& cm, ClusterData& data, ConstVecRef q, cons
     const int p = tree.parent[b];
     if (p >= 0) td.f[p] += td.liMi[b].actForce(td.f[b]);
   }
-  independentForces(cm, data, out);
+  detail::independentForces(cm, data, out);
   return detail::ok(td);
 }
 
@@ -189,6 +183,7 @@ Status ceRnea(const ClusterModel& model, ClusterData& data, ConstVecRef q, Const
   CDYN_TRY(detail::checkVector(data.treeData, ydd, model.ny, "ydd"));
   CDYN_TRY(detail::checkForces(model.treeModel, data.treeData, fext));
   const Status s = ceRneaCore(model, data, q, v.data(), ydd.data(), fext, data.tauY);
+  if (s == Status::Ok && detail::allFiniteFast(data.tauY)) return s;  // the input magnitudes below
   return detail::checkOverflow(data.treeData, s, data.tauY, "ceRnea: tau",
                                {{"q", detail::maxAbs(q), 1},
                                 {"v", detail::maxAbs(v), 2},
@@ -199,6 +194,7 @@ Status ceRnea(const ClusterModel& model, ClusterData& data, ConstVecRef q, Const
 Status clusterBias(const ClusterModel& model, ClusterData& data, ConstVecRef q, ConstVecRef v) {
   CDYN_TRY(detail::checkClusterArgs(model, data, q, &v));
   const Status s = ceRneaCore(model, data, q, v.data(), nullptr, nullptr, data.C);
+  if (s == Status::Ok && detail::allFiniteFast(data.C)) return s;
   return detail::checkOverflow(data.treeData, s, data.C, "clusterBias: C",
                                {{"q", detail::maxAbs(q), 1}, {"v", detail::maxAbs(v), 2}});
 }

@@ -15,6 +15,7 @@
 #include "core/check.hpp"
 #include "core/small_spd.hpp"
 #include "tree/aba_step.hpp"
+#include "tree/axis_transforms.hpp"
 
 namespace clusterdyn::detail {
 
@@ -515,7 +516,7 @@ void clusterForceBackwardStep(const ClusterModel& cm, ClusterData& data, int k, 
       t.noalias() = td.Dinv[b] * dub;
       f.noalias() += td.U[b].leftCols(n) * t;
     }
-    dp[o] += td.liMi[b].actForce(f);
+    dp[o] += forceInParentFrame(cm.treeModel.axisRotation[b], td.liMi[b], f);
     return;
   }
   ClusterWorkspace& w = detail::scratch(data)[k];

@@ -132,10 +132,22 @@ void setOutputFrameRotors(const ClusterModel& m, ClusterScratch& s) {
       rotor.Iaxis = rotor.inertia * rotor.axis;
       rotor.aba = c.ny <= 3;
       if (c.ny == 1) rotor.g = c.G(rotor.row, 0);
+      const SpatialInertia& I = rotor.inertia;
+      const Motion& sx = rotor.axis;
+      for (int j = 0; j < 6; ++j) {
+        const Motion e = Motion::Unit(j);
+        rotor.velocityForce.col(j) =
+            I * crossMotion(e, sx) + crossForce(e, rotor.Iaxis) + crossForce(sx, I * e);
+      }
+      rotor.axisForce = crossForce(sx, rotor.Iaxis);
+      rotor.axisInertia = sx.dot(rotor.Iaxis);
       s.rotors.push_back(rotor);
     }
   }
   s.rotorsPending = false;
+  s.rneaInertias = tree.inertias;
+  for (const OutputFrameRotor& r : s.rotors)
+    if (r.parent >= 0) s.rneaInertias[r.parent] += r.inertia;
   s.outputOfCluster.assign(tree.nbodies, 0);
   for (const Cluster& c : m.clusters)
     if (c.outputBody >= 0) s.outputOfCluster[c.outputBody] = 1;
@@ -314,8 +326,8 @@ std::size_t ClusterData::heapBytes() const {
        bufferBytes(scr.rotorSlot) + bufferBytes(scr.constantG) + bufferBytes(scr.rotorVelocity) +
        bufferBytes(scr.rotorQ) + bufferBytes(scr.rotorC) + bufferBytes(scr.rotorP) +
        bufferBytes(scr.subtreeYEnd) + bufferBytes(scr.blockInertias) +
-       bufferBytes(scr.relationChecks) + bufferBytes(scr.placementBodies) +
-       bufferBytes(scr.relationCheckTerms);
+       bufferBytes(scr.rneaInertias) + bufferBytes(scr.relationChecks) +
+       bufferBytes(scr.placementBodies) + bufferBytes(scr.relationCheckTerms);
   for (const ClusterWorkspace& w : clusters)
     b += bufferBytes(w.G) + bufferBytes(w.g) + bufferBytes(w.K) + bufferBytes(w.k) +
          bufferBytes(w.phi) + bufferBytes(w.Kd) + bufferBytes(w.Ki) + bufferBytes(w.kd) +

@@ -104,6 +104,10 @@ void clusterMotionSubspace(const ClusterModel& cm, ClusterData& data, int k, Bia
 /// treeData after a cluster algorithm calls it first.
 void completeRotorBodies(const ClusterModel& cm, ClusterData& data);
 
+/// tau_y = G^T tau for every cluster (Chignoli et al. 2023, eq. 23 and 65), tau = S^T f of the
+/// spanning tree in data.treeData.tau.
+void independentForces(const ClusterModel& cm, ClusterData& data, VecX& out);
+
 /// Argument checks common to the cluster algorithms.
 Status checkClusterArgs(const ClusterModel& cm, ClusterData& data, const Eigen::Ref<const VecX>& q,
                         const Eigen::Ref<const VecX>* v);

@@ -107,6 +107,11 @@ struct OutputFrameRotor {
   Force Iaxis = Force::Zero();
   /// With one independent coordinate: its G entry G(row, 0) (0 otherwise).
   double g = 0.0;
+  /// CE-RNEA's terms (ce_rnea.cpp, with I the inertia and s the axis, all constant): the
+  /// matrix M with M v = I (v x s) + v x* (I s) + s x* (I v), its force s x* I s and s^T I s.
+  Mat6 velocityForce = Mat6::Zero();
+  Force axisForce = Force::Zero();
+  double axisInertia = 0.0;
 };
 
 /// What a ClusterData's scratch handle owns.
@@ -138,6 +143,9 @@ struct ClusterScratch {
   bool outputFrameAba = false;
   std::vector<Motion> rotorC;
   std::vector<Force> rotorP;
+  /// Per body: its inertia plus that of the rotors hanging from it (OutputFrameRotor, constant
+  /// in its frame): CE-RNEA's rigid inertia of the body with its rotors.
+  std::vector<SpatialInertia> rneaInertias;
   /// True when step code for cluster body b treats it in the output body's frame.
   bool abaRotor(int b) const {
     return outputFrameAba && rotorSlot[b] >= 0 && rotors[rotorSlot[b]].aba;

@@ -17,6 +17,7 @@
 #include "cluster/cluster_detail.hpp"
 #include "constrained/constraint_detail.hpp"
 #include "core/check.hpp"
+#include "tree/rnea_passes.hpp"
 
 namespace clusterdyn {
 
@@ -33,25 +34,36 @@ Status checkProximal(Data& td, const ProximalSettings& s) {
   return Status::Ok;
 }
 
-// The dynamics residual by one CE-RNEA pass (Chignoli et al. 2023, §V) at data.ydd with the
-// constraint forces C^T lambda added to the external forces.
+// The dynamics residual |H y_ddot + C - tau - J^T lambda - fext| by the backward half of CE-RNEA
+// (Chignoli et al. 2023, §V, eq. 62-65): the body accelerations of y_ddot are pass 3's, a_b =
+// X a_parent + c_b + S_b y_ddot, the kinematic terms the forward pass of CE-RNEA would form
+// (the same liMi, v and c of this call's velocity pass); the forces use the rigid-body
+// inertias only, so the eps/mu rounding of the augmented inertias shows in the residual.
 Status dynamicsResidual(const ClusterModel& cm, ClusterData& data, ConstraintData& cd,
                         const Eigen::Ref<const VecX>& q, const Eigen::Ref<const VecX>& v,
                         const Eigen::Ref<const VecX>& tauY, const Force* fext,
                         ProximalResult& res) {
-  const int nb = cm.treeModel.nbodies;
+  const Model& tree = cm.treeModel;
+  Data& td = data.treeData;
+  const int nb = tree.nbodies;
   double fmax = 0.0;
-  for (int b = 0; b < nb; ++b) {
-    cd.fcheck[b] = fext ? fext[b] : Force::Zero();
-    if (fext) fmax = std::max(fmax, fext[b].cwiseAbs().maxCoeff());
+  for (int b = 0; b < nb; ++b) {  // f_b = I a_b + v_b x* I v_b - fext_b (Table 5.1)
+    const SpatialInertia& I = tree.inertias[b];
+    td.f[b] = I * td.a_gf[b] + crossForce(td.v[b], I * td.v[b]);
+    if (fext) {
+      td.f[b] -= fext[b];
+      fmax = std::max(fmax, fext[b].cwiseAbs().maxCoeff());
+    }
   }
   for (const ConstraintData::Attachment& a : cd.attachments)  // the force C^T lambda on the body
-    cd.fcheck[a.body].noalias() +=
-        a.C.topRows(a.rows).transpose() * cd.lambda.segment(a.row0, a.rows);
-  CDYN_TRY(ceRnea(cm, data, q, v, data.ydd, cd.fcheck.data()));
+    td.f[a.body].noalias() -= a.C.topRows(a.rows).transpose() * cd.lambda.segment(a.row0, a.rows);
+  for (int b = nb - 1; b >= 0; --b) rneaBackwardStep(tree, td, b, td.tau);
+  independentForces(cm, data, data.tauY);  // tau_y = G^T S^T f (eq. 23, 65)
   res.dynamicsResidual = tauY.size() ? (data.tauY - tauY).cwiseAbs().maxCoeff() : 0.0;
   const double lmax = cd.lambda.size() ? cd.lambda.cwiseAbs().maxCoeff() : 0.0;
   res.dynamicsScale = std::max({1.0, tauY.size() ? tauY.cwiseAbs().maxCoeff() : 0.0, lmax, fmax});
+  if (!std::isfinite(res.dynamicsResidual))
+    return solveOverflow(cm, td, cd, "constrainedAba: dynamics residual", q, v, tauY, fext);
   return Status::Ok;
 }
 

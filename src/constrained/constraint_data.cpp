@@ -31,7 +31,6 @@ ConstraintData::ConstraintData(const ClusterModel& m, const ConstraintSet& s) : 
   llt.compute(MatX::Identity(mrows, mrows));
   lltH.compute(MatX::Identity(ny, ny));
   dp.assign(m.treeModel.nbodies, Force::Zero());
-  fcheck.assign(m.treeModel.nbodies, Force::Zero());
 
   // Attachments: one per constrained body side.
   for (int j = 0; j < s.size(); ++j) {

@@ -34,7 +34,8 @@ Status checkConstraintArgs(const ClusterModel& cm, ClusterData& data, const Cons
 /// matrix needs the rows only.
 enum class RowTargets : bool { Skip = false, Compute = true };
 
-/// After the cluster velocity pass: every attachment's rows C (body coordinates) and, with
+/// After the cluster velocity pass (with RowTargets::Skip: liMi, and oMi for world-aligned rows
+/// and two-body constraints, suffice): every attachment's rows C (body coordinates) and, with
 /// RowTargets::Compute, the row targets kprime on gravity-offset accelerations (C1 a1 + C2 a2 =
 /// kprime), the position errors phi and the Baumgarte targets `desired`.
 void constraintRowsAt(const ClusterModel& cm, const ClusterData& data, ConstraintData& cd,
@@ -60,8 +61,10 @@ Status proximalDual(Data& td, ConstraintData& cd, const ProximalSettings& settin
 Status checkProximal(Data& td, const ProximalSettings& s);
 
 /// res.dynamicsResidual = |H y_ddot + C - tau - J^T lambda - (external forces)|_inf at data.ydd
-/// and cd.lambda by one CE-RNEA pass (overwrites data.tauY, data.qdd with G y_ddot + g, and the
-/// tree's forces), res.dynamicsScale = max(1, |tau|_inf, |lambda|_inf, |fext|_inf).
+/// and cd.lambda by the backward half of CE-RNEA on pass 3's body accelerations (all clusters'
+/// pass 3 done after the velocity pass of this call; overwrites data.tauY and the tree's
+/// forces), res.dynamicsScale = max(1, |tau|_inf, |lambda|_inf, |fext|_inf). NonFinite (the
+/// multipliers reset) when the residual overflows.
 Status dynamicsResidual(const ClusterModel& cm, ClusterData& data, ConstraintData& cd,
                         const Eigen::Ref<const VecX>& q, const Eigen::Ref<const VecX>& v,
                         const Eigen::Ref<const VecX>& tauY, const Force* fext, ProximalResult& res);

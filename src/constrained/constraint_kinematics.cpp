@@ -62,9 +62,12 @@ void constraintRowsAt(const ClusterModel& cm, const ClusterData& data, Constrain
     const RigidConstraint& c = set.constraints()[j];
     const int m = c.rows(), r0 = set.rowOffset(j);
     const int* sel = selection(c.type);
-    const Transform oMA = td.oMi[c.body1] * c.placement1;
-    const Transform oMB = c.body2 >= 0 ? td.oMi[c.body2] * c.placement2 : c.placement2;
     const bool lwa = c.frame == ReferenceFrame::LocalWorldAligned;
+    // World poses: read for world-aligned rows, two bodies and the targets only (the Delassus
+    // matrix of local rows on the world does not compute them).
+    const bool poses = lwa || c.body2 >= 0 || targets == RowTargets::Compute;
+    const Transform oMA = poses ? td.oMi[c.body1] * c.placement1 : Transform();
+    const Transform oMB = c.body2 >= 0 ? td.oMi[c.body2] * c.placement2 : c.placement2;
     // Row basis E (m x 6) on 6-vectors in A coordinates.
     Eigen::Matrix<double, 6, 6> E = Eigen::Matrix<double, 6, 6>::Zero();
     for (int r = 0; r < m; ++r) {
@@ -85,7 +88,7 @@ void constraintRowsAt(const ClusterModel& cm, const ClusterData& data, Constrain
       const Transform b2A = td.oMi[c.body2].inverse() * oMA;
       for (int r = 0; r < m; ++r) a2.C.row(r) = -b2A.actForce(E.row(r).transpose());
       Ab2 = b2A.inverse();
-    } else {
+    } else if (targets == RowTargets::Compute) {
       Ab2 = oMA.inverse();
     }
     if (targets == RowTargets::Skip) continue;  // the Delassus matrix needs the rows only

@@ -10,10 +10,16 @@
 //                                                     eq. 12: rows on a_o)
 // where S, D^-1, Ubar = Xh^T IA S are the cluster quantities of CE-ABA's pass 2. At a cluster
 // attached to the world, L_k is the block of the Delassus matrix of its rows.
+#include <cmath>
+
 #include "cluster/cluster_aba_step.hpp"
 #include "cluster/cluster_detail.hpp"
 #include "constrained/constraint_detail.hpp"
 #include "core/check.hpp"
+#include "tree/aba_step.hpp"
+#include "tree/axis_transforms.hpp"
+#include "tree/subtree_blocks.hpp"
+#include "tree/tree_step.hpp"
 
 namespace clusterdyn {
 
@@ -81,9 +87,10 @@ void delassusPropagation(const ClusterModel& cm, ClusterData& data, ConstraintDa
         for (int s = 0; s < r; ++s) L[s + n * r] = L[r + n * s];
       if (o >= 0) {
         const Transform& X = td.liMi[b];
+        const int axis = cm.treeModel.axisRotation[b];
         for (int r = 0; r < n; ++r) {
           const Vec6 row = Eigen::Map<const Vec6>(R.M.data() + 6 * r) - (Dinv * ms[r]) * U;
-          Eigen::Map<Vec6>(R.T.data() + 6 * r) = X.actForce(row);
+          Eigen::Map<Vec6>(R.T.data() + 6 * r) = detail::forceInParentFrame(axis, X, row);
         }
       }
     } else if (!c.constrained() && cm.treeModel.joints[c.firstBody].type == JointType::Floating) {
@@ -176,20 +183,153 @@ namespace {
 /// factorized instead (measured relative error of cABA-OSIM above it: <= 1e-11).
 constexpr double kDampedCancellation = 1e-2;
 
-/// Kinematics and pass 2 at zero velocity and force (what the Delassus matrix needs).
+/// Up to this many contact rows the damped inverse is factorized first (cABA-OSIM only when the
+/// result shows a nearly singular set): the m^3 / 2 flops of the Cholesky factorization and
+/// inverse cost less than cABA-OSIM's articulated sweep and propagation.
+constexpr int kDirectRows = 32;
+
+/// out = A^-1 for a symmetric positive definite A (m x m, lower triangle read, overwritten):
+/// Cholesky A = L L^T in place, X = L^-1 into out's lower triangle, A^-1 = X^T X (lower
+/// triangle into A, then both triangles of out), scalar loops (m^3 / 2 flops; Eigen's blocked
+/// LLT and triangular solve against the identity cost several times more instructions at m ~
+/// 12). False when a pivot is not positive (or NaN), as Eigen::LLT.
+bool inverseOfSpd(Eigen::Ref<MatX> A, MatX& out) {
+  const int m = static_cast<int>(A.rows());
+  const Eigen::Index lda = A.outerStride(), ldo = out.outerStride();
+  double* L = A.data();
+  for (int j = 0; j < m; ++j) {  // left-looking Cholesky, column j
+    double* lj = L + j * lda;
+    for (int k = 0; k < j; ++k) {
+      const double* lk = L + k * lda;
+      const double f = lk[j];
+      for (int i = j; i < m; ++i) lj[i] -= f * lk[i];
+    }
+    if (!(lj[j] > 0.0)) return false;
+    const double d = std::sqrt(lj[j]);
+    lj[j] = d;
+    const double inv = 1.0 / d;
+    for (int i = j + 1; i < m; ++i) lj[i] *= inv;
+  }
+  double* X = out.data();
+  for (int j = 0; j < m; ++j) {  // column j of X = L^-1: L x = e_j
+    double* x = X + j * ldo;
+    for (int i = j; i < m; ++i) x[i] = i == j ? 1.0 : 0.0;
+    for (int k = j; k < m; ++k) {
+      const double* lk = L + k * lda;
+      const double xk = x[k] / lk[k];
+      x[k] = xk;
+      for (int i = k + 1; i < m; ++i) x[i] -= lk[i] * xk;
+    }
+  }
+  for (int j = 0; j < m; ++j)  // A^-1(i, j) = sum_{k >= i} X(k, i) X(k, j), i >= j
+    for (int i = j; i < m; ++i) {
+      const double* xi = X + i * ldo;
+      const double* xj = X + j * ldo;
+      double r = 0.0;
+      for (int k = i; k < m; ++k) r += xi[k] * xj[k];
+      L[i + j * lda] = r;
+    }
+  for (int j = 0; j < m; ++j)
+    for (int i = j; i < m; ++i) out(i, j) = out(j, i) = L[i + j * lda];
+  return true;
+}
+
+/// The position level of the kinematics at zero velocity (what the Delassus matrix needs):
+/// liMi (axis-specialised joint transforms on single-body clusters), v = c = 0, the constrained
+/// clusters' steps as in the velocity pass (their G, poses and state check), and the world poses
+/// oMi only when a constraint reads them (world-aligned rows, or two bodies).
+Status positionPass(const ClusterModel& cm, ClusterData& data, const ConstraintSet& set,
+                    ConstVecRef q) {
+  const Model& tree = cm.treeModel;
+  Data& td = data.treeData;
+  for (int k = 0; k < static_cast<int>(cm.clusters.size()); ++k) {
+    const Cluster& c = cm.clusters[k];
+    if (c.constrained()) {
+      CDYN_TRY(detail::clusterVelocityStep(cm, data, k, q, nullptr, detail::Bias::Skip,
+                                           detail::StateCheck::Check, detail::OutputPoses::All));
+      continue;
+    }
+    const int b = c.firstBody;
+    if (tree.axisRotation[b] >= 0)
+      detail::axisJointTransform(tree, td, b, q.data());
+    else
+      detail::localPlacementStep(tree, td, b, q);
+    td.v[b].setZero();
+    td.c[b].setZero();
+  }
+  bool worldPoses = false;
+  for (const RigidConstraint& rc : set.constraints())
+    worldPoses = worldPoses || rc.body2 >= 0 || rc.frame == ReferenceFrame::LocalWorldAligned;
+  if (worldPoses)
+    for (int b = 0; b < tree.nbodies; ++b) {
+      const int p = tree.parent[b];
+      td.oMi[b] = p >= 0 ? td.oMi[p] * td.liMi[b] : td.liMi[b];
+    }
+  return Status::Ok;
+}
+
+/// Kinematics and pass 1 at zero velocity and force: the rigid inertias (pA = 0) and the
+/// constrained clusters' motion subspaces; the constraint rows.
 Status articulatedInertias(const ClusterModel& cm, ClusterData& data, ConstraintData& cd,
                            ConstVecRef q) {
-  CDYN_TRY(detail::clusterVelocityPass(cm, data, q, nullptr, detail::Bias::Skip,
-                                       detail::StateCheck::Check));
-  detail::clusterInertiaAndBias(cm, data, nullptr);
+  CDYN_TRY(positionPass(cm, data, *cd.set, q));
+  Data& td = data.treeData;
+  for (int k = 0; k < static_cast<int>(cm.clusters.size()); ++k) {
+    const Cluster& c = cm.clusters[k];
+    if (c.constrained()) {
+      detail::clusterInertiaAndBiasStep(cm, data, k, nullptr);
+      continue;
+    }
+    const int b = c.firstBody;
+    td.IA[b] = cm.treeModel.inertias[b].matrix();
+    td.pA[b].setZero();
+    data.rigidInertia[b] = 1;
+  }
   detail::constraintRowsAt(cm, data, cd, detail::RowTargets::Skip);
   return Status::Ok;
 }
 
+/// Pass 2 of a single-body cluster at zero force (Featherstone Table 7.1, the inertia terms
+/// only): U = IA S, D^-1, and IA_p += X^T (IA - U D^-1 U^T) X for a 1-dof joint (u and pA, zero
+/// here, are not formed); other joints take the full step with tau = 0.
+Status articulatedInertiaStep(const Model& model, Data& data, int b, int p) {
+  const Joint& joint = model.joints[b];
+  if (joint.nv != 1) {
+    static constexpr double kZero[6] = {0.0, 0.0, 0.0, 0.0, 0.0, 0.0};
+    return detail::articulatedBodyStep(model, data, b, p, kZero);
+  }
+  const Mat6& IA = data.IA[b];
+  auto U = data.U[b].col(0);
+  if (joint.type == JointType::Revolute && joint.alignedAxis >= 0)
+    U = joint.alignedSign * IA.col(joint.alignedAxis);  // IA s e_a
+  else
+    U.noalias() = IA * joint.S.col(0);
+  const double D = joint.S.col(0).dot(U);
+  if (!(D > 0.0))
+    return detail::fail(data, Status::NotPositiveDefinite,
+                        "articulated inertia of body '%s' is singular along its joint '%s'",
+                        model.bodyNames[b].c_str(), model.jointNames[b].c_str());
+  const double Dinv = 1.0 / D;
+  data.Dinv[b](0, 0) = Dinv;
+  data.u[b](0) = 0.0;
+  if (p < 0) return Status::Ok;
+  Mat6 Ia = IA;
+  Ia.noalias() -= (U * Dinv) * U.transpose();
+  data.IA[p] += actInertia(data.liMi[b], Ia);
+  return Status::Ok;
+}
+
+/// Pass 2 at zero force (after articulatedInertias, or inertias augmented from them): U, D^-1
+/// of every cluster and the articulated inertias (Chignoli et al. 2023, eq. 53, 59-60).
 Status pass2(const ClusterModel& cm, ClusterData& data, const double* tau) {
-  for (int k = static_cast<int>(cm.clusters.size()) - 1; k >= 0; --k)
-    CDYN_TRY(
-        detail::clusterArticulatedStep(cm, data, k, tau, detail::ForceCoordinates::Independent));
+  for (int k = static_cast<int>(cm.clusters.size()) - 1; k >= 0; --k) {
+    const Cluster& c = cm.clusters[k];
+    if (c.constrained())
+      CDYN_TRY(
+          detail::clusterArticulatedStep(cm, data, k, tau, detail::ForceCoordinates::Independent));
+    else
+      CDYN_TRY(articulatedInertiaStep(cm.treeModel, data.treeData, c.firstBody, c.outputBody));
+  }
   return Status::Ok;
 }
 
@@ -224,8 +364,38 @@ Status dampedDelassusInverse(const ClusterModel& model, ClusterData& data, const
   CDYN_TRY(articulatedInertias(model, data, cd, q));
   cd.du.setZero();
   const int m = set.rows();
-  bool factorize = !set.allWorldAttached();
-  if (!factorize) {
+  const bool contacts = set.allWorldAttached();
+  // The factorization of the damped Delassus matrix (Lambda^-1 by the propagation):
+  // NotPositiveDefinite when it is not positive definite (or pass 2's failure).
+  const auto factorized = [&]() -> Status {
+    CDYN_TRY(pass2(model, data, cd.du.data()));
+    detail::delassusPropagation(model, data, cd, cd.delassus);
+    auto A = cd.work.topLeftCorner(m, m);
+    A = cd.delassus;
+    A.diagonal().array() += rho;
+    if (!inverseOfSpd(A, cd.dampedInverse))
+      return detail::fail(data.treeData, Status::NotPositiveDefinite,
+                          "the damped Delassus matrix is not positive definite");
+    return Status::Ok;
+  };
+  // cABA-OSIM's result is kept when rho * max_i R_ii >= kDampedCancellation: below, the
+  // difference of two terms of size mu = 1/rho loses about log10(mu / |result|) digits and the
+  // 1/rho-augmented inertias round likewise, while the factorization is as accurate as the
+  // damped matrix's conditioning allows (sigma_min of the Delassus matrix above about 100 rho).
+  // Above (a singular or nearly singular set), cABA-OSIM is the more accurate.
+  const auto cancels = [&]() {
+    const double diag = m ? cd.dampedInverse.diagonal().maxCoeff() : 1.0 / rho;
+    return detail::allFiniteFast(cd.dampedInverse) && rho * diag < kDampedCancellation;
+  };
+  bool done = false;
+  if (!contacts) {  // loops between two bodies couple their inertias: factorize
+    CDYN_TRY(factorized());
+    done = true;
+  } else if (m <= kDirectRows) {  // the factorization first, kept unless cABA-OSIM is needed
+    done = factorized() == Status::Ok && cancels();
+    if (!done) CDYN_TRY(articulatedInertias(model, data, cd, q));  // the plain inertias
+  }
+  if (!done) {
     // cABA-OSIM: (L + rho I)^-1 = mu I - mu^2 J (H + mu J^T J)^-1 J^T, mu = 1/rho (Alg. 5,
     // eq. 40); H + mu J^T J is the mass matrix of the bodies with inertias I + mu C^T C.
     const double mu = 1.0 / rho;
@@ -238,29 +408,12 @@ Status dampedDelassusInverse(const ClusterModel& model, ClusterData& data, const
     detail::delassusPropagation(model, data, cd, cd.dampedInverse);
     cd.dampedInverse *= -mu * mu;
     cd.dampedInverse.diagonal().array() += mu;
-    // The difference of two terms of size mu loses about log10(mu / |result|) digits, and the
-    // 1/rho-augmented inertias round likewise: when rho * max_i R_ii < kDampedCancellation
-    // (sigma_min of the Delassus matrix above about 100 rho), factorize instead, which is then
-    // as accurate as the Delassus matrix's conditioning allows. (A result that overflowed, 1/rho^2
-    // terms, is reported below, not factorized: its true entries are near 1/rho.)
-    const double diag = m ? cd.dampedInverse.diagonal().maxCoeff() : 1.0 / rho;
-    factorize = detail::allFiniteFast(cd.dampedInverse) && rho * diag < kDampedCancellation;
-    if (factorize) CDYN_TRY(articulatedInertias(model, data, cd, q));  // the plain inertias
-  }
-  if (factorize) {
-    // Loops between two bodies couple their inertias, and small rho cancels: factorize the
-    // damped Delassus matrix.
-    CDYN_TRY(pass2(model, data, cd.du.data()));
-    detail::delassusPropagation(model, data, cd, cd.delassus);
-    auto A = cd.work.topLeftCorner(m, m);
-    A = cd.delassus;
-    A.diagonal().array() += rho;
-    cd.llt.compute(A);
-    if (cd.llt.info() != Eigen::Success)
-      return detail::fail(data.treeData, Status::NotPositiveDefinite,
-                          "the damped Delassus matrix is not positive definite");
-    cd.dampedInverse.setIdentity();
-    cd.llt.solveInPlace(cd.dampedInverse);
+    // (A result that overflowed, 1/rho^2 terms, is reported below, not factorized: its true
+    // entries are near 1/rho.)
+    if (m > kDirectRows && cancels()) {
+      CDYN_TRY(articulatedInertias(model, data, cd, q));  // the plain inertias
+      CDYN_TRY(factorized());
+    }
   }
   if (!detail::allFiniteFast(cd.dampedInverse))
     return detail::fail(data.treeData, Status::NonFinite,

@@ -8,10 +8,11 @@
 namespace clusterdyn::detail {
 
 /// Forward step of body i: pose, v_i, a_i (gravity offset a0 at the root), f_i = I a + v x* I v
-/// - fext (Featherstone Table 5.1). v, a, fext as in rneaPasses.
+/// - fext (Featherstone Table 5.1) with the inertia I. v, a, fext as in rneaPasses.
 [[gnu::always_inline]] inline void rneaForwardStep(const Model& model, Data& data, int i,
                                                    ConstVecRef q, const double* v, const double* a,
-                                                   const Force* fext, const Motion& a0) {
+                                                   const Force* fext, const Motion& a0,
+                                                   const SpatialInertia& I) {
   placementStep(model, data, i, q);
   const int p = model.parent[i];
   const Joint& joint = model.joints[i];
@@ -22,10 +23,16 @@ namespace clusterdyn::detail {
   ai = data.liMi[i].actInvMotion(p >= 0 ? data.a_gf[p] : a0);
   if (a) ai += jointMotion(joint, a + model.idx_v[i]);
   if (v) ai += crossMotion(vi, vJ);
-  const SpatialInertia& I = model.inertias[i];
   data.f[i] = I * ai;
   if (v) data.f[i] += crossForce(vi, I * vi);
   if (fext) data.f[i] -= fext[i];
+}
+
+/// rneaForwardStep with the body's own inertia.
+[[gnu::always_inline]] inline void rneaForwardStep(const Model& model, Data& data, int i,
+                                                   ConstVecRef q, const double* v, const double* a,
+                                                   const Force* fext, const Motion& a0) {
+  rneaForwardStep(model, data, i, q, v, a, fext, a0, model.inertias[i]);
 }
 
 /// Backward step of body i: out_i = S_i^T f_i, f_parent += X^T f_i.

@@ -78,6 +78,8 @@ class Reader {
     for (const XMLElement* e = root->FirstChildElement("equality"); e;
          e = e->NextSiblingElement("equality"))
       equalities(e);
+    if (passiveDisabled_)
+      for (UrdfJoint& j : out_.urdf.joints) j.stiffness = j.damping = 0.0;
     chooseDependentJoints(out_.urdf, actuated_);
     ctx_.flushWarnings();
     return std::move(out_);
@@ -92,6 +94,7 @@ class Reader {
   std::map<std::string, Site> sites_;
   std::map<std::string, std::string> jointType_;  ///< MJCF type per joint name
   std::set<std::string> actuated_;
+  bool passiveDisabled_ = false;  ///< <option><flag passive="disable">
   int unnamed_ = 0;
 
   void compiler(const XMLElement* e) {
@@ -128,20 +131,20 @@ class Reader {
 
   void option(const XMLElement* e) {
     Elem o(e, ctx_, "");
-    if (o.has("gravity")) {
-      out_.gravityGiven = true;
-      out_.gravity = o.vec3("gravity", out_.gravity);
-      if ((out_.gravity - Vec3(0.0, 0.0, -9.81)).norm() > 0.0)
-        ctx_.warnOnce(e, "gravity",
-                      "attribute 'gravity': clusterdyn takes gravity from the load options "
-                      "(default 0 0 -9.81), not from the file: pass it to the loader");
+    if (o.has("gravity")) {  // applied by the builders (ModelOptions::fileGravity)
+      out_.gravityGiven = out_.urdf.gravityGiven = true;
+      out_.gravity = out_.urdf.gravity = o.vec3("gravity", out_.gravity);
     }
     if (o.number("density", 0.0) != 0.0 || o.number("viscosity", 0.0) != 0.0 || o.has("wind"))
       o.fail("fluid forces (density, viscosity, wind) are not supported");
-    for (const XMLElement* f = e->FirstChildElement("flag"); f; f = f->NextSiblingElement("flag"))
-      if (f->Attribute("gravity") && std::string(f->Attribute("gravity")) == "disable")
-        ctx_.warnOnce(f, "flaggravity",
-                      "gravity=\"disable\": pass zero gravity to the loader to match it");
+    for (const XMLElement* f = e->FirstChildElement("flag"); f; f = f->NextSiblingElement("flag")) {
+      if (f->Attribute("gravity") && std::string(f->Attribute("gravity")) == "disable") {
+        out_.gravityGiven = out_.urdf.gravityGiven = true;  // MuJoCo: no gravity at all
+        out_.gravity = out_.urdf.gravity = Vec3::Zero();
+      }
+      if (f->Attribute("passive") && std::string(f->Attribute("passive")) == "disable")
+        passiveDisabled_ = true;  // MuJoCo: no joint springs and dampers
+    }
   }
 
   bool tendonsWithoutDynamics(const XMLElement* t) const {
@@ -301,6 +304,8 @@ class Reader {
         d.line = uj.line;
         d.damping = freeTag ? 0.0 : j.number("damping", 0.0);
         d.armature = freeTag ? 0.0 : j.number("armature", 0.0);
+        uj.damping = d.damping;
+        uj.armature = d.armature;
         if (d.damping != 0.0 || d.armature != 0.0) out_.jointDynamics.push_back(d);
       } else if (type == "hinge" || type == "slide" || type == "ball") {
         pos = j.vec3("pos", Vec3::Zero());
@@ -384,14 +389,10 @@ class Reader {
     if (d.stiffness < 0.0 || d.damping < 0.0 || d.armature < 0.0)
       j.fail("stiffness, damping and armature must be >= 0");
     d.springPosition = type == "ball" ? 0.0 : j.number("springref", 0.0) * unit - ref;
-    if (d.armature != 0.0)
-      ctx_.warnOnce(j.xml(), "armature",
-                    "attribute 'armature': not part of clusterdyn's mass matrix (MuJoCo adds "
-                    "it to the diagonal); see docs/mjcf.md, passiveJointModel()");
-    if (d.stiffness != 0.0 || d.damping != 0.0)
-      ctx_.warnOnce(j.xml(), "passive",
-                    "attributes 'stiffness' / 'damping': passive forces are not applied by the "
-                    "dynamics algorithms; add passiveForces() to tau (docs/mjcf.md)");
+    uj.armature = d.armature;  // applied by the algorithms (ModelOptions::jointDynamics)
+    uj.stiffness = d.stiffness;
+    uj.springPosition = d.springPosition;
+    uj.damping = d.damping;
     if (d.stiffness != 0.0 || d.damping != 0.0 || d.armature != 0.0)
       out_.jointDynamics.push_back(d);
   }

@@ -413,3 +413,49 @@ def test_cluster_aba_rnea_mass_matrix_agree_with_joint_dynamics(name, cut):
         scale = max(1.0, np.abs(H).max() * np.abs(ydd).max())
         assert np.abs(H @ ydd + C - tau).max() < TOL * scale
         assert np.abs(w.ce_rnea(q, v, ydd) - tau).max() < TOL * scale
+
+
+FRAME_XML = """<mujoco model="frames">
+  <default><default class="f"><joint damping="0.1"/></default></default>
+  <worldbody>
+    <frame pos="0.1 0.2 0.3" euler="10 20 30">
+      <frame pos="0 0 0.5" quat="0.9 0.1 0 0.2" childclass="f">
+        <body name="a" pos="0.1 0 0">
+          <joint name="ja" axis="0 1 0"/>
+          <geom type="box" size="0.1 0.05 0.02"/>
+          <frame pos="0.2 0 0" axisangle="1 0 0 30">
+            <site name="s" pos="0 0.1 0"/>
+            <body name="b" pos="0 0 -0.1">
+              <joint name="jb" axis="1 0 0"/>
+              <geom type="capsule" fromto="0 0 0 0 0 -0.3" size="0.03"/>
+            </body>
+          </frame>
+        </body>
+      </frame>
+    </frame>
+  </worldbody>
+</mujoco>
+"""
+
+
+def test_frames_compose_as_in_mujoco(tmp_path):
+    """<frame> (nested, with orientation and childclass) around bodies and sites: body poses,
+    mass matrix, bias and passive forces as MuJoCo's."""
+    path = tmp_path / "frames.xml"
+    path.write_text(FRAME_XML)
+    p = Pair(str(path))
+    rng = np.random.default_rng(2)
+    for _ in range(3):
+        qpos, qvel = p.random_state(rng)
+        M_mj, bias_mj = p.mujoco_at(qpos, qvel)
+        q, v, T, tdot = p.to_cd(qpos, qvel)
+        H = p.ws.crba(q)
+        assert np.abs(T.T @ H @ T - M_mj).max() < TOL
+        bias = T.T @ (p.ws.nonlinear_effects(q, v) + H @ tdot)
+        assert np.abs(bias - (bias_mj - p.mjd.qfrc_passive)).max() < TOL
+        p.ws.forward_kinematics(q)
+        for b in range(1, p.mjm.nbody):
+            R, x = p.ws.frame_placement(p.mjm.body(b).name)
+            assert np.abs(x - p.mjd.xpos[b]).max() < TOL
+            assert np.abs(R - p.mjd.xmat[b].reshape(3, 3)).max() < TOL
+    assert np.abs(p.mjm.dof_damping - 0.1).max() == 0.0

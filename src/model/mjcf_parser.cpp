@@ -171,6 +171,10 @@ class Reader {
       const std::string tag = e->Name();
       if (tag == "body") {
         body(e, kWorld, "");
+      } else if (tag == "frame") {
+        std::vector<FramedBody> bodies;
+        frameChildren(e, Transform(), "", kWorld, nullptr, bodies);
+        for (const FramedBody& fb : bodies) body(fb.e, kWorld, fb.cls, fb.F);
       } else if (tag == "site") {
         site(Elem(e, ctx_, ""), kWorld);
       } else if (tag == "joint" || tag == "freejoint" || tag == "inertial") {
@@ -186,14 +190,56 @@ class Reader {
     const std::string tag = e->Name();
     if (tag == "geom" || tag == "camera" || tag == "light")
       return;  // static geometry, cameras, lights: no dynamics (moving geoms: see body())
-    if (tag == "frame" || tag == "replicate" || tag == "composite" || tag == "flexcomp" ||
-        tag == "attach" || tag == "plugin")
+    if (tag == "replicate" || tag == "composite" || tag == "flexcomp" || tag == "attach" ||
+        tag == "plugin")
       ctx_.fail(e, "<" + tag + "> is not supported by clusterdyn's MJCF reader");
     ctx_.warnOnce(e, "child:" + tag, "ignored (no effect on the dynamics)");
   }
 
-  void site(const Elem& s, const std::string& link) {
-    if (const char* n = s.xml()->Attribute("name")) sites_[n] = Site{link, s.frame()};
+  void site(const Elem& s, const std::string& link, const Transform& F = Transform()) {
+    if (const char* n = s.xml()->Attribute("name")) sites_[n] = Site{link, F * s.frame()};
+  }
+
+  /// A body inside <frame> elements: F = the frames' composed pose in the parent body.
+  struct FramedBody {
+    const XMLElement* e;
+    Transform F;
+    std::string cls;  ///< childclass in effect
+  };
+
+  /// Children of <frame> f (pose F * frame pose in `link`'s frame, MuJoCo's <frame>): bodies
+  /// go to `bodies`, sites are placed, nested frames recursed. Geoms with mass inside a frame
+  /// of a moving body (geoms == nullptr: the world, static) are not supported (file:line).
+  void frameChildren(const XMLElement* f, const Transform& F, const std::string& cls,
+                     const std::string& link, std::vector<Elem>* geoms,
+                     std::vector<FramedBody>& bodies) {
+    std::string cc = cls;
+    if (const char* c = f->Attribute("childclass")) {
+      cc = c;
+      if (!ctx_.hasClass(cc)) ctx_.fail(f, "attribute 'childclass': unknown class '" + cc + "'");
+    }
+    ctx_.checkAttributes(f, "name class childclass pos quat axisangle euler xyaxes zaxis");
+    const Transform Ft = F * Elem(f, ctx_, cls).frame();
+    for (const XMLElement* c = f->FirstChildElement(); c; c = c->NextSiblingElement()) {
+      const std::string tag = c->Name();
+      if (tag == "body") {
+        bodies.push_back(FramedBody{c, Ft, cc});
+      } else if (tag == "frame") {
+        frameChildren(c, Ft, cc, link, geoms, bodies);
+      } else if (tag == "site") {
+        site(Elem(c, ctx_, cc), link, Ft);
+      } else if (tag == "geom") {
+        const Elem g(c, ctx_, cc);
+        if (geoms && !(g.number("mass", -1.0) == 0.0 || g.number("density", 1000.0) == 0.0))
+          g.fail(
+              "a geom with mass inside a <frame> of a moving body is not supported (move "
+              "it to the body, or give the body an <inertial> and the geom mass=\"0\")");
+      } else if (tag == "joint" || tag == "freejoint" || tag == "inertial") {
+        ctx_.fail(c, "<" + tag + "> cannot be inside a <frame>");
+      } else {
+        otherChild(c);
+      }
+    }
   }
 
   std::string uniqueName(const XMLElement* e, const char* prefix, std::set<std::string>& names) {
@@ -212,7 +258,8 @@ class Reader {
     return name;
   }
 
-  void body(const XMLElement* e, const std::string& parentLink, const std::string& inherited) {
+  void body(const XMLElement* e, const std::string& parentLink, const std::string& inherited,
+            const Transform& F = Transform()) {
     std::string cc = inherited;
     if (const char* c = e->Attribute("childclass")) {
       cc = c;
@@ -225,13 +272,14 @@ class Reader {
       ctx_.fail(e, "attribute 'mocap': mocap bodies are not supported");
     if (b.number("gravcomp", 0.0) != 0.0)
       ctx_.fail(e, "attribute 'gravcomp': gravity compensation is not supported");
-    const Transform X = b.frame();
+    const Transform X = F * b.frame();  // F: enclosing <frame>s
     poses_[name] = poses_.at(parentLink) * X;
 
     UrdfLink link;
     link.name = name;
     link.line = e->GetLineNum();
-    std::vector<const XMLElement*> jointElems, children;
+    std::vector<const XMLElement*> jointElems;
+    std::vector<FramedBody> children;
     std::vector<Elem> geoms;
     const XMLElement* inertial = nullptr;
     for (const XMLElement* c = e->FirstChildElement(); c; c = c->NextSiblingElement()) {
@@ -239,7 +287,9 @@ class Reader {
       if (tag == "joint" || tag == "freejoint")
         jointElems.push_back(c);
       else if (tag == "body")
-        children.push_back(c);
+        children.push_back(FramedBody{c, Transform(), cc});
+      else if (tag == "frame")
+        frameChildren(c, Transform(), cc, name, &geoms, children);
       else if (tag == "geom")
         geoms.emplace_back(c, ctx_, cc);
       else if (tag == "inertial") {
@@ -345,7 +395,7 @@ class Reader {
       fixed.line = link.line;
       out_.urdf.joints.push_back(fixed);
     }
-    for (const XMLElement* c : children) body(c, name, cc);
+    for (const FramedBody& c : children) body(c.e, name, c.cls, c.F);
   }
 
   /// Limits, reference and passive parameters of a hinge / slide / ball joint.

@@ -84,8 +84,12 @@ TEST(MjcfParser, ErrorsNameFileLineElementAndAttribute) {
                            "</fixed>\n</tendon>\n"),
               12, "tendon", "stiffness");
   expectError(mujoco("<include file=\"x.xml\"/>\n"), 2, "include", "not supported");
-  expectError(mujoco("<worldbody>\n<frame pos=\"1 0 0\"/>\n</worldbody>\n"), 3, "frame",
-              "not supported");
+  expectError(mujoco("<worldbody>\n<body>\n<frame pos=\"1 0 0\">\n<joint/>\n</frame>\n"
+                     "</body>\n</worldbody>\n"),
+              5, "joint", "cannot be inside a <frame>");
+  expectError(mujoco("<worldbody>\n<body>\n<joint/>\n<frame>\n<geom size=\"0.1\"/>\n"
+                     "</frame>\n</body>\n</worldbody>\n"),
+              6, "geom", "inside a <frame> of a moving body");
   expectError(mujoco("<worldbody>\n<body name=\"b\" class=\"nope\">\n<joint/>\n"
                      "</body></worldbody>\n"),
               3, "body", "unknown default class 'nope'");

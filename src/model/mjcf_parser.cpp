@@ -208,8 +208,8 @@ class Reader {
   };
 
   /// Children of <frame> f (pose F * frame pose in `link`'s frame, MuJoCo's <frame>): bodies
-  /// go to `bodies`, sites are placed, nested frames recursed. Geoms with mass inside a frame
-  /// of a moving body (geoms == nullptr: the world, static) are not supported (file:line).
+  /// go to `bodies`, sites are placed, nested frames recursed. Geoms with mass go to `geoms`
+  /// (nullptr: the world, static): body() rejects them (file:line) when the body moves.
   void frameChildren(const XMLElement* f, const Transform& F, const std::string& cls,
                      const std::string& link, std::vector<Elem>* geoms,
                      std::vector<FramedBody>& bodies) {
@@ -231,9 +231,7 @@ class Reader {
       } else if (tag == "geom") {
         const Elem g(c, ctx_, cc);
         if (geoms && !(g.number("mass", -1.0) == 0.0 || g.number("density", 1000.0) == 0.0))
-          g.fail(
-              "a geom with mass inside a <frame> of a moving body is not supported (move "
-              "it to the body, or give the body an <inertial> and the geom mass=\"0\")");
+          geoms->push_back(g);  // rejected by body() when the body moves
       } else if (tag == "joint" || tag == "freejoint" || tag == "inertial") {
         ctx_.fail(c, "<" + tag + "> cannot be inside a <frame>");
       } else {
@@ -280,7 +278,7 @@ class Reader {
     link.line = e->GetLineNum();
     std::vector<const XMLElement*> jointElems;
     std::vector<FramedBody> children;
-    std::vector<Elem> geoms;
+    std::vector<Elem> geoms, framedGeoms;
     const XMLElement* inertial = nullptr;
     for (const XMLElement* c = e->FirstChildElement(); c; c = c->NextSiblingElement()) {
       const std::string tag = c->Name();
@@ -289,7 +287,7 @@ class Reader {
       else if (tag == "body")
         children.push_back(FramedBody{c, Transform(), cc});
       else if (tag == "frame")
-        frameChildren(c, Transform(), cc, name, &geoms, children);
+        frameChildren(c, Transform(), cc, name, &framedGeoms, children);
       else if (tag == "geom")
         geoms.emplace_back(c, ctx_, cc);
       else if (tag == "inertial") {
@@ -311,6 +309,10 @@ class Reader {
                            "pos quat axisangle euler xyaxes zaxis mass diaginertia fullinertia");
       link.inertial = readInertial(Elem(inertial, ctx_, cc), name);
     } else if (ifg != InertiaFromGeom::False) {
+      if (!framedGeoms.empty())  // the body's inertia would come from them
+        framedGeoms[0].fail(
+            "a geom with mass inside a <frame> of a moving body is not supported (move it to "
+            "the body, or give the body an <inertial> and the geom mass=\"0\")");
       const GeomInertia gi = geomInertia(geoms, name);
       if (gi.mass > 0.0) {
         link.inertial.present = true;

@@ -8,7 +8,14 @@
 #include <regex>
 #include <string>
 
+#include "clusterdyn/aba.hpp"
+#include "clusterdyn/configuration.hpp"
+#include "clusterdyn/crba.hpp"
+#include "clusterdyn/derivatives.hpp"
+#include "clusterdyn/energy.hpp"
 #include "clusterdyn/mjcf.hpp"
+#include "clusterdyn/model_builder.hpp"
+#include "clusterdyn/rnea.hpp"
 #include "test_util.hpp"
 
 namespace clusterdyn::test {
@@ -77,8 +84,12 @@ TEST(MjcfParser, ErrorsNameFileLineElementAndAttribute) {
                            "</fixed>\n</tendon>\n"),
               12, "tendon", "stiffness");
   expectError(mujoco("<include file=\"x.xml\"/>\n"), 2, "include", "not supported");
-  expectError(mujoco("<worldbody>\n<frame pos=\"1 0 0\"/>\n</worldbody>\n"), 3, "frame",
-              "not supported");
+  expectError(mujoco("<worldbody>\n<body>\n<frame pos=\"1 0 0\">\n<joint/>\n</frame>\n"
+                     "</body>\n</worldbody>\n"),
+              5, "joint", "cannot be inside a <frame>");
+  expectError(mujoco("<worldbody>\n<body>\n<joint/>\n<frame>\n<geom size=\"0.1\"/>\n"
+                     "</frame>\n</body>\n</worldbody>\n"),
+              6, "geom", "inside a <frame> of a moving body");
   expectError(mujoco("<worldbody>\n<body name=\"b\" class=\"nope\">\n<joint/>\n"
                      "</body></worldbody>\n"),
               3, "body", "unknown default class 'nope'");
@@ -298,4 +309,72 @@ TEST(MjcfPassive, SpringsAndDampersMatchTheirPotential) {
 }
 
 }  // namespace
+TEST(MjcfJointDynamics, AppliedByDefaultSwitchableAndConsistent) {
+  const std::string body =
+      "<worldbody>\n<body name=\"a\">\n<joint name=\"h\" axis=\"0 1 0\" ref=\"10\" "
+      "springref=\"40\" stiffness=\"3\" damping=\"0.5\" armature=\"0.01\"/>\n"
+      "<geom size=\"0.1\" pos=\"0.1 0 0\"/>\n<body name=\"b\" pos=\"0 0 -0.3\">\n<joint "
+      "name=\"s\" type=\"ball\" stiffness=\"2\" damping=\"0.2\" armature=\"0.03\"/>\n<geom "
+      "size=\"0.1\" pos=\"0 0.1 0\"/>\n<body name=\"c\" pos=\"0 0 -0.3\">\n<joint name=\"p\" "
+      "type=\"slide\" axis=\"1 0 0\" stiffness=\"20\" springref=\"0.1\"/>\n<geom "
+      "size=\"0.05\"/>\n</body>\n</body>\n</body>\n</worldbody>\n";
+  const std::string opt = "<option gravity=\"0.5 0 -3\"/>\n";
+  const MjcfDescription d = parseMjcfString(mujoco(opt + body));
+  const Model m = buildTreeModel(d.urdf);
+  EXPECT_TRUE(m.gravity.isApprox(Vec3(0.5, 0, -3)));
+  ASSERT_TRUE(m.hasArmature() && m.hasPassiveForces());
+  ModelOptions rigid;
+  rigid.jointDynamics = false;
+  rigid.fileGravity = false;
+  const Model r = buildTreeModel(d.urdf, rigid);
+  EXPECT_FALSE(r.hasJointDynamics());
+  EXPECT_TRUE(r.gravity.isApprox(Vec3(0, 0, -9.81)));
+  rigid.gravity = Vec3(0.5, 0, -3);
+  const Model rg = buildTreeModel(d.urdf, rigid);
+  // <flag passive="disable">: armature only
+  const Model np = buildTreeModel(
+      parseMjcfString(mujoco("<option><flag passive=\"disable\"/></option>\n" + body)).urdf);
+  EXPECT_TRUE(np.hasArmature() && !np.hasPassiveForces());
+  const PassiveJointModel p = passiveJointModel(m, d);
+  Data dm(m), dr(rg);
+  std::mt19937_64 rng(6);
+  for (int trial = 0; trial < 5; ++trial) {
+    const VecX q = randomConfiguration(m, rng), v = VecX::Random(m.nv), tau = VecX::Random(m.nv);
+    ASSERT_EQ(crba(m, dm, q), Status::Ok);
+    ASSERT_EQ(crba(rg, dr, q), Status::Ok);
+    EXPECT_TRUE((dm.M - dr.M).isApprox(MatX(p.armature.asDiagonal()), 1e-14));
+    VecX tp(m.nv);
+    ASSERT_EQ(passiveForces(m, p, q, v, tp), Status::Ok);
+    ASSERT_EQ(nonLinearEffects(m, dm, q, v), Status::Ok);
+    ASSERT_EQ(nonLinearEffects(rg, dr, q, v), Status::Ok);
+    EXPECT_LT((dm.nle - dr.nle + tp).cwiseAbs().maxCoeff(), 1e-12);
+    // ABA solves (H + A) vdot + nle = tau: against the dense solve and RNEA
+    ASSERT_EQ(aba(m, dm, q, v, tau), Status::Ok);
+    const VecX vdot = dm.ddq;
+    ASSERT_EQ(crba(m, dm, q), Status::Ok);
+    ASSERT_EQ(nonLinearEffects(m, dm, q, v), Status::Ok);
+    const VecX dense = dm.M.llt().solve(tau - dm.nle);
+    EXPECT_LT((vdot - dense).cwiseAbs().maxCoeff(), 1e-10);
+    ASSERT_EQ(rnea(m, dm, q, v, vdot), Status::Ok);
+    EXPECT_LT((dm.tau - tau).cwiseAbs().maxCoeff(), 1e-10);
+    // energy: kinetic 1/2 v^T (H + A) v; generalized gravity (springs included) = dV/dq
+    ASSERT_EQ(computeKineticEnergy(m, dm, q, v), Status::Ok);
+    EXPECT_NEAR(dm.kineticEnergy, 0.5 * v.dot(dm.M * v), 1e-12);
+    ASSERT_EQ(generalizedGravity(m, dm, q), Status::Ok);
+    const VecX g = dm.nle;
+    for (int k = 0; k < m.nv; ++k) {
+      const double h = 1e-6;
+      const VecX e = VecX::Unit(m.nv, k);
+      const double dV = (potentialEnergy(m, dm, integrate(m, q, e, h)) -
+                         potentialEnergy(m, dm, integrate(m, q, e, -h))) /
+                        (2 * h);
+      EXPECT_NEAR(g[k], dV, 1e-6) << k;
+    }
+    // the derivatives do not model the joint dynamics: rejected, not wrong
+    DerivativeData dd(m);
+    EXPECT_EQ(computeABADerivatives(m, dm, dd, q, v, tau), Status::InvalidArgument);
+    EXPECT_NE(std::string(dm.errorMessage()).find("jointDynamics"), std::string::npos);
+  }
+}
+
 }  // namespace clusterdyn::test

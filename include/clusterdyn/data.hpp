@@ -40,11 +40,12 @@ struct Data {
       Ycrb;  ///< composite inertia of the subtree at i (rigid; crba: body coordinates)
 
   // Outputs.
-  VecX tau;  ///< RNEA result (nv)
-  VecX ddq;  ///< ABA result (nv)
-  VecX nle;  ///< bias forces C(q, v) v + g(q) (nv)
-  MatX M;    ///< joint-space inertia matrix (nv x nv, full symmetric)
-  Mat6X J;   ///< frame Jacobian scratch (6 x nv)
+  VecX tau;         ///< RNEA result (nv)
+  VecX ddq;         ///< ABA result (nv)
+  VecX nle;         ///< bias forces C(q, v) v + g(q) - tau_p(q, v) (nv; tau_p: Model::damping...)
+  VecX tauApplied;  ///< scratch: tau + tau_p (nv when the model has joint dynamics, else 0)
+  MatX M;           ///< joint-space inertia matrix (nv x nv, full symmetric)
+  Mat6X J;          ///< frame Jacobian scratch (6 x nv)
   double kineticEnergy = 0.0;
   double potentialEnergy = 0.0;
 

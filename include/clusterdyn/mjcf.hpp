@@ -42,8 +42,10 @@ MjcfDescription parseMjcfString(const std::string& xml, const std::string& sourc
 bool isMjcfFile(const std::string& path);
 
 /// The description of a URDF(+) or MJCF file / text: MJCF when isMjcfFile(path) (text: when
-/// the root element is <mujoco>), else URDF. The MJCF passive parameters are dropped (see
-/// parseMjcfFile). loadModel and the C load functions read files through these.
+/// the root element is <mujoco>), else URDF. The MJCF joint dynamics (armature, springs,
+/// dampers) and <option gravity> travel in the UrdfJoint / UrdfDescription fields, which the
+/// builders apply (ModelOptions::jointDynamics, fileGravity). loadModel and the C load functions
+/// read files through these.
 UrdfDescription parseModelFile(const std::string& path);
 UrdfDescription parseModelString(const std::string& xml,
                                  const std::string& sourceName = "<string>");

@@ -55,6 +55,18 @@ struct Model {
   std::vector<std::string> positionNames;       ///< e.g. "knee", "base:px", "base:qw"
   std::vector<std::string> velocityNames;       ///< e.g. "knee", "base:wx", "base:vx"
 
+  /// Joint dynamics that MuJoCo models carry (MJCF `armature`, `stiffness` about `springref`,
+  /// `damping`; docs/mjcf.md §4), applied by the dynamics algorithms: armature is added to the
+  /// diagonal of the joint-space inertia, the passive forces tau_p(q, v) = -K (q (-) q_spring) -
+  /// D v to the applied forces. Empty (size 0) when the model has none (every URDF model), so
+  /// the algorithms skip them; else armature, damping, stiffness have size nv, springPosition
+  /// (a configuration of the model) size nq. Filled by the builders (ModelOptions::jointDynamics).
+  VecX armature;
+  VecX damping, stiffness, springPosition;
+  bool hasArmature() const { return armature.size() > 0; }
+  bool hasPassiveForces() const { return damping.size() > 0; }
+  bool hasJointDynamics() const { return hasArmature() || hasPassiveForces(); }
+
   std::vector<Frame> frames;
   std::string rootLink;                  ///< URDF root link (world when fixed base)
   Vec3 gravity = Vec3(0.0, 0.0, -9.81);  ///< m/s^2 in world coordinates

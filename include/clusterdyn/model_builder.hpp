@@ -17,6 +17,13 @@ struct ModelOptions {
   /// stay open in the cluster tree (ClusterModel::cutLoops) and cutLoopConstraints() returns
   /// them as a ConstraintSet for proxPv. Couplings and mimics are always embedded.
   bool cutLoops = false;
+  /// Use the gravity the file gives (MJCF <option gravity>) instead of `gravity` (default true,
+  /// as MuJoCo). Files without one (every URDF) always take `gravity`.
+  bool fileGravity = true;
+  /// Apply the joint dynamics the file gives (MJCF armature, springs, dampers; Model::armature,
+  /// docs/mjcf.md §4) in the dynamics algorithms (default true, as MuJoCo). false: the model is
+  /// the rigid-body system only (Model::hasJointDynamics() false).
+  bool jointDynamics = true;
 };
 
 /// Spanning-tree model of the URDF: every URDF joint becomes a tree joint; URDF+ chords

@@ -43,6 +43,9 @@ struct UrdfJoint {
   bool independent = true;  ///< URDF+ independent="true|false" (default true)
   bool independentGiven = false;
   UrdfMimic mimic;
+  /// MJCF joint dynamics (set by the MJCF reader only; URDF <dynamics> is not read): armature,
+  /// spring stiffness and rest position (clusterdyn coordinates; 1-dof joints), damping.
+  double armature = 0.0, stiffness = 0.0, springPosition = 0.0, damping = 0.0;
   int line = 0;
 };
 
@@ -82,6 +85,10 @@ struct UrdfDescription {
   std::vector<UrdfJoint> joints;
   std::vector<UrdfCoupling> couplings;
   std::vector<UrdfLoop> loops;
+  /// Gravity given by the file (MJCF <option gravity>; URDF has none). The builders use it
+  /// unless ModelOptions::fileGravity is false.
+  bool gravityGiven = false;
+  Vec3 gravity = Vec3(0.0, 0.0, -9.81);
   /// Location "file:line" of an element, for error messages of later stages.
   std::string where(int line) const { return source + ":" + std::to_string(line); }
 };

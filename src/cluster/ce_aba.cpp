@@ -3,6 +3,7 @@
 // cluster_aba_step.cpp.
 #include "cluster/cluster_aba_step.hpp"
 #include "cluster/cluster_detail.hpp"
+#include "cluster/cluster_joint_dynamics.hpp"
 #include "cluster/cluster_workspace.hpp"
 #include "clusterdyn/cluster_algorithms.hpp"
 #include "core/check.hpp"
@@ -45,6 +46,8 @@ Status ceAbaCore(const ClusterModel& cm, ClusterData& data, ConstVecRef q, Const
     detail::clusterInertiaAndBiasStep(cm, data, k, fext);
     if (outputFrame) detail::clusterRotorBias(cm, data, k, v.data());
   }
+  // Joint dynamics (MJCF springs, dampers, armature in loops): spanning forces.
+  tau = detail::withJointDynamicsForces(cm, data, q.data(), v.data(), tau, forces);
   // Pass 2: articulated inertias, leaf clusters to root (eq. 53, 58-60).
   for (int k = ncl - 1; k >= 0; --k)
     CDYN_TRY(detail::clusterArticulatedStep(cm, data, k, tau, forces));

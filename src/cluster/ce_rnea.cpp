@@ -3,6 +3,7 @@
 #include "cluster/cluster_detail.hpp"
 #include "clusterdyn/cluster_algorithms.hpp"
 #include "core/check.hpp"
+#include "tree/joint_dynamics.hpp"
 #include "tree/rnea_passes.hpp"
 #include "tree/tree_step.hpp"
 
@@ -133,7 +134,9 @@ Status ceRneaConstantG(const ClusterModel& cm, ClusterData& data, ConstVecRef q,
   else
     CDYN_TRY(detail::rneaPasses(cm.treeModel, data.treeData, q, v, data.qdd.data(), fext,
                                 data.treeData.tau));
-  out.setZero();  // tau_y = G^T tau (eq. 23, 65)
+  detail::addJointDynamicsForces(cm.treeModel, q.data(), v, data.qdd.data(),
+                                 data.treeData.tau.data());  // + A q_ddot - tau_p (MJCF)
+  out.setZero();                                             // tau_y = G^T tau (eq. 23, 65)
   const double* const tau = data.treeData.tau.data();
   for (const ClusterScratch::GEntry& e : s.constantG) out[e.y] += e.value * tau[e.v];
   return detail::ok(data.treeData);
@@ -171,6 +174,7 @@ Status ceRneaCore(const ClusterModel& cm, ClusterData& data, ConstVecRef q, cons
     const int p = tree.parent[b];
     if (p >= 0) td.f[p] += td.liMi[b].actForce(td.f[b]);
   }
+  detail::addJointDynamicsForces(tree, q.data(), v, data.qdd.data(), td.tau.data());
   detail::independentForces(cm, data, out);
   return detail::ok(td);
 }

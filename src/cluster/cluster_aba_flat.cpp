@@ -13,6 +13,7 @@
 // with c_r = v_o x s_r qd_r and p_r = v_r x* I_r v_r (outputFrameRotorBias).
 #include "cluster/cluster_aba_step.hpp"
 #include "cluster/cluster_detail.hpp"
+#include "cluster/cluster_joint_dynamics.hpp"
 #include "core/check.hpp"
 #include "tree/tree_step.hpp"
 
@@ -92,6 +93,7 @@ Status articulatedFlat(const ClusterModel& cm, ClusterData& data, int k, const d
     pb.noalias() += IA * cb;
     po += X.actForce(pb);
   }
+  if (tree.hasArmature()) D += clusterArmatureScalar(tree, c, w.G);
   if (!(D > 0.0))
     return fail(td, Status::NotPositiveDefinite, "articulated inertia of cluster '%s' is singular",
                 c.name.c_str());

@@ -12,6 +12,7 @@
 #include "cluster/cluster_aba_step.hpp"
 
 #include "cluster/cluster_detail.hpp"
+#include "cluster/cluster_joint_dynamics.hpp"
 #include "core/check.hpp"
 #include "core/small_spd.hpp"
 #include "tree/aba_step.hpp"
@@ -82,6 +83,7 @@ Status articulatedScalar(const ClusterModel& cm, ClusterData& data, int k, const
     }
     u -= s.dot(td.pA[b]);  // eq. 53: u
   }
+  if (cm.treeModel.hasArmature()) D += clusterArmatureScalar(cm.treeModel, c, w.G);
   if (!(D > 0.0)) return singular(td, c);
   const double Dinv = 1.0 / D;
   w.D(0, 0) = D;
@@ -160,6 +162,7 @@ Status articulatedFixed(const ClusterModel& cm, ClusterData& data, int k, const 
     }
     u.noalias() -= S.transpose() * td.pA[b];  // eq. 53: u
   }
+  addClusterArmature(cm.treeModel, c, w.G, Dm);
   MatDD Dinv;
   if (!invertPositiveDefinite<D>(Dm, Dinv)) return singular(td, c);
   w.D = Dm;
@@ -269,6 +272,7 @@ Status articulatedSparse(const ClusterModel& cm, ClusterData& data, int k, const
     po += T.actForce(pA + IA * cb);
   }
   w.D.triangularView<Eigen::StrictlyUpper>() = w.D.transpose();
+  addClusterArmature(cm.treeModel, c, w.G, w.D);
   w.llt.compute(w.D);
   if (w.llt.info() != Eigen::Success) return singular(td, c);
   inverseFromCholesky(w, d);
@@ -295,6 +299,7 @@ Status articulatedGeneric(const ClusterModel& cm, ClusterData& data, int k, cons
     w.U.middleRows<6>(i).noalias() = td.IA[b] * w.S.middleRows<6>(i);
   }
   w.D.noalias() = w.S.transpose() * w.U;  // eq. 53: D
+  addClusterArmature(cm.treeModel, c, w.G, w.D);
   w.llt.compute(w.D);
   if (w.llt.info() != Eigen::Success) return singular(td, c);
   w.Dinv.setIdentity();

@@ -29,6 +29,7 @@
 #include <algorithm>
 
 #include "cluster/cluster_detail.hpp"
+#include "cluster/cluster_joint_dynamics.hpp"
 #include "clusterdyn/cluster_algorithms.hpp"
 #include "core/check.hpp"
 #include "tree/axis_transforms.hpp"
@@ -402,6 +403,16 @@ Status clusterMassMatrix(const ClusterModel& model, ClusterData& data, ConstVecR
     detail::writeRootInertia(td.Ycrb[model.clusters[0].firstBody], data.H, 0);
     const int n = model.ny - 6;
     data.H.bottomLeftCorner(n, 6) = data.H.topRightCorner(6, n).transpose();
+  }
+  if (tree.hasArmature()) {  // + G_k^T A_k G_k on each cluster's diagonal block
+    for (int k = 0; k < ncl; ++k) {
+      const Cluster& c = model.clusters[k];
+      auto block = data.H.block(c.y0, c.y0, c.ny, c.ny);
+      if (c.constrained())
+        detail::addClusterArmature(tree, c, ws[k].G, block);
+      else
+        for (int i = 0; i < c.nv; ++i) block(i, i) += tree.armature[c.v0 + i];
+    }
   }
   detail::ok(td);
   if (detail::upperTriangleFinite(data.H)) return Status::Ok;

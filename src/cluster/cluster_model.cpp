@@ -13,7 +13,7 @@ Model permuteBodies(const Model& m, const std::vector<int>& order) {
   out.name = m.name;
   out.gravity = m.gravity;
   out.rootLink = m.rootLink;
-  std::vector<double> lower, upper, vel, eff;
+  std::vector<double> lower, upper, vel, eff, arm, damp, stiff, spring;
   for (int i = 0; i < n; ++i) {
     const int o = order[i];
     const int p = m.parent[o];
@@ -28,10 +28,16 @@ Model permuteBodies(const Model& m, const std::vector<int>& order) {
     for (int k = 0; k < m.nqs[o]; ++k) {
       lower.push_back(m.lowerPositionLimit[m.idx_q[o] + k]);
       upper.push_back(m.upperPositionLimit[m.idx_q[o] + k]);
+      if (m.hasPassiveForces()) spring.push_back(m.springPosition[m.idx_q[o] + k]);
     }
     for (int k = 0; k < m.nvs[o]; ++k) {
       vel.push_back(m.velocityLimit[m.idx_v[o] + k]);
       eff.push_back(m.effortLimit[m.idx_v[o] + k]);
+      if (m.hasArmature()) arm.push_back(m.armature[m.idx_v[o] + k]);
+      if (m.hasPassiveForces()) {
+        damp.push_back(m.damping[m.idx_v[o] + k]);
+        stiff.push_back(m.stiffness[m.idx_v[o] + k]);
+      }
     }
   }
   out.frames = m.frames;
@@ -41,6 +47,10 @@ Model permuteBodies(const Model& m, const std::vector<int>& order) {
   out.upperPositionLimit = Eigen::Map<VecX>(upper.data(), upper.size());
   out.velocityLimit = Eigen::Map<VecX>(vel.data(), vel.size());
   out.effortLimit = Eigen::Map<VecX>(eff.data(), eff.size());
+  out.armature = Eigen::Map<VecX>(arm.data(), arm.size());  // empty when m has none
+  out.damping = Eigen::Map<VecX>(damp.data(), damp.size());
+  out.stiffness = Eigen::Map<VecX>(stiff.data(), stiff.size());
+  out.springPosition = Eigen::Map<VecX>(spring.data(), spring.size());
   out.finalize();
   return out;
 }

@@ -15,6 +15,7 @@
 // multiplied by 100 when the dynamics check fails (never again below a mu that failed it).
 #include "cluster/cluster_aba_step.hpp"
 #include "cluster/cluster_detail.hpp"
+#include "cluster/cluster_joint_dynamics.hpp"
 #include "constrained/constraint_detail.hpp"
 #include "core/check.hpp"
 #include "tree/rnea_passes.hpp"
@@ -83,7 +84,8 @@ constexpr double kStall = 0.5;    ///< residual ratio per iteration above which 
 /// the velocity pass and the constraint rows: pass 1's inertias and biases, the augmented
 /// inertias and forces, pass 2 over every cluster, pass 3 over the supporting clusters.
 Status augmentedSolve(const ClusterModel& model, ClusterData& data, ConstraintData& cd,
-                      ConstVecRef tauY, const Force* fext, double mua) {
+                      ConstVecRef q, ConstVecRef v, ConstVecRef tauY, const Force* fext,
+                      double mua) {
   Data& td = data.treeData;
   detail::clusterInertiaAndBias(model, data, fext);
   for (const ConstraintData::Attachment& a : cd.attachments) {
@@ -94,9 +96,11 @@ Status augmentedSolve(const ClusterModel& model, ClusterData& data, ConstraintDa
     cd.step.segment(a.row0, a.rows) += mua * cd.kprime.segment(a.row0, a.rows);
     td.pA[a.body].noalias() -= C.transpose() * cd.step.segment(a.row0, a.rows);
   }
+  detail::ForceCoordinates forces = detail::ForceCoordinates::Independent;
+  const double* tau =  // + passive joint forces (MJCF springs, dampers)
+      detail::withJointDynamicsForces(model, data, q.data(), v.data(), tauY.data(), forces);
   for (int k = static_cast<int>(model.clusters.size()) - 1; k >= 0; --k)
-    CDYN_TRY(detail::clusterArticulatedStep(model, data, k, tauY.data(),
-                                            detail::ForceCoordinates::Independent));
+    CDYN_TRY(detail::clusterArticulatedStep(model, data, k, tau, forces));
   detail::supportAccelerations(model, data, cd);
   return Status::Ok;
 }
@@ -131,7 +135,7 @@ Status constrainedAba(const ClusterModel& model, ClusterData& data, const Constr
   // is retried with a larger one.
   auto solve = [&]() -> Status {
     for (;;) {
-      const Status st = augmentedSolve(model, data, cd, tauY, fext, 1.0 / mu);
+      const Status st = augmentedSolve(model, data, cd, q, v, tauY, fext, 1.0 / mu);
       if (st != Status::NotPositiveDefinite || mu >= kMaxMu) return st;
       muFailed = std::max(muFailed, mu);
       mu = std::min(100.0 * mu, kMaxMu);

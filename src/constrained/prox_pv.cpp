@@ -7,6 +7,7 @@
 // applies the forces C^T lambda by the reduced backward sweep and one pass 3.
 #include "cluster/cluster_aba_step.hpp"
 #include "cluster/cluster_detail.hpp"
+#include "cluster/cluster_joint_dynamics.hpp"
 #include "constrained/constraint_detail.hpp"
 #include "core/check.hpp"
 
@@ -65,9 +66,11 @@ Status proxPv(const ClusterModel& model, ClusterData& data, const ConstraintSet&
                                        detail::StateCheck::Check));
   detail::clusterInertiaAndBias(model, data, fext);
   detail::constraintRowsAt(model, data, cd);
+  detail::ForceCoordinates forces = detail::ForceCoordinates::Independent;
+  const double* tau =  // + passive joint forces (MJCF springs, dampers)
+      detail::withJointDynamicsForces(model, data, q.data(), v.data(), tauY.data(), forces);
   for (int k = static_cast<int>(model.clusters.size()) - 1; k >= 0; --k)
-    CDYN_TRY(detail::clusterArticulatedStep(model, data, k, tauY.data(),
-                                            detail::ForceCoordinates::Independent));
+    CDYN_TRY(detail::clusterArticulatedStep(model, data, k, tau, forces));
   detail::supportAccelerations(model, data, cd);  // the free motion of the constrained bodies
   detail::rowResidual(model, data, cd, cd.z);
   // Delassus matrix from the same articulated inertias, then the dual iterations.

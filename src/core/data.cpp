@@ -26,6 +26,7 @@ Data::Data(const Model& m, bool denseMatrices) : model(&m) {
   tau.setZero(m.nv);
   ddq.setZero(m.nv);
   nle.setZero(m.nv);
+  if (m.hasJointDynamics()) tauApplied.setZero(m.nv);
   if (denseMatrices) M.setZero(m.nv, m.nv);
   J.setZero(6, m.nv);
   lastError[0] = '\0';

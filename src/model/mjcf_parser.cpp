@@ -78,6 +78,8 @@ class Reader {
     for (const XMLElement* e = root->FirstChildElement("equality"); e;
          e = e->NextSiblingElement("equality"))
       equalities(e);
+    if (passiveDisabled_)
+      for (UrdfJoint& j : out_.urdf.joints) j.stiffness = j.damping = 0.0;
     chooseDependentJoints(out_.urdf, actuated_);
     ctx_.flushWarnings();
     return std::move(out_);
@@ -92,6 +94,7 @@ class Reader {
   std::map<std::string, Site> sites_;
   std::map<std::string, std::string> jointType_;  ///< MJCF type per joint name
   std::set<std::string> actuated_;
+  bool passiveDisabled_ = false;  ///< <option><flag passive="disable">
   int unnamed_ = 0;
 
   void compiler(const XMLElement* e) {
@@ -128,20 +131,20 @@ class Reader {
 
   void option(const XMLElement* e) {
     Elem o(e, ctx_, "");
-    if (o.has("gravity")) {
-      out_.gravityGiven = true;
-      out_.gravity = o.vec3("gravity", out_.gravity);
-      if ((out_.gravity - Vec3(0.0, 0.0, -9.81)).norm() > 0.0)
-        ctx_.warnOnce(e, "gravity",
-                      "attribute 'gravity': clusterdyn takes gravity from the load options "
-                      "(default 0 0 -9.81), not from the file: pass it to the loader");
+    if (o.has("gravity")) {  // applied by the builders (ModelOptions::fileGravity)
+      out_.gravityGiven = out_.urdf.gravityGiven = true;
+      out_.gravity = out_.urdf.gravity = o.vec3("gravity", out_.gravity);
     }
     if (o.number("density", 0.0) != 0.0 || o.number("viscosity", 0.0) != 0.0 || o.has("wind"))
       o.fail("fluid forces (density, viscosity, wind) are not supported");
-    for (const XMLElement* f = e->FirstChildElement("flag"); f; f = f->NextSiblingElement("flag"))
-      if (f->Attribute("gravity") && std::string(f->Attribute("gravity")) == "disable")
-        ctx_.warnOnce(f, "flaggravity",
-                      "gravity=\"disable\": pass zero gravity to the loader to match it");
+    for (const XMLElement* f = e->FirstChildElement("flag"); f; f = f->NextSiblingElement("flag")) {
+      if (f->Attribute("gravity") && std::string(f->Attribute("gravity")) == "disable") {
+        out_.gravityGiven = out_.urdf.gravityGiven = true;  // MuJoCo: no gravity at all
+        out_.gravity = out_.urdf.gravity = Vec3::Zero();
+      }
+      if (f->Attribute("passive") && std::string(f->Attribute("passive")) == "disable")
+        passiveDisabled_ = true;  // MuJoCo: no joint springs and dampers
+    }
   }
 
   bool tendonsWithoutDynamics(const XMLElement* t) const {
@@ -168,6 +171,10 @@ class Reader {
       const std::string tag = e->Name();
       if (tag == "body") {
         body(e, kWorld, "");
+      } else if (tag == "frame") {
+        std::vector<FramedBody> bodies;
+        frameChildren(e, Transform(), "", kWorld, nullptr, bodies);
+        for (const FramedBody& fb : bodies) body(fb.e, kWorld, fb.cls, fb.F);
       } else if (tag == "site") {
         site(Elem(e, ctx_, ""), kWorld);
       } else if (tag == "joint" || tag == "freejoint" || tag == "inertial") {
@@ -183,14 +190,54 @@ class Reader {
     const std::string tag = e->Name();
     if (tag == "geom" || tag == "camera" || tag == "light")
       return;  // static geometry, cameras, lights: no dynamics (moving geoms: see body())
-    if (tag == "frame" || tag == "replicate" || tag == "composite" || tag == "flexcomp" ||
-        tag == "attach" || tag == "plugin")
+    if (tag == "replicate" || tag == "composite" || tag == "flexcomp" || tag == "attach" ||
+        tag == "plugin")
       ctx_.fail(e, "<" + tag + "> is not supported by clusterdyn's MJCF reader");
     ctx_.warnOnce(e, "child:" + tag, "ignored (no effect on the dynamics)");
   }
 
-  void site(const Elem& s, const std::string& link) {
-    if (const char* n = s.xml()->Attribute("name")) sites_[n] = Site{link, s.frame()};
+  void site(const Elem& s, const std::string& link, const Transform& F = Transform()) {
+    if (const char* n = s.xml()->Attribute("name")) sites_[n] = Site{link, F * s.frame()};
+  }
+
+  /// A body inside <frame> elements: F = the frames' composed pose in the parent body.
+  struct FramedBody {
+    const XMLElement* e;
+    Transform F;
+    std::string cls;  ///< childclass in effect
+  };
+
+  /// Children of <frame> f (pose F * frame pose in `link`'s frame, MuJoCo's <frame>): bodies
+  /// go to `bodies`, sites are placed, nested frames recursed. Geoms with mass go to `geoms`
+  /// (nullptr: the world, static): body() rejects them (file:line) when the body moves.
+  void frameChildren(const XMLElement* f, const Transform& F, const std::string& cls,
+                     const std::string& link, std::vector<Elem>* geoms,
+                     std::vector<FramedBody>& bodies) {
+    std::string cc = cls;
+    if (const char* c = f->Attribute("childclass")) {
+      cc = c;
+      if (!ctx_.hasClass(cc)) ctx_.fail(f, "attribute 'childclass': unknown class '" + cc + "'");
+    }
+    ctx_.checkAttributes(f, "name class childclass pos quat axisangle euler xyaxes zaxis");
+    const Transform Ft = F * Elem(f, ctx_, cls).frame();
+    for (const XMLElement* c = f->FirstChildElement(); c; c = c->NextSiblingElement()) {
+      const std::string tag = c->Name();
+      if (tag == "body") {
+        bodies.push_back(FramedBody{c, Ft, cc});
+      } else if (tag == "frame") {
+        frameChildren(c, Ft, cc, link, geoms, bodies);
+      } else if (tag == "site") {
+        site(Elem(c, ctx_, cc), link, Ft);
+      } else if (tag == "geom") {
+        const Elem g(c, ctx_, cc);
+        if (geoms && !(g.number("mass", -1.0) == 0.0 || g.number("density", 1000.0) == 0.0))
+          geoms->push_back(g);  // rejected by body() when the body moves
+      } else if (tag == "joint" || tag == "freejoint" || tag == "inertial") {
+        ctx_.fail(c, "<" + tag + "> cannot be inside a <frame>");
+      } else {
+        otherChild(c);
+      }
+    }
   }
 
   std::string uniqueName(const XMLElement* e, const char* prefix, std::set<std::string>& names) {
@@ -209,7 +256,8 @@ class Reader {
     return name;
   }
 
-  void body(const XMLElement* e, const std::string& parentLink, const std::string& inherited) {
+  void body(const XMLElement* e, const std::string& parentLink, const std::string& inherited,
+            const Transform& F = Transform()) {
     std::string cc = inherited;
     if (const char* c = e->Attribute("childclass")) {
       cc = c;
@@ -222,21 +270,24 @@ class Reader {
       ctx_.fail(e, "attribute 'mocap': mocap bodies are not supported");
     if (b.number("gravcomp", 0.0) != 0.0)
       ctx_.fail(e, "attribute 'gravcomp': gravity compensation is not supported");
-    const Transform X = b.frame();
+    const Transform X = F * b.frame();  // F: enclosing <frame>s
     poses_[name] = poses_.at(parentLink) * X;
 
     UrdfLink link;
     link.name = name;
     link.line = e->GetLineNum();
-    std::vector<const XMLElement*> jointElems, children;
-    std::vector<Elem> geoms;
+    std::vector<const XMLElement*> jointElems;
+    std::vector<FramedBody> children;
+    std::vector<Elem> geoms, framedGeoms;
     const XMLElement* inertial = nullptr;
     for (const XMLElement* c = e->FirstChildElement(); c; c = c->NextSiblingElement()) {
       const std::string tag = c->Name();
       if (tag == "joint" || tag == "freejoint")
         jointElems.push_back(c);
       else if (tag == "body")
-        children.push_back(c);
+        children.push_back(FramedBody{c, Transform(), cc});
+      else if (tag == "frame")
+        frameChildren(c, Transform(), cc, name, &framedGeoms, children);
       else if (tag == "geom")
         geoms.emplace_back(c, ctx_, cc);
       else if (tag == "inertial") {
@@ -258,6 +309,10 @@ class Reader {
                            "pos quat axisangle euler xyaxes zaxis mass diaginertia fullinertia");
       link.inertial = readInertial(Elem(inertial, ctx_, cc), name);
     } else if (ifg != InertiaFromGeom::False) {
+      if (!framedGeoms.empty())  // the body's inertia would come from them
+        framedGeoms[0].fail(
+            "a geom with mass inside a <frame> of a moving body is not supported (move it to "
+            "the body, or give the body an <inertial> and the geom mass=\"0\")");
       const GeomInertia gi = geomInertia(geoms, name);
       if (gi.mass > 0.0) {
         link.inertial.present = true;
@@ -301,6 +356,8 @@ class Reader {
         d.line = uj.line;
         d.damping = freeTag ? 0.0 : j.number("damping", 0.0);
         d.armature = freeTag ? 0.0 : j.number("armature", 0.0);
+        uj.damping = d.damping;
+        uj.armature = d.armature;
         if (d.damping != 0.0 || d.armature != 0.0) out_.jointDynamics.push_back(d);
       } else if (type == "hinge" || type == "slide" || type == "ball") {
         pos = j.vec3("pos", Vec3::Zero());
@@ -340,7 +397,7 @@ class Reader {
       fixed.line = link.line;
       out_.urdf.joints.push_back(fixed);
     }
-    for (const XMLElement* c : children) body(c, name, cc);
+    for (const FramedBody& c : children) body(c.e, name, c.cls, c.F);
   }
 
   /// Limits, reference and passive parameters of a hinge / slide / ball joint.
@@ -384,14 +441,10 @@ class Reader {
     if (d.stiffness < 0.0 || d.damping < 0.0 || d.armature < 0.0)
       j.fail("stiffness, damping and armature must be >= 0");
     d.springPosition = type == "ball" ? 0.0 : j.number("springref", 0.0) * unit - ref;
-    if (d.armature != 0.0)
-      ctx_.warnOnce(j.xml(), "armature",
-                    "attribute 'armature': not part of clusterdyn's mass matrix (MuJoCo adds "
-                    "it to the diagonal); see docs/mjcf.md, passiveJointModel()");
-    if (d.stiffness != 0.0 || d.damping != 0.0)
-      ctx_.warnOnce(j.xml(), "passive",
-                    "attributes 'stiffness' / 'damping': passive forces are not applied by the "
-                    "dynamics algorithms; add passiveForces() to tau (docs/mjcf.md)");
+    uj.armature = d.armature;  // applied by the algorithms (ModelOptions::jointDynamics)
+    uj.stiffness = d.stiffness;
+    uj.springPosition = d.springPosition;
+    uj.damping = d.damping;
     if (d.stiffness != 0.0 || d.damping != 0.0 || d.armature != 0.0)
       out_.jointDynamics.push_back(d);
   }

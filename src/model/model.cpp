@@ -2,6 +2,8 @@
 
 #include <limits>
 
+#include "clusterdyn/status.hpp"
+
 namespace clusterdyn {
 
 int Model::bodyId(const std::string& linkName) const {
@@ -97,6 +99,25 @@ void Model::finalize() {
   if (upperPositionLimit.size() != nq) upperPositionLimit = VecX::Constant(nq, inf);
   if (velocityLimit.size() != nv) velocityLimit = VecX::Constant(nv, inf);
   if (effortLimit.size() != nv) effortLimit = VecX::Constant(nv, inf);
+  // Joint dynamics: empty, or complete (armature alone; damping, stiffness, springPosition
+  // together), finite, non-negative; springs only on joints MuJoCo has (not planar).
+  const bool passive = damping.size() || stiffness.size() || springPosition.size();
+  if ((armature.size() && armature.size() != nv) ||
+      (passive && (damping.size() != nv || stiffness.size() != nv || springPosition.size() != nq)))
+    throw ModelError("model '" + name +
+                     "': armature, damping, stiffness must be empty or of size nv and "
+                     "springPosition of size nq (together with damping and stiffness)");
+  if ((armature.size() && !(armature.array() >= 0.0).all()) ||
+      (passive &&
+       (!(damping.array() >= 0.0).all() || !(stiffness.array() >= 0.0).all() ||
+        !springPosition.allFinite() || !damping.allFinite() || !stiffness.allFinite())) ||
+      !armature.allFinite())
+    throw ModelError("model '" + name +
+                     "': armature, damping and stiffness must be finite and >= 0");
+  for (int i = 0; passive && i < nbodies; ++i)
+    if (joints[i].type == JointType::Planar && stiffness.segment(idx_v[i], nvs[i]).any())
+      throw ModelError("model '" + name + "': joint '" + jointNames[i] +
+                       "': springs on planar joints are not supported");
 }
 
 }  // namespace clusterdyn

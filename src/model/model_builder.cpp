@@ -72,9 +72,11 @@ Model detail::buildSpanningTree(const UrdfDescription& urdf, const ModelOptions&
 
   Model model;
   model.name = urdf.robotName;
-  model.gravity = options.gravity;
+  model.gravity = options.fileGravity && urdf.gravityGiven ? urdf.gravity : options.gravity;
   model.rootLink = urdf.links[root].name;
   std::vector<double> lower, upper, vel, eff;
+  std::vector<double> arm, damp, stiff, spring;  // joint dynamics (MJCF), per v / per q
+  bool anyArmature = false, anyPassive = false;
   const double inf = std::numeric_limits<double>::infinity();
 
   // Which body each link belongs to and its placement in that body's frame.
@@ -102,7 +104,18 @@ Model detail::buildSpanningTree(const UrdfDescription& urdf, const ModelOptions&
       const bool scalar = joint.nv == 1 && uj && uj->hasLimit;
       vel.push_back(scalar && uj->velocity > 0 ? uj->velocity : inf);
       eff.push_back(scalar && uj->effort > 0 ? uj->effort : inf);
+      arm.push_back(uj ? uj->armature : 0.0);
+      damp.push_back(uj ? uj->damping : 0.0);
+      stiff.push_back(uj ? uj->stiffness : 0.0);
     }
+    // spring rest position: springPosition for 1-dof joints, the joint's neutral q otherwise
+    VecX q0 = VecX::Zero(joint.nq);
+    if (joint.type == JointType::Floating) q0[6] = 1.0;   // [p; x y z w]
+    if (joint.type == JointType::Spherical) q0[3] = 1.0;  // x y z w
+    if (joint.nq == 1 && uj) q0[0] = uj->springPosition;
+    spring.insert(spring.end(), q0.data(), q0.data() + q0.size());
+    if (uj && uj->armature != 0.0) anyArmature = true;
+    if (uj && (uj->damping != 0.0 || uj->stiffness != 0.0)) anyPassive = true;
   };
 
   if (options.floatingBase) {
@@ -187,6 +200,13 @@ Model detail::buildSpanningTree(const UrdfDescription& urdf, const ModelOptions&
   model.upperPositionLimit = Eigen::Map<VecX>(upper.data(), upper.size());
   model.velocityLimit = Eigen::Map<VecX>(vel.data(), vel.size());
   model.effortLimit = Eigen::Map<VecX>(eff.data(), eff.size());
+  if (options.jointDynamics && anyArmature)
+    model.armature = Eigen::Map<VecX>(arm.data(), arm.size());
+  if (options.jointDynamics && anyPassive) {
+    model.damping = Eigen::Map<VecX>(damp.data(), damp.size());
+    model.stiffness = Eigen::Map<VecX>(stiff.data(), stiff.size());
+    model.springPosition = Eigen::Map<VecX>(spring.data(), spring.size());
+  }
   model.finalize();
   return model;
 }

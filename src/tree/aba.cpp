@@ -3,6 +3,7 @@
 
 #include "core/check.hpp"
 #include "tree/aba_step.hpp"
+#include "tree/joint_dynamics.hpp"
 #include "tree/tree_step.hpp"
 
 namespace clusterdyn {
@@ -15,6 +16,13 @@ Status aba(const Model& model, Data& data, ConstVecRef q, ConstVecRef v, ConstVe
   CDYN_TRY(detail::checkVector(data, tau, model.nv, "tau"));
   CDYN_TRY(detail::checkForces(model, data, fext));
   const int n = model.nbodies;
+  // Passive joint forces (MJCF springs, dampers) join the applied forces: tau + tau_p(q, v).
+  const double* tauIn = tau.data();
+  if (model.hasPassiveForces()) {
+    data.tauApplied = tau;
+    detail::addModelPassiveForces(model, q.data(), v.data(), 1.0, data.tauApplied.data());
+    tauIn = data.tauApplied.data();
+  }
 
   // Pass 1: kinematics, velocity products c_i, IA_i = I_i, pA_i = v_i x* I_i v_i - fext_i.
   for (int i = 0; i < n; ++i) {
@@ -31,8 +39,7 @@ Status aba(const Model& model, Data& data, ConstVecRef q, ConstVecRef v, ConstVe
 
   // Pass 2: articulated inertias, leaf to root.
   for (int i = n - 1; i >= 0; --i)
-    CDYN_TRY(
-        detail::articulatedBodyStep(model, data, i, model.parent[i], tau.data() + model.idx_v[i]));
+    CDYN_TRY(detail::articulatedBodyStep(model, data, i, model.parent[i], tauIn + model.idx_v[i]));
 
   // Pass 3: accelerations, root to leaf.
   const Motion a0 = detail::gravityAcceleration(model);

@@ -32,6 +32,12 @@ void minversePasses(const Model& model, const Data& data, DerivativeData& dd) {
 
 Status computeMinverse(const Model& model, Data& data, DerivativeData& dd, ConstVecRef q) {
   CDYN_TRY(detail::checkWorkspace(model, data));
+  if (model.hasJointDynamics())
+    return detail::fail(
+        data, Status::InvalidArgument,
+        "the derivatives do not take the joint dynamics (armature, springs, dampers) of "
+        "model '%s' into account; build it with ModelOptions::jointDynamics = false",
+        model.name.c_str());
   if (dd.model != &model)
     return detail::fail(data, Status::WorkspaceMismatch,
                         "the derivative workspace was created for another model");

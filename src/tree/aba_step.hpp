@@ -10,18 +10,21 @@
 
 namespace clusterdyn::detail {
 
-/// Pass 2 for body i: U = IA S, D^-1, u = tau - S^T pA (tau: nv_i values), then the
-/// articulated inertia and bias seen through the joint are added to body p (p < 0: none).
+/// Pass 2 for body i: U = IA S, D = S^T U + armature_i, D^-1, u = tau - S^T pA (tau: nv_i
+/// values), then the articulated inertia and bias seen through the joint are added to body p
+/// (p < 0: none). The joint's armature (Model::armature, a joint-space term) adds to D only.
 inline Status articulatedBodyStep(const Model& model, Data& data, int i, int p, const double* tau) {
   const Joint& joint = model.joints[i];
   const int k = joint.nv;
   Mat6& IA = data.IA[i];
+  const double* arm = model.hasArmature() ? model.armature.data() + model.idx_v[i] : nullptr;
   Mat6 Ia;
   Force pa;
   if (k == 1) {
     auto U = data.U[i].col(0);
     U.noalias() = IA * joint.S.col(0);
-    const double D = joint.S.col(0).dot(U);
+    double D = joint.S.col(0).dot(U);
+    if (arm) D += arm[0];
     if (!(D > 0.0))
       return fail(data, Status::NotPositiveDefinite,
                   "articulated inertia of body '%s' is singular along its joint '%s'",
@@ -43,6 +46,7 @@ inline Status articulatedBodyStep(const Model& model, Data& data, int i, int p, 
     data.U[i] = U;
     Mat6 D;
     D.noalias() = S.transpose() * U;
+    if (arm) D.diagonal() += Eigen::Map<const Vec6>(arm);
     Mat6 Dinv;
     if (!invertPositiveDefinite<6>(D, Dinv))
       return fail(data, Status::NotPositiveDefinite,
@@ -64,6 +68,8 @@ inline Status articulatedBodyStep(const Model& model, Data& data, int i, int p, 
     U.noalias() = IA * joint.S;
     Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, 0, 6, 6> D(k, k);
     D.noalias() = joint.S.transpose() * U;
+    if (arm)
+      for (int r = 0; r < k; ++r) D(r, r) += arm[r];
     Eigen::LLT<Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, 0, 6, 6>> llt(D);
     if (llt.info() != Eigen::Success)
       return fail(data, Status::NotPositiveDefinite,

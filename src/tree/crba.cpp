@@ -220,6 +220,7 @@ Status crba(const Model& model, Data& data, ConstVecRef q) {
   } else {
     crbaBodyByBody(model, data);
   }
+  if (model.hasArmature()) M.diagonal() += model.armature;  // joint-space rotor inertia (MJCF)
   detail::ok(data);
   if (detail::upperTriangleFinite(M)) return Status::Ok;
   return detail::nonFiniteOutput(data, "crba: M", {{"q", detail::maxAbs(q), 2}});

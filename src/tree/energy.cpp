@@ -3,14 +3,42 @@
 #include <limits>
 
 #include "core/check.hpp"
+#include "tree/joint_dynamics.hpp"
 
 namespace clusterdyn {
+
+namespace detail {
+/// Potential energy of the joint springs, 1/2 k |q (-) q_spring|^2 per joint (MuJoCo's
+/// mj_energyPos; its gradient is -tau_p at v = 0 for 1-dof joints and free translations).
+double springEnergy(const Model& model, const double* q) {
+  auto quat = [](const double* x) { return Eigen::Quaterniond(x[3], x[0], x[1], x[2]); };
+  const double* const ks = model.stiffness.data();
+  const double* const qs = model.springPosition.data();
+  double V = 0.0;
+  for (int b = 0; b < model.nbodies; ++b) {
+    const int iq = model.idx_q[b], iv = model.idx_v[b];
+    const JointType type = model.joints[b].type;
+    if (model.nvs[b] == 1 && model.nqs[b] == 1) {
+      V += 0.5 * ks[iv] * (q[iq] - qs[iq]) * (q[iq] - qs[iq]);
+    } else if (type == JointType::Spherical || type == JointType::Floating) {
+      const int qo = type == JointType::Floating ? iq + 3 : iq;
+      const Vec3 r = quaternionDifference(quat(q + qo), quat(qs + qo));
+      for (int k = 0; k < 3; ++k) V += 0.5 * ks[iv + k] * r[k] * r[k];
+      if (type == JointType::Floating)
+        for (int k = 0; k < 3; ++k)
+          V += 0.5 * ks[iv + 3 + k] * (q[iq + k] - qs[iq + k]) * (q[iq + k] - qs[iq + k]);
+    }
+  }
+  return V;
+}
+}  // namespace detail
 
 Status computeKineticEnergy(const Model& model, Data& data, ConstVecRef q, ConstVecRef v) {
   const Status s = forwardKinematics(model, data, q, v);
   if (s != Status::Ok) return s;
   double T = 0.0;
   for (int i = 0; i < model.nbodies; ++i) T += 0.5 * data.v[i].dot(model.inertias[i] * data.v[i]);
+  if (model.hasArmature()) T += 0.5 * v.dot(model.armature.cwiseProduct(v));  // rotor inertia
   if (!std::isfinite(T))
     return detail::nonFiniteOutput(data, "kinetic energy",
                                    {{"q", detail::maxAbs(q), 1}, {"v", detail::maxAbs(v), 2}});
@@ -44,6 +72,7 @@ Status computePotentialEnergy(const Model& model, Data& data, ConstVecRef q) {
     const Vec3 mc = I.mass * data.oMi[i].p + data.oMi[i].R * I.h;  // m * com in world
     V -= model.gravity.dot(mc);
   }
+  if (model.hasPassiveForces()) V += detail::springEnergy(model, q.data());
   if (!std::isfinite(V))
     return detail::nonFiniteOutput(data, "potential energy", {{"q", detail::maxAbs(q), 1}});
   data.potentialEnergy = V;

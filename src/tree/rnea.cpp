@@ -2,6 +2,7 @@
 #include "clusterdyn/rnea.hpp"
 
 #include "core/check.hpp"
+#include "tree/joint_dynamics.hpp"
 #include "tree/rnea_passes.hpp"
 #include "tree/tree_step.hpp"
 
@@ -27,6 +28,7 @@ Status rnea(const Model& model, Data& data, ConstVecRef q, ConstVecRef v, ConstV
   CDYN_TRY(detail::checkVector(data, a, model.nv, "a"));
   CDYN_TRY(detail::checkForces(model, data, fext));
   CDYN_TRY(detail::rneaPasses(model, data, q, v.data(), a.data(), fext, data.tau));
+  detail::addJointDynamicsForces(model, q.data(), v.data(), a.data(), data.tau.data());
   return detail::checkOverflow(data, Status::Ok, data.tau, "rnea: tau",
                                {{"q", detail::maxAbs(q), 1},
                                 {"v", detail::maxAbs(v), 2},
@@ -39,6 +41,7 @@ Status nonLinearEffects(const Model& model, Data& data, ConstVecRef q, ConstVecR
   CDYN_TRY(detail::checkConfiguration(model, data, q));
   CDYN_TRY(detail::checkVector(data, v, model.nv, "v"));
   CDYN_TRY(detail::rneaPasses(model, data, q, v.data(), nullptr, nullptr, data.nle));
+  detail::addJointDynamicsForces(model, q.data(), v.data(), nullptr, data.nle.data());
   return detail::checkOverflow(data, Status::Ok, data.nle, "nonLinearEffects: nle",
                                {{"q", detail::maxAbs(q), 1}, {"v", detail::maxAbs(v), 2}});
 }
@@ -47,6 +50,7 @@ Status generalizedGravity(const Model& model, Data& data, ConstVecRef q) {
   CDYN_TRY(detail::checkWorkspace(model, data));
   CDYN_TRY(detail::checkConfiguration(model, data, q));
   CDYN_TRY(detail::rneaPasses(model, data, q, nullptr, nullptr, nullptr, data.nle));
+  detail::addJointDynamicsForces(model, q.data(), nullptr, nullptr, data.nle.data());
   return detail::checkOverflow(data, Status::Ok, data.nle, "generalizedGravity: g",
                                {{"q", detail::maxAbs(q), 1}});
 }

@@ -51,6 +51,11 @@ Status checkDerivativeArguments(const Model& model, Data& data, const Derivative
                                 ConstVecRef q, ConstVecRef v, ConstVecRef x, const char* xName,
                                 const Force* fext) {
   CDYN_TRY(checkWorkspace(model, data));
+  if (model.hasJointDynamics())
+    return fail(data, Status::InvalidArgument,
+                "the derivatives do not take the joint dynamics (armature, springs, dampers) of "
+                "model '%s' into account; build it with ModelOptions::jointDynamics = false",
+                model.name.c_str());
   if (dd.model != &model)
     return fail(data, Status::WorkspaceMismatch,
                 "the derivative workspace was created for another model");

@@ -41,8 +41,8 @@ cdyn_status loadModel(int abi, unsigned int flags, const double* gravity, cdyn_m
     writeMessage(err, errlen, msg);
     return CDYN_ERR_VERSION;
   }
-  constexpr unsigned int kKnownFlags =
-      CDYN_LOAD_FLOATING_BASE | CDYN_LOAD_IGNORE_CONSTRAINTS | CDYN_LOAD_CUT_LOOPS;
+  constexpr unsigned int kKnownFlags = CDYN_LOAD_FLOATING_BASE | CDYN_LOAD_IGNORE_CONSTRAINTS |
+                                       CDYN_LOAD_CUT_LOOPS | CDYN_LOAD_NO_JOINT_DYNAMICS;
   if (flags & ~kKnownFlags) {
     std::snprintf(msg, sizeof msg, "unknown load flags 0x%x", flags & ~kKnownFlags);
     writeMessage(err, errlen, msg);
@@ -57,7 +57,11 @@ cdyn_status loadModel(int abi, unsigned int flags, const double* gravity, cdyn_m
     cd::ModelOptions options;
     options.floatingBase = (flags & CDYN_LOAD_FLOATING_BASE) != 0;
     options.cutLoops = (flags & CDYN_LOAD_CUT_LOOPS) != 0;
-    if (gravity) options.gravity = cd::Vec3(gravity[0], gravity[1], gravity[2]);
+    options.jointDynamics = (flags & CDYN_LOAD_NO_JOINT_DYNAMICS) == 0;
+    if (gravity) {  // the caller's gravity overrides a file's <option gravity>
+      options.gravity = cd::Vec3(gravity[0], gravity[1], gravity[2]);
+      options.fileGravity = false;
+    }
     auto m = std::make_unique<cdyn_model>();
     cd::UrdfDescription urdf = build();
     if (flags & CDYN_LOAD_IGNORE_CONSTRAINTS) dropChords(urdf);

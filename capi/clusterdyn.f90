@@ -68,6 +68,7 @@ module clusterdyn
   integer(c_int), parameter, public :: CDYN_LOAD_FLOATING_BASE = 1
   integer(c_int), parameter, public :: CDYN_LOAD_IGNORE_CONSTRAINTS = 2
   integer(c_int), parameter, public :: CDYN_LOAD_CUT_LOOPS = 4
+  integer(c_int), parameter, public :: CDYN_LOAD_NO_JOINT_DYNAMICS = 8
 
   ! cdyn_cluster_kind
   integer(c_int), parameter, public :: CDYN_CLUSTER_UNCONSTRAINED = 0

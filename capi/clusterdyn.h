@@ -250,6 +250,10 @@ typedef enum cdyn_log_level {
  *  open in the cluster tree and become two-body constraints (C++ cutLoopConstraints; the
  *  constraint-set section of this header). Couplings and mimics stay embedded. */
 #define CDYN_LOAD_CUT_LOOPS 4u
+/** Leave out the joint dynamics an MJCF file carries (armature, joint springs about springref,
+ *  joint damping; docs/mjcf.md): the model is the rigid-body system only. Without this flag they
+ *  are part of every algorithm, as in MuJoCo. URDF(+) files carry none (no effect). */
+#define CDYN_LOAD_NO_JOINT_DYNAMICS 8u
 
 /** Immutable model (mechanism description). */
 typedef struct cdyn_model cdyn_model;
@@ -284,8 +288,9 @@ CDYN_API const char* cdyn_last_error(void);
  *  abi_version: pass CDYN_ABI_VERSION (CDYN_ERR_VERSION on mismatch).
  *  path:        NUL-terminated file path.
  *  flags:       0 or a bitwise or of CDYN_LOAD_FLOATING_BASE, CDYN_LOAD_IGNORE_CONSTRAINTS,
- *               CDYN_LOAD_CUT_LOOPS.
- *  gravity:     NULL for (0, 0, -9.81), else 3 finite doubles [m/s^2], world coordinates.
+ *               CDYN_LOAD_CUT_LOOPS, CDYN_LOAD_NO_JOINT_DYNAMICS.
+ *  gravity:     NULL for the file's gravity (MJCF <option gravity>) or else (0, 0, -9.81);
+ *               else 3 finite doubles [m/s^2], world coordinates, which override the file's.
  *  model:       receives the new model (NULL on failure); free with cdyn_model_free.
  *  err, errlen: optional (NULL / 0) buffer receiving the NUL-terminated error message
  *               (truncated to errlen - 1 characters; "" on success).

@@ -32,12 +32,14 @@ std::vector<Case> fileCases() {
           files.push_back(e.path().string());
   std::sort(files.begin(), files.end());
   std::vector<Case> out;
+  ModelOptions rigid;  // the derivatives reject an MJCF file's joint dynamics (tested below)
+  rigid.jointDynamics = false;
   for (const std::string& f : files) {
     const UrdfDescription desc = parseModelFile(f);
     try {
-      out.push_back({fs::path(f).filename().string(), buildClusterModel(desc)});
+      out.push_back({fs::path(f).filename().string(), buildClusterModel(desc, rigid)});
     } catch (const ModelError&) {  // a loop that cannot be embedded (a spherical joint in it)
-      ModelOptions cut;
+      ModelOptions cut = rigid;
       cut.cutLoops = true;
       out.push_back(
           {fs::path(f).filename().string() + " (loops cut)", buildClusterModel(desc, cut)});
@@ -244,6 +246,20 @@ TEST(ClusterDerivatives, RejectsBadArguments) {
       bad[cm.treeModel.idx_q[cm.treeModel.velocityOwner[c.v0 + c.dependent[0]]]] += 0.1;
   ASSERT_NE(bad, st.q);
   EXPECT_EQ(computeCeRneaDerivatives(cm, data, dd, bad, st.v, y), Status::ConstraintFailure);
+}
+
+TEST(ClusterDerivatives, RejectJointDynamics) {  // armature, springs, dampers: not modelled
+  const ClusterModel cm =
+      buildClusterModel(parseModelFile(std::string(CLUSTERDYN_MODELS_DIR) + "/cd_geared_leg.xml"));
+  ASSERT_TRUE(cm.treeModel.hasJointDynamics());
+  ClusterData data(cm);
+  ClusterDerivativeData dd(cm);
+  VecX y, yd;
+  ASSERT_EQ(support::referenceIndependentState(cm, data, y, yd), Status::Ok);
+  const VecX q = cm.qReference, v = VecX::Zero(cm.treeModel.nv), x = VecX::Zero(cm.ny);
+  EXPECT_EQ(computeCeRneaDerivatives(cm, data, dd, q, v, x), Status::InvalidArgument);
+  EXPECT_NE(std::string(data.errorMessage()).find("jointDynamics"), std::string::npos);
+  EXPECT_EQ(computeCeAbaDerivatives(cm, data, dd, q, v, x), Status::InvalidArgument);
 }
 
 }  // namespace

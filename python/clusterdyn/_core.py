@@ -281,7 +281,7 @@ class Model(_Handle):
 
     @classmethod
     def load(cls, path, floating_base=False, ignore_constraints=False, gravity=None,
-             cut_loops=False):
+             cut_loops=False, joint_dynamics=True):
         """Loads a URDF / URDF+ file, or an MJCF file (``*.mjcf`` or a ``<mujoco>`` root: see
         docs/mjcf.md).
 
@@ -290,8 +290,10 @@ class Model(_Handle):
         (<loop>, <coupling>, <mimic>): the plain spanning tree. cut_loops: cut every <loop>
         instead of embedding it (CDYN_LOAD_CUT_LOOPS): the loops stay open in the cluster tree
         and :meth:`cut_loop_constraints` returns them as constraints; couplings and mimics stay
-        embedded. gravity: None for (0, 0, -9.81), else 3 numbers [m/s^2], world coordinates.
-        Raises ClusterdynError (ERR_PARSE with the file:line message) when the file is missing
+        embedded. gravity: None for the file's gravity (MJCF <option gravity>) or (0, 0, -9.81),
+        else 3 numbers [m/s^2], world coordinates, overriding the file's. joint_dynamics: keep
+        the armature, joint springs and dampers of an MJCF file in every algorithm (as MuJoCo;
+        False: the rigid-body system only, CDYN_LOAD_NO_JOINT_DYNAMICS). Raises ClusterdynError (ERR_PARSE with the file:line message) when the file is missing
         or invalid, and ERR_INVALID_ARGUMENT when path looks like URDF text (use
         :meth:`from_string` for text).
         """
@@ -302,20 +304,22 @@ class Model(_Handle):
                 f"starting with {text.lstrip()[:20]!r}), not a file name; use "
                 "Model.from_string(text) to load URDF text", "Model.load")
         return cls._load(os.fsencode(os.fspath(path)), None, floating_base, ignore_constraints,
-                         gravity, cut_loops)
+                         gravity, cut_loops, joint_dynamics)
 
     @classmethod
     def from_string(cls, xml, floating_base=False, ignore_constraints=False, gravity=None,
-                    cut_loops=False):
+                    cut_loops=False, joint_dynamics=True):
         """Loads URDF / URDF+ or MJCF text (str or bytes); arguments as :meth:`load`."""
         data = xml.encode() if isinstance(xml, str) else bytes(xml)
-        return cls._load(None, data, floating_base, ignore_constraints, gravity, cut_loops)
+        return cls._load(None, data, floating_base, ignore_constraints, gravity, cut_loops,
+                         joint_dynamics)
 
     @classmethod
-    def _load(cls, path, xml, floating_base, ignore_constraints, gravity, cut_loops=False):
+    def _load(cls, path, xml, floating_base, ignore_constraints, gravity, cut_loops=False,
+              joint_dynamics=True):
         L = lib()
         flags = ((1 if floating_base else 0) | (2 if ignore_constraints else 0)
-                 | (4 if cut_loops else 0))
+                 | (4 if cut_loops else 0) | (0 if joint_dynamics else 8))
         g = _opt_vec(gravity, 3, "gravity")
         handle, err = C.c_void_p(), C.create_string_buffer(1024)
         if path is not None:

@@ -133,3 +133,25 @@ def test_agrees_with_cli_dot(cli, model_path):
     out = subprocess.run([cli, "dot", str(model_path)], check=True, capture_output=True,
                          text=True).stdout
     assert out == cd.Model.load(model_path).cluster_tree_dot()
+
+
+def test_joint_dynamics_switch_and_gravity_override(tmp_path):
+    """An MJCF file's armature enters the spanning mass matrix by default and not with
+    joint_dynamics=False (CDYN_LOAD_NO_JOINT_DYNAMICS); the file's <option gravity> is the
+    model's gravity unless the caller passes one."""
+    path = os.path.join(os.path.dirname(MODELS[0]), "cd_geared_leg.xml")
+    full = cd.Model.load(path, ignore_constraints=True)
+    rigid = cd.Model.load(path, ignore_constraints=True, joint_dynamics=False)
+    q = full.reference_configuration()
+    diff = full.workspace().crba(q) - rigid.workspace().crba(q)
+    assert np.abs(diff - np.diag(np.diag(diff))).max() == 0  # armature: diagonal only
+    assert np.diag(diff).min() >= 0 and np.diag(diff).max() > 0
+    text = ('<mujoco><option gravity="0.5 0 -3"/><worldbody><body name="b">'
+            '<joint name="j" type="hinge" axis="0 1 0"/>'
+            '<inertial pos="0.1 0 0" mass="1" diaginertia="0.01 0.01 0.01"/>'
+            '</body></worldbody></mujoco>')
+    file_g = tmp_path / "g.xml"
+    file_g.write_text(text)
+    assert np.allclose(cd.Model.load(str(file_g)).gravity, [0.5, 0, -3])
+    assert np.allclose(cd.Model.load(str(file_g), gravity=[0, 0, -1]).gravity, [0, 0, -1])
+    assert np.allclose(cd.Model.from_string(text, gravity=[1, 2, 3]).gravity, [1, 2, 3])

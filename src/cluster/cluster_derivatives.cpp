@@ -149,6 +149,12 @@ Status checkArguments(const ClusterModel& cm, ClusterData& data, const ClusterDe
                       ConstVecRef q, ConstVecRef v, ConstVecRef x, const char* xName,
                       const Force* fext) {
   CDYN_TRY(detail::checkClusterArgs(cm, data, q, &v));
+  if (cm.treeModel.hasJointDynamics())
+    return detail::fail(data.treeData, Status::InvalidArgument,
+                        "the derivatives do not take the joint dynamics (armature, springs, "
+                        "dampers) of model '%s' into account; build it with "
+                        "ModelOptions::jointDynamics = false",
+                        cm.treeModel.name.c_str());
   if (dd.model != &cm)
     return detail::fail(data.treeData, Status::WorkspaceMismatch,
                         "the derivative workspace was created for another model");

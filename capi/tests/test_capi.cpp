@@ -1058,10 +1058,10 @@ TEST(CApiClusters, IgnoreConstraintsFlag) {
   EXPECT_EQ(n, 9);
   cdyn_model* m = nullptr;
   char err[256];
-  EXPECT_EQ(cdyn_model_load_string(CDYN_ABI_VERSION, urdf.data(), urdf.size(), 8u, nullptr, &m, err,
-                                   sizeof err),
+  EXPECT_EQ(cdyn_model_load_string(CDYN_ABI_VERSION, urdf.data(), urdf.size(), 16u, nullptr, &m,
+                                   err, sizeof err),
             CDYN_ERR_INVALID_ARGUMENT);
-  EXPECT_STREQ(err, "unknown load flags 0x8");
+  EXPECT_STREQ(err, "unknown load flags 0x10");
   // A file the cluster builder rejects (two independent coordinates for a 1-dof loop) is a
   // parse error naming the element; the flag loads it as a tree.
   std::string bad = urdf;

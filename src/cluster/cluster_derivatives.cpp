@@ -46,7 +46,8 @@ ClusterDerivativeData::ClusterDerivativeData(const ClusterModel& m) : model(&m),
   ovx.assign(m.maxClusterBodies, Motion::Zero());
   onS.assign(m.maxClusterBodies, 0);
   onP.assign(m.maxClusterBodies, 0);
-  llt = Eigen::LLT<MatX>(ny);
+  llt.compute(MatX::Identity(ny, ny));  // sized, and its info set (a moved LLT(n) copies an
+                                        // uninitialised ComputationInfo: UBSan)
 }
 
 namespace {

@@ -101,15 +101,7 @@ Status solveContactAdmm(const MatX& G, const VecX& g, const std::vector<ConeBloc
     return detail::contactFail(ws, Status::NonFinite, "ADMM: the iterates overflowed");
   }
   lambda = y;
-  if (!result.converged)
-    return detail::contactFail(
-        ws, Status::NotConverged,
-        "ADMM: residuals (cone %.3g, velocity %.3g, complementarity %.3g) > tolerance %.3g after "
-        "%d iterations",
-        result.residuals.cone, result.residuals.velocity, result.residuals.complementarity,
-        settings.tolerance, result.iterations);
-  ws.lastError[0] = '\0';
-  return Status::Ok;
+  return detail::contactFinish(ws, result, settings, "ADMM");
 }
 
 }  // namespace clusterdyn

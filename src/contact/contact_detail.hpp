@@ -25,6 +25,20 @@ Status contactFail(ContactSolverWorkspace& ws, Status s, const char* fmt, Args..
   return s;
 }
 
+/// The end of a contact solve (PGS, ADMM): NotConverged with the residuals when the iteration
+/// did not reach the tolerance, else Ok with the message cleared.
+inline Status contactFinish(ContactSolverWorkspace& ws, const ContactSolverResult& result,
+                            const ContactSolverSettings& settings, const char* solver) {
+  if (!result.converged)
+    return contactFail(ws, Status::NotConverged,
+                       "%s: residuals (cone %.3g, velocity %.3g, complementarity %.3g) > tolerance "
+                       "%.3g after %d iterations",
+                       solver, result.residuals.cone, result.residuals.velocity,
+                       result.residuals.complementarity, settings.tolerance, result.iterations);
+  ws.lastError[0] = '\0';
+  return Status::Ok;
+}
+
 }  // namespace clusterdyn::detail
 
 /// Returns the status of a contact-solver call when it is not Ok.

@@ -76,15 +76,7 @@ Status solveContactPgs(const MatX& G, const VecX& g, const std::vector<ConeBlock
       return detail::contactFail(ws, Status::NonFinite, "PGS: the impulses overflowed");
     }
   }
-  if (!result.converged)
-    return detail::contactFail(
-        ws, Status::NotConverged,
-        "PGS: residuals (cone %.3g, velocity %.3g, complementarity %.3g) > tolerance %.3g after "
-        "%d iterations",
-        result.residuals.cone, result.residuals.velocity, result.residuals.complementarity,
-        settings.tolerance, result.iterations);
-  ws.lastError[0] = '\0';
-  return Status::Ok;
+  return detail::contactFinish(ws, result, settings, "PGS");
 }
 
 }  // namespace clusterdyn

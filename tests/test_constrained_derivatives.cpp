@@ -366,6 +366,11 @@ TEST(ConstrainedDerivatives, SolutionMatchesProxPvAndWrenches) {
   EXPECT_EQ(cdd.rank, set.rows());
   EXPECT_LE(cdd.rowResidual, 1e-9);
   EXPECT_LE(cdd.dynamicsResidual, 1e-9);
+  // The acceleration derivative of the rows (eq. K4) mapped by G is the constraint Jacobian.
+  MatX G;
+  VecX g;
+  oracle::globalExplicitForm(cm, data, G, g);
+  EXPECT_TRUE(isClose(MatX(cdd.Ra * G), cdd.constraints.jacobian, 1e-12));
   ProximalSettings s;
   s.tolerance = 1e-12;
   s.maxIterations = 200;

@@ -22,14 +22,6 @@ Mat3 inverseRightJacobian(const Vec3& theta) {
   return Mat3::Identity() + 0.5 * S + c * S * S;
 }
 
-/// Cross product of each 3-part: [rho x x_ang; rho x x_lin].
-Vec6 crossParts(const Vec3& rho, const Vec6& x) {
-  Vec6 r;
-  r.head<3>() = rho.cross(x.head<3>());
-  r.tail<3>() = rho.cross(x.tail<3>());
-  return r;
-}
-
 /// One constraint at the current state (eq. K1-K2): world poses, twists, accelerations and the
 /// frame-A quantities the row residual is made of.
 struct RowGeometry {
@@ -40,8 +32,7 @@ struct RowGeometry {
   Transform oMA, oMB;
   Motion ov1, ov2, oa1, oa2;  ///< world twists / accelerations (world: 0, a0)
   Motion w, Delta;            ///< ov1 - ov2, oa1 - oa2 + ov1 x ov2 (eq. K1)
-  Motion nu, nudot, vA;       ///< A coordinates
-  Vec6 x;                     ///< t + kp phi6 + kd nu (eq. K2), A coordinates
+  Motion nu, vA;              ///< A coordinates
   Mat3 JrInv;
   Force of1;   ///< world wrench of the multipliers on body1 (eq. K6)
   Vec3 muLin;  ///< world-aligned force components (LocalWorldAligned)
@@ -74,7 +65,8 @@ Vec6 rowTangent(const RowGeometry& g, const Tangent& t) {
     dx += g.kp * dphi;
   }
   if (g.kd != 0.0) dx += g.kd * dnu;
-  if (g.lwa) dx += crossParts(A.R.transpose() * t.d1.head<3>(), g.x);  // d E: E turns with A
+  // The change of E itself (world-aligned rows turn with A) multiplies the selected parts of x,
+  // which are the row residual, zero at the solution: it drops out (eq. K3).
   return dx;
 }
 
@@ -103,19 +95,10 @@ RowGeometry geometry(const ClusterModel& cm, const ClusterData& data, const Cons
   g.w = g.ov1 - g.ov2;
   g.Delta = g.oa1 - g.oa2 + crossMotion(g.ov1, g.ov2);
   g.nu = g.oMA.actInvMotion(g.w);
-  g.nudot = g.oMA.actInvMotion(g.Delta);
   g.vA = g.oMA.actInvMotion(g.ov1);
-  g.x = g.nudot;  // eq. K2
-  const Vec3 om = g.vA.head<3>();
-  if (g.point || g.lwa) g.x.tail<3>() += om.cross(g.nu.tail<3>());
-  if (g.lwa) g.x.head<3>() += om.cross(g.nu.head<3>());
   const Eigen::AngleAxisd aa(g.oMB.R.transpose() * g.oMA.R);
   const Vec3 theta = aa.angle() * aa.axis();
   g.JrInv = inverseRightJacobian(theta);
-  Vec6 phi6;
-  phi6.head<3>() = theta;
-  phi6.tail<3>() = g.oMA.R.transpose() * (g.oMA.p - g.oMB.p);
-  g.x += g.kp * phi6 + g.kd * g.nu;
   // Multiplier wrench on body1 (A coordinates E^T lambda, then world).
   const Force mu = g.E.topRows(g.rows).transpose() * cdd.lambda.segment(set.rowOffset(j), g.rows);
   g.of1 = g.oMA.actForce(mu);

@@ -383,6 +383,30 @@ TEST(ConstrainedDerivatives, SolutionMatchesProxPvAndWrenches) {
         isClose(constraintWrench(set, cdd.constraints, j), constraintWrench(set, cd, j), 1e-7));
 }
 
+TEST(ConstrainedDerivatives, EmptySetGivesCeAbaDerivatives) {
+  for (const char* f : {"cd_quadruped.urdf", "cd_rsu_leg.urdf"}) {
+    const ClusterModel cm = loadModel(modelsPath(f));
+    const ConstraintSet none(cm);
+    ClusterData data(cm);
+    ConstrainedDerivativeData cdd(cm, none);
+    ClusterDerivativeData dd(cm);
+    std::mt19937_64 rng(3);
+    support::ClosedState st;
+    ASSERT_TRUE(support::randomClosedState(cm, data, rng, st, 0.5));
+    const VecX tau = randomVector(cm.ny, rng);
+    ASSERT_EQ(computeConstrainedDynamicsDerivatives(cm, data, none, cdd, st.q, st.v, tau),
+              Status::Ok)
+        << data.errorMessage();
+    ASSERT_EQ(computeCeAbaDerivatives(cm, data, dd, st.q, st.v, tau), Status::Ok);
+    EXPECT_EQ(cdd.rank, 0);
+    EXPECT_TRUE(isClose(cdd.ydd, dd.ydd, 1e-10)) << f;
+    // H of the RSU leg is ill-conditioned: the two y_ddot (Cholesky vs CE-ABA) differ at 1e-10.
+    EXPECT_LE(relErr(cdd.dydd_dy, dd.dydd_dy), 1e-8) << f;
+    EXPECT_LE(relErr(cdd.dydd_dydot, dd.dydd_dydot), 1e-10) << f;
+    EXPECT_LE(relErr(cdd.dydd_dtau, dd.Hinv), 1e-10) << f;
+  }
+}
+
 TEST(ConstrainedDerivatives, RejectsBadArgumentsAndInconsistentRows) {
   const ClusterModel cm = loadModel(modelsPath("cd_quadruped.urdf"));
   ClusterData data(cm);

@@ -350,6 +350,24 @@ TEST(ConstrainedDerivatives, EmbeddedEqualsCutLoops) {
   }
 }
 
+// The cut sets themselves against finite differences, in every spanning direction (also off
+// the loop manifold, where the rows are violated but the solution is defined): rank-deficient
+// (planar loops cut into 5-row revolute constraints), so y_ddot only.
+TEST(ConstrainedDerivatives, FiniteDifferencesOnCutLoopSets) {
+  std::mt19937_64 rng(31);
+  Stats stats;
+  ModelOptions cutAll;
+  cutAll.cutLoops = true;
+  for (const std::string& path : loopFiles()) {
+    const ClusterModel cut = loadModel(path, cutAll);
+    const ConstraintSet set = cutLoopConstraints(cut);
+    checkAgainstFd(std::filesystem::path(path).filename().string() + " (cut)", cut, set, rng, 2,
+                   false, stats, false);
+  }
+  EXPECT_GE(stats.checked, 4);
+  std::printf("cut loop sets: %d states, worst %.2e\n", stats.checked, stats.worst);
+}
+
 TEST(ConstrainedDerivatives, SolutionMatchesProxPvAndWrenches) {
   const ClusterModel cm = loadModel(modelsPath("cd_belt_leg.urdf"));
   std::mt19937_64 rng(5);

@@ -203,7 +203,10 @@ class _Handle:
 
 # ---- the model -------------------------------------------------------------------------------
 
-class Model(_Handle):
+from ._derivatives import DerivativesMixin  # noqa: E402 (it subclasses _Handle above)
+
+
+class Model(DerivativesMixin, _Handle):
     """An immutable mechanism loaded from URDF / URDF+ or MJCF (cdyn_model).
 
     Load with :meth:`load` (file) or :meth:`from_string` (text). Sizes: ``nq``, ``nv`` (spanning
@@ -347,6 +350,7 @@ class Model(_Handle):
         self._h = None
 
     def _free_batch_resources(self):
+        self._free_derivative_workspaces()
         for pool in self._pools.values():
             pool.close()
         self._pools.clear()
@@ -822,6 +826,14 @@ class Workspace(_Handle):
         out = np.zeros(self.model.nq)
         self._call("cdyn_integrate", _ptr(q), q.size, _ptr(v), v.size, float(dt), _ptr(out),
                    out.size)
+        return out
+
+    def difference(self, q0, q1):
+        """q1 (-) q0 (nv,): the velocity v with integrate(q0, v, 1) == q1 (inverse of
+        :meth:`integrate`; body-frame logarithm for quaternion and planar joints)."""
+        q0, q1 = self._q(q0, "q0"), self._q(q1, "q1")
+        out = np.zeros(self.model.nv)
+        self._call("cdyn_difference", _ptr(q0), q0.size, _ptr(q1), q1.size, _ptr(out), out.size)
         return out
 
     def normalize_configuration(self, q):

@@ -149,12 +149,26 @@ def test_batch_reports_the_failed_state():
     assert "v[0]" in str(e.value)
 
 
+PLANAR_URDF = """<robot name="planar_arm">
+  <link name="world"/>
+  <link name="base"><inertial><mass value="1"/><inertia ixx="0.1" iyy="0.1" izz="0.1" ixy="0"
+    ixz="0" iyz="0"/></inertial></link>
+  <link name="arm"><inertial><origin xyz="0.2 0 0"/><mass value="0.5"/><inertia ixx="0.01"
+    iyy="0.02" izz="0.02" ixy="0" ixz="0" iyz="0"/></inertial></link>
+  <joint name="plane" type="planar"><parent link="world"/><child link="base"/>
+    <origin xyz="0 0 0.3" rpy="0.2 0 0"/><axis xyz="0 0 1"/></joint>
+  <joint name="elbow" type="revolute"><parent link="base"/><child link="arm"/>
+    <axis xyz="0 0 1"/><limit lower="-3" upper="3" effort="10" velocity="10"/></joint>
+</robot>"""
+
+
 def test_difference_inverts_integrate():
-    """cdyn_difference(q0, integrate(q0, v, 1)) == v for floating, spherical, planar-free and
-    1-dof joints (rotations below pi)."""
-    for path, fb in ((REPO / "models" / "cd_quadruped_approximate.urdf", False),
-                     (REPO / "models" / "cd_stewart.urdf", False)):
-        model = cd.Model.load(path, floating_base=fb)
+    """cdyn_difference(q0, integrate(q0, v, 1)) == v for floating, spherical, planar, prismatic
+    and revolute joints (rotations below pi)."""
+    for model in (cd.Model.load(REPO / "models" / "cd_quadruped_approximate.urdf"),
+                  cd.Model.load(REPO / "models" / "cd_stewart.urdf"),
+                  cd.Model.from_string(PLANAR_URDF)):
+        assert {"floating", "spherical", "planar"} & set(model.joint_types)
         ws = model.workspace()
         rng = np.random.default_rng(11)
         for _ in range(5):

@@ -61,4 +61,13 @@ def test_tree_derivatives_match_pinocchio(case):
 
         Minv_pin = np.array(pin.computeMinverse(pm, pd, qp))
         close(dws.minverse(q), pmap.matrix(symmetric_from_upper(Minv_pin)), "computeMinverse")
+
+        # Loaded without its loop constraints, every cluster is one body and y = q: the
+        # cluster-tree derivatives (a separate code path) must give Pinocchio's numbers too.
+        if model.ny == model.nv and model.nloops == 0 and model.nrelations == 0:
+            ydd, dy, dyd, Hinv = dws.ce_aba_derivatives(q, v, tau, fext, return_ydd=True)
+            close(ydd, pmap.v_back(pd.ddq), "CE-ABA")
+            close(dy, pmap.matrix(dq), "d ydd / dy")
+            close(dyd, pmap.matrix(dv), "d ydd / dydot")
+            close(Hinv, pmap.matrix(symmetric_from_upper(dtau)), "H^-1")
     dws.close()

@@ -177,6 +177,15 @@ def test_difference_inverts_integrate():
             np.testing.assert_allclose(ws.difference(q0, ws.integrate(q0, v, 1.0)), v,
                                        rtol=0, atol=1e-12)
         assert np.array_equal(ws.difference(q0, q0), np.zeros(model.nv))
+    # A non-unit quaternion is refused, naming the argument.
+    model = cd.Model.load(REPO / "models" / "cd_quadruped_approximate.urdf")
+    ws = model.workspace()
+    q0 = ws.neutral_configuration()
+    q1 = q0.copy()
+    q1[3:7] *= 1.1
+    with pytest.raises(cd.ClusterdynError) as e:
+        ws.difference(q0, q1)
+    assert e.value.status == cd.ERR_NOT_UNIT_QUATERNION and "q1: " in str(e.value)
 
 
 def test_statuses_and_messages():

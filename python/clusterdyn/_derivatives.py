@@ -18,6 +18,8 @@ import numpy as np
 
 from . import _core as core
 
+_LOCK_GUARD = threading.Lock()
+
 
 class DerivativeWorkspace(core._Handle):
     """The derivative arrays of one model (cdyn_derivative_workspace; about 6 nv^2 + 6 ny^2
@@ -108,9 +110,11 @@ class DerivativesMixin:
         return DerivativeWorkspace(self)
 
     def _own_dws(self):
-        if getattr(self, "_dws_lock", None) is None:
-            self._dws_lock = threading.Lock()
-        return self._dws_lock
+        """The lock of the model's own derivative workspaces (made once, under a module lock)."""
+        with _LOCK_GUARD:
+            if getattr(self, "_dws_lock", None) is None:
+                self._dws_lock = threading.Lock()
+            return self._dws_lock
 
     def _single(self, method, *args, **kw):
         with self._own_dws():

@@ -30,6 +30,7 @@ returns); each chunk's result is taken once, from its own task. See docs/distrib
 
 import collections
 import hashlib
+import inspect
 import os
 import pickle
 import re
@@ -255,6 +256,16 @@ def _chunk_size(value):
     return int(value)
 
 
+def _with_pool(local, method, kwargs, use_pool):
+    """kwargs with use_pool set, for the batch calls that take it (the derivative batches run
+    on their own derivative workspaces, not on the model's pool); kwargs without it for the
+    others."""
+    kwargs = {k: v for k, v in kwargs.items() if k != "use_pool"}
+    if "use_pool" in inspect.signature(getattr(local, method)).parameters:
+        kwargs["use_pool"] = use_pool
+    return kwargs
+
+
 TRANSPORTS = ("auto", "shared", "inline")
 
 
@@ -279,7 +290,8 @@ class _Mapper:
         # own messages, and gives the result's structure.
         empty = getattr(local, method)(*(a[:0] for a in arrays),
                                        **{k: v[:0] for k, v in per_state.items()},
-                                       **self._check_kwargs(kwargs))
+                                       **_with_pool(local, method, self._check_kwargs(kwargs),
+                                                    False))
         if N == 0:
             return empty, []
         # The result, preallocated: each chunk's rows are copied in once, as it arrives.
@@ -287,7 +299,7 @@ class _Mapper:
         size = dm.chunk_size
         starts = list(range(0, N, size))
         tag = f"clusterdyn-{method}-{uuid.uuid4().hex[:12]}"
-        work = dict(kwargs, threads=dm.threads, use_pool=True)
+        work = _with_pool(local, method, dict(kwargs, threads=dm.threads), True)
         nthreads = client.nthreads()
         in_flight = dm.max_in_flight or max(2, 2 * sum(nthreads.values()))
         keys = list(per_state)
@@ -524,6 +536,22 @@ class DistributedModel(_Mapper):
     def mass_matrix_batch(self, Q):
         """Model.mass_matrix_batch on the cluster: H (N, ny, ny)."""
         return self.map_batch("mass_matrix_batch", Q)
+
+    def rnea_derivatives_batch(self, Q, V, A, fext=None):
+        """Model.rnea_derivatives_batch on the cluster: (TAU, DTAU_DQ, DTAU_DV, M)."""
+        return self.map_batch("rnea_derivatives_batch", Q, V, A, per_state={"fext": fext})
+
+    def aba_derivatives_batch(self, Q, V, TAU, fext=None):
+        """Model.aba_derivatives_batch on the cluster: (DDQ, DDQ_DQ, DDQ_DV, MINV)."""
+        return self.map_batch("aba_derivatives_batch", Q, V, TAU, per_state={"fext": fext})
+
+    def ce_rnea_derivatives_batch(self, Q, V, YDD, fext=None):
+        """Model.ce_rnea_derivatives_batch on the cluster: (TAU, DTAU_DY, DTAU_DYDOT, H)."""
+        return self.map_batch("ce_rnea_derivatives_batch", Q, V, YDD, per_state={"fext": fext})
+
+    def ce_aba_derivatives_batch(self, Q, V, TAU, fext=None):
+        """Model.ce_aba_derivatives_batch on the cluster: (YDD, DYDD_DY, DYDD_DYDOT, HINV)."""
+        return self.map_batch("ce_aba_derivatives_batch", Q, V, TAU, per_state={"fext": fext})
 
     def constraint_set(self):
         """A new, empty :class:`DistributedConstraintSet` (Model.constraint_set)."""

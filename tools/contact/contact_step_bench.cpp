@@ -3,6 +3,7 @@
 // feet, held by a joint PD; the clusterdyn side of mujoco_step_bench.py (docs/contact.md).
 //
 //   contact_step_bench URDFPLUS_DIR [--steps N] [--reps R] [--solver admm|pgs] [--dt S]
+//                      [--tolerance T]   (the contact solver's, default 1e-10)
 //
 // Prints one JSON line: median wall time per step over R blocks of N steps, the mean contact
 // solver iterations, the active contacts per step. The timed loop is runSteps (not inlined), for
@@ -55,7 +56,7 @@ int main(int argc, char** argv) {
   if (argc < 2) {
     std::fprintf(stderr,
                  "usage: contact_step_bench URDFPLUS_DIR [--steps N] [--reps R] "
-                 "[--solver admm|pgs] [--dt S]\n");
+                 "[--solver admm|pgs] [--dt S] [--tolerance T]\n");
     return 2;
   }
   int steps = 1000, reps = 7;
@@ -75,8 +76,8 @@ int main(int argc, char** argv) {
       return 2;
     }
   }
-  if (steps < 1 || reps < 1 || !(st.dt > 0.0)) {
-    std::fprintf(stderr, "--steps, --reps and --dt must be positive\n");
+  if (steps < 1 || reps < 1 || !(st.dt > 0.0) || !(st.contact.tolerance > 0.0)) {
+    std::fprintf(stderr, "--steps, --reps, --dt and --tolerance must be positive\n");
     return 2;
   }
   setLogLevel(LogLevel::Off);
@@ -111,12 +112,14 @@ int main(int argc, char** argv) {
     std::sort(perStep.begin(), perStep.end());
     std::printf(
         "{\"engine\": \"clusterdyn\", \"model\": \"mini_cheetah.urdf\", \"solver\": \"%s\", "
-        "\"dt\": %g, \"ny\": %d, \"steps\": %d, \"reps\": %d, \"median_us\": %.3f, "
+        "\"dt\": %g, \"tolerance\": %g, \"ny\": %d, \"steps\": %d, \"reps\": %d, \"median_us\": "
+        "%.3f, "
         "\"min_us\": %.3f, \"mean_iterations\": %.3f, \"mean_contacts\": %.3f, "
         "\"base_height\": %.4f, \"all_ok\": %s}\n",
-        st.solver == StepSettings::Solver::Pgs ? "pgs" : "admm", st.dt, cm.ny, steps, reps,
-        1e6 * perStep[perStep.size() / 2], 1e6 * perStep.front(), double(s.iterations) / s.steps,
-        double(s.contacts) / s.steps, s.q[2], s.failed ? "false" : "true");
+        st.solver == StepSettings::Solver::Pgs ? "pgs" : "admm", st.dt, st.contact.tolerance, cm.ny,
+        steps, reps, 1e6 * perStep[perStep.size() / 2], 1e6 * perStep.front(),
+        double(s.iterations) / s.steps, double(s.contacts) / s.steps, s.q[2],
+        s.failed ? "false" : "true");
     return s.failed ? 1 : 0;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "contact_step_bench: %s\n", e.what());

@@ -4,7 +4,7 @@ mini_cheetah.urdf (exact rotor transmissions) against MuJoCo's mj_step on
 mini_cheetah_approximate.urdf loaded by MuJoCo's URDF importer (docs/contact.md, "Speed").
 
     mujoco_step_bench.py CONTACT_STEP_BENCH URDFPLUS_DIR [--steps N] [--reps R] [--callgrind]
-                         [--cone elliptic|pyramidal] [--solver admm|pgs]
+                         [--cone elliptic|pyramidal] [--solver admm|pgs] [--tolerance T]
 
 Both sides run compiled loops: contact_step_bench times runSteps (N contactStep calls, the PD
 torques computed in the loop), MuJoCo mj_step(model, data, nstep=N) (the loop inside C; the
@@ -119,16 +119,18 @@ def main():
     opt = lambda k, dflt: args[args.index(k) + 1] if k in args else dflt
     steps, reps = int(opt("--steps", 1000)), int(opt("--reps", 7))
     cone, solver = opt("--cone", "elliptic"), opt("--solver", "admm")
+    tol = opt("--tolerance", "1e-10")
     ours = json.loads(subprocess.run(
-        [bench, urdfplus, "--steps", str(steps), "--reps", str(reps), "--solver", solver],
-        check=True, capture_output=True, text=True).stdout)
+        [bench, urdfplus, "--steps", str(steps), "--reps", str(reps), "--solver", solver,
+         "--tolerance", tol], check=True, capture_output=True, text=True).stdout)
     m, d = build_model(os.path.join(urdfplus, "mini_cheetah_approximate.urdf"), cone)
     theirs = time_mujoco(m, d, steps, reps)
     theirs["cone"] = cone
     if "--callgrind" in args:
         n = 200
         ours["instructions_per_step"] = callgrind(
-            [bench, urdfplus, "--steps", str(n), "--reps", "1", "--solver", solver],
+            [bench, urdfplus, "--steps", str(n), "--reps", "1", "--solver", solver,
+             "--tolerance", tol],
             "*runSteps*") / n
         script = (f"import sys; sys.argv=['x']; sys.path.insert(0, {os.path.dirname(__file__)!r});"
                   f"import mujoco_step_bench as b, mujoco;"

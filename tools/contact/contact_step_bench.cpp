@@ -68,6 +68,8 @@ int main(int argc, char** argv) {
       reps = std::atoi(argv[i + 1]);
     else if (!std::strcmp(argv[i], "--dt"))
       st.dt = std::atof(argv[i + 1]);
+    else if (!std::strcmp(argv[i], "--tolerance"))
+      st.contact.tolerance = std::atof(argv[i + 1]);
     else if (!std::strcmp(argv[i], "--solver"))
       st.solver = std::string(argv[i + 1]) == "pgs" ? StepSettings::Solver::Pgs
                                                     : StepSettings::Solver::Admm;

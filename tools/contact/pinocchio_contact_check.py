@@ -23,12 +23,12 @@ import subprocess
 import sys
 import tempfile
 
-import numpy as np
 
 try:
+    import numpy as np
     import pinocchio as pin
 except ImportError as e:  # pragma: no cover - depends on the environment
-    print(f"SKIPPED: pinocchio not importable ({e}); pip install pin", flush=True)
+    print(f"SKIPPED: numpy or pinocchio not importable ({e}); pip install pin", flush=True)
     sys.exit(77)
 
 TOL = 1e-11           # the solvers' stopping tolerance (clusterdyn: 1e-12, see contact_dump)

@@ -13,15 +13,15 @@ import os
 import subprocess
 import sys
 
-import numpy as np
 
 try:
     import matplotlib
+    import numpy as np
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 except ImportError as e:  # pragma: no cover
-    print(f"SKIPPED: matplotlib not importable ({e})")
+    print(f"SKIPPED: numpy or matplotlib not importable ({e})")
     sys.exit(77)
 
 LEGS = ("lf", "rf", "lh", "rh")

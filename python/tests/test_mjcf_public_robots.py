@@ -170,9 +170,9 @@ def test_cassie_embedded_plantar_loops_match_mujoco(cassie):
         g = (vp - vm) / (2 * h)
         M_mj, bias_mj = p.mujoco_at(qpos, qvel)
         Cy = Gm.T @ (bias_mj - p.mjd.qfrc_passive + M_mj @ (P.T @ g))
-        assert np.abs(w.cluster_bias(q, v) - Cy).max() < 1e-6 * max(1.0, np.abs(Cy).max())
+        assert np.abs(w.cluster_bias(q, v) - Cy).max() < 1e-8 * max(1.0, np.abs(Cy).max())
         tau = rng.uniform(-5, 5, c.ny)
         ydd = w.ce_aba(q, v, tau)
         dense = np.linalg.solve(Gm.T @ M_mj @ Gm, tau - Cy)
-        assert np.abs(ydd - dense).max() < 1e-6 * max(1.0, np.abs(dense).max())
+        assert np.abs(ydd - dense).max() < 1e-8 * max(1.0, np.abs(dense).max())
         assert np.abs(H @ ydd + w.cluster_bias(q, v) - tau).max() < TOL * np.abs(tau).max() * 1e3

@@ -161,7 +161,7 @@ TEST(MjcfMesh, BoxMeshesGiveTheBoxInertiaInEveryFormat) {
            std::to_string(i & 2 ? hi(1) : lo(1)) + " " + std::to_string(i & 4 ? hi(2) : lo(2)) +
            "\n";
   obj +=
-      "f 1 3 4 2\nf 5/1 6/1 8/1 7/1\nf 1//2 2//2 6//2 5//2\nf -5 -1 -2 -6\nf 1 5 7 3\n"
+      "f 1 3 4 2\nf 5/1 6/1 8/1 7/1\nf 1//2 2//2 6//2 5//2\nf -6 -2 -1 -5\nf 1 5 7 3\n"
       "f 2 4 8 6\n";
   writeFile(d + "meshes/box.obj", obj);
   const Vec3 half = (hi - lo) / 2, mid = (hi + lo) / 2;
@@ -183,7 +183,9 @@ TEST(MjcfMesh, BoxMeshesGiveTheBoxInertiaInEveryFormat) {
                               "<geom type=\"mesh\" mesh=\"m\" density=\"700\" pos=\"0.2 -0.1 "
                               "0.3\" quat=\"0.9 0.1 -0.3 0.2\"/>\n",
                               "<compiler meshdir=\"meshes\"/>\n"));
-    const SpatialInertia I = buildTreeModel(parseMjcfFile(path).urdf).inertias[0];
+    const MjcfDescription desc = parseMjcfFile(path);
+    EXPECT_TRUE(desc.warnings.empty()) << desc.warnings.front();  // closed, outward, convex
+    const SpatialInertia I = buildTreeModel(desc.urdf).inertias[0];
     // vertices are single precision (as MuJoCo keeps them): ~1e-7 against the exact box
     EXPECT_NEAR(I.mass, rho * V, 1e-7 * rho * V);
     EXPECT_LT((I.h - expect.h).norm(), 1e-7 * expect.h.norm());

@@ -233,6 +233,10 @@ MeshMass compute(const Elem& m, const std::string& name) {
     m.fail("mesh '" + name + "': inertia=\"exact\" needs a closed, consistently oriented mesh (" +
            std::to_string(edges.unmatched) + " edges without an opposite face, e.g. between " +
            "vertices " + pair + ")");
+  if (mode == Mode::Convex && m.number("maxhullvert", -1.0) != -1.0)
+    m.fail(
+        "attribute 'maxhullvert': MuJoCo's truncated convex hull is not computed by "
+        "clusterdyn (inertia=\"convex\"): remove it or use inertia=\"exact\"");
   if (mode == Mode::Convex) {
     // MuJoCo integrates the convex hull; it is the mesh itself when the mesh is closed and
     // convex. clusterdyn computes no hulls: anything else is an error, not an approximation.

@@ -8,7 +8,7 @@ joint#N; the coordinate map between the two programs goes by name).
 
 Cassie (osudrl/cassie-mujoco-sim, model/cassie.xml): four <connect> loops, two plantar-rod
 four-bars of hinges and two achilles rods on ball joints; pelvis on three slides and a ball.
-  - loops cut: mj_fullM, qfrc_bias - qfrc_passive, body poses at random states; the 12 connect
+  - loops cut: mj_fullM, qfrc_bias, qfrc_passive, body poses at random states; the 12 connect
     rows of efc_J at qpos0 (closed as drawn) = R_P K of the cut loops; to 1e-9;
   - plantar loops embedded (the achilles connects removed from the file for both programs: a
     ball joint inside an embedded loop is issue #25): at closed configurations the cluster mass
@@ -87,6 +87,7 @@ def connect_rows(p, q, eq_ids):
 def test_cassie_tree_and_connect_rows_match_mujoco(cassie):
     path = cassie()
     p = Pair(path, cut_loops=True)
+    rigid = cd.Model.load(path, cut_loops=True, joint_dynamics=False).workspace()
     assert p.mjm.neq == 4
     assert abs(p.cdm.total_mass - p.mjm.body_mass.sum()) < TOL * p.mjm.body_mass.sum()
     rng = np.random.default_rng(7)
@@ -97,6 +98,12 @@ def test_cassie_tree_and_connect_rows_match_mujoco(cassie):
         H = p.ws.crba(q)
         assert np.abs(T.T @ H @ T - M_mj).max() < TOL * np.abs(M_mj).max()
         bias = T.T @ (p.ws.nonlinear_effects(q, v) + H @ tdot)
+        # qfrc_bias alone (the rigid model) and qfrc_passive alone (nle = C v + g - tau_p)
+        bias_rigid = T.T @ (rigid.nonlinear_effects(q, v) + H @ tdot)
+        assert np.abs(bias_rigid - bias_mj).max() < TOL * np.abs(bias_mj).max()
+        passive = T.T @ (rigid.nonlinear_effects(q, v) - p.ws.nonlinear_effects(q, v))
+        assert np.abs(passive - p.mjd.qfrc_passive).max() < TOL * np.abs(bias_mj).max()
+        assert np.abs(p.mjd.qfrc_passive).max() > 1.0  # springs (1500, 1250) and dampers act
         bias_mj = bias_mj - p.mjd.qfrc_passive
         assert np.abs(bias - bias_mj).max() < TOL * np.abs(bias_mj).max()
         p.ws.forward_kinematics(q)

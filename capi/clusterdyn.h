@@ -1329,8 +1329,8 @@ CDYN_API cdyn_status cdyn_contact_problem_add_point(cdyn_contact_problem* proble
                                                     int body, const double* point, int npoint,
                                                     int* index);
 /** Sizes (each output optional): the number of contacts, of bilateral rows, and of rows m. */
-CDYN_API cdyn_status cdyn_contact_problem_sizes(const cdyn_contact_problem* problem,
-                                                int* ncontacts, int* nbilateral_rows, int* m);
+CDYN_API cdyn_status cdyn_contact_problem_sizes(const cdyn_contact_problem* problem, int* ncontacts,
+                                                int* nbilateral_rows, int* m);
 
 /** Creates a contact workspace (allocates; the problem is read-only from now on). */
 CDYN_API cdyn_status cdyn_contact_workspace_create(const cdyn_contact_problem* problem,
@@ -1404,18 +1404,22 @@ CDYN_API cdyn_status cdyn_contact_step(const cdyn_contact_problem* problem,
  * do not allocate. */
 
 /** n rollouts of nsteps steps on threads started by the call, one per contact workspace. */
-CDYN_API cdyn_status cdyn_batch_contact_rollout(
-    const cdyn_contact_problem* problem, cdyn_contact_workspace* const* ws, int nws, int n,
-    int nsteps, const cdyn_contact_settings* settings, const double* q0, int nq, const double* v0,
-    int nv, const double* tau, int ntau, double* q, int nqout, double* v, int nvout,
-    double* lambda, int nlambda, cdyn_contact_report* reports, int* failed_index);
+CDYN_API cdyn_status cdyn_batch_contact_rollout(const cdyn_contact_problem* problem,
+                                                cdyn_contact_workspace* const* ws, int nws, int n,
+                                                int nsteps, const cdyn_contact_settings* settings,
+                                                const double* q0, int nq, const double* v0, int nv,
+                                                const double* tau, int ntau, double* q, int nqout,
+                                                double* v, int nvout, double* lambda, int nlambda,
+                                                cdyn_contact_report* reports, int* failed_index);
 /** cdyn_batch_contact_rollout on the pool's threads with the caller's contact workspaces
  *  ws[0..nws-1], nws == the pool's nthreads (no allocation). */
-CDYN_API cdyn_status cdyn_pool_contact_rollout(
-    const cdyn_contact_problem* problem, cdyn_pool* pool, cdyn_contact_workspace* const* ws,
-    int nws, int n, int nsteps, const cdyn_contact_settings* settings, const double* q0, int nq,
-    const double* v0, int nv, const double* tau, int ntau, double* q, int nqout, double* v,
-    int nvout, double* lambda, int nlambda, cdyn_contact_report* reports, int* failed_index);
+CDYN_API cdyn_status cdyn_pool_contact_rollout(const cdyn_contact_problem* problem, cdyn_pool* pool,
+                                               cdyn_contact_workspace* const* ws, int nws, int n,
+                                               int nsteps, const cdyn_contact_settings* settings,
+                                               const double* q0, int nq, const double* v0, int nv,
+                                               const double* tau, int ntau, double* q, int nqout,
+                                               double* v, int nvout, double* lambda, int nlambda,
+                                               cdyn_contact_report* reports, int* failed_index);
 
 #ifdef __cplusplus
 } /* extern "C" */

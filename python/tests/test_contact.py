@@ -148,3 +148,12 @@ def test_bad_input_names_the_argument(walker):
     assert e.value.state == 2
     with pytest.raises(cd.ClusterdynError, match="q0 has length"):
         problem.rollout(Q0[:, :-1], np.array([v] * 4), np.zeros((4, 3, m.ny)))
+
+
+def test_docs_example_runs():
+    from test_docs import run_section
+    scope = run_section("Frictional contact and time stepping")
+    assert scope["landed"] > 100
+    assert scope["report"].active_contacts > 0 and scope["lam"].shape == (12,)
+    assert scope["out"].q.shape == (2, 100, scope["model"].nq)
+    assert np.allclose(scope["R"][:, :, 2], [0.0, 0.0, 1.0])

@@ -205,6 +205,64 @@ TEST(CapiContact, SolveEqualsTheSolverOnTheAssembledProblem) {
   EXPECT_GT(normal, 0.9 * mass * 9.81 * st.dt);
 }
 
+TEST(CapiContact, CallerContactsEqualTheCxxProblem) {
+  Walker w;
+  cdyn_contact_problem* p = nullptr;
+  ASSERT_EQ(cdyn_contact_problem_create(w.model, &p), CDYN_OK);
+  cd::ContactProblem problem(w.cm);
+  for (const char* leg : kLegs) {
+    const std::string name = std::string(leg) + "_point";
+    ASSERT_EQ(cdyn_contact_problem_add_point(p, name.c_str(), w.body(leg), kCentre, 3, nullptr),
+              CDYN_OK);
+    problem.addPointContact(name, w.body(leg), cd::Vec3(kCentre[0], kCentre[1], kCentre[2]));
+  }
+  cdyn_contact_workspace* ws = nullptr;
+  ASSERT_EQ(cdyn_contact_workspace_create(p, &ws), CDYN_OK);
+  cd::ClusterData data(w.cm);
+  cd::ContactData cdata(w.cm, problem);
+  // A tilted obstacle normal (not of unit length: normalized by the library), gaps and mu per
+  // contact, the same in C and C++.
+  std::vector<double> normal, gap, mu;
+  for (int i = 0; i < 4; ++i) {
+    normal.insert(normal.end(), {0.1, -0.05 * i, 2.0});
+    gap.push_back(-0.002 * i);
+    mu.push_back(0.3 + 0.1 * i);
+    cdata.normal[i] = cd::Vec3(0.1, -0.05 * i, 2.0);
+    cdata.gap[i] = gap[i];
+    cdata.mu[i] = mu[i];
+  }
+  ASSERT_EQ(cdyn_contact_set_caller(p, ws, normal.data(), 12, gap.data(), 4, mu.data(), 4),
+            CDYN_OK);
+  cd::VecX q, v;
+  w.state(0.3, 0.05, q, v);
+  cd::StepSettings st;
+  const cdyn_contact_settings cs = settingsOf(st.beta, CDYN_CONTACT_ADMM);
+  st.contact.maxIterations = cs.max_iterations;
+  cd::VecX qc = q, vc = v, lambda(12), tau = cd::VecX::Zero(w.ny);
+  for (int k = 0; k < 10; ++k) {
+    ASSERT_EQ(cdyn_contact_step(p, ws, qc.data(), w.nq, vc.data(), w.nv, tau.data(), w.ny, &cs,
+                                qc.data(), w.nq, vc.data(), w.nv, lambda.data(), 12, nullptr),
+              CDYN_OK)
+        << cdyn_contact_workspace_last_error(ws);
+    ASSERT_EQ(cd::contactStep(w.cm, data, problem, cdata, q, v, tau, st), cd::Status::Ok);
+    ASSERT_TRUE(same(qc.data(), q.data(), w.nq)) << k;
+    ASSERT_TRUE(same(lambda.data(), cdata.lambda.data(), 12)) << k;
+  }
+  EXPECT_GT(lambda[2 + 3 * 3], 0.0);  // the most penetrating contact pushes
+  // Its frame: n along the given normal.
+  std::vector<double> R(36);
+  ASSERT_EQ(cdyn_contact_frames(p, ws, R.data(), 36, nullptr, 0, nullptr, 0), CDYN_OK);
+  const cd::Vec3 n = cd::Vec3(0.1, -0.15, 2.0).normalized();
+  EXPECT_NEAR((cd::Vec3(R[27 + 6], R[27 + 7], R[27 + 8]) - n).norm(), 0.0, 1e-15);
+  // Invalid caller data is refused before any is stored.
+  mu[1] = -1.0;
+  EXPECT_EQ(cdyn_contact_set_caller(p, ws, normal.data(), 12, gap.data(), 4, mu.data(), 4),
+            CDYN_ERR_INVALID_ARGUMENT);
+  EXPECT_NE(std::strstr(cdyn_contact_workspace_last_error(ws), "mu"), nullptr);
+  cdyn_contact_workspace_free(ws);
+  cdyn_contact_problem_free(p);
+}
+
 TEST(CapiContact, BilateralRowsAddedAfterTheFeetEqualTheCxxProblem) {
   Walker w(/*cutLoops=*/true);
   cdyn_constraint_set* loops = nullptr;

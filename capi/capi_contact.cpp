@@ -488,7 +488,8 @@ cdyn_status cdyn_contact_solve(const cdyn_contact_problem* problem, cdyn_contact
       c.lambda.setZero();  // the workspace stays usable: no half-solved warm start
       return fail(ws, cs, "cdyn_contact_solve: %.200s", c.solver.lastError);
     }
-    c.velocity = c.g;  // the constraint velocities after the step, G lambda + g
+    // The constraint velocities after the step (no feedback): J y_dot_free + G lambda.
+    c.velocity.noalias() = c.Jc * c.ydotFree;
     c.velocity.noalias() += c.G * c.lambda;
     std::copy_n(c.lambda.data(), nlambda, lambda);
     writeReport(ws, cs, report);

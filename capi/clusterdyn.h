@@ -1354,8 +1354,8 @@ CDYN_API cdyn_status cdyn_contact_set_caller(const cdyn_contact_problem* problem
 /** The contact frames and gaps of the last solve or step on ws (every output optional, (NULL, 0)
  *  not written): R (nR = 9 ncontacts; contact i: the 3 x 3 rotation [t1 t2 n] at 9i, column-
  *  major, world axes), gap (ngap = ncontacts, m), velocity (nvelocity = m: the constraint
- *  velocities after the step, G lambda + g, contact rows in (t1, t2, n), m/s; with beta > 0 the
- *  normal row holds the velocity plus its position-feedback target). */
+ *  velocities after the step J y_dot+, contact rows in (t1, t2, n), m/s; after
+ *  cdyn_contact_solve, which takes no step, J y_dot_free + G lambda, the same to rounding). */
 CDYN_API cdyn_status cdyn_contact_frames(const cdyn_contact_problem* problem,
                                          cdyn_contact_workspace* ws, double* R, int nR, double* gap,
                                          int ngap, double* velocity, int nvelocity);

@@ -198,6 +198,21 @@ TEST(CapiContact, SolveEqualsTheSolverOnTheAssembledProblem) {
   ASSERT_EQ(cdyn_contact_frames(c.problem, c.ws[0], nullptr, 0, gap.data(), c.nc, nullptr, 0),
             CDYN_OK);
   for (int i = 0; i < c.nc; ++i) EXPECT_LT(gap[i], 0.0) << "foot " << i;
+  // The velocities after the solve (J y_dot_free + G lambda) are those of the step with the
+  // same impulses (J y_dot+ from a second CE-ABA pass).
+  std::vector<double> velSolve(c.m), velStep(c.m);
+  ASSERT_EQ(cdyn_contact_frames(c.problem, c.ws[0], nullptr, 0, nullptr, 0, velSolve.data(), c.m),
+            CDYN_OK);
+  cd::VecX qn(w.nq), vn(w.nv), lambdaStep(c.m);
+  ASSERT_EQ(
+      cdyn_contact_step(c.problem, c.ws[0], q.data(), w.nq, v.data(), w.nv, tau.data(), w.ny, &cs,
+                        qn.data(), w.nq, vn.data(), w.nv, lambdaStep.data(), c.m, nullptr),
+      CDYN_OK);
+  EXPECT_TRUE(same(lambdaStep.data(), lambda.data(), c.m));
+  ASSERT_EQ(cdyn_contact_frames(c.problem, c.ws[0], nullptr, 0, nullptr, 0, velStep.data(), c.m),
+            CDYN_OK);
+  for (int r = 0; r < c.m; ++r) EXPECT_NEAR(velSolve[r], velStep[r], 1e-10) << "row " << r;
+  for (int i = 0; i < c.nc; ++i) EXPECT_GE(velStep[3 * i + 2], 0.0);  // pushed out
   double normal = 0.0;  // the feet carry at least the weight over the step (plus the push-out)
   for (int i = 0; i < 4; ++i) normal += lambda[3 * i + 2];
   double mass = 0.0;

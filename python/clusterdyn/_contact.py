@@ -301,7 +301,7 @@ class Stepper(_Handle):
     def frames(self):
         """(R, gap, velocity) of the last solve or step: R (nc, 3, 3) the contact frames
         [t1 t2 n] (columns, world), gap (nc,), velocity (m,) the constraint velocities after the
-        step G lam + g."""
+        step J ydot+ (m/s; contact rows in (t1, t2, n))."""
         nc, _, m = self.problem._sizes()
         R, gap, vel = np.zeros(9 * nc), np.zeros(nc), np.zeros(m)
         self._call("cdyn_contact_frames", _ptr(R), R.size, _ptr(gap), gap.size, _ptr(vel), m)

@@ -47,6 +47,7 @@ struct Worker {
   cdyn_workspace* ws = nullptr;
   cdyn_constraint_workspace* cws = nullptr;
   double* scratch = nullptr;
+  cdyn_derivative_workspace* dws = nullptr;  ///< derivatives: ws is its inner workspace
   cdyn_contact_workspace* ctw = nullptr;  ///< contact rollouts (capi_contact_batch.cpp)
 };
 

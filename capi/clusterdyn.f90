@@ -1526,6 +1526,255 @@ module clusterdyn
       integer(c_int), intent(out), optional :: failed_index
     end function
 
+    ! ---- Derivatives of the dynamics (derivative workspaces; clusterdyn.h "Derivatives") ----
+    ! Matrices are column-major ld x n arrays (pass m(1,1) or m, ld = size(m, 1)); optional
+    ! arguments (fext, tau/ddq/ydd outputs, the third matrix) may be omitted (pass length 0).
+
+    integer(c_int) function cdyn_derivative_workspace_create(model, dws) &
+        bind(C, name="cdyn_derivative_workspace_create")
+      import :: c_int, c_ptr
+      type(c_ptr), value :: model
+      type(c_ptr), intent(out) :: dws
+    end function
+
+    integer(c_int) function cdyn_derivative_workspace_free(dws) &
+        bind(C, name="cdyn_derivative_workspace_free")
+      import :: c_int, c_ptr
+      type(c_ptr), value :: dws
+    end function
+
+    type(c_ptr) function cdyn_derivative_workspace_last_error(dws) &
+        bind(C, name="cdyn_derivative_workspace_last_error")
+      import :: c_ptr
+      type(c_ptr), value :: dws
+    end function
+
+    integer(c_int) function cdyn_rnea_derivatives(model, dws, q, nq, v, nv, a, na, &
+        fext, nfext, tau, ntau, dtau_dq, dtau_dv, dtau_da, ld) &
+        bind(C, name="cdyn_rnea_derivatives")
+      import :: c_int, c_ptr, c_double
+      type(c_ptr), value :: model
+      type(c_ptr), value :: dws
+      real(c_double), intent(in) :: q(*)
+      integer(c_int), value :: nq
+      real(c_double), intent(in) :: v(*)
+      integer(c_int), value :: nv
+      real(c_double), intent(in) :: a(*)
+      integer(c_int), value :: na
+      real(c_double), intent(in), optional :: fext(*)
+      integer(c_int), value :: nfext
+      real(c_double), intent(inout), optional :: tau(*)
+      integer(c_int), value :: ntau
+      real(c_double), intent(inout) :: dtau_dq(*)
+      real(c_double), intent(inout) :: dtau_dv(*)
+      real(c_double), intent(inout), optional :: dtau_da(*)
+      integer(c_int), value :: ld
+    end function
+
+    integer(c_int) function cdyn_aba_derivatives(model, dws, q, nq, v, nv, tau, &
+        ntau, fext, nfext, ddq, nddq, ddq_dq, ddq_dv, minv, ld) &
+        bind(C, name="cdyn_aba_derivatives")
+      import :: c_int, c_ptr, c_double
+      type(c_ptr), value :: model
+      type(c_ptr), value :: dws
+      real(c_double), intent(in) :: q(*)
+      integer(c_int), value :: nq
+      real(c_double), intent(in) :: v(*)
+      integer(c_int), value :: nv
+      real(c_double), intent(in) :: tau(*)
+      integer(c_int), value :: ntau
+      real(c_double), intent(in), optional :: fext(*)
+      integer(c_int), value :: nfext
+      real(c_double), intent(inout), optional :: ddq(*)
+      integer(c_int), value :: nddq
+      real(c_double), intent(inout) :: ddq_dq(*)
+      real(c_double), intent(inout) :: ddq_dv(*)
+      real(c_double), intent(inout), optional :: minv(*)
+      integer(c_int), value :: ld
+    end function
+
+    integer(c_int) function cdyn_minverse(model, dws, q, nq, minv, ld) &
+        bind(C, name="cdyn_minverse")
+      import :: c_int, c_ptr, c_double
+      type(c_ptr), value :: model, dws
+      real(c_double), intent(in) :: q(*)
+      integer(c_int), value :: nq
+      real(c_double), intent(inout) :: minv(*)
+      integer(c_int), value :: ld
+    end function
+
+    integer(c_int) function cdyn_ce_rnea_derivatives(model, dws, q, nq, v, nv, ydd, &
+        nydd, fext, nfext, tau, ntau, dtau_dy, dtau_dydot, h, ld) &
+        bind(C, name="cdyn_ce_rnea_derivatives")
+      import :: c_int, c_ptr, c_double
+      type(c_ptr), value :: model
+      type(c_ptr), value :: dws
+      real(c_double), intent(in) :: q(*)
+      integer(c_int), value :: nq
+      real(c_double), intent(in) :: v(*)
+      integer(c_int), value :: nv
+      real(c_double), intent(in) :: ydd(*)
+      integer(c_int), value :: nydd
+      real(c_double), intent(in), optional :: fext(*)
+      integer(c_int), value :: nfext
+      real(c_double), intent(inout), optional :: tau(*)
+      integer(c_int), value :: ntau
+      real(c_double), intent(inout) :: dtau_dy(*)
+      real(c_double), intent(inout) :: dtau_dydot(*)
+      real(c_double), intent(inout), optional :: h(*)
+      integer(c_int), value :: ld
+    end function
+
+    integer(c_int) function cdyn_ce_aba_derivatives(model, dws, q, nq, v, nv, tau, &
+        ntau, fext, nfext, ydd, nydd, dydd_dy, dydd_dydot, hinv, ld) &
+        bind(C, name="cdyn_ce_aba_derivatives")
+      import :: c_int, c_ptr, c_double
+      type(c_ptr), value :: model
+      type(c_ptr), value :: dws
+      real(c_double), intent(in) :: q(*)
+      integer(c_int), value :: nq
+      real(c_double), intent(in) :: v(*)
+      integer(c_int), value :: nv
+      real(c_double), intent(in) :: tau(*)
+      integer(c_int), value :: ntau
+      real(c_double), intent(in), optional :: fext(*)
+      integer(c_int), value :: nfext
+      real(c_double), intent(inout), optional :: ydd(*)
+      integer(c_int), value :: nydd
+      real(c_double), intent(inout) :: dydd_dy(*)
+      real(c_double), intent(inout) :: dydd_dydot(*)
+      real(c_double), intent(inout), optional :: hinv(*)
+      integer(c_int), value :: ld
+    end function
+
+    integer(c_int) function cdyn_difference(model, ws, q0, nq0, q1, nq1, v, nv) &
+        bind(C, name="cdyn_difference")
+      import :: c_int, c_ptr, c_double
+      type(c_ptr), value :: model, ws
+      real(c_double), intent(in) :: q0(*)
+      integer(c_int), value :: nq0
+      real(c_double), intent(in) :: q1(*)
+      integer(c_int), value :: nq1
+      real(c_double), intent(inout) :: v(*)
+      integer(c_int), value :: nv
+    end function
+
+    integer(c_int) function cdyn_batch_rnea_derivatives(model, dws, nws, n, layout, q, &
+        nq, v, nv, a, na, fext, nfext, tau, ntau, dtau_dq, ndq, dtau_dv, &
+        ndv, dtau_da, nda, failed_index) &
+        bind(C, name="cdyn_batch_rnea_derivatives")
+      import :: c_int, c_ptr, c_double
+      type(c_ptr), value :: model
+      type(c_ptr), intent(in) :: dws(*)
+      integer(c_int), value :: nws
+      integer(c_int), value :: n
+      integer(c_int), value :: layout
+      real(c_double), intent(in) :: q(*)
+      integer(c_int), value :: nq
+      real(c_double), intent(in) :: v(*)
+      integer(c_int), value :: nv
+      real(c_double), intent(in) :: a(*)
+      integer(c_int), value :: na
+      real(c_double), intent(in), optional :: fext(*)
+      integer(c_int), value :: nfext
+      real(c_double), intent(inout), optional :: tau(*)
+      integer(c_int), value :: ntau
+      real(c_double), intent(inout) :: dtau_dq(*)
+      integer(c_int), value :: ndq
+      real(c_double), intent(inout) :: dtau_dv(*)
+      integer(c_int), value :: ndv
+      real(c_double), intent(inout), optional :: dtau_da(*)
+      integer(c_int), value :: nda
+      integer(c_int), intent(out), optional :: failed_index
+    end function
+
+    integer(c_int) function cdyn_batch_aba_derivatives(model, dws, nws, n, layout, q, &
+        nq, v, nv, tau, ntau, fext, nfext, ddq, nddq, ddq_dq, ndq, ddq_dv, &
+        ndv, minv, nminv, failed_index) &
+        bind(C, name="cdyn_batch_aba_derivatives")
+      import :: c_int, c_ptr, c_double
+      type(c_ptr), value :: model
+      type(c_ptr), intent(in) :: dws(*)
+      integer(c_int), value :: nws
+      integer(c_int), value :: n
+      integer(c_int), value :: layout
+      real(c_double), intent(in) :: q(*)
+      integer(c_int), value :: nq
+      real(c_double), intent(in) :: v(*)
+      integer(c_int), value :: nv
+      real(c_double), intent(in) :: tau(*)
+      integer(c_int), value :: ntau
+      real(c_double), intent(in), optional :: fext(*)
+      integer(c_int), value :: nfext
+      real(c_double), intent(inout), optional :: ddq(*)
+      integer(c_int), value :: nddq
+      real(c_double), intent(inout) :: ddq_dq(*)
+      integer(c_int), value :: ndq
+      real(c_double), intent(inout) :: ddq_dv(*)
+      integer(c_int), value :: ndv
+      real(c_double), intent(inout), optional :: minv(*)
+      integer(c_int), value :: nminv
+      integer(c_int), intent(out), optional :: failed_index
+    end function
+
+    integer(c_int) function cdyn_batch_ce_rnea_derivatives(model, dws, nws, n, layout, &
+        q, nq, v, nv, ydd, nydd, fext, nfext, tau, ntau, dtau_dy, ndy, &
+        dtau_dydot, ndydot, h, nh, failed_index) &
+        bind(C, name="cdyn_batch_ce_rnea_derivatives")
+      import :: c_int, c_ptr, c_double
+      type(c_ptr), value :: model
+      type(c_ptr), intent(in) :: dws(*)
+      integer(c_int), value :: nws
+      integer(c_int), value :: n
+      integer(c_int), value :: layout
+      real(c_double), intent(in) :: q(*)
+      integer(c_int), value :: nq
+      real(c_double), intent(in) :: v(*)
+      integer(c_int), value :: nv
+      real(c_double), intent(in) :: ydd(*)
+      integer(c_int), value :: nydd
+      real(c_double), intent(in), optional :: fext(*)
+      integer(c_int), value :: nfext
+      real(c_double), intent(inout), optional :: tau(*)
+      integer(c_int), value :: ntau
+      real(c_double), intent(inout) :: dtau_dy(*)
+      integer(c_int), value :: ndy
+      real(c_double), intent(inout) :: dtau_dydot(*)
+      integer(c_int), value :: ndydot
+      real(c_double), intent(inout), optional :: h(*)
+      integer(c_int), value :: nh
+      integer(c_int), intent(out), optional :: failed_index
+    end function
+
+    integer(c_int) function cdyn_batch_ce_aba_derivatives(model, dws, nws, n, layout, &
+        q, nq, v, nv, tau, ntau, fext, nfext, ydd, nydd, dydd_dy, ndy, &
+        dydd_dydot, ndydot, hinv, nhinv, failed_index) &
+        bind(C, name="cdyn_batch_ce_aba_derivatives")
+      import :: c_int, c_ptr, c_double
+      type(c_ptr), value :: model
+      type(c_ptr), intent(in) :: dws(*)
+      integer(c_int), value :: nws
+      integer(c_int), value :: n
+      integer(c_int), value :: layout
+      real(c_double), intent(in) :: q(*)
+      integer(c_int), value :: nq
+      real(c_double), intent(in) :: v(*)
+      integer(c_int), value :: nv
+      real(c_double), intent(in) :: tau(*)
+      integer(c_int), value :: ntau
+      real(c_double), intent(in), optional :: fext(*)
+      integer(c_int), value :: nfext
+      real(c_double), intent(inout), optional :: ydd(*)
+      integer(c_int), value :: nydd
+      real(c_double), intent(inout) :: dydd_dy(*)
+      integer(c_int), value :: ndy
+      real(c_double), intent(inout) :: dydd_dydot(*)
+      integer(c_int), value :: ndydot
+      real(c_double), intent(inout), optional :: hinv(*)
+      integer(c_int), value :: nhinv
+      integer(c_int), intent(out), optional :: failed_index
+    end function
+
   end interface
   ! ---- Contacts: frictional contact and time stepping (clusterdyn.h "Contacts") ----
   ! cdyn_contact_solver

@@ -1215,6 +1215,140 @@ CDYN_API cdyn_status cdyn_pool_constrained_dynamics(
     double* lambda, int m, cdyn_proximal_result* results, int* failed_index);
 
 /* ========================================================================================== */
+/* Derivatives of the dynamics (derivative workspaces; compute functions)                      */
+/* ========================================================================================== */
+/* C++: include/clusterdyn/derivatives.hpp (tree), cluster_derivatives.hpp (cluster tree);
+ * docs/derivatives.md. Analytical (not finite-difference) derivatives: the tree RNEA / ABA
+ * derivatives and M^-1 after Carpentier & Mansard (2018) on the SPANNING TREE (loop constraints
+ * ignored, like cdyn_rnea / cdyn_aba), and the CE-RNEA / CE-ABA derivatives in the INDEPENDENT
+ * coordinates with the loops embedded (Chignoli et al. 2023).
+ *
+ * Conventions (every function of this section):
+ *  - Tangent space. A configuration derivative has nv columns (tree) or ny columns (cluster
+ *    tree), NOT nq / nyq: column k of d f / d q is d/de f(cdyn_integrate(q, e * e_k, 1)) at
+ *    e = 0, the joint's right (body-frame) exponential, so for a floating base it is the
+ *    Lie-group tangent (body angular then linear velocity) and for a spherical joint the body
+ *    angular velocity; 1-dof and planar joints as their v. cdyn_difference is the inverse map.
+ *    Cluster tree: column k of d f / d y moves the independent joints by integrate along
+ *    independent velocity e_k, the dependent ones following on the same assembly branch (the
+ *    spanning tangent is G(q) e_k); ydot and ydd (or tau) are held fixed.
+ *  - Velocity derivatives are taken at fixed q (y); fext (optional, as for cdyn_rnea: forces on
+ *    the bodies in body coordinates) is held fixed in the body frames when q moves.
+ *  - Matrices are COLUMN-MAJOR square matrices (nv x nv tree, ny x ny cluster tree) with BOTH
+ *    triangles filled (also M^-1 and H^-1, unlike Pinocchio's computeMinverse which fills the
+ *    upper triangle only), all the matrices of one call sharing the leading dimension ld >=
+ *    max(1, n). Optional matrices are NULL when not wanted.
+ *  - A derivative workspace (cdyn_derivative_workspace) holds the derivative arrays, about
+ *    6 nv^2 + 6 ny^2 + 6 nv nbodies doubles, and an internal workspace of the model: it is
+ *    created on demand (allocates), separately from cdyn_workspace so that ordinary workspaces
+ *    stay small. Once it exists, the compute functions below perform NO heap allocation, no
+ *    I/O, no locks. One derivative workspace per thread. It counts as a handle of the model:
+ *    free it before the model.
+ *  - Statuses as the underlying dynamics: CDYN_ERR_INVALID_SIZE / CDYN_ERR_NULL_POINTER naming
+ *    the argument (ld: "ld is 2, expected >= 3"), CDYN_ERR_NON_FINITE,
+ *    CDYN_ERR_NOT_UNIT_QUATERNION, CDYN_ERR_WORKSPACE_MISMATCH (workspace of another model),
+ *    CDYN_ERR_NOT_POSITIVE_DEFINITE (M or H not), CDYN_ERR_CONSTRAINT_FAILURE (cluster tree:
+ *    state not closed or singular loop configuration). The message is in
+ *    cdyn_derivative_workspace_last_error. Every argument is checked before any output is
+ *    written; a failed call leaves the workspace usable. */
+
+/** Opaque derivative workspace of one model (see above). */
+typedef struct cdyn_derivative_workspace cdyn_derivative_workspace;
+
+/** Creates a derivative workspace for `model` (allocates). CDYN_ERR_OUT_OF_MEMORY when memory
+ *  cannot be had; *dws is NULL on failure (message in cdyn_last_error). */
+CDYN_API cdyn_status cdyn_derivative_workspace_create(const cdyn_model* model,
+                                                      cdyn_derivative_workspace** dws);
+/** Frees a derivative workspace (NULL is accepted). */
+CDYN_API cdyn_status cdyn_derivative_workspace_free(cdyn_derivative_workspace* dws);
+/** Message of the last failed call on dws ("" after a success; a static message when dws is
+ *  NULL or invalid). */
+CDYN_API const char* cdyn_derivative_workspace_last_error(const cdyn_derivative_workspace* dws);
+
+/** Tree inverse-dynamics derivatives at tau = rnea(q, v, a, fext) (spanning tree): dtau_dq
+ *  (nv x nv, tangent columns), dtau_dv (nv x nv), optional dtau_da = M(q) (nv x nv), optional
+ *  tau (nv). Inputs q (nq), v (nv) [rad/s, m/s], a (nv), fext (optional, 6 * nbodies). Units:
+ *  N m (N) per rad (m) and per rad/s (m/s). */
+CDYN_API cdyn_status cdyn_rnea_derivatives(const cdyn_model* model, cdyn_derivative_workspace* dws,
+                                           const double* q, int nq, const double* v, int nv,
+                                           const double* a, int na, const double* fext, int nfext,
+                                           double* tau, int ntau, double* dtau_dq, double* dtau_dv,
+                                           double* dtau_da, int ld);
+/** Tree forward-dynamics derivatives at ddq = aba(q, v, tau, fext): ddq_dq, ddq_dv (nv x nv),
+ *  optional Minv = d ddq / d tau = M(q)^-1 (nv x nv, both triangles), optional ddq (nv). */
+CDYN_API cdyn_status cdyn_aba_derivatives(const cdyn_model* model, cdyn_derivative_workspace* dws,
+                                          const double* q, int nq, const double* v, int nv,
+                                          const double* tau, int ntau, const double* fext,
+                                          int nfext, double* ddq, int nddq, double* ddq_dq,
+                                          double* ddq_dv, double* Minv, int ld);
+/** M(q)^-1 (nv x nv, both triangles) of the spanning tree by the articulated-body recursion
+ *  (not by inverting M). */
+CDYN_API cdyn_status cdyn_minverse(const cdyn_model* model, cdyn_derivative_workspace* dws,
+                                   const double* q, int nq, double* Minv, int ld);
+/** Cluster-tree inverse-dynamics derivatives at tau = ce_rnea(q, v, ydd, fext) (as
+ *  cdyn_ce_rnea: CLOSED spanning state q (nq), v (nv); ydd (ny)): dtau_dy, dtau_dydot (ny x ny,
+ *  independent tangent columns), optional H = d tau / d ydd (ny x ny), optional tau (ny). */
+CDYN_API cdyn_status cdyn_ce_rnea_derivatives(const cdyn_model* model,
+                                              cdyn_derivative_workspace* dws, const double* q,
+                                              int nq, const double* v, int nv, const double* ydd,
+                                              int nydd, const double* fext, int nfext, double* tau,
+                                              int ntau, double* dtau_dy, double* dtau_dydot,
+                                              double* H, int ld);
+/** Cluster-tree forward-dynamics derivatives at ydd = ce_aba(q, v, tau, fext) (as cdyn_ce_aba;
+ *  tau: ny independent efforts): dydd_dy, dydd_dydot (ny x ny), optional Hinv = d ydd / d tau
+ *  = H^-1 (ny x ny, both triangles), optional ydd (ny). */
+CDYN_API cdyn_status cdyn_ce_aba_derivatives(const cdyn_model* model,
+                                             cdyn_derivative_workspace* dws, const double* q,
+                                             int nq, const double* v, int nv, const double* tau,
+                                             int ntau, const double* fext, int nfext, double* ydd,
+                                             int nydd, double* dydd_dy, double* dydd_dydot,
+                                             double* Hinv, int ld);
+/** q1 (-) q0: the spanning velocity v (nv) with cdyn_integrate(q0, v, 1) == q1, the inverse of
+ *  cdyn_integrate (body-frame logarithm of each joint: floating, spherical, planar; rotations
+ *  of angle below pi). q0, q1: nq, unit quaternions. Compute function on an ordinary workspace
+ *  (no allocation). */
+CDYN_API cdyn_status cdyn_difference(const cdyn_model* model, cdyn_workspace* ws, const double* q0,
+                                     int nq0, const double* q1, int nq1, double* v, int nv);
+
+/* Batched derivatives: n states of the single-state function per call, on min(nws, n) threads,
+ * one DISTINCT derivative workspace per thread (dws[0] on the calling thread), with the rules of
+ * "Batched evaluation" above (stacked arrays and `layout`, bit-identical results, failures,
+ * *failed_index); each state's matrix is stored as its n_m * n_m column-major elements (per-state
+ * length n_m^2 with n_m = nv (tree) or ny (cluster tree); optional ones (NULL, 0)). The message
+ * of a failure is in cdyn_derivative_workspace_last_error(dws[0]). No allocation with nws == 1
+ * and CDYN_BATCH_ROW_MAJOR; more workspaces start threads, and CDYN_BATCH_COL_MAJOR allocates a
+ * gather buffer per thread. No pool form. */
+
+/** n x cdyn_rnea_derivatives: q (n x nq), v, a (n x nv), optional fext -> optional tau
+ *  (n x nv), dtau_dq, dtau_dv, optional dtau_da (n x nv^2). */
+CDYN_API cdyn_status cdyn_batch_rnea_derivatives(
+    const cdyn_model* model, cdyn_derivative_workspace* const* dws, int nws, int n, int layout,
+    const double* q, int nq, const double* v, int nv, const double* a, int na, const double* fext,
+    int nfext, double* tau, int ntau, double* dtau_dq, int ndq, double* dtau_dv, int ndv,
+    double* dtau_da, int nda, int* failed_index);
+/** n x cdyn_aba_derivatives: q, v, tau, optional fext -> optional ddq, ddq_dq, ddq_dv, optional
+ *  Minv (n x nv^2). */
+CDYN_API cdyn_status cdyn_batch_aba_derivatives(
+    const cdyn_model* model, cdyn_derivative_workspace* const* dws, int nws, int n, int layout,
+    const double* q, int nq, const double* v, int nv, const double* tau, int ntau,
+    const double* fext, int nfext, double* ddq, int nddq, double* ddq_dq, int ndq, double* ddq_dv,
+    int ndv, double* Minv, int nminv, int* failed_index);
+/** n x cdyn_ce_rnea_derivatives: closed q, v, ydd (n x ny), optional fext -> optional tau
+ *  (n x ny), dtau_dy, dtau_dydot, optional H (n x ny^2). */
+CDYN_API cdyn_status cdyn_batch_ce_rnea_derivatives(
+    const cdyn_model* model, cdyn_derivative_workspace* const* dws, int nws, int n, int layout,
+    const double* q, int nq, const double* v, int nv, const double* ydd, int nydd,
+    const double* fext, int nfext, double* tau, int ntau, double* dtau_dy, int ndy,
+    double* dtau_dydot, int ndydot, double* H, int nh, int* failed_index);
+/** n x cdyn_ce_aba_derivatives: closed q, v, tau (n x ny), optional fext -> optional ydd
+ *  (n x ny), dydd_dy, dydd_dydot, optional Hinv (n x ny^2). */
+CDYN_API cdyn_status cdyn_batch_ce_aba_derivatives(
+    const cdyn_model* model, cdyn_derivative_workspace* const* dws, int nws, int n, int layout,
+    const double* q, int nq, const double* v, int nv, const double* tau, int ntau,
+    const double* fext, int nfext, double* ydd, int nydd, double* dydd_dy, int ndy,
+    double* dydd_dydot, int ndydot, double* Hinv, int nhinv, int* failed_index);
+
+/* ========================================================================================== */
 /* Contacts: frictional contact and time stepping with the loops kept exact                   */
 /* ========================================================================================== */
 /* C++: include/clusterdyn/contact.hpp, docs/contact.md. A contact problem holds, for one model,

@@ -292,5 +292,17 @@ def _declare(lib):
     solve = (_int, _int, _int, _D, _D, _D, _D, PS, _D, _D, _D, _int, PR, _I)
     f("cdyn_batch_constrained_dynamics", _H, W, _int, *solve)
     f("cdyn_pool_constrained_dynamics", _H, _H, W, _int, *solve)
+    # Derivatives of the dynamics (derivative workspaces; clusterdyn.h "Derivatives").
+    f("cdyn_derivative_workspace_create", _H, C.POINTER(_H))
+    f("cdyn_derivative_workspace_free", _H)
+    f("cdyn_derivative_workspace_last_error", _H, restype=C.c_char_p)
+    single = (_H, _H, _D, _int, _D, _int, _D, _int, _D, _int, _D, _int, _D, _D, _D, _int)
+    for name in ("rnea", "aba", "ce_rnea", "ce_aba"):
+        f(f"cdyn_{name}_derivatives", *single)
+    f("cdyn_minverse", _H, _H, _D, _int, _D, _int)
+    f("cdyn_difference", _H, _H, _D, _int, _D, _int, _D, _int)
+    batch = (_H, C.POINTER(_H), _int, _int, _int) + (_D, _int) * 8 + (_I,)
+    for name in ("rnea", "aba", "ce_rnea", "ce_aba"):
+        f(f"cdyn_batch_{name}_derivatives", *batch)
     _declare_contacts(f)
     return lib

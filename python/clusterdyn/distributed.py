@@ -178,6 +178,14 @@ def _run_shared(spec, recipe, method, inputs, outputs, keys, start, stop, kwargs
     if rows is None:
         return _NoShared(f"{inputs.path} is not visible on this worker")
     npos = len(rows) - len(keys)
+    if recipe is None and method in _WRITES_OUT:  # the library writes into the caller's rows
+        dst = _shm.attach_writable(outputs, start, stop)
+        if dst is None:
+            return _NoShared(f"{outputs.path} is not visible on this worker")
+        r = _call(spec, recipe, method, rows[:npos], dict(zip(keys, rows[npos:])),
+                  dict(kwargs, out=tuple(dst)))
+        del rows, dst  # unmaps both blocks
+        return r if isinstance(r, _Failure) else None
     r = _call(spec, recipe, method, rows[:npos], dict(zip(keys, rows[npos:])), kwargs)
     del rows  # unmaps the input block
     if isinstance(r, _Failure):
@@ -189,6 +197,12 @@ def _run_shared(spec, recipe, method, inputs, outputs, keys, start, stop, kwargs
     except OSError as e:  # /dev/shm full
         return _NoShared(str(e))
     return r._replace(result=None) if isinstance(r, _NotConverged) else None
+
+
+_WRITES_OUT = frozenset(("ce_aba_batch", "ce_aba_independent_batch", "ce_rnea_batch",
+                         "mass_matrix_batch"))
+"""The Model batch calls with an `out` argument: on a worker that sees the caller's shared
+output block, they write their rows of it directly (no copy of the result)."""
 
 
 def _sees(layout):

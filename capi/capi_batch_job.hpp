@@ -48,7 +48,7 @@ struct Worker {
   cdyn_constraint_workspace* cws = nullptr;
   double* scratch = nullptr;
   cdyn_derivative_workspace* dws = nullptr;  ///< derivatives: ws is its inner workspace
-  cdyn_contact_workspace* ctw = nullptr;  ///< contact rollouts (capi_contact_batch.cpp)
+  cdyn_contact_workspace* ctw = nullptr;     ///< contact rollouts (capi_contact_batch.cpp)
 };
 
 struct Job;

@@ -195,6 +195,21 @@ inline constexpr ArgSpec kCeAbaDerivatives[] = {{"q", Len::Nq, In, kReq},
 /// cdyn_difference
 inline constexpr ArgSpec kDifference[] = {
     {"q0", Len::Nq, In, kReq}, {"q1", Len::Nq, In, kReq}, {"v", Len::Nv, Out, kReq}};
+// ---- contacts (capi_contact.cpp, capi_contact_batch.cpp; Rows: the contact problem's m) -----
+
+/// cdyn_contact_solve
+inline constexpr ArgSpec kContactSolve[] = {{"q", Len::Nq, In, kReq},
+                                            {"v", Len::Nv, In, kReq},
+                                            {"tau", Len::Ny, In, kReq},
+                                            {"lambda", Len::Rows, Out, kReq}};
+/// cdyn_contact_step
+inline constexpr ArgSpec kContactStep[] = {
+    {"q", Len::Nq, In, kReq},     {"v", Len::Nv, In, kReq},     {"tau", Len::Ny, In, kReq},
+    {"qout", Len::Nq, Out, kReq}, {"vout", Len::Nv, Out, kReq}, {"lambda", Len::Rows, Out, kOpt}};
+/// cdyn_batch_contact_rollout, cdyn_pool_contact_rollout: lengths per state and step
+inline constexpr ArgSpec kContactRollout[] = {
+    {"q0", Len::Nq, In, kReq}, {"v0", Len::Nv, In, kReq}, {"tau", Len::Ny, In, kReq},
+    {"q", Len::Nq, Out, kReq}, {"v", Len::Nv, Out, kReq}, {"lambda", Len::Rows, Out, kOpt}};
 
 template <typename T, std::size_t N>
 constexpr int count(const T (&)[N]) {

@@ -127,7 +127,10 @@ library = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(library)
 p_sigs, p_structs = api_signatures.ctypes(
     library, {"ProximalSettings": "cdyn_proximal_settings",
-              "ProximalResult": "cdyn_proximal_result"})
+              "ProximalResult": "cdyn_proximal_result",
+              # contacts
+              "ContactSettings": "cdyn_contact_settings",
+              "ContactReport": "cdyn_contact_report"})
 compare("_library.py", p_sigs, p_structs, api_signatures.match_ctypes)
 typed = len(set(c_sigs) & set(f_sigs) & set(p_sigs))
 

@@ -25,6 +25,8 @@ from ._core import (CLUSTER_KINDS, ERR_CONSTRAINT_FAILURE, ERR_INTERNAL, ERR_INV
                     Pool, Workspace, get_log_level, lib, set_log_level, version)
 from ._derivatives import DerivativeWorkspace
 from ._library import find_library
+from ._contact import (CONTACT_SOLVERS, ContactProblem, ContactReport, RolloutResult,
+                       StepResult, Stepper, default_contact_settings)
 
 __version__ = "0.2.0"
 
@@ -39,4 +41,7 @@ __all__ = [
     "ProximalResult", "BatchProximalResult", "SOLVERS", "NotConvergedWarning",
     "NotConvergedError", "CONSTRAINT_TYPES", "CONSTRAINT_ROWS", "default_proximal_settings",
     "DerivativeWorkspace",
+    # contacts (_contact.py)
+    "ContactProblem", "Stepper", "StepResult", "RolloutResult", "ContactReport",
+    "CONTACT_SOLVERS", "default_contact_settings",
 ]

@@ -149,6 +149,68 @@ inline constexpr ArgSpec kConstrainedSolve[] = {
     {"fext", Len::Fext, In, kOpt},   {"ydd", Len::Ny, Out, kReq}, {"qdd", Len::Nv, Out, kOpt},
     {"lambda", Len::Rows, Out, kReq}};
 
+// ---- derivatives (capi_derivatives.cpp, capi_batch_derivatives.cpp) -------------------------
+// The matrices (Dir::MatrixOut) share one leading dimension ld in a single call; in a batch each
+// state's matrix is its n x n column-major elements (length NvNv / NyNy per state).
+
+/// cdyn_rnea_derivatives, cdyn_batch_rnea_derivatives
+inline constexpr ArgSpec kRneaDerivatives[] = {{"q", Len::Nq, In, kReq},
+                                               {"v", Len::Nv, In, kReq},
+                                               {"a", Len::Nv, In, kReq},
+                                               {"fext", Len::Fext, In, kOpt},
+                                               {"tau", Len::Nv, Out, kOpt},
+                                               {"dtau_dq", Len::NvNv, Dir::MatrixOut, kReq},
+                                               {"dtau_dv", Len::NvNv, Dir::MatrixOut, kReq},
+                                               {"dtau_da", Len::NvNv, Dir::MatrixOut, kOpt}};
+/// cdyn_aba_derivatives, cdyn_batch_aba_derivatives
+inline constexpr ArgSpec kAbaDerivatives[] = {{"q", Len::Nq, In, kReq},
+                                              {"v", Len::Nv, In, kReq},
+                                              {"tau", Len::Nv, In, kReq},
+                                              {"fext", Len::Fext, In, kOpt},
+                                              {"ddq", Len::Nv, Out, kOpt},
+                                              {"ddq_dq", Len::NvNv, Dir::MatrixOut, kReq},
+                                              {"ddq_dv", Len::NvNv, Dir::MatrixOut, kReq},
+                                              {"Minv", Len::NvNv, Dir::MatrixOut, kOpt}};
+/// cdyn_minverse
+inline constexpr ArgSpec kMinverse[] = {{"q", Len::Nq, In, kReq},
+                                        {"Minv", Len::NvNv, Dir::MatrixOut, kReq}};
+/// cdyn_ce_rnea_derivatives, cdyn_batch_ce_rnea_derivatives
+inline constexpr ArgSpec kCeRneaDerivatives[] = {{"q", Len::Nq, In, kReq},
+                                                 {"v", Len::Nv, In, kReq},
+                                                 {"ydd", Len::Ny, In, kReq},
+                                                 {"fext", Len::Fext, In, kOpt},
+                                                 {"tau", Len::Ny, Out, kOpt},
+                                                 {"dtau_dy", Len::NyNy, Dir::MatrixOut, kReq},
+                                                 {"dtau_dydot", Len::NyNy, Dir::MatrixOut, kReq},
+                                                 {"H", Len::NyNy, Dir::MatrixOut, kOpt}};
+/// cdyn_ce_aba_derivatives, cdyn_batch_ce_aba_derivatives
+inline constexpr ArgSpec kCeAbaDerivatives[] = {{"q", Len::Nq, In, kReq},
+                                                {"v", Len::Nv, In, kReq},
+                                                {"tau", Len::Ny, In, kReq},
+                                                {"fext", Len::Fext, In, kOpt},
+                                                {"ydd", Len::Ny, Out, kOpt},
+                                                {"dydd_dy", Len::NyNy, Dir::MatrixOut, kReq},
+                                                {"dydd_dydot", Len::NyNy, Dir::MatrixOut, kReq},
+                                                {"Hinv", Len::NyNy, Dir::MatrixOut, kOpt}};
+/// cdyn_difference
+inline constexpr ArgSpec kDifference[] = {
+    {"q0", Len::Nq, In, kReq}, {"q1", Len::Nq, In, kReq}, {"v", Len::Nv, Out, kReq}};
+// ---- contacts (capi_contact.cpp, capi_contact_batch.cpp; Rows: the contact problem's m) -----
+
+/// cdyn_contact_solve
+inline constexpr ArgSpec kContactSolve[] = {{"q", Len::Nq, In, kReq},
+                                            {"v", Len::Nv, In, kReq},
+                                            {"tau", Len::Ny, In, kReq},
+                                            {"lambda", Len::Rows, Out, kReq}};
+/// cdyn_contact_step
+inline constexpr ArgSpec kContactStep[] = {
+    {"q", Len::Nq, In, kReq},     {"v", Len::Nv, In, kReq},     {"tau", Len::Ny, In, kReq},
+    {"qout", Len::Nq, Out, kReq}, {"vout", Len::Nv, Out, kReq}, {"lambda", Len::Rows, Out, kOpt}};
+/// cdyn_batch_contact_rollout, cdyn_pool_contact_rollout: lengths per state and step
+inline constexpr ArgSpec kContactRollout[] = {
+    {"q0", Len::Nq, In, kReq}, {"v0", Len::Nv, In, kReq}, {"tau", Len::Ny, In, kReq},
+    {"q", Len::Nq, Out, kReq}, {"v", Len::Nv, Out, kReq}, {"lambda", Len::Rows, Out, kOpt}};
+
 template <typename T, std::size_t N>
 constexpr int count(const T (&)[N]) {
   return static_cast<int>(N);

@@ -47,6 +47,8 @@ struct Worker {
   cdyn_workspace* ws = nullptr;
   cdyn_constraint_workspace* cws = nullptr;
   double* scratch = nullptr;
+  cdyn_derivative_workspace* dws = nullptr;  ///< derivatives: ws is its inner workspace
+  cdyn_contact_workspace* ctw = nullptr;     ///< contact rollouts (capi_contact_batch.cpp)
 };
 
 struct Job;
@@ -75,7 +77,11 @@ struct Job {
   const cdyn_constraint_set* set = nullptr;
   int solver = 0;
   const cdyn_proximal_settings* settings = nullptr;
-  cdyn_proximal_result* results = nullptr;      ///< n results (optional, not stacked)
+  cdyn_proximal_result* results = nullptr;  ///< n results (optional, not stacked)
+  // Contact rollouts (capi_contact_batch.cpp): like the constrained solves, a state whose steps
+  // stopped above the tolerance writes its outputs; rolloutContext: that file's per-call data.
+  bool rollout = false;
+  const void* rolloutContext = nullptr;
   std::atomic<int> next{0};                     ///< first state not yet taken
   std::atomic<int> firstFail{INT_MAX};          ///< lowest failed state so far
   std::atomic<int> firstNotConverged{INT_MAX};  ///< lowest state that did not converge
@@ -128,6 +134,11 @@ cdyn_status runWithWorkspaces(Job& job, cdyn_workspace* const* ws, int nws, int*
 /// workspaces cws, one per thread); no allocation (capi_batch_pool.cpp).
 cdyn_status runOnPool(Job& job, cdyn_pool* pool, int* failedIndex,
                       cdyn_constraint_workspace* const* cws = nullptr, int ncws = 0);
+
+/// Runs a job on the pool's threads with workers the caller made, one per pool thread (contact
+/// rollouts: arguments checked by the caller before); no allocation (capi_batch_pool.cpp).
+cdyn_status runWorkersOnPool(Job& job, cdyn_pool* pool, const Worker* workers, int nworkers,
+                             int* failedIndex);
 
 /// A valid pool handle, and its model and reference configuration (the default q_guess).
 bool validPool(const cdyn_pool* p);

@@ -190,6 +190,46 @@ cdyn_status runOnPool(Job& job, cdyn_pool* pool, int* failedIndex,
   return s;
 }
 
+cdyn_status runWorkersOnPool(Job& job, cdyn_pool* pool, const Worker* workers, int nworkers,
+                             int* failedIndex) {
+  if (failedIndex) *failedIndex = -1;
+  if (pool == nullptr) return refuse(CDYN_ERR_NULL_POINTER, "pool is NULL");
+  if (!validPool(pool))
+    return refuse(CDYN_ERR_INVALID_ARGUMENT, "pool is not a valid cdyn_pool handle");
+  std::lock_guard<std::mutex> call(pool->callMutex);
+  pool->message[0] = '\0';
+  if (job.model != pool->model) {
+    setMessage(pool, "the pool was created for another model");
+    return CDYN_ERR_WORKSPACE_MISMATCH;
+  }
+  if (nworkers != pool->nthreads) {
+    std::snprintf(pool->message, sizeof pool->message,
+                  "nws is %d, expected the pool's %d threads (one workspace each)", nworkers,
+                  pool->nthreads);
+    return CDYN_ERR_INVALID_ARGUMENT;
+  }
+  if (job.n == 0) return CDYN_OK;
+  job.workers = workers;
+  job.chunk = chunkFor(job.n, pool->nthreads);
+  if (pool->nthreads > 1) {
+    std::lock_guard<std::mutex> lock(pool->mutex);
+    pool->job = &job;
+    pool->pending = pool->nthreads - 1;
+    ++pool->generation;
+    pool->startCv.notify_all();
+  }
+  work(job, workers[0]);
+  if (pool->nthreads > 1) {
+    std::unique_lock<std::mutex> lock(pool->mutex);
+    pool->doneCv.wait(lock, [&] { return pool->pending == 0; });
+    pool->job = nullptr;
+  }
+  const cdyn_status s = finish(job, workers[0], failedIndex);
+  if (s != CDYN_OK && workers[0].ctw)
+    setMessage(pool, cdyn_contact_workspace_last_error(workers[0].ctw));
+  return s;
+}
+
 }  // namespace cdyn_batch
 
 extern "C" {

@@ -37,7 +37,7 @@ std::size_t scratchSize(const Sizes& s) {
 
 /// Whether a state's outputs are written: success, or a constrained solve that did not converge.
 bool outputsWritten(const Job& job, cdyn_status s) {
-  return s == CDYN_OK || (job.constrained && s == CDYN_ERR_NOT_CONVERGED);
+  return s == CDYN_OK || ((job.constrained || job.rollout) && s == CDYN_ERR_NOT_CONVERGED);
 }
 
 void lowerTo(std::atomic<int>& a, int i) {

@@ -1526,5 +1526,501 @@ module clusterdyn
       integer(c_int), intent(out), optional :: failed_index
     end function
 
+    ! ---- Derivatives of the dynamics (derivative workspaces; clusterdyn.h "Derivatives") ----
+    ! Matrices are column-major ld x n arrays (pass m(1,1) or m, ld = size(m, 1)); optional
+    ! arguments (fext, tau/ddq/ydd outputs, the third matrix) may be omitted (pass length 0).
+
+    integer(c_int) function cdyn_derivative_workspace_create(model, dws) &
+        bind(C, name="cdyn_derivative_workspace_create")
+      import :: c_int, c_ptr
+      type(c_ptr), value :: model
+      type(c_ptr), intent(out) :: dws
+    end function
+
+    integer(c_int) function cdyn_derivative_workspace_free(dws) &
+        bind(C, name="cdyn_derivative_workspace_free")
+      import :: c_int, c_ptr
+      type(c_ptr), value :: dws
+    end function
+
+    type(c_ptr) function cdyn_derivative_workspace_last_error(dws) &
+        bind(C, name="cdyn_derivative_workspace_last_error")
+      import :: c_ptr
+      type(c_ptr), value :: dws
+    end function
+
+    integer(c_int) function cdyn_rnea_derivatives(model, dws, q, nq, v, nv, a, na, &
+        fext, nfext, tau, ntau, dtau_dq, dtau_dv, dtau_da, ld) &
+        bind(C, name="cdyn_rnea_derivatives")
+      import :: c_int, c_ptr, c_double
+      type(c_ptr), value :: model
+      type(c_ptr), value :: dws
+      real(c_double), intent(in) :: q(*)
+      integer(c_int), value :: nq
+      real(c_double), intent(in) :: v(*)
+      integer(c_int), value :: nv
+      real(c_double), intent(in) :: a(*)
+      integer(c_int), value :: na
+      real(c_double), intent(in), optional :: fext(*)
+      integer(c_int), value :: nfext
+      real(c_double), intent(inout), optional :: tau(*)
+      integer(c_int), value :: ntau
+      real(c_double), intent(inout) :: dtau_dq(*)
+      real(c_double), intent(inout) :: dtau_dv(*)
+      real(c_double), intent(inout), optional :: dtau_da(*)
+      integer(c_int), value :: ld
+    end function
+
+    integer(c_int) function cdyn_aba_derivatives(model, dws, q, nq, v, nv, tau, &
+        ntau, fext, nfext, ddq, nddq, ddq_dq, ddq_dv, minv, ld) &
+        bind(C, name="cdyn_aba_derivatives")
+      import :: c_int, c_ptr, c_double
+      type(c_ptr), value :: model
+      type(c_ptr), value :: dws
+      real(c_double), intent(in) :: q(*)
+      integer(c_int), value :: nq
+      real(c_double), intent(in) :: v(*)
+      integer(c_int), value :: nv
+      real(c_double), intent(in) :: tau(*)
+      integer(c_int), value :: ntau
+      real(c_double), intent(in), optional :: fext(*)
+      integer(c_int), value :: nfext
+      real(c_double), intent(inout), optional :: ddq(*)
+      integer(c_int), value :: nddq
+      real(c_double), intent(inout) :: ddq_dq(*)
+      real(c_double), intent(inout) :: ddq_dv(*)
+      real(c_double), intent(inout), optional :: minv(*)
+      integer(c_int), value :: ld
+    end function
+
+    integer(c_int) function cdyn_minverse(model, dws, q, nq, minv, ld) &
+        bind(C, name="cdyn_minverse")
+      import :: c_int, c_ptr, c_double
+      type(c_ptr), value :: model, dws
+      real(c_double), intent(in) :: q(*)
+      integer(c_int), value :: nq
+      real(c_double), intent(inout) :: minv(*)
+      integer(c_int), value :: ld
+    end function
+
+    integer(c_int) function cdyn_ce_rnea_derivatives(model, dws, q, nq, v, nv, ydd, &
+        nydd, fext, nfext, tau, ntau, dtau_dy, dtau_dydot, h, ld) &
+        bind(C, name="cdyn_ce_rnea_derivatives")
+      import :: c_int, c_ptr, c_double
+      type(c_ptr), value :: model
+      type(c_ptr), value :: dws
+      real(c_double), intent(in) :: q(*)
+      integer(c_int), value :: nq
+      real(c_double), intent(in) :: v(*)
+      integer(c_int), value :: nv
+      real(c_double), intent(in) :: ydd(*)
+      integer(c_int), value :: nydd
+      real(c_double), intent(in), optional :: fext(*)
+      integer(c_int), value :: nfext
+      real(c_double), intent(inout), optional :: tau(*)
+      integer(c_int), value :: ntau
+      real(c_double), intent(inout) :: dtau_dy(*)
+      real(c_double), intent(inout) :: dtau_dydot(*)
+      real(c_double), intent(inout), optional :: h(*)
+      integer(c_int), value :: ld
+    end function
+
+    integer(c_int) function cdyn_ce_aba_derivatives(model, dws, q, nq, v, nv, tau, &
+        ntau, fext, nfext, ydd, nydd, dydd_dy, dydd_dydot, hinv, ld) &
+        bind(C, name="cdyn_ce_aba_derivatives")
+      import :: c_int, c_ptr, c_double
+      type(c_ptr), value :: model
+      type(c_ptr), value :: dws
+      real(c_double), intent(in) :: q(*)
+      integer(c_int), value :: nq
+      real(c_double), intent(in) :: v(*)
+      integer(c_int), value :: nv
+      real(c_double), intent(in) :: tau(*)
+      integer(c_int), value :: ntau
+      real(c_double), intent(in), optional :: fext(*)
+      integer(c_int), value :: nfext
+      real(c_double), intent(inout), optional :: ydd(*)
+      integer(c_int), value :: nydd
+      real(c_double), intent(inout) :: dydd_dy(*)
+      real(c_double), intent(inout) :: dydd_dydot(*)
+      real(c_double), intent(inout), optional :: hinv(*)
+      integer(c_int), value :: ld
+    end function
+
+    integer(c_int) function cdyn_difference(model, ws, q0, nq0, q1, nq1, v, nv) &
+        bind(C, name="cdyn_difference")
+      import :: c_int, c_ptr, c_double
+      type(c_ptr), value :: model, ws
+      real(c_double), intent(in) :: q0(*)
+      integer(c_int), value :: nq0
+      real(c_double), intent(in) :: q1(*)
+      integer(c_int), value :: nq1
+      real(c_double), intent(inout) :: v(*)
+      integer(c_int), value :: nv
+    end function
+
+    integer(c_int) function cdyn_batch_rnea_derivatives(model, dws, nws, n, layout, q, &
+        nq, v, nv, a, na, fext, nfext, tau, ntau, dtau_dq, ndq, dtau_dv, &
+        ndv, dtau_da, nda, failed_index) &
+        bind(C, name="cdyn_batch_rnea_derivatives")
+      import :: c_int, c_ptr, c_double
+      type(c_ptr), value :: model
+      type(c_ptr), intent(in) :: dws(*)
+      integer(c_int), value :: nws
+      integer(c_int), value :: n
+      integer(c_int), value :: layout
+      real(c_double), intent(in) :: q(*)
+      integer(c_int), value :: nq
+      real(c_double), intent(in) :: v(*)
+      integer(c_int), value :: nv
+      real(c_double), intent(in) :: a(*)
+      integer(c_int), value :: na
+      real(c_double), intent(in), optional :: fext(*)
+      integer(c_int), value :: nfext
+      real(c_double), intent(inout), optional :: tau(*)
+      integer(c_int), value :: ntau
+      real(c_double), intent(inout) :: dtau_dq(*)
+      integer(c_int), value :: ndq
+      real(c_double), intent(inout) :: dtau_dv(*)
+      integer(c_int), value :: ndv
+      real(c_double), intent(inout), optional :: dtau_da(*)
+      integer(c_int), value :: nda
+      integer(c_int), intent(out), optional :: failed_index
+    end function
+
+    integer(c_int) function cdyn_batch_aba_derivatives(model, dws, nws, n, layout, q, &
+        nq, v, nv, tau, ntau, fext, nfext, ddq, nddq, ddq_dq, ndq, ddq_dv, &
+        ndv, minv, nminv, failed_index) &
+        bind(C, name="cdyn_batch_aba_derivatives")
+      import :: c_int, c_ptr, c_double
+      type(c_ptr), value :: model
+      type(c_ptr), intent(in) :: dws(*)
+      integer(c_int), value :: nws
+      integer(c_int), value :: n
+      integer(c_int), value :: layout
+      real(c_double), intent(in) :: q(*)
+      integer(c_int), value :: nq
+      real(c_double), intent(in) :: v(*)
+      integer(c_int), value :: nv
+      real(c_double), intent(in) :: tau(*)
+      integer(c_int), value :: ntau
+      real(c_double), intent(in), optional :: fext(*)
+      integer(c_int), value :: nfext
+      real(c_double), intent(inout), optional :: ddq(*)
+      integer(c_int), value :: nddq
+      real(c_double), intent(inout) :: ddq_dq(*)
+      integer(c_int), value :: ndq
+      real(c_double), intent(inout) :: ddq_dv(*)
+      integer(c_int), value :: ndv
+      real(c_double), intent(inout), optional :: minv(*)
+      integer(c_int), value :: nminv
+      integer(c_int), intent(out), optional :: failed_index
+    end function
+
+    integer(c_int) function cdyn_batch_ce_rnea_derivatives(model, dws, nws, n, layout, &
+        q, nq, v, nv, ydd, nydd, fext, nfext, tau, ntau, dtau_dy, ndy, &
+        dtau_dydot, ndydot, h, nh, failed_index) &
+        bind(C, name="cdyn_batch_ce_rnea_derivatives")
+      import :: c_int, c_ptr, c_double
+      type(c_ptr), value :: model
+      type(c_ptr), intent(in) :: dws(*)
+      integer(c_int), value :: nws
+      integer(c_int), value :: n
+      integer(c_int), value :: layout
+      real(c_double), intent(in) :: q(*)
+      integer(c_int), value :: nq
+      real(c_double), intent(in) :: v(*)
+      integer(c_int), value :: nv
+      real(c_double), intent(in) :: ydd(*)
+      integer(c_int), value :: nydd
+      real(c_double), intent(in), optional :: fext(*)
+      integer(c_int), value :: nfext
+      real(c_double), intent(inout), optional :: tau(*)
+      integer(c_int), value :: ntau
+      real(c_double), intent(inout) :: dtau_dy(*)
+      integer(c_int), value :: ndy
+      real(c_double), intent(inout) :: dtau_dydot(*)
+      integer(c_int), value :: ndydot
+      real(c_double), intent(inout), optional :: h(*)
+      integer(c_int), value :: nh
+      integer(c_int), intent(out), optional :: failed_index
+    end function
+
+    integer(c_int) function cdyn_batch_ce_aba_derivatives(model, dws, nws, n, layout, &
+        q, nq, v, nv, tau, ntau, fext, nfext, ydd, nydd, dydd_dy, ndy, &
+        dydd_dydot, ndydot, hinv, nhinv, failed_index) &
+        bind(C, name="cdyn_batch_ce_aba_derivatives")
+      import :: c_int, c_ptr, c_double
+      type(c_ptr), value :: model
+      type(c_ptr), intent(in) :: dws(*)
+      integer(c_int), value :: nws
+      integer(c_int), value :: n
+      integer(c_int), value :: layout
+      real(c_double), intent(in) :: q(*)
+      integer(c_int), value :: nq
+      real(c_double), intent(in) :: v(*)
+      integer(c_int), value :: nv
+      real(c_double), intent(in) :: tau(*)
+      integer(c_int), value :: ntau
+      real(c_double), intent(in), optional :: fext(*)
+      integer(c_int), value :: nfext
+      real(c_double), intent(inout), optional :: ydd(*)
+      integer(c_int), value :: nydd
+      real(c_double), intent(inout) :: dydd_dy(*)
+      integer(c_int), value :: ndy
+      real(c_double), intent(inout) :: dydd_dydot(*)
+      integer(c_int), value :: ndydot
+      real(c_double), intent(inout), optional :: hinv(*)
+      integer(c_int), value :: nhinv
+      integer(c_int), intent(out), optional :: failed_index
+    end function
+
+  end interface
+  ! ---- Contacts: frictional contact and time stepping (clusterdyn.h "Contacts") ----
+  ! cdyn_contact_solver
+  integer(c_int), parameter, public :: CDYN_CONTACT_ADMM = 0
+  integer(c_int), parameter, public :: CDYN_CONTACT_PGS = 1
+
+  ! Settings and outcome of a contact solve / step (cdyn_contact_settings, cdyn_contact_report).
+  type, bind(C), public :: cdyn_contact_settings
+    real(c_double) :: dt
+    real(c_double) :: beta
+    real(c_double) :: max_push_velocity
+    real(c_double) :: activation_distance
+    real(c_double) :: tolerance
+    real(c_double) :: rho
+    integer(c_int) :: solver
+    integer(c_int) :: max_iterations
+    integer(c_int) :: warm_start
+  end type
+
+  type, bind(C), public :: cdyn_contact_report
+    integer(c_int) :: status
+    integer(c_int) :: iterations
+    integer(c_int) :: converged
+    integer(c_int) :: active_contacts
+    real(c_double) :: primal_residual
+    real(c_double) :: dual_residual
+    real(c_double) :: complementarity
+    real(c_double) :: rho
+  end type
+
+  interface
+    integer(c_int) function cdyn_contact_settings_default(settings) &
+        bind(C, name="cdyn_contact_settings_default")
+      import :: c_int, cdyn_contact_settings
+      type(cdyn_contact_settings), intent(out) :: settings
+    end function
+
+    integer(c_int) function cdyn_contact_problem_create(model, problem) &
+        bind(C, name="cdyn_contact_problem_create")
+      import :: c_int, c_ptr
+      type(c_ptr), value :: model
+      type(c_ptr), intent(out) :: problem
+    end function
+
+    integer(c_int) function cdyn_contact_problem_free(problem) &
+        bind(C, name="cdyn_contact_problem_free")
+      import :: c_int, c_ptr
+      type(c_ptr), value :: problem
+    end function
+
+    type(c_ptr) function cdyn_contact_problem_last_error(problem) &
+        bind(C, name="cdyn_contact_problem_last_error")
+      import :: c_ptr
+      type(c_ptr), value :: problem
+    end function
+
+    integer(c_int) function cdyn_contact_problem_add_bilateral(problem, set) &
+        bind(C, name="cdyn_contact_problem_add_bilateral")
+      import :: c_int, c_ptr
+      type(c_ptr), value :: problem, set
+    end function
+
+    integer(c_int) function cdyn_contact_problem_set_ground(problem, normal, nnormal, offset) &
+        bind(C, name="cdyn_contact_problem_set_ground")
+      import :: c_int, c_ptr, c_double
+      type(c_ptr), value :: problem
+      real(c_double), intent(in) :: normal(*)
+      integer(c_int), value :: nnormal
+      real(c_double), value :: offset
+    end function
+
+    integer(c_int) function cdyn_contact_problem_add_foot(problem, name, body, centre, ncentre, &
+                                                          radius, mu, index) &
+        bind(C, name="cdyn_contact_problem_add_foot")
+      import :: c_int, c_ptr, c_char, c_double
+      type(c_ptr), value :: problem
+      character(kind=c_char), intent(in) :: name(*)
+      integer(c_int), value :: body
+      real(c_double), intent(in) :: centre(*)
+      integer(c_int), value :: ncentre
+      real(c_double), value :: radius, mu
+      integer(c_int), intent(out), optional :: index
+    end function
+
+    integer(c_int) function cdyn_contact_problem_add_point(problem, name, body, point, npoint, &
+                                                           index) &
+        bind(C, name="cdyn_contact_problem_add_point")
+      import :: c_int, c_ptr, c_char, c_double
+      type(c_ptr), value :: problem
+      character(kind=c_char), intent(in) :: name(*)
+      integer(c_int), value :: body
+      real(c_double), intent(in) :: point(*)
+      integer(c_int), value :: npoint
+      integer(c_int), intent(out), optional :: index
+    end function
+
+    integer(c_int) function cdyn_contact_problem_sizes(problem, ncontacts, nbilateral_rows, m) &
+        bind(C, name="cdyn_contact_problem_sizes")
+      import :: c_int, c_ptr
+      type(c_ptr), value :: problem
+      integer(c_int), intent(out), optional :: ncontacts, nbilateral_rows, m
+    end function
+
+    integer(c_int) function cdyn_contact_workspace_create(problem, workspace) &
+        bind(C, name="cdyn_contact_workspace_create")
+      import :: c_int, c_ptr
+      type(c_ptr), value :: problem
+      type(c_ptr), intent(out) :: workspace
+    end function
+
+    integer(c_int) function cdyn_contact_workspace_free(workspace) &
+        bind(C, name="cdyn_contact_workspace_free")
+      import :: c_int, c_ptr
+      type(c_ptr), value :: workspace
+    end function
+
+    type(c_ptr) function cdyn_contact_workspace_last_error(workspace) &
+        bind(C, name="cdyn_contact_workspace_last_error")
+      import :: c_ptr
+      type(c_ptr), value :: workspace
+    end function
+
+    integer(c_int) function cdyn_contact_workspace_reset(problem, ws) &
+        bind(C, name="cdyn_contact_workspace_reset")
+      import :: c_int, c_ptr
+      type(c_ptr), value :: problem, ws
+    end function
+
+    ! normal(3, ncontacts), gap(ncontacts), mu(ncontacts); the lengths are 3 ncontacts, ...
+    integer(c_int) function cdyn_contact_set_caller(problem, ws, normal, nnormal, gap, ngap, mu, &
+                                                    nmu) &
+        bind(C, name="cdyn_contact_set_caller")
+      import :: c_int, c_ptr, c_double
+      type(c_ptr), value :: problem, ws
+      real(c_double), intent(in) :: normal(*)
+      integer(c_int), value :: nnormal
+      real(c_double), intent(in) :: gap(*)
+      integer(c_int), value :: ngap
+      real(c_double), intent(in) :: mu(*)
+      integer(c_int), value :: nmu
+    end function
+
+    ! r(3, 3, ncontacts) (absent: pass nr = 0), gap(ncontacts), velocity(m).
+    integer(c_int) function cdyn_contact_frames(problem, ws, r, nr, gap, ngap, velocity, &
+                                                nvelocity) &
+        bind(C, name="cdyn_contact_frames")
+      import :: c_int, c_ptr, c_double
+      type(c_ptr), value :: problem, ws
+      real(c_double), intent(inout), optional :: r(*)
+      integer(c_int), value :: nr
+      real(c_double), intent(inout), optional :: gap(*)
+      integer(c_int), value :: ngap
+      real(c_double), intent(inout), optional :: velocity(*)
+      integer(c_int), value :: nvelocity
+    end function
+
+    integer(c_int) function cdyn_contact_solve(problem, ws, q, nq, v, nv, tau, ntau, settings, &
+                                               lambda, nlambda, report) &
+        bind(C, name="cdyn_contact_solve")
+      import :: c_int, c_ptr, c_double, cdyn_contact_settings, cdyn_contact_report
+      type(c_ptr), value :: problem, ws
+      real(c_double), intent(in) :: q(*)
+      integer(c_int), value :: nq
+      real(c_double), intent(in) :: v(*)
+      integer(c_int), value :: nv
+      real(c_double), intent(in) :: tau(*)
+      integer(c_int), value :: ntau
+      type(cdyn_contact_settings), intent(in), optional :: settings
+      real(c_double), intent(inout) :: lambda(*)
+      integer(c_int), value :: nlambda
+      type(cdyn_contact_report), intent(out), optional :: report
+    end function
+
+    integer(c_int) function cdyn_contact_step(problem, ws, q, nq, v, nv, tau, ntau, settings, &
+                                              qout, nqout, vout, nvout, lambda, nlambda, report) &
+        bind(C, name="cdyn_contact_step")
+      import :: c_int, c_ptr, c_double, cdyn_contact_settings, cdyn_contact_report
+      type(c_ptr), value :: problem, ws
+      real(c_double), intent(in) :: q(*)
+      integer(c_int), value :: nq
+      real(c_double), intent(in) :: v(*)
+      integer(c_int), value :: nv
+      real(c_double), intent(in) :: tau(*)
+      integer(c_int), value :: ntau
+      type(cdyn_contact_settings), intent(in), optional :: settings
+      real(c_double), intent(inout) :: qout(*)
+      integer(c_int), value :: nqout
+      real(c_double), intent(inout) :: vout(*)
+      integer(c_int), value :: nvout
+      real(c_double), intent(inout), optional :: lambda(*)
+      integer(c_int), value :: nlambda
+      type(cdyn_contact_report), intent(out), optional :: report
+    end function
+
+    ! Rollouts: q0(nq, n), v0(nv, n), tau(ny, nsteps, n), q(nq, nsteps, n), v(nv, nsteps, n),
+    ! lambda(m, nsteps, n) (absent: nlambda = 0), reports(nsteps, n); ws(nws) contact workspaces.
+    integer(c_int) function cdyn_batch_contact_rollout(problem, ws, nws, n, nsteps, settings, &
+                                                       q0, nq, v0, nv, tau, ntau, q, nqout, v, &
+                                                       nvout, lambda, nlambda, reports, &
+                                                       failed_index) &
+        bind(C, name="cdyn_batch_contact_rollout")
+      import :: c_int, c_ptr, c_double, cdyn_contact_settings, cdyn_contact_report
+      type(c_ptr), value :: problem
+      type(c_ptr), intent(in) :: ws(*)
+      integer(c_int), value :: nws, n, nsteps
+      type(cdyn_contact_settings), intent(in), optional :: settings
+      real(c_double), intent(in) :: q0(*)
+      integer(c_int), value :: nq
+      real(c_double), intent(in) :: v0(*)
+      integer(c_int), value :: nv
+      real(c_double), intent(in) :: tau(*)
+      integer(c_int), value :: ntau
+      real(c_double), intent(inout) :: q(*)
+      integer(c_int), value :: nqout
+      real(c_double), intent(inout) :: v(*)
+      integer(c_int), value :: nvout
+      real(c_double), intent(inout), optional :: lambda(*)
+      integer(c_int), value :: nlambda
+      type(cdyn_contact_report), intent(inout), optional :: reports(*)
+      integer(c_int), intent(out), optional :: failed_index
+    end function
+
+    integer(c_int) function cdyn_pool_contact_rollout(problem, pool, ws, nws, n, nsteps, &
+                                                      settings, q0, nq, v0, nv, tau, ntau, q, &
+                                                      nqout, v, nvout, lambda, nlambda, reports, &
+                                                      failed_index) &
+        bind(C, name="cdyn_pool_contact_rollout")
+      import :: c_int, c_ptr, c_double, cdyn_contact_settings, cdyn_contact_report
+      type(c_ptr), value :: problem, pool
+      type(c_ptr), intent(in) :: ws(*)
+      integer(c_int), value :: nws, n, nsteps
+      type(cdyn_contact_settings), intent(in), optional :: settings
+      real(c_double), intent(in) :: q0(*)
+      integer(c_int), value :: nq
+      real(c_double), intent(in) :: v0(*)
+      integer(c_int), value :: nv
+      real(c_double), intent(in) :: tau(*)
+      integer(c_int), value :: ntau
+      real(c_double), intent(inout) :: q(*)
+      integer(c_int), value :: nqout
+      real(c_double), intent(inout) :: v(*)
+      integer(c_int), value :: nvout
+      real(c_double), intent(inout), optional :: lambda(*)
+      integer(c_int), value :: nlambda
+      type(cdyn_contact_report), intent(inout), optional :: reports(*)
+      integer(c_int), intent(out), optional :: failed_index
+    end function
   end interface
 end module clusterdyn

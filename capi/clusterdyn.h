@@ -1214,6 +1214,347 @@ CDYN_API cdyn_status cdyn_pool_constrained_dynamics(
     const double* fext, const cdyn_proximal_settings* settings, double* ydd, double* qdd,
     double* lambda, int m, cdyn_proximal_result* results, int* failed_index);
 
+/* ========================================================================================== */
+/* Derivatives of the dynamics (derivative workspaces; compute functions)                      */
+/* ========================================================================================== */
+/* C++: include/clusterdyn/derivatives.hpp (tree), cluster_derivatives.hpp (cluster tree);
+ * docs/derivatives.md. Analytical (not finite-difference) derivatives: the tree RNEA / ABA
+ * derivatives and M^-1 after Carpentier & Mansard (2018) on the SPANNING TREE (loop constraints
+ * ignored, like cdyn_rnea / cdyn_aba), and the CE-RNEA / CE-ABA derivatives in the INDEPENDENT
+ * coordinates with the loops embedded (Chignoli et al. 2023).
+ *
+ * Conventions (every function of this section):
+ *  - Tangent space. A configuration derivative has nv columns (tree) or ny columns (cluster
+ *    tree), NOT nq / nyq: column k of d f / d q is d/de f(cdyn_integrate(q, e * e_k, 1)) at
+ *    e = 0, the joint's right (body-frame) exponential, so for a floating base it is the
+ *    Lie-group tangent (body angular then linear velocity) and for a spherical joint the body
+ *    angular velocity; 1-dof and planar joints as their v. cdyn_difference is the inverse map.
+ *    Cluster tree: column k of d f / d y moves the independent joints by integrate along
+ *    independent velocity e_k, the dependent ones following on the same assembly branch (the
+ *    spanning tangent is G(q) e_k); ydot and ydd (or tau) are held fixed.
+ *  - Velocity derivatives are taken at fixed q (y); fext (optional, as for cdyn_rnea: forces on
+ *    the bodies in body coordinates) is held fixed in the body frames when q moves.
+ *  - Matrices are COLUMN-MAJOR square matrices (nv x nv tree, ny x ny cluster tree) with BOTH
+ *    triangles filled (also M^-1 and H^-1, unlike Pinocchio's computeMinverse which fills the
+ *    upper triangle only), all the matrices of one call sharing the leading dimension ld >=
+ *    max(1, n). Optional matrices are NULL when not wanted.
+ *  - A derivative workspace (cdyn_derivative_workspace) holds the derivative arrays, about
+ *    6 nv^2 + 6 ny^2 + 6 nv nbodies doubles, and an internal workspace of the model: it is
+ *    created on demand (allocates), separately from cdyn_workspace so that ordinary workspaces
+ *    stay small. Once it exists, the compute functions below perform NO heap allocation, no
+ *    I/O, no locks. One derivative workspace per thread. It counts as a handle of the model:
+ *    free it before the model.
+ *  - Statuses as the underlying dynamics: CDYN_ERR_INVALID_SIZE / CDYN_ERR_NULL_POINTER naming
+ *    the argument (ld: "ld is 2, expected >= 3"), CDYN_ERR_NON_FINITE,
+ *    CDYN_ERR_NOT_UNIT_QUATERNION, CDYN_ERR_WORKSPACE_MISMATCH (workspace of another model),
+ *    CDYN_ERR_NOT_POSITIVE_DEFINITE (M or H not), CDYN_ERR_CONSTRAINT_FAILURE (cluster tree:
+ *    state not closed or singular loop configuration). The message is in
+ *    cdyn_derivative_workspace_last_error. Every argument is checked before any output is
+ *    written; a failed call leaves the workspace usable. */
+
+/** Opaque derivative workspace of one model (see above). */
+typedef struct cdyn_derivative_workspace cdyn_derivative_workspace;
+
+/** Creates a derivative workspace for `model` (allocates). CDYN_ERR_OUT_OF_MEMORY when memory
+ *  cannot be had; *dws is NULL on failure (message in cdyn_last_error). */
+CDYN_API cdyn_status cdyn_derivative_workspace_create(const cdyn_model* model,
+                                                      cdyn_derivative_workspace** dws);
+/** Frees a derivative workspace (NULL is accepted). */
+CDYN_API cdyn_status cdyn_derivative_workspace_free(cdyn_derivative_workspace* dws);
+/** Message of the last failed call on dws ("" after a success; a static message when dws is
+ *  NULL or invalid). */
+CDYN_API const char* cdyn_derivative_workspace_last_error(const cdyn_derivative_workspace* dws);
+
+/** Tree inverse-dynamics derivatives at tau = rnea(q, v, a, fext) (spanning tree): dtau_dq
+ *  (nv x nv, tangent columns), dtau_dv (nv x nv), optional dtau_da = M(q) (nv x nv), optional
+ *  tau (nv). Inputs q (nq), v (nv) [rad/s, m/s], a (nv), fext (optional, 6 * nbodies). Units:
+ *  N m (N) per rad (m) and per rad/s (m/s). */
+CDYN_API cdyn_status cdyn_rnea_derivatives(const cdyn_model* model, cdyn_derivative_workspace* dws,
+                                           const double* q, int nq, const double* v, int nv,
+                                           const double* a, int na, const double* fext, int nfext,
+                                           double* tau, int ntau, double* dtau_dq, double* dtau_dv,
+                                           double* dtau_da, int ld);
+/** Tree forward-dynamics derivatives at ddq = aba(q, v, tau, fext): ddq_dq, ddq_dv (nv x nv),
+ *  optional Minv = d ddq / d tau = M(q)^-1 (nv x nv, both triangles), optional ddq (nv). */
+CDYN_API cdyn_status cdyn_aba_derivatives(const cdyn_model* model, cdyn_derivative_workspace* dws,
+                                          const double* q, int nq, const double* v, int nv,
+                                          const double* tau, int ntau, const double* fext,
+                                          int nfext, double* ddq, int nddq, double* ddq_dq,
+                                          double* ddq_dv, double* Minv, int ld);
+/** M(q)^-1 (nv x nv, both triangles) of the spanning tree by the articulated-body recursion
+ *  (not by inverting M). */
+CDYN_API cdyn_status cdyn_minverse(const cdyn_model* model, cdyn_derivative_workspace* dws,
+                                   const double* q, int nq, double* Minv, int ld);
+/** Cluster-tree inverse-dynamics derivatives at tau = ce_rnea(q, v, ydd, fext) (as
+ *  cdyn_ce_rnea: CLOSED spanning state q (nq), v (nv); ydd (ny)): dtau_dy, dtau_dydot (ny x ny,
+ *  independent tangent columns), optional H = d tau / d ydd (ny x ny), optional tau (ny). */
+CDYN_API cdyn_status cdyn_ce_rnea_derivatives(const cdyn_model* model,
+                                              cdyn_derivative_workspace* dws, const double* q,
+                                              int nq, const double* v, int nv, const double* ydd,
+                                              int nydd, const double* fext, int nfext, double* tau,
+                                              int ntau, double* dtau_dy, double* dtau_dydot,
+                                              double* H, int ld);
+/** Cluster-tree forward-dynamics derivatives at ydd = ce_aba(q, v, tau, fext) (as cdyn_ce_aba;
+ *  tau: ny independent efforts): dydd_dy, dydd_dydot (ny x ny), optional Hinv = d ydd / d tau
+ *  = H^-1 (ny x ny, both triangles), optional ydd (ny). */
+CDYN_API cdyn_status cdyn_ce_aba_derivatives(const cdyn_model* model,
+                                             cdyn_derivative_workspace* dws, const double* q,
+                                             int nq, const double* v, int nv, const double* tau,
+                                             int ntau, const double* fext, int nfext, double* ydd,
+                                             int nydd, double* dydd_dy, double* dydd_dydot,
+                                             double* Hinv, int ld);
+/** q1 (-) q0: the spanning velocity v (nv) with cdyn_integrate(q0, v, 1) == q1, the inverse of
+ *  cdyn_integrate (body-frame logarithm of each joint: floating, spherical, planar; rotations
+ *  of angle below pi). q0, q1: nq, unit quaternions. Compute function on an ordinary workspace
+ *  (no allocation). */
+CDYN_API cdyn_status cdyn_difference(const cdyn_model* model, cdyn_workspace* ws, const double* q0,
+                                     int nq0, const double* q1, int nq1, double* v, int nv);
+
+/* Batched derivatives: n states of the single-state function per call, on min(nws, n) threads,
+ * one DISTINCT derivative workspace per thread (dws[0] on the calling thread), with the rules of
+ * "Batched evaluation" above (stacked arrays and `layout`, bit-identical results, failures,
+ * *failed_index); each state's matrix is stored as its n_m * n_m column-major elements (per-state
+ * length n_m^2 with n_m = nv (tree) or ny (cluster tree); optional ones (NULL, 0)). The message
+ * of a failure is in cdyn_derivative_workspace_last_error(dws[0]). No allocation with nws == 1
+ * and CDYN_BATCH_ROW_MAJOR; more workspaces start threads, and CDYN_BATCH_COL_MAJOR allocates a
+ * gather buffer per thread. No pool form. */
+
+/** n x cdyn_rnea_derivatives: q (n x nq), v, a (n x nv), optional fext -> optional tau
+ *  (n x nv), dtau_dq, dtau_dv, optional dtau_da (n x nv^2). */
+CDYN_API cdyn_status cdyn_batch_rnea_derivatives(
+    const cdyn_model* model, cdyn_derivative_workspace* const* dws, int nws, int n, int layout,
+    const double* q, int nq, const double* v, int nv, const double* a, int na, const double* fext,
+    int nfext, double* tau, int ntau, double* dtau_dq, int ndq, double* dtau_dv, int ndv,
+    double* dtau_da, int nda, int* failed_index);
+/** n x cdyn_aba_derivatives: q, v, tau, optional fext -> optional ddq, ddq_dq, ddq_dv, optional
+ *  Minv (n x nv^2). */
+CDYN_API cdyn_status cdyn_batch_aba_derivatives(
+    const cdyn_model* model, cdyn_derivative_workspace* const* dws, int nws, int n, int layout,
+    const double* q, int nq, const double* v, int nv, const double* tau, int ntau,
+    const double* fext, int nfext, double* ddq, int nddq, double* ddq_dq, int ndq, double* ddq_dv,
+    int ndv, double* Minv, int nminv, int* failed_index);
+/** n x cdyn_ce_rnea_derivatives: closed q, v, ydd (n x ny), optional fext -> optional tau
+ *  (n x ny), dtau_dy, dtau_dydot, optional H (n x ny^2). */
+CDYN_API cdyn_status cdyn_batch_ce_rnea_derivatives(
+    const cdyn_model* model, cdyn_derivative_workspace* const* dws, int nws, int n, int layout,
+    const double* q, int nq, const double* v, int nv, const double* ydd, int nydd,
+    const double* fext, int nfext, double* tau, int ntau, double* dtau_dy, int ndy,
+    double* dtau_dydot, int ndydot, double* H, int nh, int* failed_index);
+/** n x cdyn_ce_aba_derivatives: closed q, v, tau (n x ny), optional fext -> optional ydd
+ *  (n x ny), dydd_dy, dydd_dydot, optional Hinv (n x ny^2). */
+CDYN_API cdyn_status cdyn_batch_ce_aba_derivatives(
+    const cdyn_model* model, cdyn_derivative_workspace* const* dws, int nws, int n, int layout,
+    const double* q, int nq, const double* v, int nv, const double* tau, int ntau,
+    const double* fext, int nfext, double* ydd, int nydd, double* dydd_dy, int ndy,
+    double* dydd_dydot, int ndydot, double* Hinv, int nhinv, int* failed_index);
+
+/* ========================================================================================== */
+/* Contacts: frictional contact and time stepping with the loops kept exact                   */
+/* ========================================================================================== */
+/* C++: include/clusterdyn/contact.hpp, docs/contact.md. A contact problem holds, for one model,
+ * bilateral rows (welds, cut loops: copied from constraint sets) and point contacts: caller
+ * contacts (a body point; normal, gap and friction set per step by the caller, who does the
+ * collision detection) and ground feet (a sphere of radius r centred at a body point against the
+ * problem's ground plane {x : n . x = offset}, default n = +z, offset 0). It is built once
+ * (allocates) and read-only once a contact workspace exists.
+ *
+ * Velocity level (impulses), one step of length dt. Rows: the bilateral rows first (in the order
+ * of the sets added, each set's constraints in order), then 3 rows per contact in its contact
+ * frame (t1, t2, n), n the world normal pointing OUT of the obstacle, t1 = n x e_k normalized
+ * (e_k the world axis least aligned with n), t2 = n x t1. m = bilateral rows + 3 ncontacts
+ * (cdyn_contact_problem_sizes). lambda (m): the impulses over the step in N s (divide by dt for
+ * the mean force): for a contact, the impulse ON the robot's body at the contact point, in
+ * (t1, t2, n) components, lambda_n >= 0, |lambda_t| <= mu lambda_n; for bilateral rows, as the
+ * multipliers of the section "Constraints" times dt. A contact whose gap exceeds
+ * settings.activation_distance is inactive for the step (its three impulses are 0). The
+ * impulses solve the De Saxce-corrected Coulomb problem on the Delassus matrix of the cluster
+ * tree (PV-OSIMr) by ADMM (Carpentier et al. 2024) or projected Gauss-Seidel; the loops of the
+ * model stay embedded (exact): the step integrates the independent coordinates (semi-implicit
+ * Euler) and re-closes the loops, so the returned (q, v) is closed to 1e-12.
+ *
+ * Units SI; q (nq), v (nv) the closed spanning state (see "Cluster tree"), tau (ny) the
+ * efforts on the independent coordinates; positions of points in body coordinates (m); gaps in
+ * m (negative: penetration). A failed call writes no output and leaves the workspace usable (its
+ * warm start reset to zero); messages in the problem (building calls) or the contact workspace
+ * (compute calls); the compute calls do not allocate. A contact workspace serves one thread at a
+ * time; the problem may be shared by threads once complete. */
+
+/** Contact problem of one model (bilateral rows and point contacts). */
+typedef struct cdyn_contact_problem cdyn_contact_problem;
+/** Per-thread workspace of one contact problem (also holds the warm start and the caller
+ *  contacts' normal, gap and mu). */
+typedef struct cdyn_contact_workspace cdyn_contact_workspace;
+
+/** The contact solver. */
+typedef enum cdyn_contact_solver {
+  CDYN_CONTACT_ADMM = 0, /**< ADMM on the De Saxce problem (default) */
+  CDYN_CONTACT_PGS = 1   /**< projected Gauss-Seidel (the baseline) */
+} cdyn_contact_solver;
+
+/** Settings of a contact solve / step (C++ StepSettings). Fill with
+ *  cdyn_contact_settings_default, then change fields; every field is checked per call
+ *  (CDYN_ERR_NON_FINITE / CDYN_ERR_INVALID_ARGUMENT naming the field). */
+typedef struct cdyn_contact_settings {
+  double dt;                  /**< step (s, > 0; default 1e-3) */
+  double beta;                /**< position feedback in [0, 1] (default 0.2): a penetrating
+                                   contact asks for n . v+ >= -beta gap / dt, a bilateral row for
+                                   c+ = -beta phi / dt; 0: no push-out (energy never grows) */
+  double max_push_velocity;   /**< cap of the push-out velocity (m/s, >= 0; default 0.2) */
+  double activation_distance; /**< contacts with gap > this are inactive (m, >= 0; 0.05) */
+  double tolerance;           /**< on the three residuals of the report (> 0; default 1e-10) */
+  double rho;                 /**< ADMM starting penalty relative to the mean diagonal of the
+                                   Delassus matrix (> 0; default 1) */
+  int solver;                 /**< a cdyn_contact_solver (default CDYN_CONTACT_ADMM) */
+  int max_iterations;         /**< solver iterations (>= 0; default 1000) */
+  int warm_start;             /**< nonzero (default 1): start from the workspace's impulses of
+                                   its last solve or step (cdyn_contact_workspace_reset: zero) */
+} cdyn_contact_settings;
+
+/** Outcome of a contact solve / step. The residuals are those of the returned impulses, max
+ *  norms: status CDYN_OK means all three are <= settings.tolerance. */
+typedef struct cdyn_contact_report {
+  int status;             /**< the call's cdyn_status */
+  int iterations;         /**< solver iterations */
+  int converged;          /**< 1 when the residuals are <= tolerance */
+  int active_contacts;    /**< contacts with gap <= activation_distance (Coulomb blocks) */
+  double primal_residual; /**< primal feasibility: distance of the De Saxce velocity to the dual
+                               cone, m/s (a contact's normal velocity below its target) */
+  double dual_residual;   /**< dual feasibility: distance of lambda to the friction cones, N s */
+  double complementarity; /**< max over blocks |lambda_b . sigma_b| / |lambda_b|_inf, m/s */
+  double rho;             /**< ADMM: the final penalty (0 for PGS) */
+} cdyn_contact_report;
+
+/** The default settings (dt 1e-3, beta 0.2, max_push_velocity 0.2, activation_distance 0.05,
+ *  tolerance 1e-10, rho 1, ADMM, 1000 iterations, warm start on). */
+CDYN_API cdyn_status cdyn_contact_settings_default(cdyn_contact_settings* settings);
+/** Creates an empty contact problem for `model` (allocates; the model cannot be freed before
+ *  it). */
+CDYN_API cdyn_status cdyn_contact_problem_create(const cdyn_model* model,
+                                                 cdyn_contact_problem** problem);
+/** Frees a problem. NULL is accepted. CDYN_ERR_INVALID_ARGUMENT, freeing nothing, while
+ *  contact workspaces of the problem exist. */
+CDYN_API cdyn_status cdyn_contact_problem_free(cdyn_contact_problem* problem);
+/** Message of the last failed building call on the problem ("" after a success). */
+CDYN_API const char* cdyn_contact_problem_last_error(const cdyn_contact_problem* problem);
+/** Appends every constraint of `set` (a constraint set of the same model, else
+ *  CDYN_ERR_WORKSPACE_MISMATCH) as bilateral rows (copied: the set may change or be freed
+ *  afterwards). Their rows come after the bilateral rows already added and before every contact
+ *  row; contact indices do not change. Names must stay unique (CDYN_ERR_INVALID_ARGUMENT). */
+CDYN_API cdyn_status cdyn_contact_problem_add_bilateral(cdyn_contact_problem* problem,
+                                                        const cdyn_constraint_set* set);
+/** Sets the ground plane {x : normal . x = offset} (world): normal (nnormal = 3) non-zero and
+ *  finite (normalized here), pointing out of the ground; offset in m. */
+CDYN_API cdyn_status cdyn_contact_problem_set_ground(cdyn_contact_problem* problem,
+                                                     const double* normal, int nnormal,
+                                                     double offset);
+/** Adds a ground foot: a sphere of radius >= 0 (m; 0: a point) centred at centre (ncentre = 3,
+ *  body coordinates, m) of body `body` (0 <= body < nbodies, else CDYN_ERR_INVALID_INDEX),
+ *  friction coefficient mu >= 0, against the ground plane. gap = n . c - offset - radius (c the
+ *  centre in the world); the force acts at the centre (rolling about the touching point is not
+ *  modelled; exact for radius 0). name: non-empty, unique among the problem's rows. *index
+ *  (optional): the contact index. */
+CDYN_API cdyn_status cdyn_contact_problem_add_foot(cdyn_contact_problem* problem, const char* name,
+                                                   int body, const double* centre, int ncentre,
+                                                   double radius, double mu, int* index);
+/** Adds a caller contact at point (npoint = 3, body coordinates of `body`, m): its normal, gap
+ *  and mu are set per workspace by cdyn_contact_set_caller (default: normal +z, gap 0, mu 0).
+ *  name and *index as cdyn_contact_problem_add_foot. */
+CDYN_API cdyn_status cdyn_contact_problem_add_point(cdyn_contact_problem* problem, const char* name,
+                                                    int body, const double* point, int npoint,
+                                                    int* index);
+/** Sizes (each output optional): the number of contacts, of bilateral rows, and of rows m. */
+CDYN_API cdyn_status cdyn_contact_problem_sizes(const cdyn_contact_problem* problem, int* ncontacts,
+                                                int* nbilateral_rows, int* m);
+
+/** Creates a contact workspace (allocates; the problem is read-only from now on). */
+CDYN_API cdyn_status cdyn_contact_workspace_create(const cdyn_contact_problem* problem,
+                                                   cdyn_contact_workspace** workspace);
+/** Frees a contact workspace. NULL is accepted. */
+CDYN_API cdyn_status cdyn_contact_workspace_free(cdyn_contact_workspace* workspace);
+/** Message of the last failed compute call on the workspace ("" after a success). */
+CDYN_API const char* cdyn_contact_workspace_last_error(const cdyn_contact_workspace* workspace);
+/** Zeroes the warm start (the impulses of the last solve or step). */
+CDYN_API cdyn_status cdyn_contact_workspace_reset(const cdyn_contact_problem* problem,
+                                                  cdyn_contact_workspace* ws);
+/** Sets the caller contacts' data in ws, used by every later solve and step on ws: normal
+ *  (nnormal = 3 ncontacts, contact i at 3i..3i+2, world, any non-zero length, pointing out of
+ *  the obstacle), gap (ngap = ncontacts, m, negative: penetration), mu (nmu = ncontacts, >= 0).
+ *  Entries of ground feet are ignored (the ground gives theirs). All entries are checked before
+ *  any is stored. */
+CDYN_API cdyn_status cdyn_contact_set_caller(const cdyn_contact_problem* problem,
+                                             cdyn_contact_workspace* ws, const double* normal,
+                                             int nnormal, const double* gap, int ngap,
+                                             const double* mu, int nmu);
+/** The contact frames and gaps of the last solve or step on ws (every output optional, (NULL, 0)
+ *  not written): R (nR = 9 ncontacts; contact i: the 3 x 3 rotation [t1 t2 n] at 9i, column-
+ *  major, world axes), gap (ngap = ncontacts, m), velocity (nvelocity = m: the constraint
+ *  velocities after the step J y_dot+, contact rows in (t1, t2, n), m/s; after
+ *  cdyn_contact_solve, which takes no step, J y_dot_free + G lambda, the same to rounding). */
+CDYN_API cdyn_status cdyn_contact_frames(const cdyn_contact_problem* problem,
+                                         cdyn_contact_workspace* ws, double* R, int nR, double* gap,
+                                         int ngap, double* velocity, int nvelocity);
+/** The impulses of one step at the closed state q (nq), v (nv) with efforts tau (ny), without
+ *  taking the step: lambda (nlambda = m, N s, see the section's layout), report (optional).
+ *  settings: NULL for the defaults. CDYN_ERR_NOT_CONVERGED: the solver stopped above the
+ *  tolerance; lambda holds its last iterate (finite, inside the cones) and the report its
+ *  residuals. */
+CDYN_API cdyn_status cdyn_contact_solve(const cdyn_contact_problem* problem,
+                                        cdyn_contact_workspace* ws, const double* q, int nq,
+                                        const double* v, int nv, const double* tau, int ntau,
+                                        const cdyn_contact_settings* settings, double* lambda,
+                                        int nlambda, cdyn_contact_report* report);
+/** One step (C++ contactStep): from the closed state q (nq), v (nv) with efforts tau (ny) held
+ *  over the step, the next closed state qout (nq), vout (nv) (qout may alias q, vout v), the
+ *  impulses lambda (optional, nlambda = m) and the report (optional). y_dot+ = y_dot + dt H^-1
+ *  (tau - C) + H^-1 J^T lambda, y+ = y (+) dt y_dot+, then the loop closure (continuing q's
+ *  assembly branch) and v = G(q+) y_dot+. CDYN_ERR_NOT_CONVERGED: the step was still taken with
+ *  the solver's last iterate (outputs written). Other errors write no output:
+ *  CDYN_ERR_INVALID_SIZE / _NULL_POINTER / _NON_FINITE / _INVALID_ARGUMENT naming the argument,
+ *  CDYN_ERR_CONSTRAINT_FAILURE (the loop closure), CDYN_ERR_NOT_UNIT_QUATERNION. */
+CDYN_API cdyn_status cdyn_contact_step(const cdyn_contact_problem* problem,
+                                       cdyn_contact_workspace* ws, const double* q, int nq,
+                                       const double* v, int nv, const double* tau, int ntau,
+                                       const cdyn_contact_settings* settings, double* qout,
+                                       int nqout, double* vout, int nvout, double* lambda,
+                                       int nlambda, cdyn_contact_report* report);
+
+/* Batched rollouts: n states x nsteps steps of cdyn_contact_step per call, on threads. State i
+ * starts at (q0[i], v0[i]) from a cold start (cdyn_contact_workspace_reset) and takes nsteps
+ * steps with efforts tau[i][t]; its trajectory is BIT-IDENTICAL to a reset followed by nsteps
+ * calls of cdyn_contact_step with the same settings (tested). Layout (row-major, state outermost;
+ * the lengths are per state and step, as in cdyn_contact_step): q0 (n x nq), v0 (n x nv), tau
+ * (n x nsteps x ny: entry [i][t][k] at (i nsteps + t) ny + k), q (n x nsteps x nq: the state after
+ * step t), v (n x nsteps x nv), lambda (optional: (NULL, 0) or n x nsteps x m), reports (NULL or
+ * n x nsteps, at i nsteps + t). Caller contacts: every state uses the normal, gap and mu of ws[0]
+ * (cdyn_contact_set_caller), copied to the other workspaces. ws: nws DISTINCT contact workspaces
+ * of the problem (cdyn_batch_*: min(nws, n) threads, the calling thread with ws[0]; cdyn_pool_*:
+ * exactly the pool's nthreads, the pool of the problem's model). Every argument is checked
+ * before any state runs (messages in ws[0] or the pool). A step that stops above the tolerance
+ * is taken and the rollout goes on. Return value: the status of the lowest state that failed
+ * (*failed_index = it; the message in ws[0] names its step; its outputs after the failed step,
+ * and those of later states, unspecified), else CDYN_ERR_NOT_CONVERGED with *failed_index the
+ * lowest state with a step that did not converge (every output written), else CDYN_OK. No
+ * allocation per step: cdyn_batch_contact_rollout with nws == 1 and cdyn_pool_contact_rollout
+ * do not allocate. */
+
+/** n rollouts of nsteps steps on threads started by the call, one per contact workspace. */
+CDYN_API cdyn_status cdyn_batch_contact_rollout(const cdyn_contact_problem* problem,
+                                                cdyn_contact_workspace* const* ws, int nws, int n,
+                                                int nsteps, const cdyn_contact_settings* settings,
+                                                const double* q0, int nq, const double* v0, int nv,
+                                                const double* tau, int ntau, double* q, int nqout,
+                                                double* v, int nvout, double* lambda, int nlambda,
+                                                cdyn_contact_report* reports, int* failed_index);
+/** cdyn_batch_contact_rollout on the pool's threads with the caller's contact workspaces
+ *  ws[0..nws-1], nws == the pool's nthreads (no allocation). */
+CDYN_API cdyn_status cdyn_pool_contact_rollout(const cdyn_contact_problem* problem, cdyn_pool* pool,
+                                               cdyn_contact_workspace* const* ws, int nws, int n,
+                                               int nsteps, const cdyn_contact_settings* settings,
+                                               const double* q0, int nq, const double* v0, int nv,
+                                               const double* tau, int ntau, double* q, int nqout,
+                                               double* v, int nvout, double* lambda, int nlambda,
+                                               cdyn_contact_report* reports, int* failed_index);
+
 #ifdef __cplusplus
 } /* extern "C" */
 #endif

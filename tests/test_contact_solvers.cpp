@@ -172,3 +172,27 @@ TEST(ContactSolvers, RejectsBadInputsAndNeverReturnsNaN) {
   s.maxIterations = 100;
   EXPECT_EQ(solveContactAdmm(neg.G, neg.g, neg.blocks, s, ws, l, r), Status::NotPositiveDefinite);
 }
+
+TEST(ContactSolvers, PgsIgnoresRowsWhoseDelassusDiagonalIsRoundoff) {
+  // A cut planar loop has rows whose Jacobian is zero up to roundoff (out of the plane): their
+  // Delassus diagonal is ~1e-30 of the others, and a Gauss-Seidel step lambda_i -= sigma_i / G_ii
+  // there threw the impulse to ~1e16 N s while the residuals (in G lambda) still said Ok
+  // (cd_parallel_walker cut into bilateral rows, tools/contact/contact_dump).
+  std::mt19937_64 rng(5);
+  RandomProblem p = randomProblem(rng, 2, true, 8);  // rows: bilateral 0-1, contacts 2-7
+  MatX A = MatX::Random(8, 8);
+  A.row(1) *= 1e-15;  // the roundoff row
+  p.G = A * A.transpose();
+  p.g = A * test::randomVector(8, rng);
+  for (const int n : {4, 7}) p.g[n] += 0.1;
+  ContactSolverSettings s;
+  s.maxIterations = 20000;
+  ContactSolverWorkspace ws(8);
+  VecX la = VecX::Zero(8), lp = VecX::Zero(8);
+  ContactSolverResult ra, rp;
+  ASSERT_EQ(solveContactAdmm(p.G, p.g, p.blocks, s, ws, la, ra), Status::Ok) << ws.lastError;
+  ASSERT_EQ(solveContactPgs(p.G, p.g, p.blocks, s, ws, lp, rp), Status::Ok) << ws.lastError;
+  EXPECT_LT(oracleResidual(p, lp), 1e-8);
+  EXPECT_LT(std::abs(lp[1]), 1.0) << "impulse on the roundoff row";
+  EXPECT_LT(lp.cwiseAbs().maxCoeff(), 10.0 * la.cwiseAbs().maxCoeff());
+}

@@ -51,7 +51,7 @@ TEST(MjcfParser, ErrorsNameFileLineElementAndAttribute) {
               4, "joint", "unknown joint type 'screw'");
   expectError(mujoco("<worldbody>\n<body name=\"b\">\n<joint/>\n<geom type=\"mesh\" "
                      "mesh=\"m\"/></body></worldbody>\n"),
-              5, "geom", "does not read mesh files");
+              5, "geom", "unknown mesh 'm'");
   expectError(mujoco("<worldbody>\n<body name=\"b\">\n<joint/>\n<inertial pos=\"0 0 0\" "
                      "mass=\"1\" diaginertia=\"1 1 1\" fullinertia=\"1 1 1 0 0 0\"/>\n"
                      "</body></worldbody>\n"),
@@ -83,7 +83,7 @@ TEST(MjcfParser, ErrorsNameFileLineElementAndAttribute) {
   expectError(mujoco(two + "<tendon>\n<fixed stiffness=\"3\"><joint joint=\"ja\" coef=\"1\"/>"
                            "</fixed>\n</tendon>\n"),
               12, "tendon", "stiffness");
-  expectError(mujoco("<include file=\"x.xml\"/>\n"), 2, "include", "not supported");
+  expectError(mujoco("<include file=\"no_such_file.xml\"/>\n"), 2, "include", "cannot read");
   expectError(mujoco("<worldbody>\n<body>\n<frame pos=\"1 0 0\">\n<joint/>\n</frame>\n"
                      "</body>\n</worldbody>\n"),
               5, "joint", "cannot be inside a <frame>");

@@ -201,3 +201,45 @@ def match_ctypes(c_arg, p_kind):
     if p_kind != c_kind_ and p_kind not in accepted.get(c_kind_, ()):
         return f"C {c_kind_}, ctypes {p_kind}"
     return None
+
+
+# ---- argument descriptions (capi/capi_args.hpp) against the parameter names and optional-ness ---
+
+def descriptions(text):
+    """{C function: [(argument name, optional), ...]} from capi_args.hpp: every ArgSpec array is
+    preceded by a /// comment naming the functions it describes (cdyn_* identifiers)."""
+    out = {}
+    pattern = r"((?:///[^\n]*\n)+)inline constexpr ArgSpec (k\w+)\[\] = \{(.*?)\};"
+    for comment, _, body in re.findall(pattern, text, re.S):
+        args = [(name, opt == "kOpt") for name, opt in
+                re.findall(r'\{"(\w+)",\s*Len::\w+,\s*[\w:]+,\s*(kOpt|kReq)\}', body)]
+        for fn in re.findall(r"\bcdyn_\w+", comment):
+            out[fn] = args
+    return out
+
+
+def header_names(text):
+    """{name: [parameter names]} of every CDYN_API function."""
+    text = _strip_comments(text)
+    return {name: [re.sub(r"\s*\[\s*\d*\s*\]$", "", a).split()[-1].lstrip("*")
+                   for a in _split_args(params) if a.strip() != "void"]
+            for _, name, params in re.findall(r"CDYN_API\s+([\w\s\*]+?)\b(cdyn_\w+)\s*\((.*?)\);",
+                                              text, re.S)}
+
+
+def fortran_optional(text):
+    """{C name: {dummy (lower case): optional}} from the bind(C) interfaces."""
+    text = re.sub(r"&\s*\n\s*", " ", text)
+    text = re.sub(r"!.*", "", text)
+    out = {}
+    pattern = (r"(?:integer\(c_int\) function|type\(c_ptr\) function|subroutine)\s+\w+\s*"
+               r"\([^)]*\)\s*bind\(C, name=\"(\w+)\"\)(.*?)end (?:function|subroutine)")
+    for cname, body in re.findall(pattern, text, re.S):
+        dummies = {}
+        for line in body.splitlines():
+            m = re.match(r"\s*[\w()=]+((?:,\s*[\w()]+)*)\s*::\s*(.*)", line)
+            if m:
+                for var in re.findall(r"(\w+)(?:\([^)]*\))?", m.group(2)):
+                    dummies[var.lower()] = "optional" in m.group(1)
+        out[cname] = dummies
+    return out

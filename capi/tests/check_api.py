@@ -7,6 +7,8 @@
   ctypes argtypes/restype and Structures that python/clusterdyn/_library.py declares, with the
   header's (api_signatures.py: one vocabulary of kinds; inputs intent(in) in Fortran);
 * _library.py declares exactly the header's functions;
+* the argument descriptions of capi/capi_args.hpp name parameters of the header's functions, and
+  the Fortran dummies of those arrays are `optional` exactly when the description says kOpt;
 * docs/c-api.md names every function and contains the example programs verbatim (each
   fenced block preceded by "<!-- file: PATH -->" must equal the file PATH).
 
@@ -125,9 +127,39 @@ library = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(library)
 p_sigs, p_structs = api_signatures.ctypes(
     library, {"ProximalSettings": "cdyn_proximal_settings",
-              "ProximalResult": "cdyn_proximal_result"})
+              "ProximalResult": "cdyn_proximal_result",
+              # contacts
+              "ContactSettings": "cdyn_contact_settings",
+              "ContactReport": "cdyn_contact_report"})
 compare("_library.py", p_sigs, p_structs, api_signatures.match_ctypes)
 typed = len(set(c_sigs) & set(f_sigs) & set(p_sigs))
+
+# ---- argument descriptions (capi_args.hpp) <-> parameter names and Fortran optional ----------
+# Every array a description lists is a parameter of the same name in each function the
+# description names (header), and in Fortran an `optional` dummy exactly when the description
+# says kOpt ((NULL, 0) accepted), so the checks, the batches and the bindings say one thing.
+described = api_signatures.descriptions((src / "capi/capi_args.hpp").read_text())
+c_names = api_signatures.header_names(header)
+f_optional = api_signatures.fortran_optional(fortran)
+checked_descriptions = 0
+for name, args in sorted(described.items()):
+    if name not in functions:
+        errors.append(f"capi_args.hpp describes {name}, which clusterdyn.h does not declare")
+        continue
+    checked_descriptions += 1
+    for arg, optional in args:
+        if arg not in c_names[name]:
+            errors.append(f"{name}: capi_args.hpp names an argument {arg}, clusterdyn.h has "
+                          f"{c_names[name]}")
+            continue
+        dummies = f_optional.get(name, {})
+        # The module spells some one-letter matrices <name>mat (H -> hmat in the batches).
+        fo = dummies.get(arg.lower(), dummies.get(arg.lower() + "mat"))
+        if fo is None:
+            errors.append(f"{name}: no Fortran dummy {arg.lower()}")
+        elif fo != optional:
+            errors.append(f"{name}: {arg} is {'optional' if optional else 'required'} in "
+                          f"capi_args.hpp, {'optional' if fo else 'required'} in clusterdyn.f90")
 
 for name in sorted(functions):
     if not re.search(rf"\b{name}\b", doc):
@@ -140,7 +172,7 @@ for path, text in blocks:
         errors.append(f"docs/c-api.md: the copy of {path} differs from the file")
 
 print(f"{len(functions)} functions ({typed} with types in the three faces), {len(constants)} "
-      f"constants, {len(blocks)} examples checked")
+      f"constants, {len(blocks)} examples, {checked_descriptions} argument descriptions checked")
 for e in errors:
     print("ERROR:", e)
 sys.exit(1 if errors else 0)

@@ -92,7 +92,8 @@ Status ceRnea(const ClusterModel& model, ClusterData& data, ConstVecRef q, Const
 /// coupling or mimic cluster, ClusterModel::axisymmetricLeaf) are not updated either: their
 /// terms in H do not depend on their angle. Like crba(), it writes the blocks of H that can be
 /// non-zero (a cluster with itself and with its ancestor clusters) and leaves the others as they
-/// are: zero, as the ClusterData constructor made them.
+/// are: zero, as the ClusterData constructor made them. H is exactly symmetric (the lower
+/// triangle is a copy of the upper).
 Status clusterMassMatrix(const ClusterModel& model, ClusterData& data, ConstVecRef q);
 
 /// Independent bias C (data.C, size ny) = ceRnea with y_ddot = 0: H y_ddot + C = tau.

@@ -18,6 +18,10 @@ VecX integrate(const Model& model, ConstVecRef q, ConstVecRef v, double dt);
 /// The same into preallocated storage (size nq; may be q itself): no heap allocation.
 void integrateInto(const Model& model, ConstVecRef q, ConstVecRef v, double dt,
                    Eigen::Ref<VecX> out);
+/// q1 (-) q0: the generalized velocity v (size nv) with integrate(q0, v, 1) = q1, the inverse of
+/// integrate() (body-frame logarithm for floating, spherical and planar joints; rotations of
+/// angle < pi). Writes into preallocated storage: no heap allocation.
+void differenceInto(const Model& model, ConstVecRef q0, ConstVecRef q1, Eigen::Ref<VecX> out);
 /// Normalizes every quaternion of q in place.
 void normalizeConfiguration(const Model& model, Eigen::Ref<VecX> q);
 

@@ -32,8 +32,16 @@ struct MjcfDescription {
   std::vector<MjcfJointDynamics> jointDynamics;  ///< one per MJCF joint with nonzero entries
   bool gravityGiven = false;                     ///< <option gravity> present
   Vec3 gravity = Vec3(0.0, 0.0, -9.81);          ///< <option gravity> (world, m/s^2)
+  /// What the reader ignored or approximated, one entry per kind of element / attribute:
+  /// "file:line: <tag>: message" (" (N occurrences)" when repeated). The same lines are logged
+  /// as warnings on the "clusterdyn" logger while parsing (logging.hpp).
+  std::vector<std::string> warnings;
 };
 
+/// <include file> and <asset><mesh file> names are resolved as MuJoCo does: relative to the
+/// directory of `path` (an included file's name: else relative to the including file's
+/// directory); meshes through <compiler meshdir / assetdir / strippath>. A string's relative
+/// names start from the working directory.
 MjcfDescription parseMjcfFile(const std::string& path);
 MjcfDescription parseMjcfString(const std::string& xml, const std::string& sourceName = "<string>");
 

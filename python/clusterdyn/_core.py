@@ -203,7 +203,10 @@ class _Handle:
 
 # ---- the model -------------------------------------------------------------------------------
 
-class Model(_Handle):
+from ._derivatives import DerivativesMixin  # noqa: E402 (it subclasses _Handle above)
+
+
+class Model(DerivativesMixin, _Handle):
     """An immutable mechanism loaded from URDF / URDF+ or MJCF (cdyn_model).
 
     Load with :meth:`load` (file) or :meth:`from_string` (text). Sizes: ``nq``, ``nv`` (spanning
@@ -347,6 +350,7 @@ class Model(_Handle):
         self._h = None
 
     def _free_batch_resources(self):
+        self._free_derivative_workspaces()
         for pool in self._pools.values():
             pool.close()
         self._pools.clear()
@@ -621,7 +625,7 @@ class Model(_Handle):
                                   state=failed.value)
 
     def ce_aba_batch(self, Q, V, TAU, fext=None, threads=None, use_pool=True,
-                     return_qdd=False):
+                     return_qdd=False, out=None):
         """CE-ABA on N closed spanning states at once.
 
         Q (N, nq), V (N, nv): closed spanning states; TAU (N, ny): independent efforts [N m, N];
@@ -629,13 +633,13 @@ class Model(_Handle):
         (default os.cpu_count()); use_pool: run on the model's persistent pool (True) or on
         threads started for this call (False). Returns YDD (N, ny) [rad/s^2, m/s^2], and QDD
         (N, nv) too when return_qdd. Results are bit-identical to N calls of
-        Workspace.ce_aba.
+        Workspace.ce_aba. out: None, or the array(s) to write the result into instead (YDD, or
+        (YDD, QDD) when return_qdd; see :meth:`mass_matrix_batch` for the rules), returned.
         """
         N, (Q, V, TAU), layout = _stack([(Q, self.nq, "Q"), (V, self.nv, "V"),
                                           (TAU, self.ny, "TAU")])
         F = _stack_fext(fext, N, self.nbodies, layout)
-        YDD = _out(N, self.ny, layout)
-        QDD = _out(N, self.nv, layout) if return_qdd else None
+        YDD, QDD = _outs(out, N, layout, [self.ny] + ([self.nv] if return_qdd else []))
         self._run_batch("ce_aba", threads, use_pool, lambda: (
             N, layout, _ptr(Q), self.nq, _ptr(V), self.nv, _ptr(TAU), self.ny, _ptr(F),
             0 if F is None else 6 * self.nbodies, _ptr(YDD), self.ny, _ptr(QDD),
@@ -643,45 +647,64 @@ class Model(_Handle):
         return (YDD, QDD) if return_qdd else YDD
 
     def ce_aba_independent_batch(self, Y, YDOT, TAU, fext=None, q_guess=None, threads=None,
-                                 use_pool=True):
+                                 use_pool=True, out=None):
         """Forward dynamics of N independent states (loop closure + CE-ABA per state).
 
         Y (N, nyq), YDOT (N, ny), TAU (N, ny). Every position solve starts from q_guess (nq,)
         or, when None, from the model's reference configuration. Returns (YDD (N, ny),
         Q (N, nq), V (N, nv), QDD (N, nv)): accelerations and the closed spanning states.
+        out: None, or those four arrays to write into instead (rules in
+        :meth:`mass_matrix_batch`).
         """
         N, (Y, YDOT, TAU), layout = _stack([(Y, self.nyq, "Y"), (YDOT, self.ny, "YDOT"),
                                             (TAU, self.ny, "TAU")])
         F = _stack_fext(fext, N, self.nbodies, layout)
         g = _opt_vec(q_guess, self.nq, "q_guess")
-        YDD, Qo, Vo, QDD = (_out(N, k, layout) for k in (self.ny, self.nq, self.nv, self.nv))
+        YDD, Qo, Vo, QDD = _outs(out, N, layout, [self.ny, self.nq, self.nv, self.nv])
         self._run_batch("ce_aba_independent", threads, use_pool, lambda: (
             N, layout, _ptr(Y), self.nyq, _ptr(YDOT), self.ny, _ptr(TAU), self.ny, _ptr(F),
             0 if F is None else 6 * self.nbodies, _ptr(g), _len(g), _ptr(YDD), self.ny,
             _ptr(Qo), self.nq, _ptr(Vo), self.nv, _ptr(QDD), self.nv))
         return YDD, Qo, Vo, QDD
 
-    def ce_rnea_batch(self, Q, V, YDD, fext=None, threads=None, use_pool=True):
-        """CE-RNEA on N closed states: Q (N, nq), V (N, nv), YDD (N, ny) -> TAU (N, ny)."""
+    def ce_rnea_batch(self, Q, V, YDD, fext=None, threads=None, use_pool=True, out=None):
+        """CE-RNEA on N closed states: Q (N, nq), V (N, nv), YDD (N, ny) -> TAU (N, ny).
+        out: None, or the (N, ny) array to write TAU into (rules in :meth:`mass_matrix_batch`).
+        """
         N, (Q, V, YDD), layout = _stack([(Q, self.nq, "Q"), (V, self.nv, "V"),
                                          (YDD, self.ny, "YDD")])
         F = _stack_fext(fext, N, self.nbodies, layout)
-        TAU = _out(N, self.ny, layout)
+        TAU = _outs(out, N, layout, [self.ny])[0]
         self._run_batch("ce_rnea", threads, use_pool, lambda: (
             N, layout, _ptr(Q), self.nq, _ptr(V), self.nv, _ptr(YDD), self.ny, _ptr(F),
             0 if F is None else 6 * self.nbodies, _ptr(TAU), self.ny, None, 0))
         return TAU
 
-    def mass_matrix_batch(self, Q, threads=None, use_pool=True):
+    def mass_matrix_batch(self, Q, threads=None, use_pool=True, out=None):
         """Independent mass matrices of N closed configurations: Q (N, nq) -> H (N, ny, ny)
-        [kg m^2, kg]."""
+        [kg m^2, kg].
+
+        out: None, or an (N, ny, ny) float64 array to write H into (and return) instead of a
+        new one: C-contiguous when Q is row-major (any layout but a Fortran-ordered float64
+        array), Fortran-ordered when Q is; a worker of clusterdyn.distributed passes its rows of
+        the shared output so that the result is written once. The same `out` rules hold for
+        the other *_batch calls.
+        """
         N, (Q,), layout = _stack([(Q, self.nq, "Q")])
-        nh = self.ny * self.ny
-        H = _out(N, nh, layout)
+        ny = self.ny
+        if out is None:
+            out = np.zeros((N, ny, ny), order="F" if layout == _COL_MAJOR else "C")
+        else:
+            if isinstance(out, tuple) and len(out) == 1:  # as the other *_batch calls take it
+                out = out[0]
+            _check_out(out, (N, ny, ny), layout, "out")
+        # Each state's H goes out column-major: element (r, c) at r + c * ny of its row. H is
+        # exactly symmetric (clusterMassMatrix mirrors its upper triangle), so in a C-ordered
+        # (N, ny, ny) array that is H itself; in a Fortran-ordered one, row i's element
+        # r + c * ny is out[i, r, c].
         self._run_batch("cluster_mass_matrix", threads, use_pool,
-                        lambda: (N, layout, _ptr(Q), self.nq, _ptr(H), nh))
-        # Each state's H is stored column-major: element (r, c) at r + c * ny.
-        return np.ascontiguousarray(H.reshape(N, self.ny, self.ny).transpose(0, 2, 1))
+                        lambda: (N, layout, _ptr(Q), self.nq, _ptr(out), ny * ny))
+        return out
 
 
 def _threads(threads):
@@ -728,6 +751,32 @@ def _stack_fext(fext, N, nbodies, layout):
 
 def _out(N, n, layout):
     return np.zeros((N, n), order="F" if layout == _COL_MAJOR else "C")
+
+
+def _check_out(a, shape, layout, name):
+    order = "F" if layout == _COL_MAJOR else "C"
+    if not isinstance(a, np.ndarray) or a.dtype != np.float64 or a.shape != shape or \
+            not a.flags[order + "_CONTIGUOUS"] or not a.flags.writeable:
+        got = (f"{a.dtype} {a.shape}" if isinstance(a, np.ndarray) else type(a).__name__)
+        raise ValueError(f"{name} must be a writeable {'Fortran' if order == 'F' else 'C'}-"
+                         f"ordered float64 array of shape {shape} (the layout of the inputs), "
+                         f"got {got}")
+
+
+def _outs(out, N, layout, widths):
+    """The (N, n) output arrays of a batch call, one per width: new ones (zeros, in `layout`)
+    when out is None, else the caller's (one array, or a tuple of one per width), checked.
+    Padded with None to at least two entries."""
+    if out is None:
+        arrays = [_out(N, n, layout) for n in widths]
+    else:
+        given = (out,) if isinstance(out, np.ndarray) else tuple(out)
+        if len(given) != len(widths):
+            raise ValueError(f"out must hold {len(widths)} array(s), got {len(given)}")
+        for k, (a, n) in enumerate(zip(given, widths)):
+            _check_out(a, (N, n), layout, "out" if len(widths) == 1 else f"out[{k}]")
+        arrays = list(given)
+    return arrays + [None] * (2 - len(arrays))
 
 
 # ---- pools -----------------------------------------------------------------------------------
@@ -822,6 +871,14 @@ class Workspace(_Handle):
         out = np.zeros(self.model.nq)
         self._call("cdyn_integrate", _ptr(q), q.size, _ptr(v), v.size, float(dt), _ptr(out),
                    out.size)
+        return out
+
+    def difference(self, q0, q1):
+        """q1 (-) q0 (nv,): the velocity v with integrate(q0, v, 1) == q1 (inverse of
+        :meth:`integrate`; body-frame logarithm for quaternion and planar joints)."""
+        q0, q1 = self._q(q0, "q0"), self._q(q1, "q1")
+        out = np.zeros(self.model.nv)
+        self._call("cdyn_difference", _ptr(q0), q0.size, _ptr(q1), q1.size, _ptr(out), out.size)
         return out
 
     def normalize_configuration(self, q):

@@ -47,6 +47,62 @@ OPTIONAL = ("cdyn_last_error", "cdyn_constraint_kinematics", "cdyn_constraint_se
             "cdyn_pool_constrained_dynamics")
 
 
+# ---- Contacts (cdyn_contact_*, cdyn_*_contact_rollout) ---------------------------------------
+
+
+class ContactSettings(C.Structure):
+    """cdyn_contact_settings (settings of a contact solve / step)."""
+    _fields_ = [("dt", C.c_double), ("beta", C.c_double), ("max_push_velocity", C.c_double),
+                ("activation_distance", C.c_double), ("tolerance", C.c_double),
+                ("rho", C.c_double), ("solver", C.c_int), ("max_iterations", C.c_int),
+                ("warm_start", C.c_int)]
+
+
+class ContactReport(C.Structure):
+    """cdyn_contact_report (outcome of a contact solve / step)."""
+    _fields_ = [("status", C.c_int), ("iterations", C.c_int), ("converged", C.c_int),
+                ("active_contacts", C.c_int), ("primal_residual", C.c_double),
+                ("dual_residual", C.c_double), ("complementarity", C.c_double),
+                ("rho", C.c_double)]
+
+
+CONTACT_FUNCTIONS = (
+    "cdyn_contact_settings_default", "cdyn_contact_problem_create", "cdyn_contact_problem_free",
+    "cdyn_contact_problem_last_error", "cdyn_contact_problem_add_bilateral",
+    "cdyn_contact_problem_set_ground", "cdyn_contact_problem_add_foot",
+    "cdyn_contact_problem_add_point", "cdyn_contact_problem_sizes",
+    "cdyn_contact_workspace_create", "cdyn_contact_workspace_free",
+    "cdyn_contact_workspace_last_error", "cdyn_contact_workspace_reset", "cdyn_contact_set_caller",
+    "cdyn_contact_frames", "cdyn_contact_solve", "cdyn_contact_step",
+    "cdyn_batch_contact_rollout", "cdyn_pool_contact_rollout")
+OPTIONAL = OPTIONAL + CONTACT_FUNCTIONS  # a library without them: the contact API raises
+
+
+def _declare_contacts(f):
+    """The contact functions' signatures (f: _declare's declaring function)."""
+    CS, CR, W = C.POINTER(ContactSettings), C.POINTER(ContactReport), C.POINTER(_H)
+    f("cdyn_contact_settings_default", CS)
+    f("cdyn_contact_problem_create", _H, C.POINTER(_H))
+    f("cdyn_contact_problem_free", _H)
+    f("cdyn_contact_problem_last_error", _H, restype=C.c_char_p)
+    f("cdyn_contact_problem_add_bilateral", _H, _H)
+    f("cdyn_contact_problem_set_ground", _H, _D, _int, C.c_double)
+    f("cdyn_contact_problem_add_foot", _H, C.c_char_p, _int, _D, _int, C.c_double, C.c_double,
+      _I)
+    f("cdyn_contact_problem_add_point", _H, C.c_char_p, _int, _D, _int, _I)
+    f("cdyn_contact_problem_sizes", _H, _I, _I, _I)
+    f("cdyn_contact_workspace_create", _H, C.POINTER(_H))
+    f("cdyn_contact_workspace_free", _H)
+    f("cdyn_contact_workspace_last_error", _H, restype=C.c_char_p)
+    f("cdyn_contact_workspace_reset", _H, _H)
+    f("cdyn_contact_set_caller", _H, _H, *([_D, _int] * 3))
+    f("cdyn_contact_frames", _H, _H, *([_D, _int] * 3))
+    f("cdyn_contact_solve", _H, _H, *([_D, _int] * 3), CS, _D, _int, CR)
+    f("cdyn_contact_step", _H, _H, *([_D, _int] * 3), CS, *([_D, _int] * 3), CR)
+    rollout = (_int, _int, CS, *([_D, _int] * 6), CR, _I)
+    f("cdyn_batch_contact_rollout", _H, W, _int, *rollout)
+    f("cdyn_pool_contact_rollout", _H, _H, W, _int, *rollout)
+
 def _candidates():
     here = pathlib.Path(__file__).resolve().parent
     yield here / SONAME
@@ -236,4 +292,17 @@ def _declare(lib):
     solve = (_int, _int, _int, _D, _D, _D, _D, PS, _D, _D, _D, _int, PR, _I)
     f("cdyn_batch_constrained_dynamics", _H, W, _int, *solve)
     f("cdyn_pool_constrained_dynamics", _H, _H, W, _int, *solve)
+    # Derivatives of the dynamics (derivative workspaces; clusterdyn.h "Derivatives").
+    f("cdyn_derivative_workspace_create", _H, C.POINTER(_H))
+    f("cdyn_derivative_workspace_free", _H)
+    f("cdyn_derivative_workspace_last_error", _H, restype=C.c_char_p)
+    single = (_H, _H, _D, _int, _D, _int, _D, _int, _D, _int, _D, _int, _D, _D, _D, _int)
+    for name in ("rnea", "aba", "ce_rnea", "ce_aba"):
+        f(f"cdyn_{name}_derivatives", *single)
+    f("cdyn_minverse", _H, _H, _D, _int, _D, _int)
+    f("cdyn_difference", _H, _H, _D, _int, _D, _int, _D, _int)
+    batch = (_H, C.POINTER(_H), _int, _int, _int) + (_D, _int) * 8 + (_I,)
+    for name in ("rnea", "aba", "ce_rnea", "ce_aba"):
+        f(f"cdyn_batch_{name}_derivatives", *batch)
+    _declare_contacts(f)
     return lib

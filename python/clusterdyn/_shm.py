@@ -25,6 +25,8 @@ SHM_DIR = "/dev/shm"
 _ALIGN = 64  # each array starts on a cache line
 _TOKEN = 16  # bytes of the random token at the start of the file
 
+_POPULATE = getattr(mmap, "MAP_POPULATE", 0)  # Linux
+
 Layout = collections.namedtuple("Layout", "path size token arrays")
 """A block as it travels: its file, size in bytes, token, and ((offset, shape, dtype str), ...)."""
 
@@ -164,6 +166,31 @@ def attach(layout, start, stop):
         os.close(fd)
     return [np.ndarray(shape, dtype=np.dtype(dt), buffer=mm, offset=off)[start:stop]
             for off, shape, dt in layout.arrays]
+
+
+def attach_writable(layout, start, stop):
+    """Rows start:stop of every array of the block, mapped writeable and shared in this process
+    (what is written goes straight into the caller's pages), or None when this process does
+    not see the caller's file (another machine). Only those rows' pages are mapped, at once
+    (MAP_POPULATE: one fault per page would cost about as much as computing H)."""
+    fd = _open(layout, os.O_RDWR)
+    if fd < 0:
+        return None
+    views = []
+    try:
+        for off, shape, dt in layout.arrays:
+            rb = _row_bytes(shape, dt)
+            lo, hi = off + start * rb, off + stop * rb
+            if hi == lo:
+                views.append(np.empty((0,) + tuple(shape[1:]), np.dtype(dt)))
+                continue
+            base = lo - lo % mmap.ALLOCATIONGRANULARITY
+            mm = mmap.mmap(fd, hi - base, flags=mmap.MAP_SHARED | _POPULATE, offset=base)
+            views.append(np.ndarray((stop - start,) + tuple(shape[1:]), dtype=np.dtype(dt),
+                                    buffer=mm, offset=lo - base))
+    finally:
+        os.close(fd)
+    return views
 
 
 def write_rows(layout, arrays, start):

@@ -30,6 +30,7 @@ returns); each chunk's result is taken once, from its own task. See docs/distrib
 
 import collections
 import hashlib
+import inspect
 import os
 import pickle
 import re
@@ -178,6 +179,14 @@ def _run_shared(spec, recipe, method, inputs, outputs, keys, start, stop, kwargs
     if rows is None:
         return _NoShared(f"{inputs.path} is not visible on this worker")
     npos = len(rows) - len(keys)
+    if recipe is None and method in _WRITES_OUT:  # the library writes into the caller's rows
+        dst = _shm.attach_writable(outputs, start, stop)
+        if dst is None:
+            return _NoShared(f"{outputs.path} is not visible on this worker")
+        r = _call(spec, recipe, method, rows[:npos], dict(zip(keys, rows[npos:])),
+                  dict(kwargs, out=tuple(dst)))
+        del rows, dst  # unmaps both blocks
+        return r if isinstance(r, _Failure) else None
     r = _call(spec, recipe, method, rows[:npos], dict(zip(keys, rows[npos:])), kwargs)
     del rows  # unmaps the input block
     if isinstance(r, _Failure):
@@ -189,6 +198,12 @@ def _run_shared(spec, recipe, method, inputs, outputs, keys, start, stop, kwargs
     except OSError as e:  # /dev/shm full
         return _NoShared(str(e))
     return r._replace(result=None) if isinstance(r, _NotConverged) else None
+
+
+_WRITES_OUT = frozenset(("ce_aba_batch", "ce_aba_independent_batch", "ce_rnea_batch",
+                         "mass_matrix_batch"))
+"""The Model batch calls with an `out` argument: on a worker that sees the caller's shared
+output block, they write their rows of it directly (no copy of the result)."""
 
 
 def _sees(layout):
@@ -241,6 +256,16 @@ def _chunk_size(value):
     return int(value)
 
 
+def _with_pool(local, method, kwargs, use_pool):
+    """kwargs with use_pool set, for the batch calls that take it (the derivative batches run
+    on their own derivative workspaces, not on the model's pool); kwargs without it for the
+    others."""
+    kwargs = {k: v for k, v in kwargs.items() if k != "use_pool"}
+    if "use_pool" in inspect.signature(getattr(local, method)).parameters:
+        kwargs["use_pool"] = use_pool
+    return kwargs
+
+
 TRANSPORTS = ("auto", "shared", "inline")
 
 
@@ -265,7 +290,8 @@ class _Mapper:
         # own messages, and gives the result's structure.
         empty = getattr(local, method)(*(a[:0] for a in arrays),
                                        **{k: v[:0] for k, v in per_state.items()},
-                                       **self._check_kwargs(kwargs))
+                                       **_with_pool(local, method, self._check_kwargs(kwargs),
+                                                    False))
         if N == 0:
             return empty, []
         # The result, preallocated: each chunk's rows are copied in once, as it arrives.
@@ -273,7 +299,7 @@ class _Mapper:
         size = dm.chunk_size
         starts = list(range(0, N, size))
         tag = f"clusterdyn-{method}-{uuid.uuid4().hex[:12]}"
-        work = dict(kwargs, threads=dm.threads, use_pool=True)
+        work = _with_pool(local, method, dict(kwargs, threads=dm.threads), True)
         nthreads = client.nthreads()
         in_flight = dm.max_in_flight or max(2, 2 * sum(nthreads.values()))
         keys = list(per_state)
@@ -510,6 +536,22 @@ class DistributedModel(_Mapper):
     def mass_matrix_batch(self, Q):
         """Model.mass_matrix_batch on the cluster: H (N, ny, ny)."""
         return self.map_batch("mass_matrix_batch", Q)
+
+    def rnea_derivatives_batch(self, Q, V, A, fext=None):
+        """Model.rnea_derivatives_batch on the cluster: (TAU, DTAU_DQ, DTAU_DV, M)."""
+        return self.map_batch("rnea_derivatives_batch", Q, V, A, per_state={"fext": fext})
+
+    def aba_derivatives_batch(self, Q, V, TAU, fext=None):
+        """Model.aba_derivatives_batch on the cluster: (DDQ, DDQ_DQ, DDQ_DV, MINV)."""
+        return self.map_batch("aba_derivatives_batch", Q, V, TAU, per_state={"fext": fext})
+
+    def ce_rnea_derivatives_batch(self, Q, V, YDD, fext=None):
+        """Model.ce_rnea_derivatives_batch on the cluster: (TAU, DTAU_DY, DTAU_DYDOT, H)."""
+        return self.map_batch("ce_rnea_derivatives_batch", Q, V, YDD, per_state={"fext": fext})
+
+    def ce_aba_derivatives_batch(self, Q, V, TAU, fext=None):
+        """Model.ce_aba_derivatives_batch on the cluster: (YDD, DYDD_DY, DYDD_DYDOT, HINV)."""
+        return self.map_batch("ce_aba_derivatives_batch", Q, V, TAU, per_state={"fext": fext})
 
     def constraint_set(self):
         """A new, empty :class:`DistributedConstraintSet` (Model.constraint_set)."""

@@ -88,3 +88,45 @@ def test_python_threads_with_own_workspaces(model):
     for t in threads:
         t.join()
     np.testing.assert_array_equal(out, ref)
+
+
+def test_out_arrays_are_written_and_checked(model):
+    """out= receives exactly what a new array would, in the inputs' layout; a wrong shape,
+    dtype or order is refused with the argument's name."""
+    Q, V, T, _ = states(model, 7, 5)
+    YDD, QDD = model.ce_aba_batch(Q, V, T, threads=2, return_qdd=True)
+    Y2, QDD2 = np.empty_like(YDD), np.empty_like(QDD)
+    got = model.ce_aba_batch(Q, V, T, threads=2, return_qdd=True, out=(Y2, QDD2))
+    assert got[0] is Y2 and got[1] is QDD2
+    np.testing.assert_array_equal(Y2, YDD)
+    np.testing.assert_array_equal(QDD2, QDD)
+    TAU = np.empty_like(T)
+    assert model.ce_rnea_batch(Q, V, YDD, out=TAU) is TAU
+    np.testing.assert_array_equal(TAU, model.ce_rnea_batch(Q, V, YDD))
+    H = model.mass_matrix_batch(Q)
+    Hf = np.zeros(H.shape, order="F")
+    assert model.mass_matrix_batch(np.asfortranarray(Q), out=Hf) is Hf
+    np.testing.assert_array_equal(Hf, H)
+    if model.ny > 1:  # (7, 1, 1) is both C- and Fortran-ordered
+        with pytest.raises(ValueError, match="out must be a writeable C-ordered"):
+            model.mass_matrix_batch(Q, out=Hf)
+    with pytest.raises(ValueError, match="float64 array of shape"):
+        model.mass_matrix_batch(Q, out=H.astype(np.float32))
+    with pytest.raises(ValueError, match=r"out\[1\]"):
+        model.ce_aba_batch(Q, V, T, return_qdd=True, out=(Y2, np.empty((7, model.nv + 1))))
+    with pytest.raises(ValueError, match="out must hold 2"):
+        model.ce_aba_batch(Q, V, T, return_qdd=True, out=Y2)
+
+
+def test_mass_matrix_exactly_symmetric_with_armature():
+    """The armature terms of a cluster block are rounded in another order on each side of the
+    diagonal; H is returned exactly symmetric (the batch returns each state's column-major H as
+    a row-major array, which relies on it)."""
+    import os
+    path = os.path.join(os.path.dirname(__file__), "..", "..", "models", "cd_geared_leg.xml")
+    m = cd.Model.load(path)
+    ws = m.workspace()
+    rng = np.random.default_rng(3)
+    Q = np.array([random_closed_state(m, ws, rng)[0] for _ in range(20)])
+    for H in m.mass_matrix_batch(Q, threads=1):
+        np.testing.assert_array_equal(H, H.T)

@@ -77,6 +77,14 @@ def test_batches_equal_local(client, name):
     assert equal(dm.ce_rnea_batch(Q, V, YDD, fext=F), m.ce_rnea_batch(Q, V, YDD, fext=F))
     np.testing.assert_allclose(dm.ce_rnea_batch(Q, V, YDD, fext=F), T, atol=1e-9)  # RNEA(ABA)
     assert equal(dm.mass_matrix_batch(np.asfortranarray(Q)), m.mass_matrix_batch(Q))
+    # The derivative batches (their own derivative workspaces on the workers, no pool).
+    for method, X in (("ce_aba_derivatives_batch", T), ("ce_rnea_derivatives_batch", YDD)):
+        assert equal(getattr(dm, method)(Q, V, X, fext=F),
+                     getattr(m, method)(Q, V, X, fext=F, threads=1)), method
+    QDD_T = rng.uniform(-1, 1, (23, m.nv))
+    for method in ("aba_derivatives_batch", "rnea_derivatives_batch"):
+        assert equal(getattr(dm, method)(Q, V, QDD_T), getattr(m, method)(Q, V, QDD_T,
+                                                                          threads=1)), method
     cached = client.run(lambda: sorted(cdd._cache))
     assert all(keys.count(dm._spec.key) == 1 for keys in cached.values())
     assert sum(dm._spec.key in keys for keys in cached.values()) >= 1

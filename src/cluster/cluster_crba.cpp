@@ -414,6 +414,10 @@ Status clusterMassMatrix(const ClusterModel& model, ClusterData& data, ConstVecR
         for (int i = 0; i < c.nv; ++i) block(i, i) += tree.armature[c.v0 + i];
     }
   }
+  // Exactly symmetric: the lower triangle mirrors the upper (the armature terms and the carried
+  // columns are rounded in another order on each side).
+  for (int c = 0; c < model.ny; ++c)
+    for (int r = c + 1; r < model.ny; ++r) data.H(r, c) = data.H(c, r);
   detail::ok(td);
   if (detail::upperTriangleFinite(data.H)) return Status::Ok;
   return detail::nonFiniteOutput(td, "clusterMassMatrix: H", {{"q", detail::maxAbs(q), 2}});

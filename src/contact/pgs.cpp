@@ -14,8 +14,11 @@ inline double rowVelocity(const MatX& G, const VecX& g, const VecX& lambda, int 
   return G.col(i).dot(lambda) + g[i];
 }
 
-/// One Gauss-Seidel sweep over the blocks.
-void pgsSweep(const MatX& G, const VecX& g, const std::vector<ConeBlock>& blocks, VecX& lambda) {
+/// One Gauss-Seidel sweep over the blocks. Rows whose diagonal is at most `floor` are skipped:
+/// their Jacobian row is zero up to roundoff (a cut planar loop's out-of-plane rows), and a step
+/// sigma_i / G_ii there throws lambda_i to ~1e16 without changing G lambda.
+void pgsSweep(const MatX& G, const VecX& g, const std::vector<ConeBlock>& blocks, double floor,
+              VecX& lambda) {
   for (const ConeBlock& b : blocks) {
     const int r = b.row0;
     switch (b.type) {
@@ -24,16 +27,16 @@ void pgsSweep(const MatX& G, const VecX& g, const std::vector<ConeBlock>& blocks
         break;
       case ConeType::Bilateral:
         for (int i = r; i < r + b.rows; ++i)
-          if (G(i, i) > 0.0) lambda[i] -= rowVelocity(G, g, lambda, i) / G(i, i);
+          if (G(i, i) > floor) lambda[i] -= rowVelocity(G, g, lambda, i) / G(i, i);
         break;
       case ConeType::Coulomb: {
         const int n = r + 2;
-        if (G(n, n) > 0.0)
+        if (G(n, n) > floor)
           lambda[n] = std::max(0.0, lambda[n] - rowVelocity(G, g, lambda, n) / G(n, n));
         // One scalar step for both tangent rows: a fixed point on the disc boundary then has
         // its slip velocity opposite the friction (maximal dissipation).
         const double d = std::max(G(r, r), G(r + 1, r + 1));
-        if (d > 0.0) {
+        if (d > floor) {
           const double s0 = rowVelocity(G, g, lambda, r), s1 = rowVelocity(G, g, lambda, r + 1);
           lambda[r] -= s0 / d;
           lambda[r + 1] -= s1 / d;
@@ -62,6 +65,8 @@ Status solveContactPgs(const MatX& G, const VecX& g, const std::vector<ConeBlock
   if (!lambda.allFinite()) lambda.setZero();  // an unusable warm start: cold start
   for (const ConeBlock& b : blocks) detail::projectCone(b, lambda.data() + b.row0);
   result = ContactSolverResult();
+  // Diagonals below 1e-12 of the largest are roundoff (rows of a numerically zero Jacobian).
+  const double floor = 1e-12 * (g.size() > 0 ? G.diagonal().cwiseAbs().maxCoeff() : 0.0);
   for (int it = 0;; ++it) {
     result.iterations = it;
     result.residuals = contactResiduals(G, g, blocks, lambda, ws);
@@ -69,7 +74,7 @@ Status solveContactPgs(const MatX& G, const VecX& g, const std::vector<ConeBlock
     result.converged = r.cone <= settings.tolerance && r.velocity <= settings.tolerance &&
                        r.complementarity <= settings.tolerance;
     if (result.converged || it == settings.maxIterations) break;
-    pgsSweep(G, g, blocks, lambda);
+    pgsSweep(G, g, blocks, floor, lambda);
     if (!lambda.allFinite()) {  // cannot happen with finite G, g; never hand out a NaN
       lambda.setZero();
       result.residuals = contactResiduals(G, g, blocks, lambda, ws);

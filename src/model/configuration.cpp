@@ -1,6 +1,7 @@
 // Configuration-space operations (quaternion-aware).
 #include "clusterdyn/configuration.hpp"
 
+#include <Eigen/LU>
 #include <algorithm>
 #include <cmath>
 
@@ -24,6 +25,17 @@ Mat3 leftJacobianSO3(const Vec3& w) {
   if (th < 1e-6) return Mat3::Identity() + 0.5 * W + W * W / 6.0;
   return Mat3::Identity() + (1.0 - std::cos(th)) / (th * th) * W +
          (th - std::sin(th)) / (th * th * th) * W * W;
+}
+
+/// log(R): the rotation vector w with exp([w]) = R (angle in [0, pi]).
+Vec3 logSO3(const Mat3& R) {
+  const Eigen::AngleAxisd aa(R);
+  return aa.angle() * aa.axis();
+}
+
+/// Rotation of a unit quaternion stored (x, y, z, w) at p.
+Mat3 rotationOf(const double* p) {
+  return Eigen::Quaterniond(p[3], p[0], p[1], p[2]).normalized().toRotationMatrix();
 }
 
 }  // namespace
@@ -129,6 +141,53 @@ void integrateInto(const Model& model, ConstVecRef q, ConstVecRef v, double dt,
         q1.normalize();
         if (q1.w() * q0.w() + q1.vec().dot(q0.vec()) < 0) q1.coeffs() *= -1.0;
         out.segment<4>(iq + 3) = q1.coeffs();
+        break;
+      }
+      case JointType::Fixed:
+        break;
+    }
+  }
+}
+
+void differenceInto(const Model& model, ConstVecRef q0, ConstVecRef q1, Eigen::Ref<VecX> out) {
+  for (int i = 0; i < model.nbodies; ++i) {
+    const int iq = model.idx_q[i], iv = model.idx_v[i];
+    switch (model.joints[i].type) {
+      case JointType::Revolute:
+      case JointType::Prismatic:
+        out[iv] = q1[iq] - q0[iq];
+        break;
+      case JointType::Planar: {
+        // Inverse of integrateInto's SE(2) exponential: the displacement in the start's body
+        // axes is [s -c; c s] (vx, vy) with s = sin(w) / w, c = (1 - cos(w)) / w.
+        const double th = q0[iq + 2], w = q1[iq + 2] - q0[iq + 2];
+        const double dx = q1[iq] - q0[iq], dy = q1[iq + 1] - q0[iq + 1];
+        const double a = std::cos(th) * dx + std::sin(th) * dy;
+        const double b = -std::sin(th) * dx + std::cos(th) * dy;
+        double s, c;
+        if (std::abs(w) < 1e-9) {
+          s = 1.0;
+          c = 0.5 * w;
+        } else {
+          s = std::sin(w) / w;
+          c = (1.0 - std::cos(w)) / w;
+        }
+        const double det = s * s + c * c;
+        out[iv] = (s * a + c * b) / det;
+        out[iv + 1] = (-c * a + s * b) / det;
+        out[iv + 2] = w;
+        break;
+      }
+      case JointType::Spherical:
+        out.segment<3>(iv) =
+            logSO3(rotationOf(q0.data() + iq).transpose() * rotationOf(q1.data() + iq));
+        break;
+      case JointType::Floating: {
+        const Mat3 R0 = rotationOf(q0.data() + iq + 3);
+        const Vec3 w = logSO3(R0.transpose() * rotationOf(q1.data() + iq + 3));
+        const Vec3 dp = R0.transpose() * (q1.segment<3>(iq) - q0.segment<3>(iq));
+        out.segment<3>(iv) = w;
+        out.segment<3>(iv + 3) = leftJacobianSO3(w).partialPivLu().solve(dp);
         break;
       }
       case JointType::Fixed:

@@ -25,7 +25,7 @@ Mat3 quatProductMatrix(const Eigen::Quaterniond& q) { return q.normalized().toRo
 // --- Context ---------------------------------------------------------------------------------
 
 void Context::fail(const XMLElement* e, const std::string& what) const {
-  detail::throwAtElement(source_, e, what);
+  detail::throwAtElement(fileOf(e), e, what);
 }
 
 void Context::warnOnce(const XMLElement* e, const std::string& key, const std::string& what) {
@@ -35,20 +35,20 @@ void Context::warnOnce(const XMLElement* e, const std::string& key, const std::s
     return;
   }
   std::ostringstream os;
-  os << source_ << ":" << (e ? e->GetLineNum() : 0) << ": <" << (e ? e->Name() : "?")
+  os << fileOf(e) << ":" << (e ? e->GetLineNum() : 0) << ": <" << (e ? e->Name() : "?")
      << ">: " << what;
   warnings_[key] = Warning{os.str(), 1};
   warningOrder_.push_back(key);
 }
 
-void Context::flushWarnings() const {
+std::vector<std::string> Context::flushWarnings() const {
+  std::vector<std::string> out;
   for (const auto& key : warningOrder_) {
     const Warning& w = warnings_.at(key);
-    if (w.count > 1)
-      log::warn("{} ({} occurrences)", w.text, w.count);
-    else
-      log::warn("{}", w.text);
+    out.push_back(w.count > 1 ? w.text + " (" + std::to_string(w.count) + " occurrences)" : w.text);
+    log::warn("{}", out.back());
   }
+  return out;
 }
 
 void Context::checkAttributes(const XMLElement* e, const char* known) {
@@ -72,16 +72,14 @@ void Context::readDefaults(const XMLElement* d, const std::string& parentClass) 
   auto& mine = classes_[cls];
   // This class's own elements first, then the nested classes (which inherit all of them,
   // wherever they stand in the file).
-  for (const XMLElement* c = d->FirstChildElement(); c; c = c->NextSiblingElement()) {
+  for (const XMLElement* c : children(d)) {
     const std::string tag = c->Name();
     if (tag == "default") continue;
     AttributeMap& attrs = mine[tag];
     for (const tinyxml2::XMLAttribute* a = c->FirstAttribute(); a; a = a->Next())
       attrs[a->Name()] = a->Value();
   }
-  for (const XMLElement* c = d->FirstChildElement("default"); c;
-       c = c->NextSiblingElement("default"))
-    readDefaults(c, cls);
+  for (const XMLElement* c : children(d, "default")) readDefaults(c, cls);
 }
 
 const std::string* Context::classAttribute(const std::string& cls, const std::string& tag,
@@ -269,11 +267,12 @@ bool primitive(const std::string& type, const std::vector<double>& s, double& vo
 
 }  // namespace
 
-GeomInertia geomInertia(const std::vector<Elem>& geoms, const std::string& bodyName) {
+GeomInertia geomInertia(const std::vector<Elem>& geoms, const std::string& bodyName,
+                        MeshAssets& meshes) {
   struct Part {
     double mass;
-    Transform X;
-    Vec3 I;
+    Vec3 com;  ///< body frame
+    Mat3 I;    ///< about com, body axes
   };
   std::vector<Part> parts;
   GeomInertia out;
@@ -289,12 +288,34 @@ GeomInertia geomInertia(const std::vector<Elem>& geoms, const std::string& bodyN
     if ((massGiven && mass == 0.0) || (!massGiven && density == 0.0)) continue;
     if (type == "plane" || type == "hfield")
       g.fail("a " + type + " geom can only be in a static body (body '" + bodyName + "')");
-    if (type == "mesh" || type == "sdf")
-      g.fail("body '" + bodyName + "' takes its inertia from this " + type +
-             " geom, and clusterdyn does not read mesh files: give the body an <inertial> "
-             "element (or set the geom's mass=\"0\" / density=\"0\")");
+    if (type == "sdf")
+      g.fail("body '" + bodyName +
+             "' takes its inertia from this sdf geom, which clusterdyn does not read: give the "
+             "body an <inertial> element (or set the geom's mass=\"0\" / density=\"0\")");
+    if (type != "mesh" && g.has("mesh"))
+      g.fail("a " + type +
+             " geom with attribute 'mesh' is fitted to the mesh by MuJoCo "
+             "(<compiler fitaabb>); not supported: give body '" +
+             bodyName + "' an <inertial> element (or set the geom's mass=\"0\")");
     if (g.has("shellinertia") && g.boolean("shellinertia", false))
-      g.fail("attribute 'shellinertia': shell inertia is not supported (use an <inertial>)");
+      g.fail(type == "mesh"
+                 ? "attribute 'shellinertia': for mesh geoms the inertia type is the mesh "
+                   "asset's attribute 'inertia' (MuJoCo)"
+                 : "attribute 'shellinertia': shell inertia is not supported (use an <inertial>)");
+    if (type == "mesh") {  // MuJoCo: mjCGeom::Compile, GetVolume, SetInertia of a mesh geom
+      if (!g.has("mesh")) g.fail("missing attribute 'mesh'");
+      if (g.has("fromto")) g.fail("attribute 'fromto' cannot be used with a mesh geom");
+      const MeshMass& mm = meshes.mass(g.str("mesh", ""), g);
+      double m = density * mm.measure;
+      if (massGiven) {
+        if (mm.measure <= kEps) continue;
+        m = mass;
+      }
+      const Transform X = g.frame();
+      parts.push_back(
+          Part{m, X.R * mm.com + X.p, X.R * (m / mm.measure * mm.inertia) * X.R.transpose()});
+      continue;
+    }
     const char* typeInertia = g.raw("typeinertia");  // not in every MuJoCo version
     if (typeInertia && std::string(typeInertia) != "volume")
       g.fail("attribute 'typeinertia': only 'volume' is supported");
@@ -324,19 +345,18 @@ GeomInertia geomInertia(const std::vector<Elem>& geoms, const std::string& bodyN
       if (volume <= kEps) continue;  // MuJoCo: mass on a zero-volume geom is dropped
       m = mass;
     }
-    parts.push_back(Part{m, X, m * unit});
+    parts.push_back(Part{m, X.p, X.R * (m * unit).asDiagonal() * X.R.transpose()});
   }
   for (const Part& p : parts) {
     out.mass += p.mass;
-    out.com += p.mass * p.X.p;
+    out.com += p.mass * p.com;
   }
   out.geoms = static_cast<int>(parts.size());
   if (out.mass <= 0.0) return out;
   out.com /= out.mass;
   for (const Part& p : parts) {
-    const Vec3 d = p.X.p - out.com;
-    out.inertia += p.X.R * p.I.asDiagonal() * p.X.R.transpose() +
-                   p.mass * (d.squaredNorm() * Mat3::Identity() - d * d.transpose());
+    const Vec3 d = p.com - out.com;
+    out.inertia += p.I + p.mass * (d.squaredNorm() * Mat3::Identity() - d * d.transpose());
   }
   return out;
 }

@@ -20,14 +20,9 @@ namespace {
 constexpr double kPi = 3.14159265358979323846;
 const char* const kWorld = "world";
 
-struct Site {
-  std::string link;  ///< link (MJCF body) carrying the site
-  Transform X;       ///< site frame in the body frame
-};
-
 class Reader {
  public:
-  explicit Reader(const std::string& source) : ctx_(source) {}
+  Reader(const std::string& source, const std::string& modelDir) : ctx_(source, modelDir) {}
 
   MjcfDescription read(const tinyxml2::XMLDocument& doc) {
     out_.urdf.source = ctx_.source();
@@ -35,29 +30,27 @@ class Reader {
     if (!root || std::string(root->Name()) != "mujoco")
       ctx_.fail(root, "the root element must be <mujoco>");
     if (const char* n = root->Attribute("model")) out_.urdf.robotName = n;
+    ctx_.expandIncludes(root);  // <include> anywhere, before anything is read (MuJoCo)
     // Settings first: they change how everything else reads.
-    for (const XMLElement* e = root->FirstChildElement("compiler"); e;
-         e = e->NextSiblingElement("compiler"))
-      compiler(e);
-    for (const XMLElement* e = root->FirstChildElement("default"); e;
-         e = e->NextSiblingElement("default"))
-      ctx_.readDefaults(e, "");
+    for (const XMLElement* e : ctx_.children(root, "compiler")) compiler(e);
+    for (const XMLElement* e : ctx_.children(root, "default")) ctx_.readDefaults(e, "");
+    for (const XMLElement* e : ctx_.children(root, "asset")) assets(e);
     UrdfLink world;
     world.name = kWorld;
     world.line = root->GetLineNum();
     out_.urdf.links.push_back(world);
-    links_.insert(kWorld);
-    poses_[kWorld] = Transform();
-    for (const XMLElement* e = root->FirstChildElement(); e; e = e->NextSiblingElement()) {
+    t_.links.insert(kWorld);
+    t_.poses[kWorld] = Transform();
+    for (const XMLElement* e : ctx_.children(root)) {
       const std::string tag = e->Name();
-      if (tag == "compiler" || tag == "default") continue;
+      if (tag == "compiler" || tag == "default" || tag == "asset") continue;
       if (tag == "worldbody") {
         worldBody(e);
       } else if (tag == "option") {
         option(e);
       } else if (tag == "actuator") {
         actuators(e);
-      } else if (tag == "equality" || tag == "tendon" || tag == "include" || tag == "deformable" ||
+      } else if (tag == "equality" || tag == "tendon" || tag == "deformable" ||
                  tag == "extension") {
         // equality: after the bodies; the others change the dynamics or the model
         if (tag != "equality") {
@@ -71,31 +64,27 @@ class Reader {
             ctx_.fail(e, "<" + tag + "> is not supported (it changes the model)");
         }
       } else {
-        // asset, visual, statistic, contact, sensor, keyframe, size, custom: no dynamics
+        // visual, statistic, contact, sensor, keyframe, size, custom: no dynamics
         ctx_.warnOnce(e, tag, "ignored (no effect on the dynamics)");
       }
     }
-    for (const XMLElement* e = root->FirstChildElement("equality"); e;
-         e = e->NextSiblingElement("equality"))
-      equalities(e);
+    for (const XMLElement* e : ctx_.children(root, "equality"))
+      readEqualities(e, ctx_, t_, out_.urdf);
     if (passiveDisabled_)
       for (UrdfJoint& j : out_.urdf.joints) j.stiffness = j.damping = 0.0;
     chooseDependentJoints(out_.urdf, actuated_);
-    ctx_.flushWarnings();
+    out_.warnings = ctx_.flushWarnings();
     return std::move(out_);
   }
 
  private:
   Context ctx_;
   MjcfDescription out_;
-  std::set<std::string> links_, joints_, loops_;
+  BodyTables t_;
+  MeshAssets meshes_;
   std::set<std::string> staticLinks_{kWorld};  ///< links welded to the world
-  std::map<std::string, Transform> poses_;     ///< world pose of each link at qpos0
-  std::map<std::string, Site> sites_;
-  std::map<std::string, std::string> jointType_;  ///< MJCF type per joint name
   std::set<std::string> actuated_;
   bool passiveDisabled_ = false;  ///< <option><flag passive="disable">
-  int unnamed_ = 0;
 
   void compiler(const XMLElement* e) {
     Elem c(e, ctx_, "");
@@ -122,6 +111,12 @@ class Reader {
     k.inertiaGroupHi = static_cast<int>(range[1]);
     if (c.str("coordinate", "local") != "local")
       c.fail("attribute 'coordinate': only 'local' is supported (MuJoCo too)");
+    // mesh files: meshdir, else assetdir (MuJoCo: meshdir takes precedence)
+    if (c.has("meshdir"))
+      k.meshdir = c.str("meshdir", "");
+    else if (c.has("assetdir"))
+      k.meshdir = c.str("assetdir", "");
+    k.strippath = c.boolean("strippath", k.strippath);
     if (c.number("boundmass", 0.0) > 0.0 || c.number("boundinertia", 0.0) > 0.0 ||
         c.number("settotalmass", -1.0) > 0.0 || c.boolean("balanceinertia", false))
       c.fail(
@@ -137,7 +132,7 @@ class Reader {
     }
     if (o.number("density", 0.0) != 0.0 || o.number("viscosity", 0.0) != 0.0 || o.has("wind"))
       o.fail("fluid forces (density, viscosity, wind) are not supported");
-    for (const XMLElement* f = e->FirstChildElement("flag"); f; f = f->NextSiblingElement("flag")) {
+    for (const XMLElement* f : ctx_.children(e, "flag")) {
       if (f->Attribute("gravity") && std::string(f->Attribute("gravity")) == "disable") {
         out_.gravityGiven = out_.urdf.gravityGiven = true;  // MuJoCo: no gravity at all
         out_.gravity = out_.urdf.gravity = Vec3::Zero();
@@ -147,8 +142,20 @@ class Reader {
     }
   }
 
+  /// <asset>: meshes are kept for the geoms' inertia; the rest (materials, textures,
+  /// height fields, skins, models) has no dynamics.
+  void assets(const XMLElement* a) {
+    for (const XMLElement* c : ctx_.children(a)) {
+      const std::string tag = c->Name();
+      if (tag == "mesh")
+        meshes_.add(Elem(c, ctx_, ""));
+      else
+        ctx_.warnOnce(c, "asset:" + tag, "ignored (no effect on the dynamics)");
+    }
+  }
+
   bool tendonsWithoutDynamics(const XMLElement* t) const {
-    for (const XMLElement* e = t->FirstChildElement(); e; e = e->NextSiblingElement()) {
+    for (const XMLElement* e : ctx_.children(t)) {
       Elem x(e, const_cast<Context&>(ctx_), "");
       if (x.number("stiffness", 0.0) != 0.0 || x.number("damping", 0.0) != 0.0) return false;
     }
@@ -157,8 +164,10 @@ class Reader {
 
   void actuators(const XMLElement* a) {
     int n = 0;
-    for (const XMLElement* e = a->FirstChildElement(); e; e = e->NextSiblingElement(), ++n)
+    for (const XMLElement* e : ctx_.children(a)) {
+      ++n;
       if (const char* j = e->Attribute("joint")) actuated_.insert(j);
+    }
     if (n)
       ctx_.warnOnce(a, "actuator",
                     "ignored (" + std::to_string(n) +
@@ -167,7 +176,7 @@ class Reader {
   }
 
   void worldBody(const XMLElement* w) {
-    for (const XMLElement* e = w->FirstChildElement(); e; e = e->NextSiblingElement()) {
+    for (const XMLElement* e : ctx_.children(w)) {
       const std::string tag = e->Name();
       if (tag == "body") {
         body(e, kWorld, "");
@@ -188,8 +197,7 @@ class Reader {
   /// Children other than body, joint, geom, site, inertial.
   void otherChild(const XMLElement* e) {
     const std::string tag = e->Name();
-    if (tag == "geom" || tag == "camera" || tag == "light")
-      return;  // static geometry, cameras, lights: no dynamics (moving geoms: see body())
+    if (tag == "geom") return;  // static geometry: no dynamics (moving geoms: see body())
     if (tag == "replicate" || tag == "composite" || tag == "flexcomp" || tag == "attach" ||
         tag == "plugin")
       ctx_.fail(e, "<" + tag + "> is not supported by clusterdyn's MJCF reader");
@@ -197,7 +205,7 @@ class Reader {
   }
 
   void site(const Elem& s, const std::string& link, const Transform& F = Transform()) {
-    if (const char* n = s.xml()->Attribute("name")) sites_[n] = Site{link, F * s.frame()};
+    if (const char* n = s.xml()->Attribute("name")) t_.sites[n] = Site{link, F * s.frame()};
   }
 
   /// A body inside <frame> elements: F = the frames' composed pose in the parent body.
@@ -220,7 +228,7 @@ class Reader {
     }
     ctx_.checkAttributes(f, "name class childclass pos quat axisangle euler xyaxes zaxis");
     const Transform Ft = F * Elem(f, ctx_, cls).frame();
-    for (const XMLElement* c = f->FirstChildElement(); c; c = c->NextSiblingElement()) {
+    for (const XMLElement* c : ctx_.children(f)) {
       const std::string tag = c->Name();
       if (tag == "body") {
         bodies.push_back(FramedBody{c, Ft, cc});
@@ -251,7 +259,7 @@ class Reader {
         ctx_.fail(e, "attribute 'name': '#' is reserved for the reader's intermediate frames");
       return name;
     }
-    do name = std::string(prefix) + "#" + std::to_string(unnamed_++);
+    do name = std::string(prefix) + "#" + std::to_string(t_.unnamed++);
     while (!names.insert(name).second);
     return name;
   }
@@ -265,13 +273,13 @@ class Reader {
     }
     Elem b(e, ctx_, "");
     ctx_.checkAttributes(e, "name childclass pos quat axisangle euler xyaxes zaxis mocap gravcomp");
-    const std::string name = uniqueName(e, "body", links_);
+    const std::string name = uniqueName(e, "body", t_.links);
     if (b.boolean("mocap", false))
       ctx_.fail(e, "attribute 'mocap': mocap bodies are not supported");
     if (b.number("gravcomp", 0.0) != 0.0)
       ctx_.fail(e, "attribute 'gravcomp': gravity compensation is not supported");
     const Transform X = F * b.frame();  // F: enclosing <frame>s
-    poses_[name] = poses_.at(parentLink) * X;
+    t_.poses[name] = t_.poses.at(parentLink) * X;
 
     UrdfLink link;
     link.name = name;
@@ -280,7 +288,7 @@ class Reader {
     std::vector<FramedBody> children;
     std::vector<Elem> geoms, framedGeoms;
     const XMLElement* inertial = nullptr;
-    for (const XMLElement* c = e->FirstChildElement(); c; c = c->NextSiblingElement()) {
+    for (const XMLElement* c : ctx_.children(e)) {
       const std::string tag = c->Name();
       if (tag == "joint" || tag == "freejoint")
         jointElems.push_back(c);
@@ -313,7 +321,7 @@ class Reader {
         framedGeoms[0].fail(
             "a geom with mass inside a <frame> of a moving body is not supported (move it to "
             "the body, or give the body an <inertial> and the geom mass=\"0\")");
-      const GeomInertia gi = geomInertia(geoms, name);
+      const GeomInertia gi = geomInertia(geoms, name, meshes_);
       if (gi.mass > 0.0) {
         link.inertial.present = true;
         link.inertial.mass = gi.mass;
@@ -338,7 +346,7 @@ class Reader {
                            "solreflimit solimplimit solreffriction solimpfriction margin "
                            "actuatorfrcrange actuatorfrclimited user align");
       const std::string type = freeTag ? "free" : j.str("type", "hinge");
-      const std::string jname = uniqueName(je, "joint", joints_);
+      const std::string jname = uniqueName(je, "joint", t_.joints);
       UrdfJoint uj;
       uj.name = jname;
       uj.line = je->GetLineNum();
@@ -372,7 +380,7 @@ class Reader {
         j.fail("attribute 'type': unknown joint type '" + type +
                "' (expected free, ball, slide or hinge)");
       }
-      jointType_[jname] = type;
+      t_.jointType[jname] = type;
       origin = origin * Transform(Mat3::Identity(), pos);
       uj.origin = origin;
       const bool last = k + 1 == jointElems.size();
@@ -448,139 +456,20 @@ class Reader {
     if (d.stiffness != 0.0 || d.damping != 0.0 || d.armature != 0.0)
       out_.jointDynamics.push_back(d);
   }
-
-  // --- equalities -----------------------------------------------------------------------------
-
-  std::string bodyRef(const Elem& q, const char* attr, bool required) {
-    if (!q.has(attr)) {
-      if (required) q.fail(std::string("missing attribute '") + attr + "'");
-      return kWorld;
-    }
-    const std::string b = q.str(attr, "");
-    if (b == kWorld) return b;
-    if (!links_.count(b) || b.find('#') != std::string::npos)
-      q.fail(std::string("attribute '") + attr + "': unknown body '" + b + "'");
-    return b;
-  }
-
-  const Site& siteRef(const Elem& q, const char* attr) {
-    const std::string s = q.str(attr, "");
-    auto it = sites_.find(s);
-    if (it == sites_.end())
-      q.fail(std::string("attribute '") + attr + "': unknown site '" + s + "'");
-    return it->second;
-  }
-
-  void equalities(const XMLElement* eq) {
-    for (const XMLElement* e = eq->FirstChildElement(); e; e = e->NextSiblingElement()) {
-      const std::string tag = e->Name();
-      Elem q(e, ctx_, "");
-      ctx_.checkAttributes(e,
-                           "name class active solref solimp body1 body2 anchor relpose "
-                           "torquescale site1 site2 joint1 joint2 polycoef");
-      if (!q.boolean("active", true)) {
-        ctx_.warnOnce(e, "inactive", "active=\"false\": inactive equality ignored");
-        continue;
-      }
-      if (tag == "connect" || tag == "weld")
-        loop(q, tag);
-      else if (tag == "joint")
-        jointCoupling(q);
-      else
-        ctx_.fail(e, "equality <" + tag + "> is not supported (connect, weld, joint are)");
-    }
-  }
-
-  void loop(const Elem& q, const std::string& tag) {
-    UrdfLoop l;
-    l.line = q.xml()->GetLineNum();
-    l.axis = Vec3::UnitZ();  // unused by spherical / fixed loops; keeps the cut frames = P, S
-    if (const char* n = q.xml()->Attribute("name")) {
-      l.name = n;
-      if (!loops_.insert(l.name).second) q.fail("duplicate equality name '" + l.name + "'");
-    } else {
-      do l.name = tag + "#" + std::to_string(unnamed_++);
-      while (!loops_.insert(l.name).second);
-    }
-    const bool bySite = q.has("site1") || q.has("site2");
-    if (bySite) {
-      if (!q.has("site1") || !q.has("site2")) q.fail("site1 and site2 must be given together");
-      if (q.has("body1") || q.has("body2") || q.has("anchor") || q.has("relpose"))
-        q.fail("site1/site2 cannot be combined with body1, body2, anchor or relpose");
-      const Site &s1 = siteRef(q, "site1"), &s2 = siteRef(q, "site2");
-      l.predecessor = s1.link;
-      l.successor = s2.link;
-      l.predecessorOrigin = s1.X;
-      l.successorOrigin = s2.X;
-      if (tag == "connect") {
-        l.predecessorOrigin.R.setIdentity();
-        l.successorOrigin.R.setIdentity();
-      }
-    } else {
-      l.predecessor = bodyRef(q, "body1", true);
-      l.successor = bodyRef(q, "body2", false);
-      const Transform& W1 = poses_.at(l.predecessor);
-      const Transform& W2 = poses_.at(l.successor);
-      if (tag == "connect") {
-        if (!q.has("anchor")) q.fail("missing attribute 'anchor'");
-        const Vec3 a1 = q.vec3("anchor", Vec3::Zero());
-        // The anchor on body2 is where body1's anchor is at qpos0 (MuJoCo).
-        l.predecessorOrigin = Transform(Mat3::Identity(), a1);
-        const Vec3 a2 = W2.R.transpose() * (W1.R * a1 + W1.p - W2.p);
-        l.successorOrigin = Transform(W2.R.transpose() * W1.R, a2);
-      } else {
-        const auto rp = q.numbers("relpose", 7, {0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0});
-        const Vec3 anchor = q.vec3("anchor", Vec3::Zero());  // in body2
-        l.successorOrigin = Transform(Mat3::Identity(), anchor);
-        if (rp[3] == 0.0 && rp[4] == 0.0 && rp[5] == 0.0 && rp[6] == 0.0) {
-          // relative pose of qpos0: body1's frame at body2's anchor
-          l.predecessorOrigin =
-              Transform(W1.R.transpose() * W2.R, W1.R.transpose() * (W2.R * anchor + W2.p - W1.p));
-        } else {
-          l.predecessorOrigin =
-              Transform(quatToMatrix(rp[3], rp[4], rp[5], rp[6]), Vec3(rp[0], rp[1], rp[2]));
-        }
-      }
-    }
-    const double torquescale = tag == "weld" ? q.number("torquescale", 1.0) : 0.0;
-    // A weld without its rotational rows (torquescale 0) is a connect (MuJoCo docs).
-    l.type = tag == "connect" || torquescale == 0.0 ? "spherical" : "fixed";
-    if (l.predecessor == l.successor) q.fail("body1 and body2 are the same body");
-    out_.urdf.loops.push_back(l);
-  }
-
-  void jointCoupling(const Elem& q) {
-    if (!q.has("joint1")) q.fail("missing attribute 'joint1'");
-    const std::string j1 = q.str("joint1", ""), j2 = q.str("joint2", "");
-    if (j2.empty())
-      q.fail("a joint equality without joint2 locks joint '" + j1 +
-             "' to a constant; not supported (make the body rigid instead)");
-    for (const std::string& j : {j1, j2}) {
-      if (!jointType_.count(j)) q.fail("unknown joint '" + j + "'");
-      const std::string& t = jointType_.at(j);
-      if (t != "hinge" && t != "slide")
-        q.fail("joint '" + j + "' is a " + t + " joint; joint equalities take hinge or slide");
-    }
-    const auto c = q.numbers("polycoef", 5, {0.0, 1.0, 0.0, 0.0, 0.0}, 1);
-    if (c[2] != 0.0 || c[3] != 0.0 || c[4] != 0.0)
-      q.fail("attribute 'polycoef': only a linear relation (a2 = a3 = a4 = 0) is supported");
-    for (auto& j : out_.urdf.joints) {
-      if (j.name != j1) continue;
-      if (j.mimic.present) q.fail("joint '" + j1 + "' is already joint1 of another equality");
-      j.mimic.present = true;
-      j.mimic.joint = j2;
-      j.mimic.multiplier = c[1];  // q1 - q1_0 = a0 + a1 (q2 - q2_0); q = qpos - ref
-      j.mimic.offset = c[0];
-      j.mimic.line = q.xml()->GetLineNum();
-    }
-  }
 };
 
-MjcfDescription parseDocument(tinyxml2::XMLDocument& doc, const std::string& source) {
+MjcfDescription parseDocument(tinyxml2::XMLDocument& doc, const std::string& source,
+                              const std::string& modelDir) {
   if (doc.Error())
     throw ModelError(source + ":" + std::to_string(doc.ErrorLineNum()) +
                      ": malformed XML: " + doc.ErrorStr());
-  return Reader(source).read(doc);
+  return Reader(source, modelDir).read(doc);
+}
+
+/// The directory of a file name ("" for a bare name: the working directory).
+std::string directoryOf(const std::string& path) {
+  const size_t k = path.find_last_of('/');
+  return k == std::string::npos ? std::string() : path.substr(0, k + 1);
 }
 
 std::string lower(std::string s) {
@@ -599,13 +488,13 @@ bool endsWith(const std::string& s, const std::string& suffix) {
 MjcfDescription parseMjcfFile(const std::string& path) {
   tinyxml2::XMLDocument doc;
   detail::loadXmlFile(doc, path);
-  return mjcf::parseDocument(doc, path);
+  return mjcf::parseDocument(doc, path, mjcf::directoryOf(path));
 }
 
 MjcfDescription parseMjcfString(const std::string& xml, const std::string& sourceName) {
   tinyxml2::XMLDocument doc;
   doc.Parse(xml.c_str(), xml.size());
-  return mjcf::parseDocument(doc, sourceName);
+  return mjcf::parseDocument(doc, sourceName, "");
 }
 
 bool isMjcfFile(const std::string& path) {

@@ -1,0 +1,90 @@
+// Internal header of the contact part of the C API (not installed): the handle structs of
+// cdyn_contact_problem and cdyn_contact_workspace, shared by capi_contact.cpp (problems, single
+// solves and steps) and capi_contact_batch.cpp (rollouts).
+#pragma once
+
+#include <array>
+#include <atomic>
+#include <cstdint>
+#include <memory>
+
+#include "capi_internal.hpp"
+#include "clusterdyn.h"
+#include "clusterdyn/contact.hpp"
+
+namespace cdyn_contact_internal {
+
+constexpr std::uint32_t kProblemTag = 0x50434443u;    // "CDCP"
+constexpr std::uint32_t kWorkspaceTag = 0x57504443u;  // "CDPW"
+constexpr std::uint32_t kDeadTag = 0xdeaddeadu;
+
+}  // namespace cdyn_contact_internal
+
+struct cdyn_contact_problem {
+  explicit cdyn_contact_problem(const cdyn_model* m)
+      : model(m), bilateral(m->cm), problem(new cd::ContactProblem(m->cm)) {}
+  std::uint32_t tag = cdyn_contact_internal::kProblemTag;
+  const cdyn_model* model;
+  cd::ConstraintSet bilateral;  ///< every bilateral row added so far (the problem's copy source)
+  std::unique_ptr<cd::ContactProblem> problem;
+  std::array<char, 256> lastError{};
+  mutable std::atomic<int> workspaces{0};
+};
+
+struct cdyn_contact_workspace {
+  explicit cdyn_contact_workspace(const cdyn_contact_problem* p)
+      : problem(p),
+        data(p->model->cm),
+        cdata(p->model->cm, *p->problem),
+        q(cd::VecX::Zero(p->model->cm.treeModel.nq)),
+        v(cd::VecX::Zero(p->model->cm.treeModel.nv)) {}
+  std::uint32_t tag = cdyn_contact_internal::kWorkspaceTag;
+  const cdyn_contact_problem* problem;
+  cd::ClusterData data;  ///< data.treeData.lastError: the message of the last failure
+  cd::ContactData cdata;
+  cd::VecX q, v;  ///< the state being stepped (the caller's arrays are copied in and out)
+};
+
+namespace cdyn_contact_internal {
+
+using cdyn_internal::Sink;
+
+inline Sink sinkOf(cdyn_contact_problem* p) {
+  return Sink{p->lastError.data(), p->lastError.size()};
+}
+inline Sink sinkOf(cdyn_contact_workspace* w) {
+  auto& buf = w->data.treeData.lastError;
+  return Sink{buf.data(), buf.size()};
+}
+
+/// Writes the message into the problem or the contact workspace and returns s.
+template <typename Handle>
+__attribute__((format(printf, 3, 4))) cdyn_status fail(Handle* h, cdyn_status s, const char* fmt,
+                                                       ...) {
+  va_list args;
+  va_start(args, fmt);
+  cdyn_internal::vsay(sinkOf(h), s, fmt, args);
+  va_end(args);
+  return s;
+}
+
+inline bool validProblem(const cdyn_contact_problem* p) { return p && p->tag == kProblemTag; }
+inline bool validWorkspace(const cdyn_contact_workspace* w) { return w && w->tag == kWorkspaceTag; }
+
+/// Entry check of a compute function on (problem, ws): handles, their pairing; clears the
+/// workspace's message.
+cdyn_status enter(const cdyn_contact_problem* problem, cdyn_contact_workspace* ws);
+
+/// settings (NULL: the defaults) -> StepSettings, each field checked (message in ws).
+cdyn_status readSettings(cdyn_contact_workspace* ws, const cdyn_contact_settings* settings,
+                         cd::StepSettings* out);
+
+/// The report of the workspace's last solve.
+void writeReport(const cdyn_contact_workspace* ws, cdyn_status status, cdyn_contact_report* r);
+
+/// One step of (q, v) with efforts tau (lengths checked before), outputs as cdyn_contact_step.
+cdyn_status stepOnce(cdyn_contact_workspace* ws, const cd::StepSettings& s, const double* q,
+                     const double* v, const double* tau, double* qout, double* vout, double* lambda,
+                     cdyn_contact_report* report);
+
+}  // namespace cdyn_contact_internal

@@ -1,0 +1,204 @@
+"""Analytical derivatives of the dynamics (clusterdyn.h "Derivatives"; docs/derivatives.md).
+
+Tree derivatives (spanning tree, loop constraints ignored): RNEA d tau / d(q, v, a), ABA
+d ddq / d(q, v, tau), M^-1 (Carpentier & Mansard 2018). Cluster-tree derivatives in the
+independent coordinates (loops embedded, Chignoli et al. 2023): CE-RNEA d tau / d(y, ydot, ydd),
+CE-ABA d ydd / d(y, ydot, tau).
+
+Conventions: configuration derivatives are in the tangent space (nv, or ny, columns): column k
+is the derivative along integrate(q, e e_k, 1), the floating base's body-frame Lie-group tangent;
+matrices are numpy (n, n) arrays with both triangles filled (also M^-1, H^-1). Cluster-tree
+inputs (q, v) must be a closed spanning state (Workspace.independent_to_spanning).
+"""
+
+import ctypes as C
+import threading
+
+import numpy as np
+
+from . import _core as core
+
+_LOCK_GUARD = threading.Lock()
+
+
+class DerivativeWorkspace(core._Handle):
+    """The derivative arrays of one model (cdyn_derivative_workspace; about 6 nv^2 + 6 ny^2
+    doubles), created on demand; one per thread. Its calls allocate nothing in the library."""
+
+    _what = "derivative workspace"
+
+    def __init__(self, model):
+        self.model = model
+        self._h = None
+        h = C.c_void_p()
+        core._check(core.lib().cdyn_derivative_workspace_create(model.handle, C.byref(h)),
+                     "cdyn_derivative_workspace_create",
+                     core.lib().cdyn_last_error().decode(errors="replace"))
+        self._h = h
+
+    def close(self):
+        """Frees the derivative workspace. Idempotent."""
+        if self._h is not None:
+            core.lib().cdyn_derivative_workspace_free(self._h)
+            self._h = None
+
+    @property
+    def last_error(self):
+        """Message of the last failed call ("" after a success)."""
+        return core.lib().cdyn_derivative_workspace_last_error(self._h).decode(errors="replace")
+
+    def _run(self, name, sizes, x3, x3name, fext, out_n, mat_n, want_value):
+        m = self.model
+        q = core._vec(sizes[0], m.nq, "q")
+        v = core._vec(sizes[1], m.nv, "v")
+        x = core._vec(x3, out_n, x3name)
+        f = core._fext(fext, m.nbodies)
+        value = np.zeros(out_n)
+        mats = [np.zeros((mat_n, mat_n), order="F") for _ in range(3)]
+        ptr = core._ptr
+        status = getattr(core.lib(), name)(
+            m.handle, self.handle, ptr(q), q.size, ptr(v), v.size, ptr(x), x.size, ptr(f),
+            core._len(f), ptr(value), value.size, ptr(mats[0]), ptr(mats[1]), ptr(mats[2]),
+            max(1, mat_n))
+        if status != core.OK:
+            raise core.ClusterdynError(status, self.last_error, name)
+        mats = tuple(np.ascontiguousarray(a) for a in mats)
+        return (value,) + mats if want_value else mats
+
+    def rnea_derivatives(self, q, v, a, fext=None, return_tau=False):
+        """(dtau_dq, dtau_dv, M) (nv, nv) of tau = rnea(q, v, a, fext) on the spanning tree;
+        with return_tau: (tau, dtau_dq, dtau_dv, M)."""
+        return self._run("cdyn_rnea_derivatives", (q, v), a, "a", fext, self.model.nv,
+                         self.model.nv, return_tau)
+
+    def aba_derivatives(self, q, v, tau, fext=None, return_ddq=False):
+        """(ddq_dq, ddq_dv, Minv) (nv, nv) of ddq = aba(q, v, tau, fext), Minv = d ddq / d tau;
+        with return_ddq: (ddq, ddq_dq, ddq_dv, Minv)."""
+        return self._run("cdyn_aba_derivatives", (q, v), tau, "tau", fext, self.model.nv,
+                         self.model.nv, return_ddq)
+
+    def minverse(self, q):
+        """M(q)^-1 (nv, nv) of the spanning tree (articulated-body recursion)."""
+        m = self.model
+        q = core._vec(q, m.nq, "q")
+        out = np.zeros((m.nv, m.nv), order="F")
+        status = core.lib().cdyn_minverse(m.handle, self.handle, core._ptr(q), q.size,
+                                          core._ptr(out), max(1, m.nv))
+        if status != core.OK:
+            raise core.ClusterdynError(status, self.last_error, "cdyn_minverse")
+        return np.ascontiguousarray(out)
+
+    def ce_rnea_derivatives(self, q, v, ydd, fext=None, return_tau=False):
+        """(dtau_dy, dtau_dydot, H) (ny, ny) of tau = ce_rnea(q, v, ydd, fext) at a closed
+        state; with return_tau: (tau, dtau_dy, dtau_dydot, H)."""
+        return self._run("cdyn_ce_rnea_derivatives", (q, v), ydd, "ydd", fext, self.model.ny,
+                         self.model.ny, return_tau)
+
+    def ce_aba_derivatives(self, q, v, tau, fext=None, return_ydd=False):
+        """(dydd_dy, dydd_dydot, Hinv) (ny, ny) of ydd = ce_aba(q, v, tau, fext) at a closed
+        state, Hinv = d ydd / d tau; with return_ydd: (ydd, dydd_dy, dydd_dydot, Hinv)."""
+        return self._run("cdyn_ce_aba_derivatives", (q, v), tau, "tau", fext, self.model.ny,
+                         self.model.ny, return_ydd)
+
+
+class DerivativesMixin:
+    """The Model methods of the derivatives: single states on the model's own derivative
+    workspace (serialized by a lock), and batches on several threads."""
+
+    def derivative_workspace(self):
+        """A new :class:`DerivativeWorkspace` of this model (one per thread)."""
+        return DerivativeWorkspace(self)
+
+    def _own_dws(self):
+        """The lock of the model's own derivative workspaces (made once, under a module lock)."""
+        with _LOCK_GUARD:
+            if getattr(self, "_dws_lock", None) is None:
+                self._dws_lock = threading.Lock()
+            return self._dws_lock
+
+    def _single(self, method, *args, **kw):
+        with self._own_dws():
+            if not getattr(self, "_dws", None):
+                self._dws = [DerivativeWorkspace(self)]
+            return getattr(self._dws[0], method)(*args, **kw)
+
+    def rnea_derivatives(self, q, v, a, fext=None, return_tau=False):
+        """See :meth:`DerivativeWorkspace.rnea_derivatives`."""
+        return self._single("rnea_derivatives", q, v, a, fext, return_tau)
+
+    def aba_derivatives(self, q, v, tau, fext=None, return_ddq=False):
+        """See :meth:`DerivativeWorkspace.aba_derivatives`."""
+        return self._single("aba_derivatives", q, v, tau, fext, return_ddq)
+
+    def minverse(self, q):
+        """See :meth:`DerivativeWorkspace.minverse`."""
+        return self._single("minverse", q)
+
+    def ce_rnea_derivatives(self, q, v, ydd, fext=None, return_tau=False):
+        """See :meth:`DerivativeWorkspace.ce_rnea_derivatives`."""
+        return self._single("ce_rnea_derivatives", q, v, ydd, fext, return_tau)
+
+    def ce_aba_derivatives(self, q, v, tau, fext=None, return_ydd=False):
+        """See :meth:`DerivativeWorkspace.ce_aba_derivatives`."""
+        return self._single("ce_aba_derivatives", q, v, tau, fext, return_ydd)
+
+    def _free_derivative_workspaces(self):
+        for d in getattr(self, "_dws", None) or []:
+            d.close()
+        self._dws = []
+
+    # -- batches
+
+    def _derivative_batch(self, name, Q, V, X, xname, xn, mn, fext, threads):
+        n = core._threads(threads)
+        N, (Q, V, X), layout = core._stack([(Q, self.nq, "Q"), (V, self.nv, "V"),
+                                            (X, xn, xname)])
+        F = core._stack_fext(fext, N, self.nbodies, layout)
+        value = core._out(N, xn, layout)
+        mats = [core._out(N, mn * mn, layout) for _ in range(3)]
+        with self._own_dws():
+            if getattr(self, "_dws", None) is None:
+                self._dws = []
+            while len(self._dws) < n:
+                self._dws.append(DerivativeWorkspace(self))
+            arr = (C.c_void_p * n)(*(d.handle.value for d in self._dws[:n]))
+            failed = C.c_int(-1)
+            p = core._ptr
+            status = getattr(core.lib(), "cdyn_batch_" + name)(
+                self.handle, arr, n, N, layout, p(Q), self.nq, p(V), self.nv, p(X), xn, p(F),
+                0 if F is None else 6 * self.nbodies, p(value), xn, p(mats[0]), mn * mn,
+                p(mats[1]), mn * mn, p(mats[2]), mn * mn, C.byref(failed))
+            message = self._dws[0].last_error
+        if status != core.OK:
+            where = f" (state {failed.value})" if failed.value >= 0 else ""
+            raise core.ClusterdynError(status, message + where, "cdyn_batch_" + name,
+                                       state=failed.value)
+        # Each state's matrix is stored column-major: element (r, c) at r + c * n.
+        mats = tuple(np.ascontiguousarray(M.reshape(N, mn, mn).transpose(0, 2, 1))
+                     for M in mats)
+        return (value,) + mats
+
+    def rnea_derivatives_batch(self, Q, V, A, fext=None, threads=None):
+        """N states of :meth:`rnea_derivatives`: Q (N, nq), V, A (N, nv), fext None or
+        (N, nbodies, 6) -> (TAU (N, nv), DTAU_DQ, DTAU_DV, M (N, nv, nv)), bit-identical to
+        single calls; threads: derivative workspaces / threads (default os.cpu_count())."""
+        return self._derivative_batch("rnea_derivatives", Q, V, A, "A", self.nv, self.nv, fext,
+                                      threads)
+
+    def aba_derivatives_batch(self, Q, V, TAU, fext=None, threads=None):
+        """N states of :meth:`aba_derivatives` -> (DDQ (N, nv), DDQ_DQ, DDQ_DV, MINV
+        (N, nv, nv))."""
+        return self._derivative_batch("aba_derivatives", Q, V, TAU, "TAU", self.nv, self.nv,
+                                      fext, threads)
+
+    def ce_rnea_derivatives_batch(self, Q, V, YDD, fext=None, threads=None):
+        """N closed states of :meth:`ce_rnea_derivatives`: YDD (N, ny) -> (TAU (N, ny),
+        DTAU_DY, DTAU_DYDOT, H (N, ny, ny))."""
+        return self._derivative_batch("ce_rnea_derivatives", Q, V, YDD, "YDD", self.ny, self.ny,
+                                      fext, threads)
+
+    def ce_aba_derivatives_batch(self, Q, V, TAU, fext=None, threads=None):
+        """N closed states of :meth:`ce_aba_derivatives`: TAU (N, ny) -> (YDD (N, ny),
+        DYDD_DY, DYDD_DYDOT, HINV (N, ny, ny))."""
+        return self._derivative_batch("ce_aba_derivatives", Q, V, TAU, "TAU", self.ny, self.ny,
+                                      fext, threads)

@@ -1,0 +1,119 @@
+// Public MJCF robots with closed loops (third-party files, never copied into the project): read
+// from $CLUSTERDYN_MJCF_ROBOTS_DIR (bash tools/fetch_mjcf_robots.sh DIR), skipped, saying so,
+// when it is unset. MuJoCo is their oracle in python/tests/test_mjcf_public_robots.py; here
+// CE-ABA runs with every loop embedded that can be (a loop through a ball joint is cut: issue
+// #25) and agrees with the same robot with every loop cut and solved as constraints
+// (proxPv), and with its own dense form (H_y ydd + C_y = tau, CE-RNEA o CE-ABA = id).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <regex>
+#include <string>
+
+#include "clusterdyn/cluster_algorithms.hpp"
+#include "clusterdyn/constraints.hpp"
+#include "clusterdyn/mjcf.hpp"
+#include "clusterdyn/model_builder.hpp"
+#include "test_util.hpp"
+
+namespace clusterdyn::test {
+namespace {
+
+std::string robotFile(const std::string& rel) {
+  const char* dir = std::getenv("CLUSTERDYN_MJCF_ROBOTS_DIR");
+  if (!dir || !*dir) return "";
+  const std::string p = std::string(dir) + "/" + rel;
+  return std::filesystem::is_regular_file(p) ? p : "";
+}
+
+/// The description with every loop embedded except those the builder cannot embed (it names
+/// them: a ball joint inside the loop), which are cut one by one.
+ClusterModel embedWhatCanBe(UrdfDescription urdf, std::vector<std::string>& cut) {
+  for (size_t attempt = 0; attempt <= urdf.loops.size(); ++attempt) {
+    try {
+      return buildClusterModel(urdf);
+    } catch (const ModelError& e) {
+      std::smatch m;
+      const std::string msg = e.what();
+      if (!std::regex_search(msg, m,
+                             std::regex("<loop name=\"([^\"]+)\">: joint '[^']+' of type "
+                                        "spherical lies inside the loop")))
+        throw;
+      for (UrdfLoop& l : urdf.loops)
+        if (l.name == m[1].str()) l.cut = true;
+      cut.push_back(m[1].str());
+    }
+  }
+  throw ModelError("no loop left to cut");
+}
+
+TEST(MjcfPublicRobots, CassieCeAbaWithThePlantarLoopsEmbedded) {
+  const std::string path = robotFile("cassie-mujoco-sim/model/cassie.xml");
+  if (path.empty())
+    GTEST_SKIP() << "CLUSTERDYN_MJCF_ROBOTS_DIR unset or without cassie-mujoco-sim "
+                    "(bash tools/fetch_mjcf_robots.sh DIR)";
+  const MjcfDescription d = parseMjcfFile(path);
+  ASSERT_EQ(d.urdf.loops.size(), 4u);
+  std::vector<std::string> cut;
+  const ClusterModel mixed = embedWhatCanBe(d.urdf, cut);
+  ASSERT_EQ(cut.size(), 2u);  // the achilles rods (ball joints)
+  for (const std::string& c : cut) EXPECT_NE(c.find("achilles"), std::string::npos) << c;
+  EXPECT_EQ(mixed.ny, mixed.treeModel.nv - 4);  // two planar four-bars of hinges: 2 dependent each
+  ModelOptions allCut;
+  allCut.cutLoops = true;
+  const ClusterModel tree = buildClusterModel(d.urdf, allCut);
+  ASSERT_EQ(tree.ny, tree.treeModel.nv);
+
+  const ConstraintSet setMixed = cutLoopConstraints(mixed), setTree = cutLoopConstraints(tree);
+  ClusterData dm(mixed), dt(tree);
+  ConstraintData cm(mixed, setMixed), ct(tree, setTree);
+  ProximalSettings s;
+  s.tolerance = 1e-11;
+  std::mt19937_64 rng(3);
+  // qpos0 closes all four loops (drawn closed); v = 0: gravity, springs and tau drive it
+  const VecX q = mixed.qReference, v = VecX::Zero(mixed.treeModel.nv);
+  // the same configuration in the all-cut model's numbering (coordinates by name)
+  VecX qt(tree.treeModel.nq);
+  for (int k = 0; k < mixed.treeModel.nq; ++k)
+    qt[tree.treeModel.positionIndex(mixed.treeModel.positionNames[k])] = q[k];
+  auto treeIndependent = [&](const std::string& name) {
+    const auto& n = tree.independentVelocityNames;
+    return static_cast<int>(std::find(n.begin(), n.end(), name) - n.begin());
+  };
+  for (int trial = 0; trial < 3; ++trial) {
+    const VecX tau = randomVector(mixed.ny, rng) * 5;
+    // CE-ABA (plantar loops embedded, achilles rows free) against its dense form and CE-RNEA
+    ASSERT_EQ(ceAba(mixed, dm, q, v, tau), Status::Ok) << dm.errorMessage();
+    const VecX ydd = dm.ydd;
+    ASSERT_EQ(clusterMassMatrix(mixed, dm, q), Status::Ok);
+    ASSERT_EQ(clusterBias(mixed, dm, q, v), Status::Ok);
+    EXPECT_LT((dm.H * ydd + dm.C - tau).cwiseAbs().maxCoeff(), 1e-9 * tau.cwiseAbs().maxCoeff());
+    ASSERT_EQ(ceRnea(mixed, dm, q, v, ydd), Status::Ok);
+    EXPECT_LT((dm.tauY - tau).cwiseAbs().maxCoeff(), 1e-9 * tau.cwiseAbs().maxCoeff());
+    // all four loops: embedded plantar + cut achilles (proxPv) = all cut
+    ASSERT_EQ(proxPv(mixed, dm, setMixed, cm, q, v, tau, s), Status::Ok) << dm.errorMessage();
+    const VecX qddMixed = dm.qdd;
+    // the same torques: on the mixed model's independent joints (by name), zero on the
+    // dependent ones (the spanning torque whose G^T image is tau)
+    VecX tauTree = VecX::Zero(tree.ny);
+    for (int k = 0; k < mixed.ny; ++k)
+      tauTree[treeIndependent(mixed.independentVelocityNames[k])] = tau[k];
+    ASSERT_EQ(proxPv(tree, dt, setTree, ct, qt, VecX::Zero(tree.treeModel.nv), tauTree, s),
+              Status::Ok)
+        << dt.errorMessage();
+    // compare spanning accelerations by coordinate name
+    double err = 0.0, scale = 1.0;
+    for (int k = 0; k < mixed.treeModel.nv; ++k) {
+      const std::string& n = mixed.treeModel.velocityNames[k];
+      const double a = qddMixed[k], b = dt.qdd[tree.treeModel.velocityIndex(n)];
+      err = std::max(err, std::abs(a - b));
+      scale = std::max(scale, std::abs(b));
+    }
+    EXPECT_LT(err, 1e-9 * scale) << "trial " << trial;  // seen: 1.2e-12 relative
+  }
+}
+
+}  // namespace
+}  // namespace clusterdyn::test

@@ -1,0 +1,130 @@
+// One contactStep (CE-ABA free motion, Delassus matrix, contact solve, impulse pass, integration
+// and loop closure) of the mini cheetah with its exact rotor transmissions standing on four point
+// feet, held by a joint PD; the clusterdyn side of mujoco_step_bench.py (docs/contact.md).
+//
+//   contact_step_bench URDFPLUS_DIR [--steps N] [--reps R] [--solver admm|pgs] [--dt S]
+//                      [--tolerance T]   (the contact solver's, default 1e-10)
+//
+// Prints one JSON line: median wall time per step over R blocks of N steps, the mean contact
+// solver iterations, the active contacts per step. The timed loop is runSteps (not inlined), for
+// callgrind --toggle-collect=runSteps*.
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "contact_scenes.hpp"
+
+using namespace clusterdyn;
+
+namespace {
+
+struct Scene {
+  const ClusterModel& cm;
+  ClusterData& data;
+  const ContactProblem& problem;
+  ContactData& cd;
+  StepSettings st;
+  VecX q, v, y, ydot, yRef, tau;
+  std::vector<int> joints;  ///< independent position index of each actuated joint
+  std::vector<int> jointV;  ///< its velocity index
+  double kp = 60.0, kd = 1.5;
+  long iterations = 0, contacts = 0, steps = 0;
+  bool failed = false;
+};
+
+/// N steps: tau = PD to the standing posture on the 12 leg joints, then contactStep.
+__attribute__((noinline)) void runSteps(Scene& s, int n) {
+  for (int k = 0; k < n; ++k) {
+    spanningToIndependent(s.cm, s.data, s.q, s.v, s.y, s.ydot);
+    for (size_t j = 0; j < s.joints.size(); ++j)
+      s.tau[s.jointV[j]] =
+          s.kp * (s.yRef[s.joints[j]] - s.y[s.joints[j]]) - s.kd * s.ydot[s.jointV[j]];
+    const Status st = contactStep(s.cm, s.data, s.problem, s.cd, s.q, s.v, s.tau, s.st);
+    if (st != Status::Ok) s.failed = true;
+    s.iterations += s.cd.result.iterations;
+    for (const ConeBlock& b : s.cd.blocks) s.contacts += b.type == ConeType::Coulomb ? 1 : 0;
+    ++s.steps;
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2) {
+    std::fprintf(stderr,
+                 "usage: contact_step_bench URDFPLUS_DIR [--steps N] [--reps R] "
+                 "[--solver admm|pgs] [--dt S] [--tolerance T]\n");
+    return 2;
+  }
+  int steps = 1000, reps = 7;
+  StepSettings st;
+  for (int i = 2; i + 1 < argc; i += 2) {
+    if (!std::strcmp(argv[i], "--steps"))
+      steps = std::atoi(argv[i + 1]);
+    else if (!std::strcmp(argv[i], "--reps"))
+      reps = std::atoi(argv[i + 1]);
+    else if (!std::strcmp(argv[i], "--dt"))
+      st.dt = std::atof(argv[i + 1]);
+    else if (!std::strcmp(argv[i], "--tolerance"))
+      st.contact.tolerance = std::atof(argv[i + 1]);
+    else if (!std::strcmp(argv[i], "--solver"))
+      st.solver = std::string(argv[i + 1]) == "pgs" ? StepSettings::Solver::Pgs
+                                                    : StepSettings::Solver::Admm;
+    else {
+      std::fprintf(stderr, "unknown option %s\n", argv[i]);
+      return 2;
+    }
+  }
+  if (steps < 1 || reps < 1 || !(st.dt > 0.0) || !(st.contact.tolerance > 0.0)) {
+    std::fprintf(stderr, "--steps, --reps, --dt and --tolerance must be positive\n");
+    return 2;
+  }
+  setLogLevel(LogLevel::Off);
+  try {
+    const ClusterModel cm = scenes::cheetahModel(argv[1]);
+    ContactProblem problem(cm);
+    scenes::addCheetahFeet(cm, problem, 0.8);
+    ClusterData data(cm);
+    ContactData cd(cm, problem);
+    VecX y = scenes::cheetahStanding(cm, 0.4), ydot = VecX::Zero(cm.ny);
+    if (scenes::placeOnGround(cm, data, problem, cd, y, ydot, 0.0) != Status::Ok) {
+      std::fprintf(stderr, "placing the cheetah: %s\n", data.errorMessage());
+      return 1;
+    }
+    Scene s{cm, data, problem, cd, st, data.q, data.v, y, ydot, y, VecX::Zero(cm.ny), {}, {}};
+    for (const char* leg : {"FR", "FL", "HR", "HL"})
+      for (const char* j : {"_abad_j", "_abad_to_hip_j", "_hip_to_knee_j"}) {
+        const std::string name =
+            std::string(j) == "_abad_j" ? std::string("torso_to_") + leg + j : leg + std::string(j);
+        s.joints.push_back(scenes::yIndex(cm.independentPositionNames, name));
+        s.jointV.push_back(scenes::yIndex(cm.independentVelocityNames, name));
+      }
+    runSteps(s, 500);  // settle on the feet
+    s.iterations = s.contacts = s.steps = 0;
+    std::vector<double> perStep;
+    for (int r = 0; r < reps; ++r) {
+      const auto t0 = std::chrono::steady_clock::now();
+      runSteps(s, steps);
+      const auto t1 = std::chrono::steady_clock::now();
+      perStep.push_back(std::chrono::duration<double>(t1 - t0).count() / steps);
+    }
+    std::sort(perStep.begin(), perStep.end());
+    std::printf(
+        "{\"engine\": \"clusterdyn\", \"model\": \"mini_cheetah.urdf\", \"solver\": \"%s\", "
+        "\"dt\": %g, \"tolerance\": %g, \"ny\": %d, \"steps\": %d, \"reps\": %d, \"median_us\": "
+        "%.3f, "
+        "\"min_us\": %.3f, \"mean_iterations\": %.3f, \"mean_contacts\": %.3f, "
+        "\"base_height\": %.4f, \"all_ok\": %s}\n",
+        st.solver == StepSettings::Solver::Pgs ? "pgs" : "admm", st.dt, st.contact.tolerance, cm.ny,
+        steps, reps, 1e6 * perStep[perStep.size() / 2], 1e6 * perStep.front(),
+        double(s.iterations) / s.steps, double(s.contacts) / s.steps, s.q[2],
+        s.failed ? "false" : "true");
+    return s.failed ? 1 : 0;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "contact_step_bench: %s\n", e.what());
+    return 1;
+  }
+}

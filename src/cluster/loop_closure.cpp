@@ -22,10 +22,11 @@ inline int qIndex(const Model& tree, const Cluster& c, int localV) {
   return tree.idx_q[tree.velocityOwner[c.v0 + localV]];
 }
 
-/// max |phi| of cluster k at q (computes the cluster's placements and residual).
+/// max |phi| of cluster k at q (computes the cluster's placements, for loop joints, and
+/// residual). Explicit relations are linear in q: no placements (no sin / cos).
 double residualAt(const ClusterModel& cm, ClusterData& data, int k,
                   const Eigen::Ref<const VecX>& q) {
-  clusterPlacements(cm, data, k, q);
+  if (cm.clusters[k].implicit()) clusterPlacements(cm, data, k, q);
   constraintResidual(cm, data, k, q);
   const VecX& phi = detail::scratch(data)[k].phi;
   return phi.size() ? phi.cwiseAbs().maxCoeff() : 0.0;

@@ -35,7 +35,19 @@ Status contactStep(const ClusterModel& model, ClusterData& data, const ContactPr
   integrateInto(model.treeModel, q, cd.vSpan, s.dt, cd.qNext);
   for (int i = 0; i < model.nyq; ++i) cd.y[i] = cd.qNext[model.independentPosition[i]];
   data.q = q;  // warm start: continue the assembly branch of q
-  CDYN_TRY(independentToSpanning(model, data, cd.y, cd.ydot));
+  if (model.hasImplicitClusters()) {
+    CDYN_TRY(independentToSpanning(model, data, cd.y, cd.ydot));
+  } else {
+    // Couplings and mimics only: G is constant (Cluster::G), v = G y_dot without the
+    // kinematics pass independentToSpanning runs to evaluate G at q+.
+    CDYN_TRY(solveLoopClosure(model, data, cd.y));
+    for (const Cluster& c : model.clusters) {
+      if (c.constrained())
+        data.v.segment(c.v0, c.nv).noalias() = c.G * cd.ydot.segment(c.y0, c.ny);
+      else
+        data.v.segment(c.v0, c.nv) = cd.ydot.segment(c.y0, c.ny);
+    }
+  }
   q = data.q;
   v = data.v;
   if (solve == Status::NotConverged)

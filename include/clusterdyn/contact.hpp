@@ -222,7 +222,8 @@ struct ContactData {
   ContactSolverWorkspace solver;
   // Scratch.
   VecX y, ydot, ydotFree, yddFree, tauTotal, qNext, vSpan;
-  MatX Jc;  ///< m x ny Jacobian in contact frames
+  VecX lambdaRows;  ///< the impulses on the rows of `rows` (contact rows world-aligned)
+  MatX Jc;          ///< m x ny Jacobian in contact frames
 };
 
 /// One semi-implicit Euler step of the spanning state (q, v) (closed: phi(q) = 0, v = G y_dot):

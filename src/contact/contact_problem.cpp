@@ -77,6 +77,7 @@ ContactData::ContactData(const ClusterModel& model, const ContactProblem& p)
   G.setZero(m, m);
   g.setZero(m);
   lambda.setZero(m);
+  lambdaRows.setZero(m);
   velocity.setZero(m);
   solver.resize(m);
   y.setZero(model.nyq);

@@ -2,8 +2,10 @@
 // constraint-space problem (contact_problem.cpp, the solvers), the new independent velocities by
 // one more CE-ABA pass with the impulses as generalized forces, the independent positions
 // integrated, the loop closure putting the dependent coordinates back on the manifold.
+#include "cluster/cluster_aba_step.hpp"
 #include "cluster/cluster_detail.hpp"
 #include "clusterdyn/configuration.hpp"
+#include "constrained/constraint_detail.hpp"
 #include "contact/contact_detail.hpp"
 #include "core/check.hpp"
 
@@ -22,11 +24,25 @@ Status contactStep(const ClusterModel& model, ClusterData& data, const ContactPr
           : solveContactAdmm(cd.G, cd.g, cd.blocks, s.contact, cd.solver, cd.lambda, cd.result);
   if (solve != Status::Ok && solve != Status::NotConverged)
     return detail::fail(td, solve, "contactStep: %.200s", cd.solver.lastError);
-  // y_dot+ = y_dot + dt H^-1 (tau + J^T lambda / dt - C): CE-ABA with the impulses as forces.
-  cd.tauTotal = tauY;
-  cd.tauTotal.noalias() += (1.0 / s.dt) * (cd.Jc.transpose() * cd.lambda);
-  CDYN_TRY(ceAba(model, data, q, v, cd.tauTotal));
-  cd.ydot += s.dt * data.ydd;
+  // y_dot+ = y_dot_free + H^-1 J^T lambda: the impulses through the articulated inertias that
+  // the Delassus matrix's pass 2 left (zero velocity and force: linear in lambda), by the
+  // reduced backward sweep of the row forces (Sathya & Carpentier 2024, Alg. 2) and pass 3
+  // without gravity; instead of a second CE-ABA with tau + J^T lambda / dt.
+  const int nb = problem.bilateralCount();
+  const int mb = problem.bilateralRows();
+  cd.lambdaRows.head(mb) = cd.lambda.head(mb);
+  for (int i = 0; i < static_cast<int>(cd.frame.size()); ++i) {
+    const int r = problem.rows().rowOffset(nb + i);
+    cd.lambdaRows.segment<3>(r).noalias() = cd.frame[i] * cd.lambda.segment<3>(r);
+  }
+  detail::applyRowForces(model, data, cd.rows, cd.lambdaRows);
+  const Motion zero = Motion::Zero();
+  for (int k = 0; k < static_cast<int>(model.clusters.size()); ++k) {
+    const int o = model.clusters[k].outputBody;
+    detail::clusterAccelerationStep(model, data, k, o >= 0 ? td.a_gf[o] : zero);
+  }
+  cd.ydot = cd.ydotFree + data.ydd;
+  data.ydd = cd.yddFree + (1.0 / s.dt) * data.ydd;  // the step's accelerations
   cd.velocity.noalias() = cd.Jc * cd.ydot;
   // y+ = y (+) dt y_dot+ on the independent coordinates (the dependent entries of the spanning
   // integration are discarded), then the closure from the previous, closed configuration.

@@ -84,6 +84,13 @@ NewtonResult newton(const ClusterModel& cm, ClusterData& data, int k, Eigen::Ref
       if (trial < res || s.maxStepHalvings == 0) break;
       stepDependent(cm, k, q, w.dq, -alpha);
     }
+    if (!c.implicit() && trial <= s.residualTolerance) {
+      // Explicit relations are linear in q and K is constant: the full Newton step is exact up
+      // to rounding, and Kd (factorized above) is the same at the solution.
+      data.lastIterations = it + 1;
+      data.lastResidual = trial;
+      return regular ? NewtonResult::Converged : NewtonResult::Singular;
+    }
     if (!(trial < res) && s.maxStepHalvings > 0) {
       // No step reduces the residual: converged to rounding if at tolerance, else stuck.
       residualAt(cm, data, k, q);

@@ -48,6 +48,52 @@ ClusterDerivativeData::ClusterDerivativeData(const ClusterModel& m) : model(&m),
   onP.assign(m.maxClusterBodies, 0);
   llt.compute(MatX::Identity(ny, ny));  // sized, and its info set (a moved LLT(n) copies an
                                         // uninitialised ComputationInfo: UBSan)
+  // H^-1 recursion (cluster_derivatives_minverse.cpp).
+  const int nb = m.treeModel.nbodies, nc = static_cast<int>(m.clusters.size());
+  mIA.assign(nb, Mat6::Zero());
+  mPsi.resize(nb);
+  mU.resize(nb);
+  mFA.assign(nb, Mat6X::Zero(6, ny));
+  for (int b = 0; b < nb; ++b) {
+    const int dk = m.clusters[m.bodyCluster[b]].ny;
+    mPsi[b].setZero(6, dk);
+    mU[b].setZero(6, dk);
+  }
+  mD.resize(nc);
+  mDinv.resize(nc);
+  mUbar.resize(nc);
+  mUbarDinv.resize(nc);
+  mLlt.resize(nc);
+  colStart.assign(nc, 0);
+  colEnd.assign(nc, ny);
+  mTmp.setZero(std::max(d, 1));
+  upperTriangle = true;  // depth-first numbering: y0 increasing, each subtree contiguous
+  std::vector<int> end(nc), count(nc);
+  for (int k = 0; k < nc; ++k) {
+    const Cluster& c = m.clusters[k];
+    mD[k].setZero(c.ny, c.ny);
+    mDinv[k].setZero(c.ny, c.ny);
+    mUbar[k].setZero(6, c.ny);
+    mUbarDinv[k].setZero(6, c.ny);
+    mLlt[k].compute(MatX::Identity(c.ny, c.ny));
+    end[k] = c.y0 + c.ny;
+    count[k] = c.ny;
+    if (k > 0 && c.y0 != m.clusters[k - 1].y0 + m.clusters[k - 1].ny) upperTriangle = false;
+    if (c.parent >= k) upperTriangle = false;
+  }
+  for (int k = nc - 1; k >= 0; --k) {
+    const int p = m.clusters[k].parent;
+    if (p < 0) continue;
+    end[p] = std::max(end[p], end[k]);
+    count[p] += count[k];
+  }
+  for (int k = 0; k < nc; ++k)
+    if (end[k] - m.clusters[k].y0 != count[k]) upperTriangle = false;
+  if (upperTriangle)
+    for (int k = 0; k < nc; ++k) {
+      colStart[k] = m.clusters[k].y0;
+      colEnd[k] = end[k];
+    }
 }
 
 namespace {
@@ -55,20 +101,39 @@ namespace {
 using detail::Bias;
 using detail::StateCheck;
 
-/// out = G^T A G (G block diagonal, from its entry list; A nv x nv with non-zero blocks between
-/// related clusters only, as M and the RNEA derivatives): one pass over the pairs of entries of
-/// related clusters, no intermediate nv x ny product.
-void congruenceG(const ClusterDerivativeData& dd, const MatX& A, MatX& out) {
-  out.setZero();
+/// dtau_dy = G^T dtau_dq G, dtau_dydot = G^T dtau_dv G and H = G^T M G at once (G block
+/// diagonal, from its entry list; the three nv x nv matrices have non-zero blocks between
+/// related clusters only): one pass over the pairs of entries of related clusters, no
+/// intermediate nv x ny product; H from its upper triangle, mirrored.
+void congruenceG(ClusterDerivativeData& dd) {
+  const DerivativeData& t = dd.tree;
+  const Eigen::Index nv = t.dtau_dq.rows(), ny = dd.H.rows();
+  dd.dtau_dy.setZero();
+  dd.dtau_dydot.setZero();
+  dd.H.setZero();
   const ClusterDerivativeData::GEntry* const E = dd.Gentries.data();
-  for (const auto& [a, b] : dd.relatedClusters)
+  for (const auto& [a, b] : dd.relatedClusters) {
     for (int j = dd.entryStart[b]; j < dd.entryStart[b + 1]; ++j) {
       const ClusterDerivativeData::GEntry& c = E[j];
-      const double* const col = A.data() + static_cast<Eigen::Index>(c.v) * A.rows();
-      double* const o = out.data() + static_cast<Eigen::Index>(c.y) * out.rows();
-      for (int i = dd.entryStart[a]; i < dd.entryStart[a + 1]; ++i)
-        o[E[i].y] += E[i].value * c.value * col[E[i].v];
+      const Eigen::Index cv = static_cast<Eigen::Index>(c.v) * nv;
+      const double* const q = t.dtau_dq.data() + cv;
+      const double* const v = t.dtau_dv.data() + cv;
+      const double* const m = t.dtau_da.data() + cv;
+      const Eigen::Index cy = static_cast<Eigen::Index>(c.y) * ny;
+      double* const oq = dd.dtau_dy.data() + cy;
+      double* const ov = dd.dtau_dydot.data() + cy;
+      double* const om = dd.H.data() + cy;
+      for (int i = dd.entryStart[a]; i < dd.entryStart[a + 1]; ++i) {
+        const double g = E[i].value * c.value;
+        const int r = E[i].y, k = E[i].v;
+        oq[r] += g * q[k];
+        ov[r] += g * v[k];
+        if (r <= c.y) om[r] += g * m[k];  // H: on and above the diagonal
+      }
     }
+  }
+  for (Eigen::Index col = 0; col < ny; ++col)
+    for (Eigen::Index row = col + 1; row < ny; ++row) dd.H(row, col) = dd.H(col, row);
 }
 
 /// out += G^T A B over the dependent rows of the loop clusters (B: nv x ny, non-zero there only,
@@ -128,19 +193,17 @@ Status derivativePasses(const ClusterModel& cm, ClusterData& data, ClusterDeriva
       detail::loopVelocityTerms(cm, data, dd, k);
     }
   }
-  // eq. C9: d tau_y / dy = G^T (dtau/dq G + dtau/dv dv/dy + M da/dy) + (dG/dy)^T tau.
-  congruenceG(dd, t.dtau_dq, dd.dtau_dy);
+  // eq. C9: d tau_y / dy = G^T (dtau/dq G + dtau/dv dv/dy + M da/dy) + (dG/dy)^T tau;
+  // d tau_y / d y_dot = G^T (dtau/dv G + M da/dy_dot); H = G^T M G (Chignoli et al. 2023,
+  // eq. 24).
+  congruenceG(dd);
   if (loops) {
     addDependentTerm(cm, dd, t.dtau_dv, dd.dv_dy, dd.dtau_dy);
     addDependentTerm(cm, dd, t.dtau_da, dd.da_dy, dd.dtau_dy);
     for (int k = 0; k < static_cast<int>(cm.clusters.size()); ++k)
       if (cm.clusters[k].implicit()) detail::loopGdotTerm(cm, data, dd, k);
   }
-  // eq. C9: d tau_y / d y_dot = G^T (dtau/dv G + M da/dy_dot).
-  congruenceG(dd, t.dtau_dv, dd.dtau_dydot);
   if (loops) addDependentTerm(cm, dd, t.dtau_da, dd.da_dyd, dd.dtau_dydot);
-  // H = G^T M G (Chignoli et al. 2023, eq. 24).
-  congruenceG(dd, t.dtau_da, dd.H);
   dd.tauY.setZero();
   for (const ClusterDerivativeData::GEntry& e : dd.Gentries) dd.tauY[e.y] += e.value * t.tau[e.v];
   return Status::Ok;

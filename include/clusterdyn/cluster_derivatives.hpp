@@ -70,6 +70,7 @@ struct ClusterDerivativeData {
       onP;                  ///< per cluster body: on the path to the loop's successor / predecessor
   std::vector<Motion> ovx;  ///< per cluster body: world twist from a velocity G_c (eq. C7)
   Eigen::LLT<MatX> llt;     ///< Cholesky factor of H (CE-ABA derivatives)
+  MatX Linv;                ///< ny x ny: L^-1 of that factor (lower triangle)
 
   // Scratch of the cluster-tree recursion for H^-1 (computeClusterMinverse, eq. C11-C13), in
   // world axes. Per body:
@@ -111,8 +112,9 @@ Status computeClusterMinverse(const ClusterModel& model, ClusterData& data,
 
 /// y_ddot = ceAba(q, v, tauY, fext) (to dd.ydd and data.ydd) and its derivatives
 /// dd.dydd_dy = -H^-1 d tau_y / d y, dd.dydd_dydot = -H^-1 d tau_y / d y_dot (both at
-/// y_ddot), dd.Hinv = d y_ddot / d tau_y. H^-1 comes from a Cholesky factorisation of H (not
-/// the cluster-tree recursion yet). Also leaves dd.dtau_dy, dd.dtau_dydot, dd.H at y_ddot.
+/// y_ddot), dd.Hinv = d y_ddot / d tau_y. H^-1 comes from a Cholesky factorisation of H (the
+/// cluster-tree recursion of computeClusterMinverse costs more where H is at hand). Also leaves
+/// dd.dtau_dy, dd.dtau_dydot, dd.H at y_ddot.
 /// Statuses as computeCeRneaDerivatives, plus NotPositiveDefinite when H is not.
 Status computeCeAbaDerivatives(const ClusterModel& model, ClusterData& data,
                                ClusterDerivativeData& dd, ConstVecRef q, ConstVecRef v,

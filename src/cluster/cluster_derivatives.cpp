@@ -15,7 +15,8 @@ namespace clusterdyn {
 
 ClusterDerivativeData::ClusterDerivativeData(const ClusterModel& m) : model(&m), tree(m.treeModel) {
   const int ny = m.ny, nv = m.treeModel.nv;
-  for (MatX* x : {&dtau_dy, &dtau_dydot, &H, &dydd_dy, &dydd_dydot, &Hinv}) x->setZero(ny, ny);
+  for (MatX* x : {&dtau_dy, &dtau_dydot, &H, &dydd_dy, &dydd_dydot, &Hinv, &Linv})
+    x->setZero(ny, ny);
   tauY.setZero(ny);
   ydd.setZero(ny);
   a.setZero(nv);
@@ -209,6 +210,30 @@ Status derivativePasses(const ClusterModel& cm, ClusterData& data, ClusterDeriva
   return Status::Ok;
 }
 
+/// H^-1 = L^-T L^-1 from the Cholesky factor L of dd.llt: L^-1 by forward substitution column by
+/// column (into dd.Linv's lower triangle), then the upper triangle of L^-T L^-1 as dot products
+/// of contiguous column tails, mirrored (about n^3 / 3 multiplications; Eigen's solve against the
+/// identity does n^3 in blocked kernels sized for large matrices).
+void choleskyInverse(ClusterDerivativeData& dd) {
+  const MatX& L = dd.llt.matrixLLT();  // lower triangle: L
+  MatX& Li = dd.Linv;
+  const Eigen::Index n = L.rows();
+  for (Eigen::Index j = 0; j < n; ++j) {
+    Li(j, j) = 1.0 / L(j, j);
+    for (Eigen::Index i = j + 1; i < n; ++i) {
+      double x = 0.0;
+      for (Eigen::Index k = j; k < i; ++k) x += L(i, k) * Li(k, j);
+      Li(i, j) = -x / L(i, i);
+    }
+  }
+  for (Eigen::Index j = 0; j < n; ++j)
+    for (Eigen::Index i = 0; i <= j; ++i) {
+      const double x = Li.col(i).segment(j, n - j).dot(Li.col(j).segment(j, n - j));
+      dd.Hinv(i, j) = x;
+      dd.Hinv(j, i) = x;
+    }
+}
+
 Status checkArguments(const ClusterModel& cm, ClusterData& data, const ClusterDerivativeData& dd,
                       ConstVecRef q, ConstVecRef v, ConstVecRef x, const char* xName,
                       const Force* fext) {
@@ -260,8 +285,7 @@ Status computeCeAbaDerivatives(const ClusterModel& model, ClusterData& data,
     return detail::fail(data.treeData, Status::NotPositiveDefinite,
                         "computeCeAbaDerivatives: the independent mass matrix H is not positive "
                         "definite");
-  dd.Hinv.setIdentity();
-  dd.llt.solveInPlace(dd.Hinv);
+  choleskyInverse(dd);
   // Eigen's blocked product keeps its panels on the stack below ny = 64 (derivatives.hpp's
   // computeABADerivatives); above, the coefficient-wise product, which never allocates.
   if (model.ny <= 64) {

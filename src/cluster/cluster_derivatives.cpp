@@ -154,12 +154,16 @@ void addDependentTerm(const ClusterModel& cm, const ClusterDerivativeData& dd, c
   }
 }
 
-/// The derivative passes at a closed (q, v) (checked with StateCheck::Check): G, g, the
+/// The derivative passes at a closed (q, v) (checked with StateCheck::Check; StateCheck::Skip:
+/// right after ceAba at (q, v), whose kinematics are reused): G, g, the
 /// spanning-tree derivatives at a = G ydd + g, the loop terms and the chain rule (eq. C9).
 Status derivativePasses(const ClusterModel& cm, ClusterData& data, ClusterDerivativeData& dd,
                         ConstVecRef q, ConstVecRef v, const VecX& ydd, const Force* fext,
                         StateCheck check) {
-  CDYN_TRY(detail::clusterVelocityPass(cm, data, q, v.data(), Bias::Compute, check));
+  // After ceAba (check == Skip) the kinematics are those of its pass 1 (placements, v, G, g and
+  // the factors of Kd of every cluster; the rotors' entries by completeRotorBodies): reused.
+  if (check == StateCheck::Check)
+    CDYN_TRY(detail::clusterVelocityPass(cm, data, q, v.data(), Bias::Compute, check));
   const std::vector<ClusterWorkspace>& ws = detail::scratch(data);
   dd.Gentries.clear();
   for (int k = 0; k < static_cast<int>(cm.clusters.size()); ++k) {

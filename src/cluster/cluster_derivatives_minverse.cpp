@@ -16,14 +16,26 @@ namespace {
 
 /// Cluster motion subspace of every body of cluster k in world axes (eq. C11):
 /// Psi_b = psi_b G_rows(b) + Psi_parent(b) inside the cluster, psi_b = 0X_b S_b; and the body's
-/// rigid inertia in world axes as the seed of its articulated inertia.
+/// rigid inertia in world axes as the seed of its articulated inertia. A rotor
+/// (OutputFrameRotor: axisymmetric, its axis and inertia constant in its output body's frame)
+/// from its output body's placement, without its own.
 void worldClusterSubspace(const ClusterModel& cm, const ClusterData& data,
                           ClusterDerivativeData& dd, int k) {
   const Cluster& c = cm.clusters[k];
   const Model& tree = cm.treeModel;
   const Data& td = data.treeData;
-  const MatX& G = scratch(data)[k].G;
+  const ClusterScratch& s = fullScratch(data);
+  const MatX& G = c.implicit() ? scratch(data)[k].G : c.G;
   for (int b = c.firstBody; b < c.firstBody + c.nbodies; ++b) {
+    if (c.constrained() && s.rotorSlot[b] >= 0) {
+      const OutputFrameRotor& r = s.rotors[s.rotorSlot[b]];
+      const Transform oMo = r.parent >= 0 ? td.oMi[r.parent] : Transform::Identity();
+      dd.mIA[b] = r.inertia.transformedBy(oMo).matrix();
+      const Motion psi = oMo.actMotion(r.axis);
+      Mat6X& Psi = dd.mPsi[b];
+      for (int e = 0; e < c.ny; ++e) Psi.col(e) = psi * G(r.row, e);
+      continue;
+    }
     const Transform& oMb = td.oMi[b];
     const Joint& joint = tree.joints[b];
     dd.mIA[b] = tree.inertias[b].transformedBy(oMb).matrix();
@@ -215,9 +227,20 @@ Status computeClusterMinverse(const ClusterModel& model, ClusterData& data,
   if (dd.model != &model)
     return detail::fail(data.treeData, Status::WorkspaceMismatch,
                         "the derivative workspace was created for another model");
-  // Placements (oMi of every body) and G of every cluster at q; checks that q is closed.
-  CDYN_TRY(detail::clusterVelocityPass(model, data, q, nullptr, detail::Bias::Skip,
-                                       detail::StateCheck::Check));
+  // Joint placements of every body but the rotors, G of the loop clusters, the check that q is
+  // closed; then the world placements (the rotors are seen from their output bodies).
+  CDYN_TRY(detail::clusterPositionPass(model, data, q, detail::StateCheck::Check,
+                                       detail::OutputPoses::ImplicitOnly));
+  Data& td = data.treeData;
+  for (const int b : detail::fullScratch(data).placementBodies) {
+    const int p = model.treeModel.parent[b];
+    if (p >= 0) {
+      td.oMi[b].R.noalias() = td.oMi[p].R * td.liMi[b].R;
+      td.oMi[b].p.noalias() = td.oMi[p].p + td.oMi[p].R * td.liMi[b].p;
+    } else {
+      td.oMi[b] = td.liMi[b];
+    }
+  }
   CDYN_TRY(detail::clusterMinversePasses(model, data, dd));
   detail::ok(data.treeData);
   return detail::checkOverflow(data.treeData, Status::Ok, dd.Hinv, "computeClusterMinverse: Hinv",

@@ -141,7 +141,9 @@ bool minverseBackward(const ClusterModel& cm, ClusterDerivativeData& dd, int k) 
     t.setZero();
     for (int b = c.firstBody; b < c.firstBody + c.nbodies; ++b)
       t.noalias() += dd.mPsi[b].transpose() * dd.mFA[b].col(col);
-    Hinv.col(col).segment(y0, d).noalias() = -(Dinv * t);
+    auto h = Hinv.col(col).segment(y0, d);
+    h.noalias() = Dinv * t;  // (-(Dinv * t) would evaluate the product into a heap temporary)
+    h = -h;
   }
   for (int col = c1; col < cm.ny; ++col) Hinv.col(col).segment(y0, d).setZero();
   if (o < 0) return true;

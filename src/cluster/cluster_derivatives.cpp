@@ -163,7 +163,8 @@ Status derivativePasses(const ClusterModel& cm, ClusterData& data, ClusterDeriva
   // After ceAba (check == Skip) the kinematics are those of its pass 1 (placements, v, G, g and
   // the factors of Kd of every cluster; the rotors' entries by completeRotorBodies): reused.
   if (check == StateCheck::Check)
-    CDYN_TRY(detail::clusterVelocityPass(cm, data, q, v.data(), Bias::Compute, check));
+    CDYN_TRY(detail::clusterVelocityPass(cm, data, q, v.data(), Bias::Compute, check,
+                                         detail::OutputPoses::ImplicitOnly));  // world poses only
   const std::vector<ClusterWorkspace>& ws = detail::scratch(data);
   dd.Gentries.clear();
   for (int k = 0; k < static_cast<int>(cm.clusters.size()); ++k) {

@@ -1,5 +1,6 @@
 // Cluster tree construction from a URDF+ description (Chignoli et al. 2023, §II-B, Fig. 4).
 #include <Eigen/QR>
+#include <Eigen/SVD>
 #include <algorithm>
 #include <array>
 #include <map>
@@ -156,7 +157,7 @@ LoopJoint makeLoop(const Model& tree, const UrdfDescription& urdf, const UrdfLoo
 using JointsByName = std::map<std::string, const UrdfJoint*>;
 
 /// One chord per coupling, uncut loop and mimic, with the spanning-tree bodies it puts in one
-/// cluster. Rejects chords through multi-dof joints and cycles among mimics.
+/// cluster. Rejects cycles among mimics (multi-dof joints: partitionCoordinates).
 std::vector<ChordBodies> chordBodies(const Model& tree0, const UrdfDescription& urdf,
                                      const ModelOptions& options, const JointsByName& jointByName) {
   std::vector<ChordBodies> chords;
@@ -174,13 +175,6 @@ std::vector<ChordBodies> chordBodies(const Model& tree0, const UrdfDescription& 
     for (int b : ends)
       for (int x : pathTo(tree0, b, C)) cb.bodies.push_back(x);
     if (cb.bodies.empty()) fail(where, elem, "its links belong to the same rigid body");
-    for (int x : cb.bodies)
-      if (tree0.nvs[x] != 1)
-        fail(where, elem,
-             "joint '" + tree0.jointNames[x] + "' of type " + jointTypeName(tree0.joints[x].type) +
-                 " lies inside the loop; only 1-dof joints (revolute, continuous, prismatic) "
-                 "can be part of a loop cluster; cut the loop instead (URDF+ closure=\"cut\", "
-                 "ModelOptions::cutLoops, CDYN_LOAD_CUT_LOOPS, Python cut_loops=True)");
     chords.push_back(cb);
   };
   for (const auto& c : urdf.couplings) {
@@ -218,8 +212,7 @@ std::vector<ChordBodies> chordBodies(const Model& tree0, const UrdfDescription& 
 
 /// Group of every spanning-tree body: the union-find root of its merged chords, or n + b for a
 /// body in no chord (a cluster of its own).
-std::vector<int> mergeChords(const Model& tree0, const UrdfDescription& urdf,
-                             const std::vector<ChordBodies>& chords) {
+std::vector<int> mergeChords(const Model& tree0, const std::vector<ChordBodies>& chords) {
   const int n = tree0.nbodies;
   UnionFind uf(n);
   std::vector<char> inChord(n, 0);
@@ -242,11 +235,6 @@ std::vector<int> mergeChords(const Model& tree0, const UrdfDescription& urdf,
       for (int p : parents) C = nearestCommonAncestor(tree0, C, p);
       for (int p : parents)
         for (int x : pathTo(tree0, p, C)) {
-          if (tree0.nvs[x] != 1)
-            throw ModelError(urdf.source + ": joint '" + tree0.jointNames[x] + "' of type " +
-                             jointTypeName(tree0.joints[x].type) +
-                             " would have to join a loop cluster to give it a single output "
-                             "body; only 1-dof joints can be part of a loop cluster");
           inChord[x] = 1;
           uf.unite(x, root);
         }
@@ -304,7 +292,7 @@ std::vector<std::vector<int>> orderLikeEmbedded(const Model& tree0, const UrdfDe
   try {  // the clusters of the embedded model
     int k = 0;
     const auto chords = chordBodies(tree0, urdf, embedded, jointByName);
-    for (const auto& c : clustersInRegularOrder(tree0, mergeChords(tree0, urdf, chords)))
+    for (const auto& c : clustersInRegularOrder(tree0, mergeChords(tree0, chords)))
       for (int b : c) position[b] = k++;
   } catch (const ModelError&) {
     return clusters;
@@ -427,6 +415,32 @@ void addLoopJoints(ClusterModel& cm, const UrdfDescription& urdf, const ModelOpt
 
 // --- 5. Independent coordinates per cluster. -----------------------------------------------
 
+/// A multi-dof joint (spherical, planar, floating) inside constrained cluster c (body b): allowed
+/// in a loop cluster as dependent coordinates (all of its velocities; its quaternion is solved
+/// by the closure on the manifold). Rejected in a cluster of couplings and mimics only (their
+/// linear relations act on 1-dof joints) and when declared independent="true": an independent
+/// coordinate has one position per velocity (y), which a quaternion has not.
+void checkMultiDofJoint(const ClusterModel& cm, const UrdfDescription& urdf, const Cluster& c,
+                        int b, const UrdfJoint* uj) {
+  const Model& tree = cm.treeModel;
+  const std::string joint =
+      "joint '" + tree.jointNames[b] + "' of type " + jointTypeName(tree.joints[b].type);
+  if (!c.implicit()) {
+    const ExplicitRelation& rel = cm.relations[c.relations[0]];
+    fail(rel.location, "relation '" + rel.name + "'",
+         joint +
+             " lies inside its cluster; couplings and mimics act on 1-dof joints only "
+             "(a multi-dof joint can be part of a loop cluster, as a dependent joint)");
+  }
+  if (uj && uj->independentGiven && uj->independent)
+    fail(urdf.where(uj->line), "<joint name=\"" + uj->name + "\">",
+         joint + " inside the loop cluster of <loop name=\"" + cm.loops[c.loops[0]].name +
+             "\"> is marked independent=\"true\"; a multi-dof joint in a loop cluster is "
+             "a dependent joint as a whole: mark 1-dof joints independent (to drive one axis of "
+             "a ball joint, write it as three revolute joints with intersecting axes and mark "
+             "that one independent)");
+}
+
 /// Each cluster's independent and dependent velocities (independent="false" joints and mimic
 /// followers are dependent), its explicit constraint matrix and its number of constraint rows.
 void partitionCoordinates(ClusterModel& cm, const UrdfDescription& urdf,
@@ -438,7 +452,11 @@ void partitionCoordinates(ClusterModel& cm, const UrdfDescription& urdf,
     for (int b = c.firstBody; b < c.firstBody + c.nbodies; ++b) {
       const UrdfJoint* uj =
           jointByName.count(tree.jointNames[b]) ? jointByName.at(tree.jointNames[b]) : nullptr;
-      const bool declaredDependent = uj && uj->independentGiven && !uj->independent;
+      bool declaredDependent = uj && uj->independentGiven && !uj->independent;
+      if (c.constrained() && tree.nvs[b] != 1) {
+        checkMultiDofJoint(cm, urdf, c, b, uj);
+        declaredDependent = true;  // multi-dof joints in loop clusters: dependent as a whole
+      }
       for (int k = 0; k < tree.nvs[b]; ++k) {
         const int iv = tree.idx_v[b] + k;
         const bool dep = c.constrained() && (declaredDependent || mimicFollowers.count(iv));
@@ -475,7 +493,7 @@ void indexIndependentCoordinates(ClusterModel& cm) {
       cm.independentVelocity.push_back(c.v0 + iv);
       cm.independentVelocityNames.push_back(tree.velocityNames[c.v0 + iv]);
     }
-    if (c.constrained()) {  // 1-dof joints only: position index follows velocity index
+    if (c.constrained()) {  // independent joints are 1-dof: position index of the joint
       for (int iv : c.independent) {
         const int body = tree.velocityOwner[c.v0 + iv];
         cm.independentPosition.push_back(tree.idx_q[body]);
@@ -522,16 +540,45 @@ std::string velocityNameList(const Model& tree, const Cluster& c, const std::vec
   return s.empty() ? std::string("none") : s;
 }
 
+/// "" or, when the dependent columns of cluster k's K (in data) have a null direction carried
+/// mostly by a multi-dof joint (a rod's idle spin between two ball joints), a hint naming it:
+/// such a joint is dependent as a whole, so the free direction has no coordinate.
+std::string multiDofFreeDirectionHint(const ClusterModel& cm, const ClusterData& data, int k) {
+  const Cluster& c = cm.clusters[k];
+  const Model& tree = cm.treeModel;
+  const MatX& K = detail::scratch(data)[k].K;
+  const int nd = static_cast<int>(c.dependent.size());
+  if (nd == 0 || K.rows() == 0 || !K.allFinite()) return "";
+  MatX Kd(K.rows(), nd);
+  for (int j = 0; j < nd; ++j) Kd.col(j) = K.col(c.dependent[j]);
+  const Eigen::JacobiSVD<MatX> svd(Kd, Eigen::ComputeFullV);
+  const VecX& sv = svd.singularValues();
+  const double smallest = nd > K.rows() ? 0.0 : sv[nd - 1];
+  if (smallest > kClosureSettings.referenceRankThreshold * std::max(1.0, sv[0])) return "";
+  Eigen::Index j = 0;
+  svd.matrixV().col(nd - 1).cwiseAbs().maxCoeff(&j);
+  const int b = tree.velocityOwner[c.v0 + c.dependent[j]];
+  if (tree.nvs[b] == 1) return "";
+  return "; joint '" + tree.jointNames[b] + "' of type " + jointTypeName(tree.joints[b].type) +
+         " moves along a direction the constraints leave free (e.g. a rod's spin between two "
+         "ball joints), but a multi-dof joint inside a loop cluster is dependent as a whole: "
+         "write it as revolute joints with intersecting axes and mark the free one "
+         "independent=\"true\", or cut the loop instead (URDF+ closure=\"cut\", "
+         "ModelOptions::cutLoops, CDYN_LOAD_CUT_LOOPS, Python cut_loops=True)";
+}
+
 /// The cluster's independent coordinates and the constraints' freedom do not match.
 [[noreturn]] void failIndependentCount(const Model& tree, const Cluster& c,
                                        const std::string& where, const std::string& elem,
-                                       int freedom, const char* qualifier) {
+                                       int freedom, const char* qualifier,
+                                       const std::string& hint) {
   fail(where, elem,
        "has " + std::to_string(c.ny) + " independent coordinates (" +
            velocityNameList(tree, c, c.independent) + ") but its constraints leave " + qualifier +
            std::to_string(freedom) +
            " degrees of freedom; mark exactly that many of its joints independent=\"true\"" +
-           (c.ny > freedom ? " (more independent coordinates than the cluster's freedom)" : ""));
+           (c.ny > freedom ? " (more independent coordinates than the cluster's freedom)" : "") +
+           hint);
 }
 
 /// Closes constrained cluster k in cm.qReference and checks its independent set: the
@@ -576,7 +623,8 @@ void closeClusterAtReference(ClusterModel& cm, ClusterData& data, int k) {
     const auto qr = constraintRankQR(data, k);
     const int freedom = c.nv - static_cast<int>(qr.rank());
     if (c.ny > freedom || c.dependent.empty())
-      failIndependentCount(tree, c, where, elem, freedom, "at most ");
+      failIndependentCount(tree, c, where, elem, freedom, "at most ",
+                           multiDofFreeDirectionHint(cm, data, k));
     fail(where, elem,
          "the loop cannot be closed (tried the independent coordinates at zero and at 7 "
          "random values): " +
@@ -590,7 +638,8 @@ void closeClusterAtReference(ClusterModel& cm, ClusterData& data, int k) {
   const auto qrT = constraintRankQR(data, k);
   const int rank = static_cast<int>(qrT.rank());
   const int freedom = c.nv - rank;
-  if (c.ny != freedom) failIndependentCount(tree, c, where, elem, freedom, "");
+  if (c.ny != freedom)
+    failIndependentCount(tree, c, where, elem, freedom, "", multiDofFreeDirectionHint(cm, data, k));
   c.selectedRows.clear();
   for (int i = 0; i < rank; ++i) c.selectedRows.push_back(qrT.colsPermutation().indices()[i]);
   std::sort(c.selectedRows.begin(), c.selectedRows.end());
@@ -600,7 +649,8 @@ void closeClusterAtReference(ClusterModel& cm, ClusterData& data, int k) {
              ") do not parametrize the loop: the dependent block of the constraint "
              "Jacobian for (" +
              velocityNameList(tree, c, c.dependent) +
-             ") is singular at the reference configuration");
+             ") is singular at the reference configuration" +
+             multiDofFreeDirectionHint(cm, data, k));
   if (!c.implicit()) c.G = w.G;
 }
 
@@ -626,7 +676,7 @@ ClusterModel buildClusterModel(const UrdfDescription& urdf, const ModelOptions& 
   for (const auto& j : urdf.joints) jointByName[j.name] = &j;
 
   const std::vector<ChordBodies> chords = chordBodies(tree0, urdf, options, jointByName);
-  const std::vector<int> groupOf = mergeChords(tree0, urdf, chords);
+  const std::vector<int> groupOf = mergeChords(tree0, chords);
 
   ClusterModel cm;
   auto clusters = clustersInRegularOrder(tree0, groupOf);

@@ -159,6 +159,14 @@ Status checkArguments(const ClusterModel& cm, ClusterData& data, const ClusterDe
   if (dd.model != &cm)
     return detail::fail(data.treeData, Status::WorkspaceMismatch,
                         "the derivative workspace was created for another model");
+  for (const Cluster& c : cm.clusters)  // the loop terms take one motion axis per joint
+    for (int b = c.firstBody; c.implicit() && b < c.firstBody + c.nbodies; ++b)
+      if (cm.treeModel.nvs[b] != 1)
+        return detail::fail(data.treeData, Status::InvalidArgument,
+                            "the derivatives do not support multi-dof joints inside loops yet: "
+                            "joint '%s' of loop cluster '%s' (load the model with its loops "
+                            "cut, ModelOptions::cutLoops)",
+                            cm.treeModel.jointNames[b].c_str(), c.name.c_str());
   CDYN_TRY(detail::checkVector(data.treeData, x, cm.ny, xName));
   return detail::checkForces(cm.treeModel, data.treeData, fext);
 }

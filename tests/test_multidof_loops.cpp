@@ -85,7 +85,7 @@ TEST(MultiDofLoops, EmbeddedAndCutGiveTheSameAccelerations) {
       const VecX tauC =
           byName(embedded.treeModel.velocityNames, tauSpan, cut.treeModel.velocityNames);
       ProximalSettings s;
-      s.tolerance = 1e-10;  // (the delta's massless gimbal links stall proxPv near 2e-11)
+      s.tolerance = 1e-10;  // (the delta's light gimbal links stall proxPv near 2e-11)
       s.maxIterations = 2000;
       const VecX qddE =
           byName(embedded.treeModel.velocityNames, de.qdd, cut.treeModel.velocityNames);

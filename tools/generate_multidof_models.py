@@ -13,7 +13,7 @@ Idioms used (docs/urdfplus.md):
   * a ball joint inside the spanning tree is a `spherical` <joint>; a ball joint that closes a
     loop is a `spherical` <loop>;
   * a ball joint with one independent axis is three revolute joints with intersecting axes and
-    massless links between them (a gimbal; singular only when the middle angle is +-90 deg).
+    light links between them (1 g; a gimbal, singular only when the middle angle is +-90 deg).
 
 The loops are embedded (constraint embedding; load with ModelOptions::cutLoops for the
 cut-loop twin, solved as constraints). A multi-dof joint inside a loop cluster is a dependent
@@ -149,6 +149,7 @@ def box_inertia(mass, a, b, c):
 
 
 CROSS = dict(mass=0.01, inertia=(2e-7, 2e-7, 2e-7))
+GIMBAL = dict(mass=0.001, inertia=(2e-8, 2e-8, 2e-8))  # the delta's gimbal links (1 g)
 
 
 # -- RSU ankle -----------------------------------------------------------------------------------
@@ -232,7 +233,7 @@ def write_delta():
   radius 0.10 m, at 0/120/240 deg) each carry a parallelogram of two 0.25 m rods with ball
   joints at both ends (0.05 m apart); the rods meet a 0.03 m-radius platform {h:.6f} m below the
   base at q = 0. Spanning tree: arm_i on the base, both rods of every arm on their arm by
-  ball joints written as gimbals (revolutes about the rod frame's x and y through massless
+  ball joints written as gimbals (revolutes about the rod frame's x and y through light 1 g
   links, then the rod's spin about its own axis), the platform on rod_1a's far end by a
   spherical joint; the other five rods close onto the platform by spherical <loop>s.
   dof 9: the three arms and the six rods' idle spins about their own axes (ball joints at both
@@ -268,7 +269,7 @@ def write_delta():
             # The upper ball joint as a gimbal: about the rod frame's x, then y (dependent),
             # then the spin about the rod's own axis z (independent).
             g1, g2 = f"{rod}_gimbal_1", f"{rod}_gimbal_2"
-            s += link(g1, 0) + link(g2, 0)
+            s += link(g1, **GIMBAL) + link(g2, **GIMBAL)
             s += joint(f"{rod}_top_x", "continuous", arm, g1, (La, sgn * w, 0), rod_rot,
                        axis=(1, 0, 0), independent=False)
             s += joint(f"{rod}_top_y", "continuous", g1, g2, axis=(0, 1, 0), independent=False)

@@ -61,6 +61,12 @@ int main(int argc, char** argv) {
     VecX y(model.nyq), yd(model.ny), x(model.ny);
     const VecX q0 = neutralConfiguration(model.treeModel);
     for (int i = 0; i < model.nyq; ++i) y[i] = 0.3 * uni(rng);
+    for (int k = 0; k < model.ny; ++k) {  // 0.03 m for prismatic joints (Stewart platform legs)
+      const int b = model.treeModel.velocityOwner[model.independentVelocity[k]];
+      if (model.treeModel.joints[b].type != JointType::Prismatic) continue;
+      for (int i = 0; i < model.nyq; ++i)
+        if (model.independentPosition[i] == model.treeModel.idx_q[b]) y[i] *= 0.1;
+    }
     for (const Cluster& c : model.clusters)  // keep the floating base's unit quaternion
       if (model.treeModel.joints[c.firstBody].type == JointType::Floating)
         for (int i = c.yq0; i < c.yq0 + c.nyq; ++i) y[i] = q0[model.independentPosition[i]];

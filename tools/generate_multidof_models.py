@@ -286,12 +286,12 @@ def write_delta():
 
 # -- Stewart platform ----------------------------------------------------------------------------
 def write_stewart():
-    Rb, Rp, H = 0.20, 0.12, 0.30
+    Rb, Rp, H = 0.60, 0.36, 0.90
     base_deg = [-15, 15, 105, 135, 225, 255]
     plat_deg = [-45, 45, 75, 165, 195, 285]
-    doc = """  cd_stewart: a 6-6 Stewart platform (UPS legs). Base joints on a 0.20 m circle at
-  -15/15/105/135/225/255 deg, platform joints on a 0.12 m circle at -45/45/75/165/195/285 deg,
-  0.30 m above the base at q = 0. Each leg: a universal joint at the base (two revolute joints,
+    doc = """  cd_stewart: a 6-6 Stewart platform (UPS legs). Base joints on a 0.60 m circle at
+  -15/15/105/135/225/255 deg, platform joints on a 0.36 m circle at -45/45/75/165/195/285 deg,
+  0.90 m above the base at q = 0 (legs about 0.95 m, strokes +-0.3 m). Each leg: a universal joint at the base (two revolute joints,
   a light cross between them), a cylinder, a prismatic joint (the actuator) along the leg, a
   piston rod. The platform hangs from leg 1's piston rod by a spherical joint; legs 2-6 close
   onto the platform by spherical <loop>s.
@@ -300,7 +300,7 @@ def write_stewart():
     s += link("base", 0)
     # The platform's frame sits at leg 1's ball (world-aligned at q = 0).
     p1 = [Rp * math.cos(math.radians(plat_deg[0])), Rp * math.sin(math.radians(plat_deg[0])), H]
-    s += link("platform", 1.5, [-p1[0], -p1[1], 0.0], box_inertia(1.5, 0.3, 0.3, 0.03))
+    s += link("platform", 1.5, [-p1[0], -p1[1], 0.0], box_inertia(1.5, 0.8, 0.8, 0.03))
     for i in range(6):
         b = [Rb * math.cos(math.radians(base_deg[i])), Rb * math.sin(math.radians(base_deg[i])), 0]
         p = [Rp * math.cos(math.radians(plat_deg[i])), Rp * math.sin(math.radians(plat_deg[i])), H]
@@ -315,7 +315,7 @@ def write_stewart():
         s += joint(f"leg_{n}_u2", "revolute", f"leg_{n}_cross", f"leg_{n}_cylinder",
                    axis=(0, 1, 0), independent=False, limit=(-1.0, 1.0, 0, 10))
         s += joint(f"leg_{n}_actuator", "prismatic", f"leg_{n}_cylinder", f"leg_{n}_rod",
-                   axis=(0, 0, 1), limit=(-0.1, 0.1, 500, 0.5))
+                   axis=(0, 0, 1), limit=(-0.3, 0.3, 500, 0.5))
         if i == 0:
             s += joint("platform_ball", "spherical", f"leg_{n}_rod", "platform", (0, 0, L),
                        mat_t(rot), independent=False)

@@ -186,10 +186,7 @@ NewtonResult continuation(const ClusterModel& cm, ClusterData& data, int k, Eige
   const Cluster& c = cm.clusters[k];
   ClusterWorkspace& w = detail::scratch(data)[k];
   for (int j = 0; j < c.ny; ++j) w.tmpd[j] = q[qIndex(cm.treeModel, c, c.independent[j])];
-  for (int i : c.dependent) {
-    const int iq = qIndex(cm.treeModel, c, i);
-    q[iq] = start[iq - c.q0];
-  }
+  setDependentPositions(cm, k, q, start);
   NewtonResult r = NewtonResult::Failed;
   for (int step = 1; step <= steps; ++step) {
     const double t = static_cast<double>(step) / steps;
@@ -328,10 +325,13 @@ Status solveClusterPositions(const ClusterModel& cm, ClusterData& data, int k, E
                              const double* warmStart) {
   const Cluster& c = cm.clusters[k];
   ClusterWorkspace& w = detail::scratch(data)[k];
-  // Continuation needs one additive position per velocity: 1-dof joints only (a cluster with a
-  // multi-dof joint is solved by Newton on the manifold from the warm start, then from the
-  // reference configuration).
+  // Branch following needs one additive position per velocity: 1-dof joints only (a cluster
+  // with a multi-dof joint is solved by Newton on the manifold from the warm start, then by
+  // natural-parameter continuation from it and from the reference configuration).
   const bool path = c.implicit() && scalarJoints(c);
+  // Natural-parameter continuation moves the independent coordinates (1-dof joints) only and
+  // corrects by Newton on the manifold: every implicit cluster.
+  const bool stepped = c.implicit();
   int iterations = 0;
   bool singular = false, otherBranch = false;
   auto attempt = [&](NewtonResult r) {
@@ -371,7 +371,7 @@ Status solveClusterPositions(const ClusterModel& cm, ClusterData& data, int k, E
   ok = attempt(newton(cm, data, k, q));
   iterations += data.lastIterations;
   // 2. Continuation from the warm start, 4 then 32 steps.
-  if (!ok && path && warmStart && differs(warmStart))
+  if (!ok && stepped && warmStart && differs(warmStart))
     for (int steps : {4, 32})
       if ((ok = attempt(continuation(cm, data, k, q, warmStart, steps, &iterations)))) break;
   // 3. Newton, then continuation, from the model's reference configuration.
@@ -381,7 +381,7 @@ Status solveClusterPositions(const ClusterModel& cm, ClusterData& data, int k, E
     ok = attempt(newton(cm, data, k, q));
     iterations += data.lastIterations;
   }
-  if (!ok && path && differs(reference))
+  if (!ok && stepped && differs(reference))
     for (int steps : {4, 32})
       if ((ok = attempt(continuation(cm, data, k, q, reference, steps, &iterations)))) break;
   data.lastIterations = iterations;

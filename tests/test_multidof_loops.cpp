@@ -297,3 +297,25 @@ TEST(MultiDofLoops, DerivativesRejectMultiDofJointsInLoops) {
         << d.errorMessage();
   }
 }
+
+TEST(MultiDofLoops, RejectsABallJointInsideAMimicCluster) {
+  // j1 mimics j2; the cluster of the relation reaches up to the base through the ball joint
+  // (B hangs from A, A from the base by the ball): linear relations act on 1-dof joints only.
+  const std::string text = R"(<robot name="mimic_through_ball">
+  <link name="base"/>
+  <link name="A"><inertial><mass value="1"/><inertia ixx="0.01" ixy="0" ixz="0" iyy="0.01" iyz="0" izz="0.01"/></inertial></link>
+  <link name="B"><inertial><mass value="1"/><inertia ixx="0.01" ixy="0" ixz="0" iyy="0.01" iyz="0" izz="0.01"/></inertial></link>
+  <link name="C"><inertial><mass value="1"/><inertia ixx="0.01" ixy="0" ixz="0" iyy="0.01" iyz="0" izz="0.01"/></inertial></link>
+  <joint name="ball" type="spherical"><parent link="base"/><child link="A"/></joint>
+  <joint name="j1" type="continuous"><parent link="A"/><child link="B"/><origin xyz="0 0 -1"/><axis xyz="0 1 0"/><mimic joint="j2" multiplier="2"/></joint>
+  <joint name="j2" type="continuous"><parent link="base"/><child link="C"/><origin xyz="1 0 0"/><axis xyz="0 1 0"/></joint>
+</robot>)";
+  try {
+    buildClusterModel(parseUrdfString(text));
+    FAIL() << "a ball joint inside a mimic cluster was accepted";
+  } catch (const ModelError& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("'ball'"), std::string::npos) << what;
+    EXPECT_NE(what.find("1-dof joints only"), std::string::npos) << what;
+  }
+}

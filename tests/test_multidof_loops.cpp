@@ -319,3 +319,83 @@ TEST(MultiDofLoops, RejectsABallJointInsideAMimicCluster) {
     EXPECT_NE(what.find("1-dof joints only"), std::string::npos) << what;
   }
 }
+
+namespace {
+
+const char* kInertia =
+    R"(<inertial><origin xyz="0.1 0.05 0"/><mass value="1"/><inertia ixx="0.02" ixy="0" ixz="0" iyy="0.03" iyz="0" izz="0.04"/></inertial>)";
+
+/// Crank and rocker (revolutes about z, independent) and a coupler on the crank by a `type`
+/// joint (planar: plane normal z; floating: on the base, where URDF+ allows it), welded to the
+/// rocker by a fixed <loop>: the coupler's joint is dependent (3 or 6 coordinates, the weld's
+/// in-plane or all rows).
+std::string weldedCoupler(const std::string& type) {
+  const std::string in = kInertia;
+  return "<robot name=\"welded_" + type +
+         "\">\n  <link name=\"base\"/>\n"
+         "  <link name=\"crank\">" +
+         in + "</link>\n  <link name=\"coupler\">" + in + "</link>\n  <link name=\"rocker\">" + in +
+         "</link>\n"
+         "  <joint name=\"crank_joint\" type=\"continuous\"><parent link=\"base\"/><child "
+         "link=\"crank\"/><axis xyz=\"0 0 1\"/></joint>\n"
+         "  <joint name=\"coupler_joint\" type=\"" +
+         type + "\"><parent link=\"" + (type == "floating" ? "base" : "crank") +
+         "\"/><child link=\"coupler\"/><origin xyz=\"0.2 0 0\"/><axis "
+         "xyz=\"0 0 1\"/></joint>\n"
+         "  <joint name=\"rocker_joint\" type=\"continuous\"><parent link=\"base\"/><child "
+         "link=\"rocker\"/><origin xyz=\"0.5 0.1 0\"/><axis xyz=\"0 0 1\"/></joint>\n"
+         "  <loop name=\"weld\" type=\"fixed\"><predecessor link=\"coupler\"><origin xyz=\"0.3 0.1 "
+         "0\"/></predecessor><successor link=\"rocker\"/></loop>\n</robot>\n";
+}
+
+}  // namespace
+
+TEST(MultiDofLoops, PlanarAndFloatingJointsInsideALoop) {
+  // The closure steps on SE(2) / SE(3) (retractJoint), G and K over every axis: embedded
+  // against cut (dense KKT of the cut loop), CE-RNEA after CE-ABA and H = G^T M G.
+  std::mt19937_64 rng(30);
+  for (const std::string type : {"planar", "floating"}) {
+    const UrdfDescription desc = parseUrdfString(weldedCoupler(type));
+    const ClusterModel m = buildClusterModel(desc);
+    ModelOptions cutAll;
+    cutAll.cutLoops = true;
+    const ClusterModel cut = buildClusterModel(desc, cutAll);
+    ASSERT_EQ(m.ny, 2) << type;
+    ASSERT_TRUE(hasMultiDofJointInLoopCluster(m)) << type;
+    const ConstraintSet set = cutLoopConstraints(cut);
+    ClusterData d(m), dc(cut);
+    ConstraintData cd(cut, set);
+    Data tree(m.treeModel);
+    for (int trial = 0; trial < 4; ++trial) {
+      support::ClosedState st;
+      ASSERT_TRUE(support::randomClosedState(m, d, rng, st, 0.6, 4)) << d.errorMessage();
+      const VecX tau = test::randomVector(m.ny, rng, -1, 1);
+      ASSERT_EQ(ceAba(m, d, st.q, st.v, tau), Status::Ok) << d.errorMessage();
+      const VecX ydd = d.ydd, qdd = d.qdd;
+      ASSERT_EQ(ceRnea(m, d, st.q, st.v, ydd), Status::Ok) << d.errorMessage();
+      EXPECT_TRUE(isClose(d.tauY, tau, 1e-9)) << type;
+      ASSERT_EQ(clusterConstraintMatrices(m, d, st.q, st.v), Status::Ok);
+      MatX G;
+      VecX g;
+      oracle::globalExplicitForm(m, d, G, g);
+      ASSERT_EQ(crba(m.treeModel, tree, st.q), Status::Ok);
+      const MatX M = tree.M.selfadjointView<Eigen::Upper>();
+      ASSERT_EQ(clusterMassMatrix(m, d, st.q), Status::Ok) << d.errorMessage();
+      EXPECT_TRUE(isClose(MatX(d.H.selfadjointView<Eigen::Upper>()), G.transpose() * M * G, 1e-9))
+          << type;
+      VecX tauSpan = VecX::Zero(m.treeModel.nv);
+      for (int k = 0; k < m.ny; ++k) tauSpan[m.independentVelocity[k]] = tau[k];
+      const VecX qc = byName(m.treeModel.positionNames, st.q, cut.treeModel.positionNames);
+      const VecX vc = byName(m.treeModel.velocityNames, st.v, cut.treeModel.velocityNames);
+      const VecX tc = byName(m.treeModel.velocityNames, tauSpan, cut.treeModel.velocityNames);
+      ProximalSettings s;
+      s.tolerance = 1e-11;
+      s.maxIterations = 1000;
+      ASSERT_EQ(constrainedDynamicsDense(cut, dc, set, cd, qc, vc, tc, s), Status::Ok)
+          << type << ": " << dc.errorMessage();
+      const VecX qddE = byName(m.treeModel.velocityNames, qdd, cut.treeModel.velocityNames);
+      EXPECT_TRUE(isClose(dc.qdd, qddE, 1e-8))
+          << type << ": max diff " << (dc.qdd - qddE).cwiseAbs().maxCoeff();
+    }
+  }
+}

@@ -1,6 +1,5 @@
 // Cluster tree construction from a URDF+ description (Chignoli et al. 2023, §II-B, Fig. 4).
 #include <Eigen/QR>
-#include <Eigen/SVD>
 #include <algorithm>
 #include <array>
 #include <map>
@@ -10,6 +9,7 @@
 
 #include "cluster/cluster_detail.hpp"
 #include "cluster/cut_loops.hpp"
+#include "cluster/multi_dof_joints.hpp"
 #include "clusterdyn/cluster_algorithms.hpp"
 #include "clusterdyn/cluster_data.hpp"
 #include "clusterdyn/cluster_model.hpp"
@@ -415,32 +415,6 @@ void addLoopJoints(ClusterModel& cm, const UrdfDescription& urdf, const ModelOpt
 
 // --- 5. Independent coordinates per cluster. -----------------------------------------------
 
-/// A multi-dof joint (spherical, planar, floating) inside constrained cluster c (body b): allowed
-/// in a loop cluster as dependent coordinates (all of its velocities; its quaternion is solved
-/// by the closure on the manifold). Rejected in a cluster of couplings and mimics only (their
-/// linear relations act on 1-dof joints) and when declared independent="true": an independent
-/// coordinate has one position per velocity (y), which a quaternion has not.
-void checkMultiDofJoint(const ClusterModel& cm, const UrdfDescription& urdf, const Cluster& c,
-                        int b, const UrdfJoint* uj) {
-  const Model& tree = cm.treeModel;
-  const std::string joint =
-      "joint '" + tree.jointNames[b] + "' of type " + jointTypeName(tree.joints[b].type);
-  if (!c.implicit()) {
-    const ExplicitRelation& rel = cm.relations[c.relations[0]];
-    fail(rel.location, "relation '" + rel.name + "'",
-         joint +
-             " lies inside its cluster; couplings and mimics act on 1-dof joints only "
-             "(a multi-dof joint can be part of a loop cluster, as a dependent joint)");
-  }
-  if (uj && uj->independentGiven && uj->independent)
-    fail(urdf.where(uj->line), "<joint name=\"" + uj->name + "\">",
-         joint + " inside the loop cluster of <loop name=\"" + cm.loops[c.loops[0]].name +
-             "\"> is marked independent=\"true\"; a multi-dof joint in a loop cluster is "
-             "a dependent joint as a whole: mark 1-dof joints independent (to drive one axis of "
-             "a ball joint, write it as three revolute joints with intersecting axes and mark "
-             "that one independent)");
-}
-
 /// Each cluster's independent and dependent velocities (independent="false" joints and mimic
 /// followers are dependent), its explicit constraint matrix and its number of constraint rows.
 void partitionCoordinates(ClusterModel& cm, const UrdfDescription& urdf,
@@ -454,7 +428,7 @@ void partitionCoordinates(ClusterModel& cm, const UrdfDescription& urdf,
           jointByName.count(tree.jointNames[b]) ? jointByName.at(tree.jointNames[b]) : nullptr;
       bool declaredDependent = uj && uj->independentGiven && !uj->independent;
       if (c.constrained() && tree.nvs[b] != 1) {
-        checkMultiDofJoint(cm, urdf, c, b, uj);
+        detail::checkMultiDofJoint(cm, urdf, c, b, uj);
         declaredDependent = true;  // multi-dof joints in loop clusters: dependent as a whole
       }
       for (int k = 0; k < tree.nvs[b]; ++k) {
@@ -540,33 +514,6 @@ std::string velocityNameList(const Model& tree, const Cluster& c, const std::vec
   return s.empty() ? std::string("none") : s;
 }
 
-/// "" or, when the dependent columns of cluster k's K (in data) have a null direction carried
-/// mostly by a multi-dof joint (a rod's idle spin between two ball joints), a hint naming it:
-/// such a joint is dependent as a whole, so the free direction has no coordinate.
-std::string multiDofFreeDirectionHint(const ClusterModel& cm, const ClusterData& data, int k) {
-  const Cluster& c = cm.clusters[k];
-  const Model& tree = cm.treeModel;
-  const MatX& K = detail::scratch(data)[k].K;
-  const int nd = static_cast<int>(c.dependent.size());
-  if (nd == 0 || K.rows() == 0 || !K.allFinite()) return "";
-  MatX Kd(K.rows(), nd);
-  for (int j = 0; j < nd; ++j) Kd.col(j) = K.col(c.dependent[j]);
-  const Eigen::JacobiSVD<MatX> svd(Kd, Eigen::ComputeFullV);
-  const VecX& sv = svd.singularValues();
-  const double smallest = nd > K.rows() ? 0.0 : sv[nd - 1];
-  if (smallest > kClosureSettings.referenceRankThreshold * std::max(1.0, sv[0])) return "";
-  Eigen::Index j = 0;
-  svd.matrixV().col(nd - 1).cwiseAbs().maxCoeff(&j);
-  const int b = tree.velocityOwner[c.v0 + c.dependent[j]];
-  if (tree.nvs[b] == 1) return "";
-  return "; joint '" + tree.jointNames[b] + "' of type " + jointTypeName(tree.joints[b].type) +
-         " moves along a direction the constraints leave free (e.g. a rod's spin between two "
-         "ball joints), but a multi-dof joint inside a loop cluster is dependent as a whole: "
-         "write it as revolute joints with intersecting axes and mark the free one "
-         "independent=\"true\", or cut the loop instead (URDF+ closure=\"cut\", "
-         "ModelOptions::cutLoops, CDYN_LOAD_CUT_LOOPS, Python cut_loops=True)";
-}
-
 /// The cluster's independent coordinates and the constraints' freedom do not match.
 [[noreturn]] void failIndependentCount(const Model& tree, const Cluster& c,
                                        const std::string& where, const std::string& elem,
@@ -624,7 +571,7 @@ void closeClusterAtReference(ClusterModel& cm, ClusterData& data, int k) {
     const int freedom = c.nv - static_cast<int>(qr.rank());
     if (c.ny > freedom || c.dependent.empty())
       failIndependentCount(tree, c, where, elem, freedom, "at most ",
-                           multiDofFreeDirectionHint(cm, data, k));
+                           detail::multiDofFreeDirectionHint(cm, data, k));
     fail(where, elem,
          "the loop cannot be closed (tried the independent coordinates at zero and at 7 "
          "random values): " +
@@ -639,7 +586,8 @@ void closeClusterAtReference(ClusterModel& cm, ClusterData& data, int k) {
   const int rank = static_cast<int>(qrT.rank());
   const int freedom = c.nv - rank;
   if (c.ny != freedom)
-    failIndependentCount(tree, c, where, elem, freedom, "", multiDofFreeDirectionHint(cm, data, k));
+    failIndependentCount(tree, c, where, elem, freedom, "",
+                         detail::multiDofFreeDirectionHint(cm, data, k));
   c.selectedRows.clear();
   for (int i = 0; i < rank; ++i) c.selectedRows.push_back(qrT.colsPermutation().indices()[i]);
   std::sort(c.selectedRows.begin(), c.selectedRows.end());
@@ -650,7 +598,7 @@ void closeClusterAtReference(ClusterModel& cm, ClusterData& data, int k) {
              "Jacobian for (" +
              velocityNameList(tree, c, c.dependent) +
              ") is singular at the reference configuration" +
-             multiDofFreeDirectionHint(cm, data, k));
+             detail::multiDofFreeDirectionHint(cm, data, k));
   if (!c.implicit()) c.G = w.G;
 }
 

@@ -544,12 +544,24 @@ TEST(ClusterBuilderErrors, IndependentSetThatDoesNotParametrizeTheLoop) {
                                          "do not parametrize", "'j1'", "'j2'"}));
 }
 
-TEST(ClusterBuilderErrors, SphericalJointInsideALoop) {
-  const std::string text =
-      robot(fourBarBody(0.4, 0.1, 0.35, 0.3, {"", kDependent, kDependent}, "spherical"));
+TEST(ClusterBuilder, SphericalJointInsideALoopIsADependentJoint) {
+  // The four-bar's coupler on a ball joint: the revolute loop's rotation rows stop its spin, so
+  // the crank still parametrizes the loop; the ball joint is dependent (unmarked or marked).
+  for (const std::string& mark : {std::string(), kDependent}) {
+    const ClusterModel m = buildClusterModel(parseUrdfString(
+        robot(fourBarBody(0.4, 0.1, 0.35, 0.3, {"", mark, kDependent}, "spherical"))));
+    ASSERT_EQ(m.loops.size(), 1u);
+    EXPECT_EQ(m.ny, 1);
+    EXPECT_EQ(m.independentVelocityNames[0], "crank_joint");
+  }
+}
+
+TEST(ClusterBuilderErrors, SphericalJointInsideALoopMarkedIndependent) {
+  const std::string text = robot(
+      fourBarBody(0.4, 0.1, 0.35, 0.3, {"", " independent=\"true\"", kDependent}, "spherical"));
   EXPECT_TRUE(
-      mentions(loadError(text), {where(text, "<loop name=\"closure\""), "<loop name=\"closure\">",
-                                 "'coupler_joint'", "spherical"}));
+      mentions(loadError(text), {where(text, "<joint name=\"coupler_joint\""), "'coupler_joint'",
+                                 "spherical", "independent=\"true\"", "<loop name=\"closure\">"}));
 }
 
 // Bug reproduction: a mimic whose leader is an ANCESTOR of the follower (a finger whose distal

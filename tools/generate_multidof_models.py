@@ -11,11 +11,17 @@ Idioms used (docs/urdfplus.md):
   * a universal joint is two revolute joints with intersecting, perpendicular axes and a light
     cross link between them (0.01 kg);
   * a ball joint inside the spanning tree is a `spherical` <joint>; a ball joint that closes a
-    loop is a `spherical` <loop>.
+    loop is a `spherical` <loop>;
+  * a ball joint with one independent axis is three revolute joints with intersecting axes and
+    light links between them (1 g; a gimbal, singular only when the middle angle is +-90 deg).
 
-The loops carry closure="cut" (every spanning coordinate stays a coordinate and the loops are
-solved as constraints) until multi-dof joints can be embedded in a cluster; the
-`independent="false"` marks already name the dependent joints of the embedded form.
+The loops are embedded (constraint embedding; load with ModelOptions::cutLoops for the
+cut-loop twin, solved as constraints). A multi-dof joint inside a loop cluster is a dependent
+joint as a whole (its quaternion is solved by the closure on the manifold); the independent
+coordinates are 1-dof joints (`independent="false"` marks the dependent 1-dof joints). A free
+rotation about one axis of a ball joint (a delta rod's spin) therefore needs that axis as a
+joint of its own: the delta's upper ball joints are written as three revolute joints with
+intersecting axes, the last one (the spin, about the rod) independent.
 
 Usage: generate_multidof_models.py [OUT_DIR]   (default: the models/ folder of this checkout)
 """
@@ -122,7 +128,7 @@ def joint(name, kind, parent, child, xyz=(0, 0, 0), rot=None, axis=None, indepen
 
 
 def loop(name, kind, pred, pred_xyz, succ, succ_xyz, axis=None):
-    s = f'  <loop name="{name}" type="{kind}" closure="cut">\n'
+    s = f'  <loop name="{name}" type="{kind}">\n'
     s += f'    <predecessor link="{pred}">\n      <origin xyz="{fmt(pred_xyz)}"/>\n'
     s += '    </predecessor>\n'
     s += f'    <successor link="{succ}">\n      <origin xyz="{fmt(succ_xyz)}"/>\n'
@@ -143,6 +149,7 @@ def box_inertia(mass, a, b, c):
 
 
 CROSS = dict(mass=0.01, inertia=(2e-7, 2e-7, 2e-7))
+GIMBAL = dict(mass=0.001, inertia=(2e-8, 2e-8, 2e-8))  # the delta's gimbal links (1 g)
 
 
 # -- RSU ankle -----------------------------------------------------------------------------------
@@ -226,11 +233,13 @@ def write_delta():
   radius 0.10 m, at 0/120/240 deg) each carry a parallelogram of two 0.25 m rods with ball
   joints at both ends (0.05 m apart); the rods meet a 0.03 m-radius platform {h:.6f} m below the
   base at q = 0. Spanning tree: arm_i on the base, both rods of every arm on their arm by
-  spherical joints, the platform on rod_1a's far end by a spherical joint; the other five rods
-  close onto the platform by spherical <loop>s.
+  ball joints written as gimbals (revolutes about the rod frame's x and y through light 1 g
+  links, then the rod's spin about its own axis), the platform on rod_1a's far end by a
+  spherical joint; the other five rods close onto the platform by spherical <loop>s.
   dof 9: the three arms and the six rods' idle spins about their own axes (ball joints at both
-  ends; the rods have axial inertia); the platform translates without rotating.
-  Spanning coordinates 24 (3 + 6 x 3 + 3); 5 spherical loops (3 rows each)."""
+  ends; the rods have axial inertia), the independent coordinates; the platform translates
+  without rotating. Spanning coordinates 24 velocities (3 + 6 x 3 + 3), 25 positions (the
+  platform ball's quaternion); 5 spherical loops (3 rows each)."""
     s = HEADER.format(doc=doc) + '<robot name="cd_delta">\n'
     s += link("base", 0)
     # The platform's frame sits at rod_1a's ball (world-aligned at q = 0); its centre is at
@@ -257,8 +266,14 @@ def write_delta():
             rod_rot = [[sum(arm_rot[k][a] * rod_rot_world[k][b] for k in range(3))
                         for b in range(3)] for a in range(3)]  # in the arm frame
             s += link(rod, 0.02, (0, 0, -Lb / 2), rod_inertia(0.02, Lb, 0.003))
-            s += joint(f"{rod}_top", "spherical", arm, rod, (La, sgn * w, 0), rod_rot,
-                       independent=False)
+            # The upper ball joint as a gimbal: about the rod frame's x, then y (dependent),
+            # then the spin about the rod's own axis z (independent).
+            g1, g2 = f"{rod}_gimbal_1", f"{rod}_gimbal_2"
+            s += link(g1, **GIMBAL) + link(g2, **GIMBAL)
+            s += joint(f"{rod}_top_x", "continuous", arm, g1, (La, sgn * w, 0), rod_rot,
+                       axis=(1, 0, 0), independent=False)
+            s += joint(f"{rod}_top_y", "continuous", g1, g2, axis=(0, 1, 0), independent=False)
+            s += joint(f"{rod}_spin", "continuous", g2, rod, axis=(0, 0, 1))
             platform_point = add(scale(radial, rp), scale(tangent, sgn * w))
             if i == 0 and side == "a":
                 s += joint("platform_ball", "spherical", rod, "platform", (0, 0, -Lb),
@@ -271,12 +286,12 @@ def write_delta():
 
 # -- Stewart platform ----------------------------------------------------------------------------
 def write_stewart():
-    Rb, Rp, H = 0.20, 0.12, 0.30
+    Rb, Rp, H = 0.60, 0.36, 0.90
     base_deg = [-15, 15, 105, 135, 225, 255]
     plat_deg = [-45, 45, 75, 165, 195, 285]
-    doc = """  cd_stewart: a 6-6 Stewart platform (UPS legs). Base joints on a 0.20 m circle at
-  -15/15/105/135/225/255 deg, platform joints on a 0.12 m circle at -45/45/75/165/195/285 deg,
-  0.30 m above the base at q = 0. Each leg: a universal joint at the base (two revolute joints,
+    doc = """  cd_stewart: a 6-6 Stewart platform (UPS legs). Base joints on a 0.60 m circle at
+  -15/15/105/135/225/255 deg, platform joints on a 0.36 m circle at -45/45/75/165/195/285 deg,
+  0.90 m above the base at q = 0 (legs about 0.95 m, strokes +-0.3 m). Each leg: a universal joint at the base (two revolute joints,
   a light cross between them), a cylinder, a prismatic joint (the actuator) along the leg, a
   piston rod. The platform hangs from leg 1's piston rod by a spherical joint; legs 2-6 close
   onto the platform by spherical <loop>s.
@@ -285,7 +300,7 @@ def write_stewart():
     s += link("base", 0)
     # The platform's frame sits at leg 1's ball (world-aligned at q = 0).
     p1 = [Rp * math.cos(math.radians(plat_deg[0])), Rp * math.sin(math.radians(plat_deg[0])), H]
-    s += link("platform", 1.5, [-p1[0], -p1[1], 0.0], box_inertia(1.5, 0.3, 0.3, 0.03))
+    s += link("platform", 1.5, [-p1[0], -p1[1], 0.0], box_inertia(1.5, 0.8, 0.8, 0.03))
     for i in range(6):
         b = [Rb * math.cos(math.radians(base_deg[i])), Rb * math.sin(math.radians(base_deg[i])), 0]
         p = [Rp * math.cos(math.radians(plat_deg[i])), Rp * math.sin(math.radians(plat_deg[i])), H]
@@ -300,7 +315,7 @@ def write_stewart():
         s += joint(f"leg_{n}_u2", "revolute", f"leg_{n}_cross", f"leg_{n}_cylinder",
                    axis=(0, 1, 0), independent=False, limit=(-1.0, 1.0, 0, 10))
         s += joint(f"leg_{n}_actuator", "prismatic", f"leg_{n}_cylinder", f"leg_{n}_rod",
-                   axis=(0, 0, 1), limit=(-0.1, 0.1, 500, 0.5))
+                   axis=(0, 0, 1), limit=(-0.3, 0.3, 500, 0.5))
         if i == 0:
             s += joint("platform_ball", "spherical", f"leg_{n}_rod", "platform", (0, 0, L),
                        mat_t(rot), independent=False)

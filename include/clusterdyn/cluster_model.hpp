@@ -11,7 +11,10 @@
 //    floating base, of every joint outside loops, and of the joints marked independent="true"
 //    inside loop clusters, in spanning order. Spanning velocities are v = G y_dot with G block
 //    diagonal over clusters; v_dot = G y_ddot + g (Chignoli et al. 2023, eq. 3, 6).
-// Joints inside loop clusters must be 1-dof (revolute, continuous, prismatic).
+// Joints inside loop clusters: 1-dof joints (independent or dependent) and multi-dof joints
+// (spherical, planar, floating), dependent as a whole (the loop closure steps on their manifold).
+// Independent coordinates of constrained clusters are 1-dof joints: one position per velocity.
+// Clusters of couplings and mimics only hold 1-dof joints.
 #pragma once
 
 #include <string>
@@ -107,7 +110,7 @@ struct ClusterModel {
 /// for: chords naming unknown links, a coupling/mimic with no dependent joint, an independent
 /// joint count that differs from the cluster's freedom, an independent set that does not
 /// parametrize a loop, cycles among mimics, a loop that cannot be closed, a multi-dof joint
-/// inside a loop cluster.
+/// marked independent inside a loop cluster or inside a cluster of couplings and mimics.
 ClusterModel buildClusterModel(const UrdfDescription& urdf, const ModelOptions& options = {});
 
 /// parseUrdfFile + buildClusterModel.

@@ -9,6 +9,7 @@
 
 #include "cluster/cluster_detail.hpp"
 #include "cluster/cut_loops.hpp"
+#include "cluster/multi_dof_joints.hpp"
 #include "clusterdyn/cluster_algorithms.hpp"
 #include "clusterdyn/cluster_data.hpp"
 #include "clusterdyn/cluster_model.hpp"
@@ -156,7 +157,7 @@ LoopJoint makeLoop(const Model& tree, const UrdfDescription& urdf, const UrdfLoo
 using JointsByName = std::map<std::string, const UrdfJoint*>;
 
 /// One chord per coupling, uncut loop and mimic, with the spanning-tree bodies it puts in one
-/// cluster. Rejects chords through multi-dof joints and cycles among mimics.
+/// cluster. Rejects cycles among mimics (multi-dof joints: partitionCoordinates).
 std::vector<ChordBodies> chordBodies(const Model& tree0, const UrdfDescription& urdf,
                                      const ModelOptions& options, const JointsByName& jointByName) {
   std::vector<ChordBodies> chords;
@@ -174,13 +175,6 @@ std::vector<ChordBodies> chordBodies(const Model& tree0, const UrdfDescription& 
     for (int b : ends)
       for (int x : pathTo(tree0, b, C)) cb.bodies.push_back(x);
     if (cb.bodies.empty()) fail(where, elem, "its links belong to the same rigid body");
-    for (int x : cb.bodies)
-      if (tree0.nvs[x] != 1)
-        fail(where, elem,
-             "joint '" + tree0.jointNames[x] + "' of type " + jointTypeName(tree0.joints[x].type) +
-                 " lies inside the loop; only 1-dof joints (revolute, continuous, prismatic) "
-                 "can be part of a loop cluster; cut the loop instead (URDF+ closure=\"cut\", "
-                 "ModelOptions::cutLoops, CDYN_LOAD_CUT_LOOPS, Python cut_loops=True)");
     chords.push_back(cb);
   };
   for (const auto& c : urdf.couplings) {
@@ -218,8 +212,7 @@ std::vector<ChordBodies> chordBodies(const Model& tree0, const UrdfDescription& 
 
 /// Group of every spanning-tree body: the union-find root of its merged chords, or n + b for a
 /// body in no chord (a cluster of its own).
-std::vector<int> mergeChords(const Model& tree0, const UrdfDescription& urdf,
-                             const std::vector<ChordBodies>& chords) {
+std::vector<int> mergeChords(const Model& tree0, const std::vector<ChordBodies>& chords) {
   const int n = tree0.nbodies;
   UnionFind uf(n);
   std::vector<char> inChord(n, 0);
@@ -242,11 +235,6 @@ std::vector<int> mergeChords(const Model& tree0, const UrdfDescription& urdf,
       for (int p : parents) C = nearestCommonAncestor(tree0, C, p);
       for (int p : parents)
         for (int x : pathTo(tree0, p, C)) {
-          if (tree0.nvs[x] != 1)
-            throw ModelError(urdf.source + ": joint '" + tree0.jointNames[x] + "' of type " +
-                             jointTypeName(tree0.joints[x].type) +
-                             " would have to join a loop cluster to give it a single output "
-                             "body; only 1-dof joints can be part of a loop cluster");
           inChord[x] = 1;
           uf.unite(x, root);
         }
@@ -304,7 +292,7 @@ std::vector<std::vector<int>> orderLikeEmbedded(const Model& tree0, const UrdfDe
   try {  // the clusters of the embedded model
     int k = 0;
     const auto chords = chordBodies(tree0, urdf, embedded, jointByName);
-    for (const auto& c : clustersInRegularOrder(tree0, mergeChords(tree0, urdf, chords)))
+    for (const auto& c : clustersInRegularOrder(tree0, mergeChords(tree0, chords)))
       for (int b : c) position[b] = k++;
   } catch (const ModelError&) {
     return clusters;
@@ -438,7 +426,11 @@ void partitionCoordinates(ClusterModel& cm, const UrdfDescription& urdf,
     for (int b = c.firstBody; b < c.firstBody + c.nbodies; ++b) {
       const UrdfJoint* uj =
           jointByName.count(tree.jointNames[b]) ? jointByName.at(tree.jointNames[b]) : nullptr;
-      const bool declaredDependent = uj && uj->independentGiven && !uj->independent;
+      bool declaredDependent = uj && uj->independentGiven && !uj->independent;
+      if (c.constrained() && tree.nvs[b] != 1) {
+        detail::checkMultiDofJoint(cm, urdf, c, b, uj);
+        declaredDependent = true;  // multi-dof joints in loop clusters: dependent as a whole
+      }
       for (int k = 0; k < tree.nvs[b]; ++k) {
         const int iv = tree.idx_v[b] + k;
         const bool dep = c.constrained() && (declaredDependent || mimicFollowers.count(iv));
@@ -475,7 +467,7 @@ void indexIndependentCoordinates(ClusterModel& cm) {
       cm.independentVelocity.push_back(c.v0 + iv);
       cm.independentVelocityNames.push_back(tree.velocityNames[c.v0 + iv]);
     }
-    if (c.constrained()) {  // 1-dof joints only: position index follows velocity index
+    if (c.constrained()) {  // independent joints are 1-dof: position index of the joint
       for (int iv : c.independent) {
         const int body = tree.velocityOwner[c.v0 + iv];
         cm.independentPosition.push_back(tree.idx_q[body]);
@@ -525,13 +517,15 @@ std::string velocityNameList(const Model& tree, const Cluster& c, const std::vec
 /// The cluster's independent coordinates and the constraints' freedom do not match.
 [[noreturn]] void failIndependentCount(const Model& tree, const Cluster& c,
                                        const std::string& where, const std::string& elem,
-                                       int freedom, const char* qualifier) {
+                                       int freedom, const char* qualifier,
+                                       const std::string& hint) {
   fail(where, elem,
        "has " + std::to_string(c.ny) + " independent coordinates (" +
            velocityNameList(tree, c, c.independent) + ") but its constraints leave " + qualifier +
            std::to_string(freedom) +
            " degrees of freedom; mark exactly that many of its joints independent=\"true\"" +
-           (c.ny > freedom ? " (more independent coordinates than the cluster's freedom)" : ""));
+           (c.ny > freedom ? " (more independent coordinates than the cluster's freedom)" : "") +
+           hint);
 }
 
 /// Closes constrained cluster k in cm.qReference and checks its independent set: the
@@ -576,7 +570,8 @@ void closeClusterAtReference(ClusterModel& cm, ClusterData& data, int k) {
     const auto qr = constraintRankQR(data, k);
     const int freedom = c.nv - static_cast<int>(qr.rank());
     if (c.ny > freedom || c.dependent.empty())
-      failIndependentCount(tree, c, where, elem, freedom, "at most ");
+      failIndependentCount(tree, c, where, elem, freedom, "at most ",
+                           detail::multiDofFreeDirectionHint(cm, data, k));
     fail(where, elem,
          "the loop cannot be closed (tried the independent coordinates at zero and at 7 "
          "random values): " +
@@ -590,7 +585,9 @@ void closeClusterAtReference(ClusterModel& cm, ClusterData& data, int k) {
   const auto qrT = constraintRankQR(data, k);
   const int rank = static_cast<int>(qrT.rank());
   const int freedom = c.nv - rank;
-  if (c.ny != freedom) failIndependentCount(tree, c, where, elem, freedom, "");
+  if (c.ny != freedom)
+    failIndependentCount(tree, c, where, elem, freedom, "",
+                         detail::multiDofFreeDirectionHint(cm, data, k));
   c.selectedRows.clear();
   for (int i = 0; i < rank; ++i) c.selectedRows.push_back(qrT.colsPermutation().indices()[i]);
   std::sort(c.selectedRows.begin(), c.selectedRows.end());
@@ -600,7 +597,8 @@ void closeClusterAtReference(ClusterModel& cm, ClusterData& data, int k) {
              ") do not parametrize the loop: the dependent block of the constraint "
              "Jacobian for (" +
              velocityNameList(tree, c, c.dependent) +
-             ") is singular at the reference configuration");
+             ") is singular at the reference configuration" +
+             detail::multiDofFreeDirectionHint(cm, data, k));
   if (!c.implicit()) c.G = w.G;
 }
 
@@ -626,7 +624,7 @@ ClusterModel buildClusterModel(const UrdfDescription& urdf, const ModelOptions& 
   for (const auto& j : urdf.joints) jointByName[j.name] = &j;
 
   const std::vector<ChordBodies> chords = chordBodies(tree0, urdf, options, jointByName);
-  const std::vector<int> groupOf = mergeChords(tree0, urdf, chords);
+  const std::vector<int> groupOf = mergeChords(tree0, chords);
 
   ClusterModel cm;
   auto clusters = clustersInRegularOrder(tree0, groupOf);

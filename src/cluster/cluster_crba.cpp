@@ -46,9 +46,10 @@ using detail::ForceTransport;
 inline double rowTimesForce(const Model& tree, const Cluster& c, const ClusterWorkspace& w, int b,
                             int j, const Force& f) {
   if (w.constantS[b - c.firstBody]) {
-    double x;
-    detail::projectOnSubspace(tree.joints[b], f, &x);  // 1-dof joints in constrained clusters
-    return w.G(tree.idx_v[b] - c.v0, j) * x;
+    double x[6];  // S^T f: nv values (constant rows: 1-dof joints of explicit clusters)
+    x[0] = 0.0;   // (every joint writes it; for the compiler)
+    detail::projectOnSubspace(tree.joints[b], f, x);
+    return w.G(tree.idx_v[b] - c.v0, j) * x[0];
   }
   return w.S.block<6, 1>(6 * (b - c.firstBody), j).dot(f);
 }
@@ -155,9 +156,10 @@ void scalarFlatBlock(const ClusterModel& cm, ClusterData& data,
     const Joint& joint = tree.joints[b];
     const double g = G[tree.idx_v[b]];
     const Force Fb = g * detail::inertiaTimesAxis(joint, td.Ycrb[b]);
-    double x;
-    detail::projectOnSubspace(joint, Fb, &x);
-    Hkk += g * x;
+    double x[6];  // S^T Fb: nv values (1 here: explicit clusters have 1-dof joints)
+    x[0] = 0.0;   // (every joint writes it; for the compiler)
+    detail::projectOnSubspace(joint, Fb, x);
+    Hkk += g * x[0];
     if (o < 0) continue;
     F += detail::forceInParentFrame(tree, td, b, Fb);
     td.Ycrb[o] += detail::inertiaInParentFrame(tree, td, b, td.Ycrb[b]);
@@ -209,8 +211,9 @@ void constrainedBlock(const ClusterModel& cm, ClusterData& data,
 /// S_a^T F_i at each joint a on the way, I^c_parent += X^T I^c_i X) combined by G (Chignoli et
 /// al. 2023, eq. 6: H = G^T M G): H_kk = rotorD + sum G(a, :)^T M_ai G(i, :) and F_k = rotorUbar
 /// + sum_i F_i G(i, :), F_i at the output body. No S_k (eq. 15) and no pose relative to the
-/// output body: one force transform per joint, as in the tree. 1-dof joints (constrained
-/// clusters have no others).
+/// output body: one force transform per joint, as in the tree. 1-dof joints only
+/// (setSubtreeRanges leaves the subtree blocks off when a constrained cluster has a multi-dof
+/// joint; constrainedBlock handles those).
 void treeClusterBlock(const ClusterModel& cm, ClusterData& data,
                       const std::vector<ClusterWorkspace>& ws, int k) {
   const Model& tree = cm.treeModel;
@@ -229,8 +232,10 @@ void treeClusterBlock(const ClusterModel& cm, ClusterData& data,
     if (w.constantS[i - c.firstBody] == 2) continue;  // a rotor: in the constants above
     Force F = detail::inertiaTimesAxis(tree.joints[i], td.Ycrb[i]);
     for (int a = i;; a = tree.parent[a]) {
-      double x;  // M_ai
-      detail::projectOnSubspace(tree.joints[a], F, &x);
+      double M[6];  // M_ai = S_a^T F: nv values (1 here, setSubtreeRanges)
+      M[0] = 0.0;   // (every joint writes it; for the compiler)
+      detail::projectOnSubspace(tree.joints[a], F, M);
+      const double x = M[0];
       for (int s = 0; s < d; ++s)
         for (int r = 0; r <= s; ++r)
           Hkk(r, s) += x * (a == i ? G(i, r) * G(i, s) : G(a, r) * G(i, s) + G(i, r) * G(a, s));

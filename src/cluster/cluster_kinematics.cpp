@@ -164,10 +164,13 @@ void clusterMotionSubspace(const ClusterModel& cm, ClusterData& data, int k, Bia
     const bool internal = p >= c.firstBody;
     const int ip = 6 * (p - c.firstBody);
     const Transform& X = data.treeData.liMi[b];
-    const int lv = tree.idx_v[b] - c.v0;  // 1-dof joints inside constrained clusters
-    const auto Sb = tree.joints[b].S.col(0);
+    const int lv = tree.idx_v[b] - c.v0;
+    const Joint& joint = tree.joints[b];
+    const auto Sb = joint.S.col(0);
+    const int nj = joint.nv;  // > 1: a multi-dof joint of a loop cluster (dense path)
     const auto column = [&](int j) {
       Motion s = Sb * w.G(lv, j);
+      for (int a = 1; a < nj; ++a) s += joint.S.col(a) * w.G(lv + a, j);
       if (internal) s += X.actInvMotion(w.S.block<6, 1>(ip, j));
       w.S.block<6, 1>(i, j) = s;
     };
@@ -181,7 +184,8 @@ void clusterMotionSubspace(const ClusterModel& cm, ClusterData& data, int k, Bia
     }
     if (bias == Bias::Skip || scr.abaRotor(b)) continue;
     Motion cb = data.treeData.c[b];
-    if (c.implicit()) cb += Sb * w.g[lv];  // g = 0 without loop joints
+    if (c.implicit())  // g = 0 without loop joints
+      for (int a = 0; a < nj; ++a) cb += joint.S.col(a) * w.g[lv + a];
     if (internal) cb += X.actInvMotion(w.c.segment<6>(ip));
     w.c.segment<6>(i) = cb;
   }

@@ -35,7 +35,8 @@ struct ClusterWorkspace {
   Mat6X UbarDinv;  ///< 6 x d
   VecX tmpd;       ///< d
   VecX qWarm;      ///< nq: the warm start of the cluster's position solve (loop closure scratch)
-  /// Loop closure (implicit clusters with nq == nv): the tangent of the assembly branch at the
+  VecX qSaved;     ///< nq: positions before a Newton step (clusters with multi-dof joints)
+  /// Loop closure (implicit clusters of 1-dof joints): the tangent of the assembly branch at the
   /// closed configuration qTangent (the cluster's nq positions), closureGd = Kd^-1 Ki there
   /// (G's dependent rows are -closureGd); valid when tangentValid. The predictor of the next
   /// solve reads it when its warm start is qTangent (loop_closure.cpp).

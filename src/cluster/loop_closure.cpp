@@ -32,12 +32,91 @@ double residualAt(const ClusterModel& cm, ClusterData& data, int k,
   return phi.size() ? phi.cwiseAbs().maxCoeff() : 0.0;
 }
 
-/// q_dependent += alpha dq.
+/// Unit quaternion (x, y, z, w) at q times exp(w) (body-frame rotation increment), in place.
+void rotateQuaternion(double* q, const Vec3& w) {
+  const Eigen::Quaterniond q0(q[3], q[0], q[1], q[2]);
+  const double th = w.norm();
+  const Eigen::Quaterniond dq = th < 1e-12
+                                    ? Eigen::Quaterniond(1.0, 0.5 * w.x(), 0.5 * w.y(), 0.5 * w.z())
+                                    : Eigen::Quaterniond(Eigen::AngleAxisd(th, w / th));
+  Eigen::Quaterniond q1 = q0 * dq;
+  q1.normalize();
+  if (q1.dot(q0) < 0) q1.coeffs() *= -1.0;
+  Eigen::Map<Eigen::Vector4d> out(q);
+  out = q1.coeffs();
+}
+
+/// Moves joint j's positions q (nq values) along the body-frame tangent alpha dv (nv values):
+/// a retraction whose derivative at alpha = 0 is the joint's velocity map (the closure's Newton
+/// steps on the manifold, Absil et al. 2008, §4.1); additive for 1-dof joints.
+void retractJoint(const Joint& j, double* q, const double* dv, double alpha) {
+  switch (j.type) {
+    case JointType::Spherical:
+      rotateQuaternion(q, alpha * Vec3(dv[0], dv[1], dv[2]));
+      break;
+    case JointType::Planar: {  // (x, y) in the parent's plane axes, (vx, vy) in the child's
+      const double ct = std::cos(q[2]), st = std::sin(q[2]);
+      q[0] += alpha * (ct * dv[0] - st * dv[1]);
+      q[1] += alpha * (st * dv[0] + ct * dv[1]);
+      q[2] += alpha * dv[2];
+      break;
+    }
+    case JointType::Floating: {  // v = [omega; v] in body coordinates
+      const Eigen::Quaterniond r(q[6], q[3], q[4], q[5]);
+      Eigen::Map<Vec3>(q) += alpha * (r.normalized() * Vec3(dv[3], dv[4], dv[5]));
+      rotateQuaternion(q + 3, alpha * Vec3(dv[0], dv[1], dv[2]));
+      break;
+    }
+    default:
+      for (int a = 0; a < j.nv; ++a) q[a] += alpha * dv[a];
+  }
+}
+
+/// Dependent positions moved along alpha dq (dependent velocity coordinates): q += alpha dq for
+/// 1-dof joints, the joint's retraction for a multi-dof joint (dependent as a whole, its
+/// velocities consecutive in c.dependent).
 void stepDependent(const ClusterModel& cm, int k, Eigen::Ref<VecX> q, const VecX& dq,
                    double alpha) {
   const Cluster& c = cm.clusters[k];
-  for (int i = 0; i < static_cast<int>(c.dependent.size()); ++i)
-    q[qIndex(cm.treeModel, c, c.dependent[i])] += alpha * dq[i];
+  const Model& tree = cm.treeModel;
+  const int nd = static_cast<int>(c.dependent.size());
+  for (int i = 0; i < nd;) {
+    const int b = tree.velocityOwner[c.v0 + c.dependent[i]];
+    const Joint& joint = tree.joints[b];
+    if (joint.nv == 1) {
+      q[tree.idx_q[b]] += alpha * dq[i++];
+      continue;
+    }
+    retractJoint(joint, q.data() + tree.idx_q[b], dq.data() + i, alpha);
+    i += joint.nv;
+  }
+}
+
+/// True when every joint of cluster c is 1-dof: one position per velocity, additive steps (the
+/// branch-following continuation and exact step reversal need it).
+inline bool scalarJoints(const Cluster& c) { return c.nv == c.nbodies; }
+
+/// The dependent joints' positions of cluster k in q set from `src` (the cluster's nq positions):
+/// every position of a multi-dof joint (dependent as a whole), one of a dependent 1-dof joint.
+void setDependentPositions(const ClusterModel& cm, int k, Eigen::Ref<VecX> q, const double* src) {
+  const Cluster& c = cm.clusters[k];
+  const Model& tree = cm.treeModel;
+  const int nd = static_cast<int>(c.dependent.size());
+  for (int i = 0; i < nd;) {
+    const int b = tree.velocityOwner[c.v0 + c.dependent[i]];
+    for (int a = tree.idx_q[b]; a < tree.idx_q[b] + tree.nqs[b]; ++a) q[a] = src[a - c.q0];
+    i += tree.nvs[b];
+  }
+}
+
+/// Undoes stepDependent(alpha): reversed step for 1-dof joints, else the saved positions.
+void undoStep(const ClusterModel& cm, ClusterData& data, int k, Eigen::Ref<VecX> q, const VecX& dq,
+              double alpha) {
+  const Cluster& c = cm.clusters[k];
+  if (scalarJoints(c))
+    stepDependent(cm, k, q, dq, -alpha);
+  else
+    q.segment(c.q0, c.nq) = detail::scratch(data)[k].qSaved;
 }
 
 enum class NewtonResult { Converged, Singular, Failed };
@@ -78,11 +157,12 @@ NewtonResult newton(const ClusterModel& cm, ClusterData& data, int k, Eigen::Ref
     // Explicit relations (couplings, mimics) are linear: the full step is exact.
     double alpha = c.implicit() && step > s.maxStep ? s.maxStep / step : 1.0;
     double trial = std::numeric_limits<double>::infinity();
+    if (!scalarJoints(c)) w.qSaved = q.segment(c.q0, c.nq);
     for (int h = 0; h <= s.maxStepHalvings; ++h, alpha *= 0.5) {
       stepDependent(cm, k, q, w.dq, alpha);
       trial = residualAt(cm, data, k, q);
       if (trial < res || s.maxStepHalvings == 0) break;
-      stepDependent(cm, k, q, w.dq, -alpha);
+      undoStep(cm, data, k, q, w.dq, alpha);
     }
     if (!c.implicit() && trial <= s.residualTolerance) {
       // Explicit relations are linear in q and K is constant: the full Newton step is exact up
@@ -114,10 +194,7 @@ NewtonResult continuation(const ClusterModel& cm, ClusterData& data, int k, Eige
   const Cluster& c = cm.clusters[k];
   ClusterWorkspace& w = detail::scratch(data)[k];
   for (int j = 0; j < c.ny; ++j) w.tmpd[j] = q[qIndex(cm.treeModel, c, c.independent[j])];
-  for (int i : c.dependent) {
-    const int iq = qIndex(cm.treeModel, c, i);
-    q[iq] = start[iq - c.q0];
-  }
+  setDependentPositions(cm, k, q, start);
   NewtonResult r = NewtonResult::Failed;
   for (int step = 1; step <= steps; ++step) {
     const double t = static_cast<double>(step) / steps;
@@ -256,8 +333,13 @@ Status solveClusterPositions(const ClusterModel& cm, ClusterData& data, int k, E
                              const double* warmStart) {
   const Cluster& c = cm.clusters[k];
   ClusterWorkspace& w = detail::scratch(data)[k];
-  // Continuation needs one position per velocity (1-dof joints: every implicit cluster).
-  const bool path = c.implicit() && c.nq == c.nv;
+  // Branch following needs one additive position per velocity: 1-dof joints only (a cluster
+  // with a multi-dof joint is solved by Newton on the manifold from the warm start, then by
+  // natural-parameter continuation from it and from the reference configuration).
+  const bool path = c.implicit() && scalarJoints(c);
+  // Natural-parameter continuation moves the independent coordinates (1-dof joints) only and
+  // corrects by Newton on the manifold: every implicit cluster.
+  const bool stepped = c.implicit();
   int iterations = 0;
   bool singular = false, otherBranch = false;
   auto attempt = [&](NewtonResult r) {
@@ -297,20 +379,17 @@ Status solveClusterPositions(const ClusterModel& cm, ClusterData& data, int k, E
   ok = attempt(newton(cm, data, k, q));
   iterations += data.lastIterations;
   // 2. Continuation from the warm start, 4 then 32 steps.
-  if (!ok && path && warmStart && differs(warmStart))
+  if (!ok && stepped && warmStart && differs(warmStart))
     for (int steps : {4, 32})
       if ((ok = attempt(continuation(cm, data, k, q, warmStart, steps, &iterations)))) break;
   // 3. Newton, then continuation, from the model's reference configuration.
   const double* reference = cm.qReference.data() + c.q0;
   if (!ok) {
-    for (int i : c.dependent) {
-      const int iq = qIndex(cm.treeModel, c, i);
-      q[iq] = cm.qReference[iq];
-    }
+    setDependentPositions(cm, k, q, reference);
     ok = attempt(newton(cm, data, k, q));
     iterations += data.lastIterations;
   }
-  if (!ok && path && differs(reference))
+  if (!ok && stepped && differs(reference))
     for (int steps : {4, 32})
       if ((ok = attempt(continuation(cm, data, k, q, reference, steps, &iterations)))) break;
   data.lastIterations = iterations;

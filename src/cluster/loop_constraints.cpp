@@ -15,6 +15,7 @@ namespace clusterdyn::detail {
 
 namespace {
 
+/// Position index of local velocity localV of a 1-dof joint (explicit relations act on those).
 inline int qIndex(const Model& tree, const Cluster& c, int localV) {
   return tree.idx_q[tree.velocityOwner[c.v0 + localV]];
 }
@@ -109,10 +110,14 @@ void constraintJacobian(const ClusterModel& cm, ClusterData& data, int k) {
     w.K.middleRows(row, nr + nl).setZero();
     auto addPath = [&](int body, double sign) {
       for (int b = body; inCluster(c, b); b = tree.parent[b]) {
-        const Motion s = (TPinv * w.outputTb[b - c.firstBody]).actMotion(tree.joints[b].S.col(0));
-        const int col = tree.idx_v[b] - c.v0;
-        w.K.block(row, col, nr, 1) += sign * (lj.Trot.transpose() * s.head<3>());
-        w.K.block(row + nr, col, nl, 1) += sign * (lj.Tlin.transpose() * s.tail<3>());
+        const Transform X = TPinv * w.outputTb[b - c.firstBody];
+        const Joint& joint = tree.joints[b];
+        for (int a = 0; a < joint.nv; ++a) {  // every motion axis (multi-dof joints too)
+          const Motion s = X.actMotion(joint.S.col(a));
+          const int col = tree.idx_v[b] - c.v0 + a;
+          w.K.block(row, col, nr, 1) += sign * (lj.Trot.transpose() * s.head<3>());
+          w.K.block(row + nr, col, nl, 1) += sign * (lj.Tlin.transpose() * s.tail<3>());
+        }
       }
     };
     addPath(lj.successorBody, 1.0);

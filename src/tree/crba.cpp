@@ -97,10 +97,11 @@ inline void projectAndTransport(const Joint& joint, const Transform& X, double* 
   } else {
     for (int c = c0; c < c1; ++c) {
       double* const f = Md + c * ld;
-      double x;
-      detail::projectOnSubspace(joint, Force::Map(f), &x);
+      double x[6];  // S^T f writes nv values (1 here: subtree blocks have 1-dof bodies)
+      x[0] = 0.0;
+      detail::projectOnSubspace(joint, Force::Map(f), x);
       transport(f);
-      rowI[c * ld] = colI[c] = x;
+      rowI[c * ld] = colI[c] = x[0];
     }
   }
 }

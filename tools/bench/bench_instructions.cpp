@@ -9,6 +9,10 @@
 //                                                (on ROBOT.urdf with the contacts of
 //                                                bench_constrained: 6D ankles for *humanoid*,
 //                                                3D knees for *cheetah*; caba1 = one pass)
+//   bench_instructions MODEL.urdf ceaba|cutpv N  a model file (ROBOT ending in .urdf): CE-ABA
+//                                         with the loops embedded, or proxPv on the same model
+//                                         loaded with its loops cut (ModelOptions::cutLoops,
+//                                         cutLoopConstraints) at the same closed state and torques
 #include <cstdio>
 #include <cstdlib>
 #include <random>
@@ -20,13 +24,14 @@
 using namespace clusterdyn;
 
 int main(int argc, char** argv) {
-  const std::string algos = " ceaba cernea H aba rnea crba delassus damped caba caba1 proxpv ";
+  const std::string algos =
+      " ceaba cernea H aba rnea crba delassus damped caba caba1 proxpv cutpv ";
   if (argc != 4 || algos.find(" " + std::string(argv[2]) + " ") == std::string::npos ||
       std::atoi(argv[3]) <= 0) {
     std::fprintf(stderr,
                  "usage: %s ROBOT ceaba|cernea|H|aba|rnea|crba|delassus|damped|caba|caba1|proxpv "
-                 "N\n",
-                 argv[0]);
+                 "N\n       %s MODEL.urdf ceaba|cutpv N\n",
+                 argv[0], argv[0]);
     return 2;
   }
   const std::string dir = std::string(CLUSTERDYN_BENCH_URDF_DIR) + "/";
@@ -50,11 +55,18 @@ int main(int argc, char** argv) {
       }
       return 0;
     }
-    const ClusterModel model = loadModel(dir + robot + ".urdf");
+    const bool file = robot.size() > 5 && robot.compare(robot.size() - 5, 5, ".urdf") == 0;
+    const ClusterModel model = loadModel(file ? robot : dir + robot + ".urdf");
     ClusterData data(model);
     VecX y(model.nyq), yd(model.ny), x(model.ny);
     const VecX q0 = neutralConfiguration(model.treeModel);
     for (int i = 0; i < model.nyq; ++i) y[i] = 0.3 * uni(rng);
+    for (int k = 0; k < model.ny; ++k) {  // 0.03 m for prismatic joints (Stewart platform legs)
+      const int b = model.treeModel.velocityOwner[model.independentVelocity[k]];
+      if (model.treeModel.joints[b].type != JointType::Prismatic) continue;
+      for (int i = 0; i < model.nyq; ++i)
+        if (model.independentPosition[i] == model.treeModel.idx_q[b]) y[i] *= 0.1;
+    }
     for (const Cluster& c : model.clusters)  // keep the floating base's unit quaternion
       if (model.treeModel.joints[c.firstBody].type == JointType::Floating)
         for (int i = c.yq0; i < c.yq0 + c.nyq; ++i) y[i] = q0[model.independentPosition[i]];
@@ -62,6 +74,36 @@ int main(int argc, char** argv) {
     if (independentToSpanning(model, data, y, yd) != Status::Ok)
       return std::fprintf(stderr, "%s\n", data.errorMessage()), 1;
     const VecX q = data.q, v = data.v;
+    if (algo == "cutpv") {  // the same state and independent torques on the cut-loop model
+      ModelOptions options;
+      options.cutLoops = true;
+      const ClusterModel cut = loadModel(file ? robot : dir + robot + ".urdf", options);
+      const Model &te = model.treeModel, &tc = cut.treeModel;
+      auto byName = [](const std::vector<std::string>& from, const VecX& a,
+                       const std::vector<std::string>& to) {
+        VecX out = VecX::Zero(static_cast<Eigen::Index>(to.size()));
+        for (size_t i = 0; i < to.size(); ++i)
+          for (size_t j = 0; j < from.size(); ++j)
+            if (from[j] == to[i]) out[i] = a[j];
+        return out;
+      };
+      VecX tauSpan = VecX::Zero(te.nv);
+      for (int k = 0; k < model.ny; ++k) tauSpan[model.independentVelocity[k]] = x[k];
+      const VecX qc = byName(te.positionNames, q, tc.positionNames);
+      const VecX vc = byName(te.velocityNames, v, tc.velocityNames);
+      const VecX tc0 = byName(te.velocityNames, tauSpan, tc.velocityNames);
+      const ConstraintSet set = cutLoopConstraints(cut);
+      ClusterData dc(cut);
+      ConstraintData cd(cut, set);
+      ProximalSettings settings;
+      for (int i = 0; i < n; ++i) {
+        const Status s = proxPv(cut, dc, set, cd, qc, vc, tc0, settings);
+        if (s != Status::Ok && s != Status::NotConverged)
+          return std::fprintf(stderr, "%s\n", dc.errorMessage()), 1;
+      }
+      std::printf("iterations %d\n", cd.result.iterations);
+      return 0;
+    }
     if (algo == "delassus" || algo == "damped" || algo == "caba" || algo == "caba1" ||
         algo == "proxpv") {
       ConstraintSet set(model);

@@ -1,0 +1,67 @@
+// Multi-dof joints (spherical, planar, floating) inside the clusters of the cluster tree: which
+// the builder accepts (dependent joints of loop clusters) and the messages naming the others.
+#include "cluster/multi_dof_joints.hpp"
+
+#include <Eigen/SVD>
+#include <algorithm>
+
+#include "cluster/cluster_detail.hpp"
+#include "clusterdyn/cluster_algorithms.hpp"
+#include "clusterdyn/model_builder.hpp"
+
+namespace clusterdyn::detail {
+
+/// A multi-dof joint (spherical, planar, floating) inside constrained cluster c (body b): allowed
+/// in a loop cluster as dependent coordinates (all of its velocities; its quaternion is solved
+/// by the closure on the manifold). Rejected in a cluster of couplings and mimics only (their
+/// linear relations act on 1-dof joints) and when declared independent="true": an independent
+/// coordinate has one position per velocity (y), which a quaternion has not.
+void checkMultiDofJoint(const ClusterModel& cm, const UrdfDescription& urdf, const Cluster& c,
+                        int b, const UrdfJoint* uj) {
+  const Model& tree = cm.treeModel;
+  const std::string joint =
+      "joint '" + tree.jointNames[b] + "' of type " + jointTypeName(tree.joints[b].type);
+  if (!c.implicit()) {
+    const ExplicitRelation& rel = cm.relations[c.relations[0]];
+    throw ModelError(rel.location + ": relation '" + rel.name + "': " + joint +
+                     " lies inside its cluster; couplings and mimics act on 1-dof joints only "
+                     "(a multi-dof joint can be part of a loop cluster, as a dependent joint)");
+  }
+  if (uj && uj->independentGiven && uj->independent)
+    throw ModelError(
+        urdf.where(uj->line) + ": <joint name=\"" + uj->name + "\">: " + joint +
+        " inside the loop cluster of <loop name=\"" + cm.loops[c.loops[0]].name +
+        "\"> is marked independent=\"true\"; a multi-dof joint in a loop cluster is "
+        "a dependent joint as a whole: mark 1-dof joints independent (to drive one axis of "
+        "a ball joint, write it as three revolute joints with intersecting axes and mark "
+        "that one independent)");
+}
+
+/// "" or, when the dependent columns of cluster k's K (in data) have a null direction carried
+/// mostly by a multi-dof joint (a rod's idle spin between two ball joints), a hint naming it:
+/// such a joint is dependent as a whole, so the free direction has no coordinate.
+std::string multiDofFreeDirectionHint(const ClusterModel& cm, const ClusterData& data, int k) {
+  const Cluster& c = cm.clusters[k];
+  const Model& tree = cm.treeModel;
+  const MatX& K = detail::scratch(data)[k].K;
+  const int nd = static_cast<int>(c.dependent.size());
+  if (nd == 0 || K.rows() == 0 || !K.allFinite()) return "";
+  MatX Kd(K.rows(), nd);
+  for (int j = 0; j < nd; ++j) Kd.col(j) = K.col(c.dependent[j]);
+  const Eigen::JacobiSVD<MatX> svd(Kd, Eigen::ComputeFullV);
+  const VecX& sv = svd.singularValues();
+  const double smallest = nd > K.rows() ? 0.0 : sv[nd - 1];
+  if (smallest > kClosureSettings.referenceRankThreshold * std::max(1.0, sv[0])) return "";
+  Eigen::Index j = 0;
+  svd.matrixV().col(nd - 1).cwiseAbs().maxCoeff(&j);
+  const int b = tree.velocityOwner[c.v0 + c.dependent[j]];
+  if (tree.nvs[b] == 1) return "";
+  return "; joint '" + tree.jointNames[b] + "' of type " + jointTypeName(tree.joints[b].type) +
+         " moves along a direction the constraints leave free (e.g. a rod's spin between two "
+         "ball joints), but a multi-dof joint inside a loop cluster is dependent as a whole: "
+         "write it as revolute joints with intersecting axes and mark the free one "
+         "independent=\"true\", or cut the loop instead (URDF+ closure=\"cut\", "
+         "ModelOptions::cutLoops, CDYN_LOAD_CUT_LOOPS, Python cut_loops=True)";
+}
+
+}  // namespace clusterdyn::detail

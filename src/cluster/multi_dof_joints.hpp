@@ -1,0 +1,22 @@
+// Multi-dof joints inside clusters (cluster builder helpers, multi_dof_joints.cpp).
+#pragma once
+
+#include <string>
+
+#include "clusterdyn/cluster_data.hpp"
+#include "clusterdyn/cluster_model.hpp"
+#include "clusterdyn/urdf.hpp"
+
+namespace clusterdyn::detail {
+
+/// Checks the multi-dof joint of body b inside constrained cluster c (uj: its URDF joint, may
+/// be null): a dependent joint of a loop cluster is accepted; throws ModelError naming the joint
+/// inside a cluster of couplings and mimics, or when it is marked independent="true".
+void checkMultiDofJoint(const ClusterModel& cm, const UrdfDescription& urdf, const Cluster& c,
+                        int b, const UrdfJoint* uj);
+
+/// "" or a hint naming the multi-dof joint that carries a null direction of the dependent
+/// columns of cluster k's K (in data): a direction without a coordinate (a rod's idle spin).
+std::string multiDofFreeDirectionHint(const ClusterModel& cm, const ClusterData& data, int k);
+
+}  // namespace clusterdyn::detail

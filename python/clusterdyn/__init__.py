@@ -14,6 +14,7 @@ Units are SI; spatial vectors are angular first. See docs/python.md.
 """
 
 from ._constraints import (CONSTRAINT_ROWS, CONSTRAINT_TYPES, SOLVERS, BatchProximalResult,
+                           ConstrainedDerivatives,
                            ConstraintSet, ConstraintWorkspace, Forces, NotConvergedError,
                            NotConvergedWarning, ProximalResult, default_proximal_settings)
 from ._core import (CLUSTER_KINDS, ERR_CONSTRAINT_FAILURE, ERR_INTERNAL, ERR_INVALID_ARGUMENT,
@@ -40,7 +41,7 @@ __all__ = [
     "ERR_OUT_OF_MEMORY", "ERR_NOT_CONVERGED", "ConstraintSet", "ConstraintWorkspace", "Forces",
     "ProximalResult", "BatchProximalResult", "SOLVERS", "NotConvergedWarning",
     "NotConvergedError", "CONSTRAINT_TYPES", "CONSTRAINT_ROWS", "default_proximal_settings",
-    "DerivativeWorkspace",
+    "DerivativeWorkspace", "ConstrainedDerivatives",
     # contacts (_contact.py)
     "ContactProblem", "Stepper", "StepResult", "RolloutResult", "ContactReport",
     "CONTACT_SOLVERS", "default_contact_settings",

@@ -60,6 +60,17 @@ class BatchProximalResult(collections.namedtuple(
     __slots__ = ()
 
 
+class ConstrainedDerivatives(collections.namedtuple(
+        "ConstrainedDerivatives",
+        "ydd lam dydd_dy dydd_dydot dydd_dtau dlam_dy dlam_dydot dlam_dtau rank")):
+    """Result of :meth:`ConstraintSet.constrained_dynamics_derivatives`: ydd (ny,) and lam (m,)
+    of the exact (dense Schur-complement) constrained dynamics, dydd_dy, dydd_dydot, dydd_dtau
+    (ny, ny), dlam_dy, dlam_dydot, dlam_dtau (m, ny), rank (int, of the Delassus matrix; < m for
+    redundant rows, then lam and the dlam_* are the minimum-norm ones).
+    """
+    __slots__ = ()
+
+
 _RESULT_DTYPE = np.dtype({
     "names": [name for name, _ in _CResult._fields_],
     "formats": [np.int32 if t is C.c_int else np.float64 for _, t in _CResult._fields_],
@@ -166,6 +177,7 @@ class ConstraintSet(_Handle):
         self._h = None
         self._workspaces = weakref.WeakSet()
         self._batch_ws = []  # constraint workspaces of the batched calls, one per thread
+        self._cdws = None  # cdyn_constrained_derivative_workspace, created on first use
         h = C.c_void_p()
         fn = "cdyn_constraint_set_create" + ("_cut_loops" if cut_loops else "")
         _check(getattr(lib(), fn)(model.handle, C.byref(h)), fn)
@@ -180,6 +192,7 @@ class ConstraintSet(_Handle):
         for ws in list(self._workspaces):
             ws.close()
         self._batch_ws.clear()
+        self._free_derivative_workspace()
         status = lib().cdyn_constraint_set_free(self._h)
         if status != OK:
             raise ClusterdynError(status, "constraint workspaces of this set still exist",
@@ -190,6 +203,7 @@ class ConstraintSet(_Handle):
 
     def _release(self):
         if getattr(self, "_h", None) is not None:
+            self._free_derivative_workspace()
             lib().cdyn_constraint_set_free(self._h)  # refused while workspaces exist
             self._h = None
 
@@ -374,6 +388,58 @@ class ConstraintSet(_Handle):
             if on_not_converged == "warn":
                 warnings.warn(f"{fn}: {text}", NotConvergedWarning, stacklevel=2)
         return result
+
+
+    # -- derivatives of the constrained dynamics
+
+    def _free_derivative_workspace(self):
+        if getattr(self, "_cdws", None) is not None:
+            lib().cdyn_constrained_derivative_workspace_free(self._cdws)
+            self._cdws = None
+
+    def constrained_dynamics_derivatives(self, q, v, tau, fext=None, rank_tolerance=None):
+        """The constrained dynamics and its derivatives (cdyn_constrained_dynamics_derivatives;
+        the counterpart of Pinocchio's computeConstraintDynamicsDerivatives).
+
+        q (nq,), v (nv,): a closed spanning state; tau (ny,) independent efforts; fext None or
+        (nbodies, 6) forces TO the bodies in body coordinates, held fixed in the body frames.
+        ydd and lam solve H ydd + C = tau + J^T lam, J ydd + gamma = k exactly (dense Schur
+        complement, no proximal iterations). Column k of d/dy is the derivative along the
+        independent tangent e_k (floating base: body-frame twist; the loops' dependent joints
+        follow), ydot and tau held. rank_tolerance: None for the default 1e-10, else in (0, 1)
+        (eigenvalues of the Delassus matrix at or below it times the largest are dropped).
+        Returns a :class:`ConstrainedDerivatives`. The first call creates the set's derivative
+        workspace (the set is read-only from then on); later calls allocate nothing in the
+        library. One thread at a time per set.
+        """
+        model = self.model
+        q, v = _vec(q, model.nq, "q"), _vec(v, model.nv, "v")
+        tau = _vec(tau, model.ny, "tau")
+        f = _fext(fext, model.nbodies)
+        rt = 0.0 if rank_tolerance is None else _number(rank_tolerance, "rank_tolerance")
+        fn = "cdyn_constrained_dynamics_derivatives"
+        if self._cdws is None:
+            h = C.c_void_p()
+            _check(lib().cdyn_constrained_derivative_workspace_create(self.handle, C.byref(h)),
+                   "cdyn_constrained_derivative_workspace_create",
+                   lib().cdyn_last_error().decode(errors="replace"))
+            self._cdws = h
+        ny, m = model.ny, self.nrows
+        ydd, lam = np.zeros(ny), np.zeros(m)
+        mats = [np.zeros((ny, ny), order="F") for _ in range(3)]
+        lmats = [np.zeros((m, ny), order="F") for _ in range(3)]
+        rank = C.c_int(-1)
+        status = lib().cdyn_constrained_dynamics_derivatives(
+            self.handle, self._cdws, _ptr(q), q.size, _ptr(v), v.size, _ptr(tau), tau.size,
+            _ptr(f), 0 if f is None else f.size, rt, _ptr(ydd), ny, _ptr(lam), m,
+            *(_ptr(a) for a in mats), max(1, ny), *(_ptr(a) for a in lmats), max(1, m),
+            C.byref(rank))
+        if status != OK:
+            message = lib().cdyn_constrained_derivative_workspace_last_error(self._cdws)
+            raise ClusterdynError(status, message.decode(errors="replace"), fn)
+        c = np.ascontiguousarray
+        return ConstrainedDerivatives(ydd, lam, *(c(a) for a in mats), *(c(a) for a in lmats),
+                                      rank.value)
 
 
 # ---- constraint workspaces -------------------------------------------------------------------

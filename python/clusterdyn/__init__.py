@@ -14,7 +14,6 @@ Units are SI; spatial vectors are angular first. See docs/python.md.
 """
 
 from ._constraints import (CONSTRAINT_ROWS, CONSTRAINT_TYPES, SOLVERS, BatchProximalResult,
-                           ConstrainedDerivatives,
                            ConstraintSet, ConstraintWorkspace, Forces, NotConvergedError,
                            NotConvergedWarning, ProximalResult, default_proximal_settings)
 from ._core import (CLUSTER_KINDS, ERR_CONSTRAINT_FAILURE, ERR_INTERNAL, ERR_INVALID_ARGUMENT,
@@ -25,6 +24,7 @@ from ._core import (CLUSTER_KINDS, ERR_CONSTRAINT_FAILURE, ERR_INTERNAL, ERR_INV
                     JOINT_TYPES, LOCAL, LOCAL_WORLD_ALIGNED, OK, WORLD, ClusterdynError, Model,
                     Pool, Workspace, get_log_level, lib, set_log_level, version)
 from ._derivatives import DerivativeWorkspace
+from ._constrained_derivatives import ConstrainedDerivatives
 from ._library import find_library
 from ._contact import (CONTACT_SOLVERS, ContactProblem, ContactReport, RolloutResult,
                        StepResult, Stepper, default_contact_settings)

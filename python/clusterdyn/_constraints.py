@@ -22,7 +22,7 @@ import weakref
 
 import numpy as np
 
-from . import _core
+from . import _constrained_derivatives, _core
 from ._core import (ERR_INVALID_ARGUMENT, ERR_NOT_CONVERGED, OK, ClusterdynError, Workspace,
                     _check, _fext, _Handle, _index, _ptr, _real, _rf, _vec, lib)
 from ._library import ProximalResult as _CResult
@@ -56,17 +56,6 @@ class BatchProximalResult(collections.namedtuple(
     fields of :class:`ProximalResult` stacked per state: ydd (N, ny), qdd (N, nv), lam (N, m),
     iterations (N,) int, residual (N,), dual_step (N,), converged (N,) bool, status (N,) int
     (OK or ERR_NOT_CONVERGED). States that did not converge hold their last iterate (finite).
-    """
-    __slots__ = ()
-
-
-class ConstrainedDerivatives(collections.namedtuple(
-        "ConstrainedDerivatives",
-        "ydd lam dydd_dy dydd_dydot dydd_dtau dlam_dy dlam_dydot dlam_dtau rank")):
-    """Result of :meth:`ConstraintSet.constrained_dynamics_derivatives`: ydd (ny,) and lam (m,)
-    of the exact (dense Schur-complement) constrained dynamics, dydd_dy, dydd_dydot, dydd_dtau
-    (ny, ny), dlam_dy, dlam_dydot, dlam_dtau (m, ny), rank (int, of the Delassus matrix; < m for
-    redundant rows, then lam and the dlam_* are the minimum-norm ones).
     """
     __slots__ = ()
 
@@ -389,7 +378,6 @@ class ConstraintSet(_Handle):
                 warnings.warn(f"{fn}: {text}", NotConvergedWarning, stacklevel=2)
         return result
 
-
     # -- derivatives of the constrained dynamics
 
     def _free_derivative_workspace(self):
@@ -398,48 +386,12 @@ class ConstraintSet(_Handle):
             self._cdws = None
 
     def constrained_dynamics_derivatives(self, q, v, tau, fext=None, rank_tolerance=None):
-        """The constrained dynamics and its derivatives (cdyn_constrained_dynamics_derivatives;
-        the counterpart of Pinocchio's computeConstraintDynamicsDerivatives).
-
-        q (nq,), v (nv,): a closed spanning state; tau (ny,) independent efforts; fext None or
-        (nbodies, 6) forces TO the bodies in body coordinates, held fixed in the body frames.
-        ydd and lam solve H ydd + C = tau + J^T lam, J ydd + gamma = k exactly (dense Schur
-        complement, no proximal iterations). Column k of d/dy is the derivative along the
-        independent tangent e_k (floating base: body-frame twist; the loops' dependent joints
-        follow), ydot and tau held. rank_tolerance: None for the default 1e-10, else in (0, 1)
-        (eigenvalues of the Delassus matrix at or below it times the largest are dropped).
-        Returns a :class:`ConstrainedDerivatives`. The first call creates the set's derivative
-        workspace (the set is read-only from then on); later calls allocate nothing in the
-        library. One thread at a time per set.
-        """
-        model = self.model
-        q, v = _vec(q, model.nq, "q"), _vec(v, model.nv, "v")
-        tau = _vec(tau, model.ny, "tau")
-        f = _fext(fext, model.nbodies)
-        rt = 0.0 if rank_tolerance is None else _number(rank_tolerance, "rank_tolerance")
-        fn = "cdyn_constrained_dynamics_derivatives"
-        if self._cdws is None:
-            h = C.c_void_p()
-            _check(lib().cdyn_constrained_derivative_workspace_create(self.handle, C.byref(h)),
-                   "cdyn_constrained_derivative_workspace_create",
-                   lib().cdyn_last_error().decode(errors="replace"))
-            self._cdws = h
-        ny, m = model.ny, self.nrows
-        ydd, lam = np.zeros(ny), np.zeros(m)
-        mats = [np.zeros((ny, ny), order="F") for _ in range(3)]
-        lmats = [np.zeros((m, ny), order="F") for _ in range(3)]
-        rank = C.c_int(-1)
-        status = lib().cdyn_constrained_dynamics_derivatives(
-            self.handle, self._cdws, _ptr(q), q.size, _ptr(v), v.size, _ptr(tau), tau.size,
-            _ptr(f), 0 if f is None else f.size, rt, _ptr(ydd), ny, _ptr(lam), m,
-            *(_ptr(a) for a in mats), max(1, ny), *(_ptr(a) for a in lmats), max(1, m),
-            C.byref(rank))
-        if status != OK:
-            message = lib().cdyn_constrained_derivative_workspace_last_error(self._cdws)
-            raise ClusterdynError(status, message.decode(errors="replace"), fn)
-        c = np.ascontiguousarray
-        return ConstrainedDerivatives(ydd, lam, *(c(a) for a in mats), *(c(a) for a in lmats),
-                                      rank.value)
+        """The constrained dynamics (ydd, lam) and its derivatives with respect to y, ydot and
+        tau (cdyn_constrained_dynamics_derivatives): see
+        :func:`._constrained_derivatives.constrained_dynamics_derivatives`. Returns a
+        :class:`ConstrainedDerivatives`. The first call creates the set's derivative workspace
+        (the set is read-only from then on)."""
+        return _constrained_derivatives.constrained_dynamics_derivatives(self, q, v, tau, fext, rank_tolerance)
 
 
 # ---- constraint workspaces -------------------------------------------------------------------

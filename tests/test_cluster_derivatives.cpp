@@ -141,6 +141,13 @@ void checkModel(const Case& mc, int states, double* worst) {
     EXPECT_LT(relErr(tauDd, data.tauY), 1e-11);
     ASSERT_EQ(clusterMassMatrix(cm, data, st.q), Status::Ok);
     EXPECT_LT(relErr(H, data.H), 1e-11);
+    // H^-1 by the cluster-tree recursion against the inverse of the cluster CRBA's H.
+    const MatX Hcrba = data.H;
+    ASSERT_EQ(computeClusterMinverse(cm, data, dd, st.q), Status::Ok) << data.errorMessage();
+    const MatX HinvRecursive = dd.Hinv;
+    EXPECT_LT(relErr(HinvRecursive, MatX(Hcrba.inverse())), 1e-10) << "recursive H^-1";
+    EXPECT_LT(relErr(HinvRecursive * Hcrba, MatX::Identity(cm.ny, cm.ny)), 1e-10);
+    EXPECT_EQ(HinvRecursive, MatX(HinvRecursive.transpose()));
     MatX fdy, fdyd;
     const Fn rnea = [&](const VecX& q, const VecX& v) {
       EXPECT_EQ(ceRnea(cm, data, q, v, ydd, fext), Status::Ok) << data.errorMessage();
@@ -246,6 +253,23 @@ TEST(ClusterDerivatives, RejectsBadArguments) {
       bad[cm.treeModel.idx_q[cm.treeModel.velocityOwner[c.v0 + c.dependent[0]]]] += 0.1;
   ASSERT_NE(bad, st.q);
   EXPECT_EQ(computeCeRneaDerivatives(cm, data, dd, bad, st.v, y), Status::ConstraintFailure);
+}
+
+TEST(ClusterDerivatives, MinverseRejectsBadArguments) {
+  const ClusterModel cm =
+      buildClusterModel(parseUrdfFile(std::string(CLUSTERDYN_MODELS_DIR) + "/cd_four_bar.urdf"));
+  ClusterData data(cm);
+  ClusterDerivativeData dd(cm);
+  EXPECT_EQ(computeClusterMinverse(cm, data, dd, cm.qReference), Status::Ok) << data.errorMessage();
+  EXPECT_EQ(computeClusterMinverse(cm, data, dd, VecX::Zero(cm.treeModel.nq + 1)),
+            Status::InvalidSize);
+  VecX open = cm.qReference;
+  open.array() += 0.3;  // every joint of the four-bar turned by 0.3 rad: the loop is open
+  EXPECT_EQ(computeClusterMinverse(cm, data, dd, open), Status::ConstraintFailure);
+  const ClusterModel other = cm;
+  ClusterData otherData(other);
+  EXPECT_EQ(computeClusterMinverse(other, otherData, dd, other.qReference),
+            Status::WorkspaceMismatch);
 }
 
 TEST(ClusterDerivatives, RejectJointDynamics) {  // armature, springs, dampers: not modelled

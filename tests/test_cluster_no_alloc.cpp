@@ -204,6 +204,8 @@ TEST(ClusterNoAlloc, SuccessfulCallsDoNotAllocate) {
       check(solveLoopClosure(cm, data, s.y[(i + 1) % ns]));
       check(computeCeRneaDerivatives(cm, data, dd, s.q[i], s.v[i], s.ydd[i], f));
       check(computeCeAbaDerivatives(cm, data, dd, s.q[i], s.v[i], s.tauY[i], f));
+      check(computeClusterMinverse(cm, data, dd, s.q[i]));
+      sink += dd.Hinv(0, 0);
       sink += dd.dtau_dy.sum() + dd.dydd_dy.sum() + dd.Hinv.sum();
     }
     const long count = armed.stop();

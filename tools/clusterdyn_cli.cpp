@@ -409,6 +409,9 @@ int cmdBench(const Args& args) {
                                                        "ce_rnea",
                                                        "cluster_h",
                                                        "cluster_c",
+                                                       "ce_rnea_derivatives",
+                                                       "ce_aba_derivatives",
+                                                       "cluster_minverse",
                                                        "delassus",
                                                        "damped_inverse",
                                                        "constrained_aba",
@@ -565,6 +568,40 @@ int cmdBench(const Args& args) {
         clusterBias(cm, cd, st[k % kPool].q, st[k % kPool].v);
         sink = sink + cd.C[0];
       });
+      // Cluster-tree derivatives (cluster_derivatives.hpp); the workspace only when timed. A
+      // model they reject (joint dynamics) is reported and not timed.
+      const bool anyClusterDerivative =
+          only.empty() || std::any_of(only.begin(), only.end(), [](const std::string& a) {
+            return a == "ce_rnea_derivatives" || a == "ce_aba_derivatives" ||
+                   a == "cluster_minverse";
+          });
+      if (anyClusterDerivative) {
+        ClusterDerivativeData cdd(cm);
+        const Status ds[] = {computeCeRneaDerivatives(cm, cd, cdd, st[0].q, st[0].v, ydds[0]),
+                             computeCeAbaDerivatives(cm, cd, cdd, st[0].q, st[0].v, tauYs[0]),
+                             computeClusterMinverse(cm, cd, cdd, st[0].q)};
+        const Status* bad =
+            std::find_if(std::begin(ds), std::end(ds), [](Status s) { return s != Status::Ok; });
+        if (bad != std::end(ds)) {
+          std::cerr << "clusterdyn: warning: cluster derivatives not timed: " << statusName(*bad)
+                    << ": " << cd.errorMessage() << "\n";
+        } else {
+          timed("ce_rnea_derivatives", "ce-rnea derivatives", [&](long k) {
+            computeCeRneaDerivatives(cm, cd, cdd, st[k % kPool].q, st[k % kPool].v,
+                                     ydds[k % kPool]);
+            sink = sink + cdd.dtau_dy(0, 0);
+          });
+          timed("ce_aba_derivatives", "ce-aba derivatives", [&](long k) {
+            computeCeAbaDerivatives(cm, cd, cdd, st[k % kPool].q, st[k % kPool].v,
+                                    tauYs[k % kPool]);
+            sink = sink + cdd.dydd_dy(0, 0);
+          });
+          timed("cluster_minverse", "cluster H^-1", [&](long k) {
+            computeClusterMinverse(cm, cd, cdd, st[k % kPool].q);
+            sink = sink + cdd.Hinv(0, 0);
+          });
+        }
+      }
       if (!contacts.empty()) {
         ConstraintSet set(cm);  // ModelError (unknown link ...) goes to main: exit 1
         for (const auto& c : contacts) set.addContact(c.second, c.first);

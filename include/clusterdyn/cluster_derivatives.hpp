@@ -70,6 +70,25 @@ struct ClusterDerivativeData {
       onP;                  ///< per cluster body: on the path to the loop's successor / predecessor
   std::vector<Motion> ovx;  ///< per cluster body: world twist from a velocity G_c (eq. C7)
   Eigen::LLT<MatX> llt;     ///< Cholesky factor of H (CE-ABA derivatives)
+  MatX Linv;                ///< ny x ny: L^-1 of that factor (lower triangle)
+
+  // Scratch of the cluster-tree recursion for H^-1 (computeClusterMinverse, eq. C11-C13), in
+  // world axes. Per body:
+  std::vector<Mat6> mIA;    ///< articulated inertia
+  std::vector<Mat6X> mPsi;  ///< 6 x d of its cluster: d v_b / d y_dot_k (output body fixed)
+  std::vector<Mat6X> mU;    ///< 6 x d: IA Psi
+  std::vector<Mat6X> mFA;   ///< 6 x ny: d pA / d tau_y (backward), d a / d tau_y (forward)
+  // Per cluster (d x d, 6 x d):
+  std::vector<MatX> mD, mDinv;
+  std::vector<Mat6X> mUbar, mUbarDinv;
+  std::vector<Eigen::LLT<MatX>> mLlt;
+  VecX mTmp;  ///< max d
+  /// Per cluster: the columns of H^-1 its steps touch, [colStart, colEnd) backward and
+  /// [colStart, ny) forward: its own and its descendants' (colStart = y0) when the clusters'
+  /// independent velocities are numbered depth first (upperTriangle; the lower triangle is then
+  /// mirrored), else every column.
+  std::vector<int> colStart, colEnd;
+  bool upperTriangle = false;
 };
 
 /// d tau_y / d y, d tau_y / d y_dot, d tau_y / d y_ddot = H of tau_y = ceRnea(q, v, ydd, fext)
@@ -81,10 +100,21 @@ Status computeCeRneaDerivatives(const ClusterModel& model, ClusterData& data,
                                 ClusterDerivativeData& dd, ConstVecRef q, ConstVecRef v,
                                 ConstVecRef ydd, const Force* fext = nullptr);
 
+/// H(q)^-1 (dd.Hinv, ny x ny, symmetric) at a closed configuration q, by a recursion on the
+/// cluster tree (the cluster form of the articulated-body inverse of Carpentier & Mansard 2018,
+/// with the cluster articulated inertias of CE-ABA; docs/derivatives.md, eq. C11-C13), without
+/// forming or factoring H. Statuses: InvalidSize / NonFinite / NotUnitQuaternion for q,
+/// WorkspaceMismatch (either workspace made for another model), ConstraintFailure (q not closed,
+/// or a singular configuration of a loop), InvalidArgument for a model with joint dynamics,
+/// NotPositiveDefinite (naming the cluster) when a cluster's articulated inertia is singular.
+Status computeClusterMinverse(const ClusterModel& model, ClusterData& data,
+                              ClusterDerivativeData& dd, ConstVecRef q);
+
 /// y_ddot = ceAba(q, v, tauY, fext) (to dd.ydd and data.ydd) and its derivatives
 /// dd.dydd_dy = -H^-1 d tau_y / d y, dd.dydd_dydot = -H^-1 d tau_y / d y_dot (both at
-/// y_ddot), dd.Hinv = d y_ddot / d tau_y. H^-1 comes from a Cholesky factorisation of H (not
-/// the cluster-tree recursion yet). Also leaves dd.dtau_dy, dd.dtau_dydot, dd.H at y_ddot.
+/// y_ddot), dd.Hinv = d y_ddot / d tau_y. H^-1 comes from a Cholesky factorisation of H (the
+/// cluster-tree recursion of computeClusterMinverse costs more where H is at hand). Also leaves
+/// dd.dtau_dy, dd.dtau_dydot, dd.H at y_ddot.
 /// Statuses as computeCeRneaDerivatives, plus NotPositiveDefinite when H is not.
 Status computeCeAbaDerivatives(const ClusterModel& model, ClusterData& data,
                                ClusterDerivativeData& dd, ConstVecRef q, ConstVecRef v,

@@ -65,9 +65,11 @@ struct ContactSolverSettings {
   double rhoRatio = 10.0;
   double rhoFactor = 4.0;
   int rhoEvery = 5;
-  /// At most this many changes of rho per solve: residual balancing that keeps switching rho
-  /// can cycle without converging (seen on near-singular Delassus matrices); with rho fixed
-  /// afterwards the iterations are the plain ADMM ones.
+  /// At most this many reversals of rho per solve (a decrease after an increase, or the
+  /// reverse): residual balancing that keeps switching rho can cycle without converging (seen
+  /// on near-singular Delassus matrices); with rho fixed afterwards the iterations are the plain
+  /// ADMM ones. A monotone run of changes is not capped (rho stays within 1e-12 to 1e12 times
+  /// the mean diagonal of G): an ill-conditioned G can need rho many factors from its start.
   int maxRhoUpdates = 10;
   /// ADMM over-relaxation alpha in (0, 2) (Boyd et al. 2011, §3.4.3).
   double overRelaxation = 1.0;
@@ -88,8 +90,8 @@ struct ContactSolverWorkspace {
   void resize(int maxRows);  ///< allocates (not for the real-time path)
   int capacity = 0;
   VecX sigma, x, y, yPrev, w, rhs, shift;
-  MatX A;  ///< G + rho I
-  Eigen::LLT<MatX> llt;
+  MatX A;                ///< ADMM: Cholesky factor of G + rho I (lower triangle)
+  Eigen::LLT<MatX> llt;  ///< not used by the solvers (ADMM factorizes into A)
   char lastError[256] = {0};
 };
 
@@ -220,7 +222,8 @@ struct ContactData {
   ContactSolverWorkspace solver;
   // Scratch.
   VecX y, ydot, ydotFree, yddFree, tauTotal, qNext, vSpan;
-  MatX Jc;  ///< m x ny Jacobian in contact frames
+  VecX lambdaRows;  ///< the impulses on the rows of `rows` (contact rows world-aligned)
+  MatX Jc;          ///< m x ny Jacobian in contact frames
 };
 
 /// One semi-implicit Euler step of the spanning state (q, v) (closed: phi(q) = 0, v = G y_dot):

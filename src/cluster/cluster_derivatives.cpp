@@ -15,7 +15,8 @@ namespace clusterdyn {
 
 ClusterDerivativeData::ClusterDerivativeData(const ClusterModel& m) : model(&m), tree(m.treeModel) {
   const int ny = m.ny, nv = m.treeModel.nv;
-  for (MatX* x : {&dtau_dy, &dtau_dydot, &H, &dydd_dy, &dydd_dydot, &Hinv}) x->setZero(ny, ny);
+  for (MatX* x : {&dtau_dy, &dtau_dydot, &H, &dydd_dy, &dydd_dydot, &Hinv, &Linv})
+    x->setZero(ny, ny);
   tauY.setZero(ny);
   ydd.setZero(ny);
   a.setZero(nv);
@@ -48,6 +49,52 @@ ClusterDerivativeData::ClusterDerivativeData(const ClusterModel& m) : model(&m),
   onP.assign(m.maxClusterBodies, 0);
   llt.compute(MatX::Identity(ny, ny));  // sized, and its info set (a moved LLT(n) copies an
                                         // uninitialised ComputationInfo: UBSan)
+  // H^-1 recursion (cluster_derivatives_minverse.cpp).
+  const int nb = m.treeModel.nbodies, nc = static_cast<int>(m.clusters.size());
+  mIA.assign(nb, Mat6::Zero());
+  mPsi.resize(nb);
+  mU.resize(nb);
+  mFA.assign(nb, Mat6X::Zero(6, ny));
+  for (int b = 0; b < nb; ++b) {
+    const int dk = m.clusters[m.bodyCluster[b]].ny;
+    mPsi[b].setZero(6, dk);
+    mU[b].setZero(6, dk);
+  }
+  mD.resize(nc);
+  mDinv.resize(nc);
+  mUbar.resize(nc);
+  mUbarDinv.resize(nc);
+  mLlt.resize(nc);
+  colStart.assign(nc, 0);
+  colEnd.assign(nc, ny);
+  mTmp.setZero(std::max(d, 1));
+  upperTriangle = true;  // depth-first numbering: y0 increasing, each subtree contiguous
+  std::vector<int> end(nc), count(nc);
+  for (int k = 0; k < nc; ++k) {
+    const Cluster& c = m.clusters[k];
+    mD[k].setZero(c.ny, c.ny);
+    mDinv[k].setZero(c.ny, c.ny);
+    mUbar[k].setZero(6, c.ny);
+    mUbarDinv[k].setZero(6, c.ny);
+    mLlt[k].compute(MatX::Identity(c.ny, c.ny));
+    end[k] = c.y0 + c.ny;
+    count[k] = c.ny;
+    if (k > 0 && c.y0 != m.clusters[k - 1].y0 + m.clusters[k - 1].ny) upperTriangle = false;
+    if (c.parent >= k) upperTriangle = false;
+  }
+  for (int k = nc - 1; k >= 0; --k) {
+    const int p = m.clusters[k].parent;
+    if (p < 0) continue;
+    end[p] = std::max(end[p], end[k]);
+    count[p] += count[k];
+  }
+  for (int k = 0; k < nc; ++k)
+    if (end[k] - m.clusters[k].y0 != count[k]) upperTriangle = false;
+  if (upperTriangle)
+    for (int k = 0; k < nc; ++k) {
+      colStart[k] = m.clusters[k].y0;
+      colEnd[k] = end[k];
+    }
 }
 
 namespace {
@@ -55,20 +102,39 @@ namespace {
 using detail::Bias;
 using detail::StateCheck;
 
-/// out = G^T A G (G block diagonal, from its entry list; A nv x nv with non-zero blocks between
-/// related clusters only, as M and the RNEA derivatives): one pass over the pairs of entries of
-/// related clusters, no intermediate nv x ny product.
-void congruenceG(const ClusterDerivativeData& dd, const MatX& A, MatX& out) {
-  out.setZero();
+/// dtau_dy = G^T dtau_dq G, dtau_dydot = G^T dtau_dv G and H = G^T M G at once (G block
+/// diagonal, from its entry list; the three nv x nv matrices have non-zero blocks between
+/// related clusters only): one pass over the pairs of entries of related clusters, no
+/// intermediate nv x ny product; H from its upper triangle, mirrored.
+void congruenceG(ClusterDerivativeData& dd) {
+  const DerivativeData& t = dd.tree;
+  const Eigen::Index nv = t.dtau_dq.rows(), ny = dd.H.rows();
+  dd.dtau_dy.setZero();
+  dd.dtau_dydot.setZero();
+  dd.H.setZero();
   const ClusterDerivativeData::GEntry* const E = dd.Gentries.data();
-  for (const auto& [a, b] : dd.relatedClusters)
+  for (const auto& [a, b] : dd.relatedClusters) {
     for (int j = dd.entryStart[b]; j < dd.entryStart[b + 1]; ++j) {
       const ClusterDerivativeData::GEntry& c = E[j];
-      const double* const col = A.data() + static_cast<Eigen::Index>(c.v) * A.rows();
-      double* const o = out.data() + static_cast<Eigen::Index>(c.y) * out.rows();
-      for (int i = dd.entryStart[a]; i < dd.entryStart[a + 1]; ++i)
-        o[E[i].y] += E[i].value * c.value * col[E[i].v];
+      const Eigen::Index cv = static_cast<Eigen::Index>(c.v) * nv;
+      const double* const q = t.dtau_dq.data() + cv;
+      const double* const v = t.dtau_dv.data() + cv;
+      const double* const m = t.dtau_da.data() + cv;
+      const Eigen::Index cy = static_cast<Eigen::Index>(c.y) * ny;
+      double* const oq = dd.dtau_dy.data() + cy;
+      double* const ov = dd.dtau_dydot.data() + cy;
+      double* const om = dd.H.data() + cy;
+      for (int i = dd.entryStart[a]; i < dd.entryStart[a + 1]; ++i) {
+        const double g = E[i].value * c.value;
+        const int r = E[i].y, k = E[i].v;
+        oq[r] += g * q[k];
+        ov[r] += g * v[k];
+        if (r <= c.y) om[r] += g * m[k];  // H: on and above the diagonal
+      }
     }
+  }
+  for (Eigen::Index col = 0; col < ny; ++col)
+    for (Eigen::Index row = col + 1; row < ny; ++row) dd.H(row, col) = dd.H(col, row);
 }
 
 /// out += G^T A B over the dependent rows of the loop clusters (B: nv x ny, non-zero there only,
@@ -88,12 +154,17 @@ void addDependentTerm(const ClusterModel& cm, const ClusterDerivativeData& dd, c
   }
 }
 
-/// The derivative passes at a closed (q, v) (checked with StateCheck::Check): G, g, the
+/// The derivative passes at a closed (q, v) (checked with StateCheck::Check; StateCheck::Skip:
+/// right after ceAba at (q, v), whose kinematics are reused): G, g, the
 /// spanning-tree derivatives at a = G ydd + g, the loop terms and the chain rule (eq. C9).
 Status derivativePasses(const ClusterModel& cm, ClusterData& data, ClusterDerivativeData& dd,
                         ConstVecRef q, ConstVecRef v, const VecX& ydd, const Force* fext,
                         StateCheck check) {
-  CDYN_TRY(detail::clusterVelocityPass(cm, data, q, v.data(), Bias::Compute, check));
+  // After ceAba (check == Skip) the kinematics are those of its pass 1 (placements, v, G, g and
+  // the factors of Kd of every cluster; the rotors' entries by completeRotorBodies): reused.
+  if (check == StateCheck::Check)
+    CDYN_TRY(detail::clusterVelocityPass(cm, data, q, v.data(), Bias::Compute, check,
+                                         detail::OutputPoses::ImplicitOnly));  // world poses only
   const std::vector<ClusterWorkspace>& ws = detail::scratch(data);
   dd.Gentries.clear();
   for (int k = 0; k < static_cast<int>(cm.clusters.size()); ++k) {
@@ -128,22 +199,44 @@ Status derivativePasses(const ClusterModel& cm, ClusterData& data, ClusterDeriva
       detail::loopVelocityTerms(cm, data, dd, k);
     }
   }
-  // eq. C9: d tau_y / dy = G^T (dtau/dq G + dtau/dv dv/dy + M da/dy) + (dG/dy)^T tau.
-  congruenceG(dd, t.dtau_dq, dd.dtau_dy);
+  // eq. C9: d tau_y / dy = G^T (dtau/dq G + dtau/dv dv/dy + M da/dy) + (dG/dy)^T tau;
+  // d tau_y / d y_dot = G^T (dtau/dv G + M da/dy_dot); H = G^T M G (Chignoli et al. 2023,
+  // eq. 24).
+  congruenceG(dd);
   if (loops) {
     addDependentTerm(cm, dd, t.dtau_dv, dd.dv_dy, dd.dtau_dy);
     addDependentTerm(cm, dd, t.dtau_da, dd.da_dy, dd.dtau_dy);
     for (int k = 0; k < static_cast<int>(cm.clusters.size()); ++k)
       if (cm.clusters[k].implicit()) detail::loopGdotTerm(cm, data, dd, k);
   }
-  // eq. C9: d tau_y / d y_dot = G^T (dtau/dv G + M da/dy_dot).
-  congruenceG(dd, t.dtau_dv, dd.dtau_dydot);
   if (loops) addDependentTerm(cm, dd, t.dtau_da, dd.da_dyd, dd.dtau_dydot);
-  // H = G^T M G (Chignoli et al. 2023, eq. 24).
-  congruenceG(dd, t.dtau_da, dd.H);
   dd.tauY.setZero();
   for (const ClusterDerivativeData::GEntry& e : dd.Gentries) dd.tauY[e.y] += e.value * t.tau[e.v];
   return Status::Ok;
+}
+
+/// H^-1 = L^-T L^-1 from the Cholesky factor L of dd.llt: L^-1 by forward substitution column by
+/// column (into dd.Linv's lower triangle), then the upper triangle of L^-T L^-1 as dot products
+/// of contiguous column tails, mirrored (about n^3 / 3 multiplications; Eigen's solve against the
+/// identity does n^3 in blocked kernels sized for large matrices).
+void choleskyInverse(ClusterDerivativeData& dd) {
+  const MatX& L = dd.llt.matrixLLT();  // lower triangle: L
+  MatX& Li = dd.Linv;
+  const Eigen::Index n = L.rows();
+  for (Eigen::Index j = 0; j < n; ++j) {
+    Li(j, j) = 1.0 / L(j, j);
+    for (Eigen::Index i = j + 1; i < n; ++i) {
+      double x = 0.0;
+      for (Eigen::Index k = j; k < i; ++k) x += L(i, k) * Li(k, j);
+      Li(i, j) = -x / L(i, i);
+    }
+  }
+  for (Eigen::Index j = 0; j < n; ++j)
+    for (Eigen::Index i = 0; i <= j; ++i) {
+      const double x = Li.col(i).segment(j, n - j).dot(Li.col(j).segment(j, n - j));
+      dd.Hinv(i, j) = x;
+      dd.Hinv(j, i) = x;
+    }
 }
 
 Status checkArguments(const ClusterModel& cm, ClusterData& data, const ClusterDerivativeData& dd,
@@ -197,8 +290,7 @@ Status computeCeAbaDerivatives(const ClusterModel& model, ClusterData& data,
     return detail::fail(data.treeData, Status::NotPositiveDefinite,
                         "computeCeAbaDerivatives: the independent mass matrix H is not positive "
                         "definite");
-  dd.Hinv.setIdentity();
-  dd.llt.solveInPlace(dd.Hinv);
+  choleskyInverse(dd);
   // Eigen's blocked product keeps its panels on the stack below ny = 64 (derivatives.hpp's
   // computeABADerivatives); above, the coefficient-wise product, which never allocates.
   if (model.ny <= 64) {

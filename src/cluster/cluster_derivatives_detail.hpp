@@ -20,4 +20,8 @@ void loopVelocityTerms(const ClusterModel& cm, ClusterData& data, ClusterDerivat
 /// Loop cluster k: adds (dG / dy)^T tau (eq. C7, C8) to its diagonal block of dd.dtau_dy.
 void loopGdotTerm(const ClusterModel& cm, ClusterData& data, ClusterDerivativeData& dd, int k);
 
+/// The H^-1 recursion (eq. C11-C13) into dd.Hinv from the placements (data.treeData.oMi of
+/// every body) and G of every cluster left by a cluster velocity pass at q.
+Status clusterMinversePasses(const ClusterModel& cm, ClusterData& data, ClusterDerivativeData& dd);
+
 }  // namespace clusterdyn::detail

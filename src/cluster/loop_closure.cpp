@@ -22,10 +22,11 @@ inline int qIndex(const Model& tree, const Cluster& c, int localV) {
   return tree.idx_q[tree.velocityOwner[c.v0 + localV]];
 }
 
-/// max |phi| of cluster k at q (computes the cluster's placements and residual).
+/// max |phi| of cluster k at q (computes the cluster's placements, for loop joints, and
+/// residual). Explicit relations are linear in q: no placements (no sin / cos).
 double residualAt(const ClusterModel& cm, ClusterData& data, int k,
                   const Eigen::Ref<const VecX>& q) {
-  clusterPlacements(cm, data, k, q);
+  if (cm.clusters[k].implicit()) clusterPlacements(cm, data, k, q);
   constraintResidual(cm, data, k, q);
   const VecX& phi = detail::scratch(data)[k].phi;
   return phi.size() ? phi.cwiseAbs().maxCoeff() : 0.0;
@@ -82,6 +83,13 @@ NewtonResult newton(const ClusterModel& cm, ClusterData& data, int k, Eigen::Ref
       trial = residualAt(cm, data, k, q);
       if (trial < res || s.maxStepHalvings == 0) break;
       stepDependent(cm, k, q, w.dq, -alpha);
+    }
+    if (!c.implicit() && trial <= s.residualTolerance) {
+      // Explicit relations are linear in q and K is constant: the full Newton step is exact up
+      // to rounding, and Kd (factorized above) is the same at the solution.
+      data.lastIterations = it + 1;
+      data.lastResidual = trial;
+      return regular ? NewtonResult::Converged : NewtonResult::Singular;
     }
     if (!(trial < res) && s.maxStepHalvings > 0) {
       // No step reduces the residual: converged to rounding if at tolerance, else stuck.

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "cluster/cluster_detail.hpp"
+#include "constrained/constraint_detail.hpp"
 #include "contact/contact_detail.hpp"
 #include "core/check.hpp"
 
@@ -76,6 +77,7 @@ ContactData::ContactData(const ClusterModel& model, const ContactProblem& p)
   G.setZero(m, m);
   g.setZero(m);
   lambda.setZero(m);
+  lambdaRows.setZero(m);
   velocity.setZero(m);
   solver.resize(m);
   y.setZero(model.nyq);
@@ -145,8 +147,21 @@ Status assembleContactProblem(const ClusterModel& model, ClusterData& data,
   cd.yddFree = data.ydd;
   for (int i = 0; i < model.ny; ++i) cd.ydot[i] = v[model.independentVelocity[i]];
   cd.ydotFree = cd.ydot + s.dt * cd.yddFree;
-  CDYN_TRY(constraintJacobian(model, data, set, cd.rows, q, v));  // also the body poses
-  CDYN_TRY(delassusMatrix(model, data, set, cd.rows, q));
+  if (problem.bilateralRows() > 0) {
+    // The bilateral rows' position errors phi (feedback below) come with the dense Jacobian.
+    CDYN_TRY(constraintJacobian(model, data, set, cd.rows, q, v));  // also the body poses
+    CDYN_TRY(delassusMatrix(model, data, set, cd.rows, q));
+  } else {
+    // Contacts only: the row Jacobian J = C Jb from the position pass of the Delassus matrix
+    // (body poses, cluster motion subspaces, the rows C), without a second velocity pass.
+    CDYN_TRY(delassusMatrix(model, data, set, cd.rows, q));
+    auto Jb = td.J.leftCols(model.ny);
+    cd.rows.jacobian.setZero();
+    for (const ConstraintData::Attachment& a : cd.rows.attachments) {
+      detail::bodyJacobian(model, data, a.body, Jb);
+      cd.rows.jacobian.middleRows(a.row0, a.rows).noalias() += a.C.topRows(a.rows) * Jb;
+    }
+  }
   cd.G = cd.rows.delassus;
   cd.Jc = cd.rows.jacobian;
   const int m = set.rows();

@@ -1,9 +1,12 @@
 // One semi-implicit Euler step with contacts on the cluster tree: the impulses from the
-// constraint-space problem (contact_problem.cpp, the solvers), the new independent velocities by
-// one more CE-ABA pass with the impulses as generalized forces, the independent positions
-// integrated, the loop closure putting the dependent coordinates back on the manifold.
+// constraint-space problem (contact_problem.cpp, the solvers), the new independent velocities as
+// the free ones plus the impulse response H^-1 J^T lambda (on the Delassus matrix's articulated
+// inertias), the independent positions integrated, the loop closure putting the dependent
+// coordinates back on the manifold.
+#include "cluster/cluster_aba_step.hpp"
 #include "cluster/cluster_detail.hpp"
 #include "clusterdyn/configuration.hpp"
+#include "constrained/constraint_detail.hpp"
 #include "contact/contact_detail.hpp"
 #include "core/check.hpp"
 
@@ -22,11 +25,25 @@ Status contactStep(const ClusterModel& model, ClusterData& data, const ContactPr
           : solveContactAdmm(cd.G, cd.g, cd.blocks, s.contact, cd.solver, cd.lambda, cd.result);
   if (solve != Status::Ok && solve != Status::NotConverged)
     return detail::fail(td, solve, "contactStep: %.200s", cd.solver.lastError);
-  // y_dot+ = y_dot + dt H^-1 (tau + J^T lambda / dt - C): CE-ABA with the impulses as forces.
-  cd.tauTotal = tauY;
-  cd.tauTotal.noalias() += (1.0 / s.dt) * (cd.Jc.transpose() * cd.lambda);
-  CDYN_TRY(ceAba(model, data, q, v, cd.tauTotal));
-  cd.ydot += s.dt * data.ydd;
+  // y_dot+ = y_dot_free + H^-1 J^T lambda: the impulses through the articulated inertias that
+  // the Delassus matrix's pass 2 left (zero velocity and force: linear in lambda), by the
+  // reduced backward sweep of the row forces (Sathya & Carpentier 2024, Alg. 2) and pass 3
+  // without gravity; instead of a second CE-ABA with tau + J^T lambda / dt.
+  const int nb = problem.bilateralCount();
+  const int mb = problem.bilateralRows();
+  cd.lambdaRows.head(mb) = cd.lambda.head(mb);
+  for (int i = 0; i < static_cast<int>(cd.frame.size()); ++i) {
+    const int r = problem.rows().rowOffset(nb + i);
+    cd.lambdaRows.segment<3>(r).noalias() = cd.frame[i] * cd.lambda.segment<3>(r);
+  }
+  detail::applyRowForces(model, data, cd.rows, cd.lambdaRows);
+  const Motion zero = Motion::Zero();
+  for (int k = 0; k < static_cast<int>(model.clusters.size()); ++k) {
+    const int o = model.clusters[k].outputBody;
+    detail::clusterAccelerationStep(model, data, k, o >= 0 ? td.a_gf[o] : zero);
+  }
+  cd.ydot = cd.ydotFree + data.ydd;
+  data.ydd = cd.yddFree + (1.0 / s.dt) * data.ydd;  // the step's accelerations
   cd.velocity.noalias() = cd.Jc * cd.ydot;
   // y+ = y (+) dt y_dot+ on the independent coordinates (the dependent entries of the spanning
   // integration are discarded), then the closure from the previous, closed configuration.
@@ -35,7 +52,19 @@ Status contactStep(const ClusterModel& model, ClusterData& data, const ContactPr
   integrateInto(model.treeModel, q, cd.vSpan, s.dt, cd.qNext);
   for (int i = 0; i < model.nyq; ++i) cd.y[i] = cd.qNext[model.independentPosition[i]];
   data.q = q;  // warm start: continue the assembly branch of q
-  CDYN_TRY(independentToSpanning(model, data, cd.y, cd.ydot));
+  if (model.hasImplicitClusters()) {
+    CDYN_TRY(independentToSpanning(model, data, cd.y, cd.ydot));
+  } else {
+    // Couplings and mimics only: G is constant (Cluster::G), v = G y_dot without the
+    // kinematics pass independentToSpanning runs to evaluate G at q+.
+    CDYN_TRY(solveLoopClosure(model, data, cd.y));
+    for (const Cluster& c : model.clusters) {
+      if (c.constrained())
+        data.v.segment(c.v0, c.nv).noalias() = c.G * cd.ydot.segment(c.y0, c.ny);
+      else
+        data.v.segment(c.v0, c.nv) = cd.ydot.segment(c.y0, c.ny);
+    }
+  }
   q = data.q;
   v = data.v;
   if (solve == Status::NotConverged)

@@ -8,7 +8,8 @@
 //   clusterdyn_bench_derivatives [google benchmark flags]      wall clock, names ALGO/ROBOT
 //   clusterdyn_bench_derivatives count ROBOT ALGO N             N calls on one state, for
 //                                                               valgrind --tool=callgrind
-// ALGO: dcernea, dceaba, fdceaba, ceaba (ROBOT.urdf); drnea, daba (ROBOT_approximate.urdf).
+// ALGO: dcernea, dceaba, fdceaba, ceaba, chinv (H^-1 by computeClusterMinverse) on ROBOT.urdf;
+// drnea, daba, minv (computeMinverse) on ROBOT_approximate.urdf.
 // Per-call instructions = (Ir(3N) - Ir(N)) / 2N. Robots: mini_cheetah, mit_humanoid.
 #include <benchmark/benchmark.h>
 
@@ -101,14 +102,17 @@ Status run(Fixture& f, const std::string& algo) {
     return computeCeAbaDerivatives(f.cm, *f.data, *f.dd, f.st.q, f.st.v, f.tauY);
   if (algo == "fdceaba") return finiteDifferences(f);
   if (algo == "ceaba") return ceAba(f.cm, *f.data, f.st.q, f.st.v, f.tauY);
+  if (algo == "chinv") return computeClusterMinverse(f.cm, *f.data, *f.dd, f.st.q);
   if (algo == "drnea")
     return computeRNEADerivatives(f.tree, *f.treeData, *f.treeDd, f.qTree, f.vTree, f.tauTree);
   if (algo == "daba")
     return computeABADerivatives(f.tree, *f.treeData, *f.treeDd, f.qTree, f.vTree, f.tauTree);
+  if (algo == "minv") return computeMinverse(f.tree, *f.treeData, *f.treeDd, f.qTree);
   return Status::InvalidArgument;
 }
 
-const char* const kAlgos[] = {"dcernea", "dceaba", "fdceaba", "ceaba", "drnea", "daba"};
+const char* const kAlgos[] = {"dcernea", "dceaba", "fdceaba", "ceaba",
+                              "chinv",   "drnea",  "daba",    "minv"};
 const char* const kRobots[] = {"mini_cheetah", "mit_humanoid"};
 
 }  // namespace

@@ -5,7 +5,10 @@ Runs `clusterdyn bench` and the Pinocchio bench (tools/bench/pinocchio/, built i
 build-bench-pin/ from the pip package `pin` of .venv) interleaved over ROUNDS rounds and prints
 the median over the rounds of each side's median ns per call, and the ratio clusterdyn /
 Pinocchio, for ABA, RNEA, CRBA, the RNEA and ABA derivatives, M^-1 and, with contacts, the
-Delassus matrix, its damped inverse (rho 1e-6) and constrained forward dynamics. Pinocchio's
+Delassus matrix, its damped inverse (rho 1e-6) and constrained forward dynamics. For a loop
+model MODEL.urdf with a tree twin MODEL_approximate.urdf beside it, the cluster-tree rows
+(CE-RNEA and CE-ABA derivatives, H^-1 by the cluster recursion: TWIN_ROWS) time clusterdyn on
+MODEL.urdf against Pinocchio's tree derivatives and M^-1 on the twin. Pinocchio's
 figure is the faster of its generic and -march=native builds (and of its two Delassus routines);
 clusterdyn's is the CLI as built.
 
@@ -58,7 +61,17 @@ ROWS = [
     ("constrained FD (constrainedABA)", "constrained_aba", ["constrained_aba"]),
     ("constrained FD (vs constraintDynamics)", "constrained_aba", ["constraint_dynamics"]),
 ]
-CD_KEYS = sorted({r[1] for r in ROWS})
+# Cluster-tree algorithms on the exact loop model against Pinocchio's tree algorithms on its
+# approximate twin (rotors folded into the links): label, clusterdyn key, Pinocchio keys.
+TWIN_ROWS = [
+    ("CE-RNEA derivatives (Pinocchio: RNEA derivatives, twin)", "ce_rnea_derivatives",
+     ["rnea_derivatives"]),
+    ("CE-ABA derivatives (Pinocchio: ABA derivatives, twin)", "ce_aba_derivatives",
+     ["aba_derivatives"]),
+    ("cluster H^-1 (Pinocchio: M^-1, twin)", "cluster_minverse", ["minverse"]),
+]
+TWIN_KEYS = {r[1] for r in TWIN_ROWS}
+CD_KEYS = sorted({r[1] for r in ROWS + TWIN_ROWS})
 PIN_KEYS = ["aba", "rnea", "crba", "rnea_derivatives", "aba_derivatives", "minverse", "delassus",
             "delassus_pv", "damped_inverse", "constraint_dynamics", "constrained_aba"]
 VARIANTS = ("generic", "native")
@@ -163,16 +176,37 @@ def main():
     keys = [k for k in args.algorithms.split(",") if k]
     if not keys or any(k not in CD_KEYS for k in keys):
         sys.exit("--algorithms: a comma-separated subset of " + ",".join(CD_KEYS))
-    rows = [r for r in ROWS if r[1] in keys]
-    pin_only = sorted({k for r in rows for k in r[2]})
+    rows = [r for r in ROWS + TWIN_ROWS if r[1] in keys]
+    self_rows = [r for r in rows if r[1] not in TWIN_KEYS]
+    twin_rows = [r for r in rows if r[1] in TWIN_KEYS]
+    pin_only = sorted({k for r in self_rows for k in r[2]})
+    pin_twin = sorted({k for r in twin_rows for k in r[2]})
     cd_build = os.path.dirname(os.path.dirname(os.path.abspath(args.cli)))
     exes, compare = build_pinocchio(args.pin_build, variants, cd_build)
     pin = dict(zip(variants, exes))
     models = [parse_model(m) for m in args.models]
 
+    def twin_of(path):
+        root, ext = os.path.splitext(path)
+        return root + "_approximate" + ext
+
+    # The Pinocchio runs: (model path, the path Pinocchio loads, its --only keys).
+    pin_runs = []
+    for path, contacts in models:
+        if self_rows:
+            pin_runs.append((path, path, pin_only))
+        if twin_rows:
+            if not os.path.exists(twin_of(path)):
+                sys.exit(f"error: {path}: no approximate twin {twin_of(path)} for the rows "
+                         f"{','.join(r[1] for r in twin_rows)}")
+            pin_runs.append((path, twin_of(path), pin_twin))
+
     # Before timing: each Pinocchio build's values against clusterdyn's at the same states.
     values = {}
-    for path, contacts in models:
+    compared = {}
+    for model_path, path, _ in pin_runs:
+        compared[path] = next(c for p, c in models if p == model_path)
+    for path, contacts in compared.items():
         for v in variants:
             c = compare_values(pin[v], compare, path, contacts, args.value_tol)
             values[(os.path.basename(path), v)] = c["max_deviation"]
@@ -187,30 +221,35 @@ def main():
                 print(f"warning: {os.path.basename(path)} ({v}): known deviations beyond "
                       f"{args.value_tol:g}, timed anyway: {bad}", file=sys.stderr)
 
-    # wall[(model, side, key)] -> list of per-round medians; side: "cd", "generic", "native".
+    # wall[(model, side, key)] -> list of per-round medians; side: "cd", "generic", "native"
+    # (Pinocchio on the model itself), "generic@twin", "native@twin" (on its twin).
     wall, info = {}, {}
     for r in range(args.rounds):
         for path, contacts in models:
             # Alternate which side goes first, so neither always follows the other.
-            sides = ["cd"] + variants
+            sides = [("cd", path, keys, "cd")]
+            for model_path, pin_path, pin_keys in pin_runs:
+                if model_path == path:
+                    tag = "" if pin_path == path else "@twin"
+                    sides += [(v, pin_path, pin_keys, v + tag) for v in variants]
             if r % 2:
                 sides.reverse()
-            for side in sides:
+            for side, run_path, run_keys, label in sides:
                 if side == "cd":
-                    cmd = [args.cli, "bench", path, "--calls", str(args.calls), "--json",
-                           "--only", ",".join(keys)]
+                    cmd = [args.cli, "bench", run_path, "--calls", str(args.calls), "--json",
+                           "--only", ",".join(run_keys)]
                 else:
-                    cmd = [pin[side], path, "--calls", str(args.calls), "--json", "--only",
-                           ",".join(pin_only)]
+                    cmd = [pin[side], run_path, "--calls", str(args.calls), "--json", "--only",
+                           ",".join(run_keys)]
                 j = run_json(cmd + contact_args(contacts))
-                info[(path, side)] = j
+                info[(path, label)] = j
                 for k, ns in j["median_ns"].items():
-                    wall.setdefault((path, side, k), []).append(ns)
+                    wall.setdefault((path, label, k), []).append(ns)
         print(f"round {r + 1}/{args.rounds} done", file=sys.stderr)
 
     # Same problem: sorted Delassus diagonal at the neutral configuration on both sides.
     for path, contacts in models:
-        if not contacts:
+        if not contacts or not self_rows:
             continue
         a = info[(path, "cd")].get("delassus_reference_diagonal", [])
         b = info[(path, "generic")].get("delassus_neutral_diagonal", [])
@@ -225,12 +264,14 @@ def main():
     n1, n2 = (int(x) for x in args.cg_calls.split(","))
     results = []
     for path, contacts in models:
-        cdi, pini = info[(path, "cd")], info[(path, "generic")]
+        cdi, pini = info[(path, "cd")], info.get((path, "generic"), {})
         for label, ckey, pkeys in rows:
             if (path, "cd", ckey) not in wall:
                 continue
-            cands = [(statistics.median(wall[(path, v, k)]), v, k) for k in pkeys
-                     for v in variants if (path, v, k) in wall]
+            tag = "@twin" if ckey in TWIN_KEYS else ""
+            pin_path = twin_of(path) if tag else path
+            cands = [(statistics.median(wall[(path, v + tag, k)]), v, k) for k in pkeys
+                     for v in variants if (path, v + tag, k) in wall]
             if not cands:
                 continue
             cd_ns = statistics.median(wall[(path, "cd", ckey)])
@@ -238,6 +279,7 @@ def main():
             per_variant = {v: min((c for c in cands if c[1] == v), default=(None,))[0]
                            for v in variants}
             row = {"model": os.path.basename(path), "contacts": contacts, "algorithm": label,
+                   "pinocchio_model": os.path.basename(pin_path),
                    "clusterdyn_ns": cd_ns, "pinocchio_ns": pin_ns,
                    "pinocchio_ns_by_variant": per_variant,
                    "pinocchio_call": f"{pkey} ({variant})", "ratio": cd_ns / pin_ns}
@@ -247,14 +289,15 @@ def main():
             if args.callgrind:
                 ca = contact_args(contacts)
                 ci = instructions([args.cli, "bench", path] + ca, ckey, n1, n2)
-                pis = [(instructions([pin["generic"], path] + ca, k, n1, n2), k) for k in pkeys]
+                pis = [(instructions([pin["generic"], pin_path] + ca, k, n1, n2), k)
+                       for k in pkeys]
                 pi, pk = min(pis)
                 row.update({"clusterdyn_instructions": ci, "pinocchio_instructions": pi,
                             "pinocchio_instructions_call": pk, "instruction_ratio": ci / pi})
             results.append(row)
 
     checks = {os.path.basename(p): info[(p, "generic")].get("oracle_check")
-              for p, c in models if c}
+              for p, c in models if c and (p, "generic") in info}
     if args.json:
         print(json.dumps({"rounds": args.rounds, "calls": args.calls, "results": results,
                           "pinocchio_oracle_check": checks,

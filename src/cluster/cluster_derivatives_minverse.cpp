@@ -1,0 +1,252 @@
+// H^-1 by a recursion on the cluster tree (docs/derivatives.md, eq. C11-C13): the cluster form of
+// the articulated-body inverse of the mass matrix (Carpentier & Mansard 2018, computeMinverse),
+// with the cluster articulated inertias of CE-ABA (Chignoli et al. 2023, Alg. 1: U = IA S,
+// D = S^T U, the output body receives IA - U D^-1 U^T) written in world axes, where the motion
+// subspace of a cluster body is the sum of its joints' world columns weighted by G and no
+// transform is needed between a cluster's bodies and its output body.
+#include "cluster/cluster_derivatives_detail.hpp"
+#include "clusterdyn/cluster_algorithms.hpp"
+#include "core/check.hpp"
+
+namespace clusterdyn {
+
+namespace detail {
+
+namespace {
+
+/// Cluster motion subspace of every body of cluster k in world axes (eq. C11):
+/// Psi_b = psi_b G_rows(b) + Psi_parent(b) inside the cluster, psi_b = 0X_b S_b; and the body's
+/// rigid inertia in world axes as the seed of its articulated inertia. A rotor
+/// (OutputFrameRotor: axisymmetric, its axis and inertia constant in its output body's frame)
+/// from its output body's placement, without its own.
+void worldClusterSubspace(const ClusterModel& cm, const ClusterData& data,
+                          ClusterDerivativeData& dd, int k) {
+  const Cluster& c = cm.clusters[k];
+  const Model& tree = cm.treeModel;
+  const Data& td = data.treeData;
+  const ClusterScratch& s = fullScratch(data);
+  const MatX& G = c.implicit() ? scratch(data)[k].G : c.G;
+  for (int b = c.firstBody; b < c.firstBody + c.nbodies; ++b) {
+    if (c.constrained() && s.rotorSlot[b] >= 0) {
+      const OutputFrameRotor& r = s.rotors[s.rotorSlot[b]];
+      const Transform oMo = r.parent >= 0 ? td.oMi[r.parent] : Transform::Identity();
+      dd.mIA[b] = r.inertia.transformedBy(oMo).matrix();
+      const Motion psi = oMo.actMotion(r.axis);
+      Mat6X& Psi = dd.mPsi[b];
+      for (int e = 0; e < c.ny; ++e) Psi.col(e) = psi * G(r.row, e);
+      continue;
+    }
+    const Transform& oMb = td.oMi[b];
+    const Joint& joint = tree.joints[b];
+    dd.mIA[b] = tree.inertias[b].transformedBy(oMb).matrix();
+    Mat6X& Psi = dd.mPsi[b];
+    if (!c.constrained()) {  // G = 1: the joint's own world columns
+      for (int j = 0; j < joint.nv; ++j) Psi.col(j) = oMb.actMotion(joint.S.col(j));
+      continue;
+    }
+    const int p = tree.parent[b];
+    if (p >= c.firstBody && p < c.firstBody + c.nbodies)
+      Psi = dd.mPsi[p];
+    else
+      Psi.setZero();
+    const int row = tree.idx_v[b] - c.v0;
+    for (int j = 0; j < joint.nv; ++j) {
+      const Motion psi = oMb.actMotion(joint.S.col(j));
+      for (int e = 0; e < c.ny; ++e)
+        if (G(row + j, e) != 0.0) Psi.col(e) += psi * G(row + j, e);
+    }
+  }
+}
+
+/// minverseBackward for a cluster with one independent coordinate: the same terms on 6-vectors.
+bool minverseBackwardScalar(const ClusterModel& cm, ClusterDerivativeData& dd, int k) {
+  const Cluster& c = cm.clusters[k];
+  const int y0 = c.y0, o = c.outputBody, c0 = dd.colStart[k], c1 = dd.colEnd[k];
+  const int b0 = c.firstBody, b1 = c.firstBody + c.nbodies;
+  double D = 0.0;
+  Vec6 Ubar = Vec6::Zero();
+  for (int b = b0; b < b1; ++b) {
+    const Vec6 psi = dd.mPsi[b].col(0);
+    const Vec6 U = dd.mIA[b] * psi;
+    dd.mU[b].col(0) = U;
+    D += psi.dot(U);
+    Ubar += U;
+  }
+  if (!(D > 0.0)) return false;
+  const double Dinv = 1.0 / D;
+  dd.mDinv[k](0, 0) = Dinv;
+  MatX& Hinv = dd.Hinv;
+  for (int col = c0; col < c1; ++col) {
+    if (col == y0) {
+      Hinv(y0, col) = Dinv;
+      continue;
+    }
+    double t = 0.0;
+    for (int b = b0; b < b1; ++b) t += dd.mPsi[b].col(0).dot(dd.mFA[b].col(col));
+    Hinv(y0, col) = -Dinv * t;
+  }
+  for (int col = c1; col < cm.ny; ++col) Hinv(y0, col) = 0.0;
+  if (o < 0) return true;
+  const Vec6 UbarDinv = Ubar * Dinv;
+  dd.mUbarDinv[k].col(0) = UbarDinv;
+  Mat6& IAo = dd.mIA[o];
+  Mat6X& Fo = dd.mFA[o];
+  for (int b = b0; b < b1; ++b) IAo += dd.mIA[b];
+  IAo.noalias() -= UbarDinv * Ubar.transpose();
+  for (int col = c0; col < c1; ++col) {
+    Vec6 f = Ubar * Hinv(y0, col);
+    for (int b = b0; b < b1; ++b) f += dd.mFA[b].col(col);
+    Fo.col(col) += f;
+  }
+  return true;
+}
+
+/// Backward step of cluster k (eq. C11, C12): U_b = IA_b Psi_b, D = sum Psi_b^T U_b, its
+/// inverse, the rows of H^-1 of the cluster over the columns [colStart, colEnd) before the
+/// forward correction, D^-1 (E_k - sum Psi_b^T F_b), and the output body's articulated inertia
+/// IA_o += sum IA_b - Ubar D^-1 Ubar^T and force sensitivity F_o += sum F_b + Ubar Hinv_k
+/// (Ubar = sum U_b). False when D is not positive definite.
+bool minverseBackward(const ClusterModel& cm, ClusterDerivativeData& dd, int k) {
+  const Cluster& c = cm.clusters[k];
+  if (c.ny == 1) return minverseBackwardScalar(cm, dd, k);
+  const int d = c.ny, y0 = c.y0, o = c.outputBody;
+  const int c0 = dd.colStart[k], c1 = dd.colEnd[k];
+  auto D = dd.mD[k].topLeftCorner(d, d);
+  auto Ubar = dd.mUbar[k].leftCols(d);
+  D.setZero();
+  Ubar.setZero();
+  for (int b = c.firstBody; b < c.firstBody + c.nbodies; ++b) {
+    dd.mU[b].noalias() = dd.mIA[b].lazyProduct(dd.mPsi[b]);
+    D.noalias() += dd.mPsi[b].transpose().lazyProduct(dd.mU[b]);
+    Ubar += dd.mU[b];
+  }
+  MatX& Hinv = dd.Hinv;
+  MatX& Dinv = dd.mDinv[k];
+  if (d == 1) {
+    if (!(D(0, 0) > 0.0)) return false;
+    Dinv(0, 0) = 1.0 / D(0, 0);
+  } else {
+    dd.mLlt[k].compute(dd.mD[k]);
+    if (dd.mLlt[k].info() != Eigen::Success) return false;
+    Dinv.setIdentity();
+    dd.mLlt[k].solveInPlace(Dinv);
+  }
+  // Rows of cluster k: D^-1 on its own columns, -D^-1 sum Psi_b^T F_b on its descendants'.
+  for (int col = c0; col < c1; ++col) {
+    if (col >= y0 && col < y0 + d) {
+      Hinv.col(col).segment(y0, d) = Dinv.col(col - y0);
+      continue;
+    }
+    auto t = dd.mTmp.head(d);
+    t.setZero();
+    for (int b = c.firstBody; b < c.firstBody + c.nbodies; ++b)
+      t.noalias() += dd.mPsi[b].transpose() * dd.mFA[b].col(col);
+    auto h = Hinv.col(col).segment(y0, d);
+    h.noalias() = Dinv * t;  // (-(Dinv * t) would evaluate the product into a heap temporary)
+    h = -h;
+  }
+  for (int col = c1; col < cm.ny; ++col) Hinv.col(col).segment(y0, d).setZero();
+  if (o < 0) return true;
+  Mat6& IAo = dd.mIA[o];
+  Mat6X& Fo = dd.mFA[o];
+  auto UbarDinv = dd.mUbarDinv[k].leftCols(d);
+  UbarDinv.noalias() = Ubar.lazyProduct(Dinv);
+  for (int b = c.firstBody; b < c.firstBody + c.nbodies; ++b) {
+    IAo += dd.mIA[b];
+    Fo.middleCols(c0, c1 - c0) += dd.mFA[b].middleCols(c0, c1 - c0);
+  }
+  IAo.noalias() -= UbarDinv.lazyProduct(Ubar.transpose());
+  Fo.middleCols(c0, c1 - c0).noalias() += Ubar.lazyProduct(Hinv.block(y0, c0, d, c1 - c0));
+  return true;
+}
+
+/// Forward step of cluster k (eq. C13) over the columns [colStart, ny): Hinv_k -= D^-1 Ubar^T
+/// A_o, then A_b = A_o + Psi_b Hinv_k for its bodies (A = d a / d tau_y; overwrites F).
+void minverseForward(const ClusterModel& cm, ClusterDerivativeData& dd, int k) {
+  const Cluster& c = cm.clusters[k];
+  const int d = c.ny, y0 = c.y0, o = c.outputBody, c0 = dd.colStart[k], n = cm.ny - c0;
+  if (d == 1) {  // the same on 6-vectors
+    const int b0 = c.firstBody, b1 = c.firstBody + c.nbodies;
+    if (o < 0) {
+      for (int col = c0; col < cm.ny; ++col)
+        for (int b = b0; b < b1; ++b) dd.mFA[b].col(col) = dd.mPsi[b].col(0) * dd.Hinv(y0, col);
+      return;
+    }
+    const Vec6 UbarDinv = dd.mUbarDinv[k].col(0);
+    const Mat6X& Ao = dd.mFA[o];
+    for (int col = c0; col < cm.ny; ++col) {
+      const Vec6 ao = Ao.col(col);
+      const double h = dd.Hinv(y0, col) -= UbarDinv.dot(ao);
+      for (int b = b0; b < b1; ++b) dd.mFA[b].col(col) = ao + dd.mPsi[b].col(0) * h;
+    }
+    return;
+  }
+  auto rows = dd.Hinv.block(y0, c0, d, n);
+  if (o >= 0) {
+    const auto Ao = dd.mFA[o].middleCols(c0, n);
+    rows.noalias() -= dd.mUbarDinv[k].leftCols(d).transpose().lazyProduct(Ao);
+    for (int b = c.firstBody; b < c.firstBody + c.nbodies; ++b) {
+      auto Ab = dd.mFA[b].middleCols(c0, n);
+      Ab = Ao;
+      Ab.noalias() += dd.mPsi[b].lazyProduct(rows);
+    }
+    return;
+  }
+  for (int b = c.firstBody; b < c.firstBody + c.nbodies; ++b)
+    dd.mFA[b].middleCols(c0, n).noalias() = dd.mPsi[b].lazyProduct(rows);
+}
+
+}  // namespace
+
+Status clusterMinversePasses(const ClusterModel& cm, ClusterData& data, ClusterDerivativeData& dd) {
+  const int nc = static_cast<int>(cm.clusters.size());
+  for (int k = 0; k < nc; ++k) worldClusterSubspace(cm, data, dd, k);
+  for (Mat6X& F : dd.mFA) F.setZero();
+  for (int k = nc - 1; k >= 0; --k)
+    if (!minverseBackward(cm, dd, k))
+      return fail(data.treeData, Status::NotPositiveDefinite,
+                  "the articulated inertia of cluster '%s' is singular along its independent "
+                  "coordinates",
+                  cm.clusters[k].name.c_str());
+  for (int k = 0; k < nc; ++k) minverseForward(cm, dd, k);
+  if (dd.upperTriangle)  // the forward pass filled the columns right of each cluster's
+    for (int col = 0; col < cm.ny; ++col)  // own: mirror them
+      for (int row = col + 1; row < cm.ny; ++row) dd.Hinv(row, col) = dd.Hinv(col, row);
+  return Status::Ok;
+}
+
+}  // namespace detail
+
+Status computeClusterMinverse(const ClusterModel& model, ClusterData& data,
+                              ClusterDerivativeData& dd, ConstVecRef q) {
+  CDYN_TRY(detail::checkClusterArgs(model, data, q, nullptr));
+  if (model.treeModel.hasJointDynamics())
+    return detail::fail(data.treeData, Status::InvalidArgument,
+                        "computeClusterMinverse does not take the joint dynamics (armature, "
+                        "springs, dampers) of model '%s' into account; build it with "
+                        "ModelOptions::jointDynamics = false",
+                        model.treeModel.name.c_str());
+  if (dd.model != &model)
+    return detail::fail(data.treeData, Status::WorkspaceMismatch,
+                        "the derivative workspace was created for another model");
+  // Joint placements of every body but the rotors, G of the loop clusters, the check that q is
+  // closed; then the world placements (the rotors are seen from their output bodies).
+  CDYN_TRY(detail::clusterPositionPass(model, data, q, detail::StateCheck::Check,
+                                       detail::OutputPoses::ImplicitOnly));
+  Data& td = data.treeData;
+  for (const int b : detail::fullScratch(data).placementBodies) {
+    const int p = model.treeModel.parent[b];
+    if (p >= 0) {
+      td.oMi[b].R.noalias() = td.oMi[p].R * td.liMi[b].R;
+      td.oMi[b].p.noalias() = td.oMi[p].p + td.oMi[p].R * td.liMi[b].p;
+    } else {
+      td.oMi[b] = td.liMi[b];
+    }
+  }
+  CDYN_TRY(detail::clusterMinversePasses(model, data, dd));
+  detail::ok(data.treeData);
+  return detail::checkOverflow(data.treeData, Status::Ok, dd.Hinv, "computeClusterMinverse: Hinv",
+                               {{"q", detail::maxAbs(q), 1}});
+}
+
+}  // namespace clusterdyn

@@ -20,6 +20,7 @@ enum class Len : unsigned char {
   NyNy,  ///< an ny x ny matrix (leading dimension ny in a batch)
   NvNv,  ///< an nv x nv matrix
   Rows,  ///< the constraint set's rows m
+  MNy,   ///< an m x ny matrix (m: the constraint set's rows)
 };
 
 enum class Dir : unsigned char {
@@ -56,6 +57,8 @@ struct Sizes {
         return nv * nv;
       case Len::Rows:
         return rows;
+      case Len::MNy:
+        return rows * ny;
     }
     return -1;
   }
@@ -210,6 +213,24 @@ inline constexpr ArgSpec kContactStep[] = {
 inline constexpr ArgSpec kContactRollout[] = {
     {"q0", Len::Nq, In, kReq}, {"v0", Len::Nv, In, kReq}, {"tau", Len::Ny, In, kReq},
     {"q", Len::Nq, Out, kReq}, {"v", Len::Nv, Out, kReq}, {"lambda", Len::Rows, Out, kOpt}};
+
+// ---- constrained-dynamics derivatives (capi_constrained_derivatives.cpp) --------------------
+// The ny x ny matrices share the leading dimension ld_y, the m x ny ones ld_m.
+
+/// cdyn_constrained_dynamics_derivatives
+inline constexpr ArgSpec kConstrainedDerivatives[] = {
+    {"q", Len::Nq, In, kReq},
+    {"v", Len::Nv, In, kReq},
+    {"tau", Len::Ny, In, kReq},
+    {"fext", Len::Fext, In, kOpt},
+    {"ydd", Len::Ny, Out, kOpt},
+    {"lambda", Len::Rows, Out, kOpt},
+    {"dydd_dy", Len::NyNy, Dir::MatrixOut, kReq},
+    {"dydd_dydot", Len::NyNy, Dir::MatrixOut, kReq},
+    {"dydd_dtau", Len::NyNy, Dir::MatrixOut, kOpt},
+    {"dlambda_dy", Len::MNy, Dir::MatrixOut, kOpt},
+    {"dlambda_dydot", Len::MNy, Dir::MatrixOut, kOpt},
+    {"dlambda_dtau", Len::MNy, Dir::MatrixOut, kOpt}};
 
 template <typename T, std::size_t N>
 constexpr int count(const T (&)[N]) {

@@ -2022,5 +2022,59 @@ module clusterdyn
       type(cdyn_contact_report), intent(inout), optional :: reports(*)
       integer(c_int), intent(out), optional :: failed_index
     end function
+
+    ! ---- Constrained-dynamics derivatives (clusterdyn.h "Constrained-dynamics derivatives") ----
+    ! ny x ny matrices: ld_y x ny arrays; m x ny matrices: ld_m x ny arrays (column-major).
+    ! Optional arguments may be omitted (the arrays with length 0, the matrices with any ld).
+
+    integer(c_int) function cdyn_constrained_derivative_workspace_create(set, cws) &
+        bind(C, name="cdyn_constrained_derivative_workspace_create")
+      import :: c_int, c_ptr
+      type(c_ptr), value :: set
+      type(c_ptr), intent(out) :: cws
+    end function
+
+    integer(c_int) function cdyn_constrained_derivative_workspace_free(cws) &
+        bind(C, name="cdyn_constrained_derivative_workspace_free")
+      import :: c_int, c_ptr
+      type(c_ptr), value :: cws
+    end function
+
+    type(c_ptr) function cdyn_constrained_derivative_workspace_last_error(cws) &
+        bind(C, name="cdyn_constrained_derivative_workspace_last_error")
+      import :: c_ptr
+      type(c_ptr), value :: cws
+    end function
+
+    integer(c_int) function cdyn_constrained_dynamics_derivatives(set, cws, q, nq, v, nv, &
+        tau, ntau, fext, nfext, rank_tolerance, ydd, nydd, lambda, nlambda, dydd_dy, &
+        dydd_dydot, dydd_dtau, ld_y, dlambda_dy, dlambda_dydot, dlambda_dtau, ld_m, rank) &
+        bind(C, name="cdyn_constrained_dynamics_derivatives")
+      import :: c_int, c_ptr, c_double
+      type(c_ptr), value :: set
+      type(c_ptr), value :: cws
+      real(c_double), intent(in) :: q(*)
+      integer(c_int), value :: nq
+      real(c_double), intent(in) :: v(*)
+      integer(c_int), value :: nv
+      real(c_double), intent(in) :: tau(*)
+      integer(c_int), value :: ntau
+      real(c_double), intent(in), optional :: fext(*)
+      integer(c_int), value :: nfext
+      real(c_double), value :: rank_tolerance
+      real(c_double), intent(inout), optional :: ydd(*)
+      integer(c_int), value :: nydd
+      real(c_double), intent(inout), optional :: lambda(*)
+      integer(c_int), value :: nlambda
+      real(c_double), intent(inout) :: dydd_dy(*)
+      real(c_double), intent(inout) :: dydd_dydot(*)
+      real(c_double), intent(inout), optional :: dydd_dtau(*)
+      integer(c_int), value :: ld_y
+      real(c_double), intent(inout), optional :: dlambda_dy(*)
+      real(c_double), intent(inout), optional :: dlambda_dydot(*)
+      real(c_double), intent(inout), optional :: dlambda_dtau(*)
+      integer(c_int), value :: ld_m
+      integer(c_int), intent(out), optional :: rank
+    end function
   end interface
 end module clusterdyn

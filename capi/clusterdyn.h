@@ -1555,6 +1555,69 @@ CDYN_API cdyn_status cdyn_pool_contact_rollout(const cdyn_contact_problem* probl
                                                double* v, int nvout, double* lambda, int nlambda,
                                                cdyn_contact_report* reports, int* failed_index);
 
+/* ========================================================================================== */
+/* Constrained-dynamics derivatives (constrained derivative workspaces; compute function)       */
+/* ========================================================================================== */
+/* C++: include/clusterdyn/constrained_derivatives.hpp; docs/derivatives.md (equations K1-K9).
+ * The counterpart of Pinocchio's computeConstraintDynamicsDerivatives (Carpentier & Mansard
+ * 2018) in the independent coordinates of the cluster tree: the constrained dynamics of a
+ * constraint set (contacts, welds, cut loops; section "Constraints")
+ *     H ydd + C = tau + J^T lambda (+ external forces),   J ydd + gamma = k
+ * solved exactly (dense Schur complement on the Delassus matrix J H^-1 J^T, no proximal
+ * iterations), and the derivatives of ydd and lambda with respect to y, ydot and tau.
+ *
+ * Conventions: those of the section "Derivatives" (cluster tree). q (nq), v (nv) a CLOSED
+ * spanning state; tau (ny) the independent efforts; column k of d f / d y is the derivative
+ * along the independent tangent e_k (floating base: body-frame twist; dependent joints follow,
+ * dq = G dy), ydot and tau held; fext (optional, 6 x nbodies, forces TO the bodies in body
+ * coordinates, (NULL, 0) absent) held fixed in the body frames. lambda: the multipliers of the
+ * section "Constraints" (J^T lambda the generalized force ON the robot). Matrices column-major:
+ * the ny x ny ones (dydd_dy, dydd_dydot, dydd_dtau) with leading dimension ld_y >= ny, the
+ * m x ny ones (dlambda_dy, dlambda_dydot, dlambda_dtau) with ld_m >= m (m: the set's rows).
+ *
+ * Rank-deficient sets (redundant rows, e.g. a planar loop cut into 5 revolute rows): the
+ * Delassus matrix is pseudo-inverted (eigenvalues <= rank_tolerance * the largest dropped);
+ * ydd and its derivatives stay unique and exact, lambda is the MINIMUM-NORM multiplier and
+ * d lambda the minimum-norm solution of the differentiated system (only J^T lambda is unique);
+ * *rank < m tells. Statuses: CDYN_ERR_INVALID_SIZE / CDYN_ERR_NON_FINITE / CDYN_ERR_NULL_POINTER
+ * naming the argument, CDYN_ERR_NOT_UNIT_QUATERNION, CDYN_ERR_WORKSPACE_MISMATCH (cws made for
+ * another set), CDYN_ERR_INVALID_ARGUMENT (rank_tolerance, a model with joint dynamics),
+ * CDYN_ERR_CONSTRAINT_FAILURE (state not closed, singular loop configuration, or rows no ydd
+ * meets: the residual in the message), CDYN_ERR_NOT_POSITIVE_DEFINITE (H). CDYN_OK means the
+ * row residual |J ydd + gamma - k| and the dynamics residual are within 1e-9 (relative, see
+ * ConstrainedDerivativeSettings). A failed call leaves the outputs unspecified and the
+ * workspace usable; the compute call does not allocate. One workspace per thread; while it
+ * exists the set is read-only and cannot be freed. */
+
+/** Workspace of cdyn_constrained_dynamics_derivatives for one constraint set (about
+ *  (6 ny + 4 m) ny doubles and an ordinary workspace of the set's model; allocates). */
+typedef struct cdyn_constrained_derivative_workspace cdyn_constrained_derivative_workspace;
+
+/** Creates the constrained derivative workspace of set (*cws = NULL on failure). */
+CDYN_API cdyn_status cdyn_constrained_derivative_workspace_create(
+    const cdyn_constraint_set* set, cdyn_constrained_derivative_workspace** cws);
+/** Frees a constrained derivative workspace (NULL is accepted). */
+CDYN_API cdyn_status
+cdyn_constrained_derivative_workspace_free(cdyn_constrained_derivative_workspace* cws);
+/** Message of the last failed call on cws ("" after a success; a static message when cws is
+ *  NULL or invalid). */
+CDYN_API const char* cdyn_constrained_derivative_workspace_last_error(
+    const cdyn_constrained_derivative_workspace* cws);
+
+/** The constrained dynamics (ydd, lambda) of set at the closed state (q, v) with efforts tau and
+ *  optional fext, and their derivatives: dydd_dy, dydd_dydot (ny x ny, required), optional
+ *  dydd_dtau (ny x ny, = H^-1 - H^-1 J^T D^+ J H^-1), optional dlambda_dy, dlambda_dydot,
+ *  dlambda_dtau (m x ny; NULL: not written), optional ydd (ny), lambda (m) ((NULL, 0): not
+ *  written), optional *rank (rank of the Delassus matrix, m when the rows are independent).
+ *  rank_tolerance: 0 for the default 1e-10, else in (0, 1). Units: ydd in rad/s^2 (m/s^2) per
+ *  rad (m), per rad/s (m/s) and per N m (N); lambda in N (N m) likewise. */
+CDYN_API cdyn_status cdyn_constrained_dynamics_derivatives(
+    const cdyn_constraint_set* set, cdyn_constrained_derivative_workspace* cws, const double* q,
+    int nq, const double* v, int nv, const double* tau, int ntau, const double* fext, int nfext,
+    double rank_tolerance, double* ydd, int nydd, double* lambda, int nlambda, double* dydd_dy,
+    double* dydd_dydot, double* dydd_dtau, int ld_y, double* dlambda_dy, double* dlambda_dydot,
+    double* dlambda_dtau, int ld_m, int* rank);
+
 #ifdef __cplusplus
 } /* extern "C" */
 #endif

@@ -7,14 +7,14 @@ program test_capi_constraints_fortran
   use, intrinsic :: iso_c_binding
   use clusterdyn
   implicit none
-  type(c_ptr) :: model, ws, cset, cws, cname
+  type(c_ptr) :: model, ws, cset, cws, cname, cdws
   character(len=1024) :: path
   character(len=8), parameter :: feet(4) = [character(len=8) :: 'lf_foot', 'rf_foot', &
                                             'lh_foot', 'rh_foot']
-  integer(c_int) :: nq, nv, ny, m, k, idx
+  integer(c_int) :: nq, nv, ny, m, k, idx, rank
   real(c_double), allocatable :: q(:), v(:), tau(:), ydd(:), ydd2(:), lambda(:), lambda2(:), &
                                  dmat(:, :), jmat(:, :), hmat(:, :), x(:), hx(:), &
-                                 wrench(:, :)
+                                 wrench(:, :), dy(:, :), dyd(:, :), dtau(:, :), dlam(:, :)
   type(cdyn_proximal_settings) :: settings
   type(cdyn_proximal_result) :: result
   integer :: failures, info
@@ -78,6 +78,30 @@ program test_capi_constraints_fortran
                 'contact wrench = multipliers')
   end do
   call expect(cdyn_constraint_wrenches(cset, cws, wrench, 5) == CDYN_ERR_INVALID_SIZE, 'ldw < 6')
+
+  ! Constrained-dynamics derivatives: ydd of the exact solve = constrainedABA's, rank m, and the
+  ! rows hold under a change of tau (J dydd/dtau = 0); a short ld_y is named.
+  allocate (dy(ny, ny), dyd(ny, ny), dtau(ny, ny), dlam(m, ny))
+  call expect(cdyn_constrained_derivative_workspace_create(cset, cdws) == CDYN_OK, 'cd workspace')
+  call expect(cdyn_constrained_dynamics_derivatives(cset, cdws, q, nq, v, nv, tau, ny, &
+                                                    nfext=0, rank_tolerance=0.0_c_double, &
+                                                    ydd=ydd2, nydd=ny, nlambda=0, &
+                                                    dydd_dy=dy, dydd_dydot=dyd, &
+                                                    dydd_dtau=dtau, ld_y=ny, dlambda_dtau=dlam, &
+                                                    ld_m=m, rank=rank) == CDYN_OK, &
+              'constrained derivatives')
+  call expect(maxval(abs(ydd - ydd2)) < 1e-8_c_double, 'ydd: derivatives = constrainedABA')
+  call expect(rank == m, 'rank m')
+  call expect(maxval(abs(matmul(jmat, dtau))) < 1e-9_c_double * max(1.0_c_double, &
+              maxval(abs(dtau))), 'J dydd/dtau = 0')
+  call expect(cdyn_constrained_dynamics_derivatives(cset, cdws, q, nq, v, nv, tau, ny, &
+                                                    nfext=0, rank_tolerance=0.0_c_double, &
+                                                    nydd=0, nlambda=0, dydd_dy=dy, &
+                                                    dydd_dydot=dyd, ld_y=ny - 1, ld_m=m) &
+              == CDYN_ERR_INVALID_SIZE, 'short ld_y')
+  call expect(index(c_string(cdyn_constrained_derivative_workspace_last_error(cdws)), 'ld_y') &
+              > 0, 'short ld_y message')
+  call expect(cdyn_constrained_derivative_workspace_free(cdws) == CDYN_OK, 'free')
 
   call expect(cdyn_constraint_workspace_free(cws) == CDYN_OK, 'free')
   call expect(cdyn_constraint_set_free(cset) == CDYN_OK, 'free')

@@ -24,6 +24,7 @@ from ._core import (CLUSTER_KINDS, ERR_CONSTRAINT_FAILURE, ERR_INTERNAL, ERR_INV
                     JOINT_TYPES, LOCAL, LOCAL_WORLD_ALIGNED, OK, WORLD, ClusterdynError, Model,
                     Pool, Workspace, get_log_level, lib, set_log_level, version)
 from ._derivatives import DerivativeWorkspace
+from ._constrained_derivatives import ConstrainedDerivatives
 from ._library import find_library
 from ._contact import (CONTACT_SOLVERS, ContactProblem, ContactReport, RolloutResult,
                        StepResult, Stepper, default_contact_settings)
@@ -40,7 +41,7 @@ __all__ = [
     "ERR_OUT_OF_MEMORY", "ERR_NOT_CONVERGED", "ConstraintSet", "ConstraintWorkspace", "Forces",
     "ProximalResult", "BatchProximalResult", "SOLVERS", "NotConvergedWarning",
     "NotConvergedError", "CONSTRAINT_TYPES", "CONSTRAINT_ROWS", "default_proximal_settings",
-    "DerivativeWorkspace",
+    "DerivativeWorkspace", "ConstrainedDerivatives",
     # contacts (_contact.py)
     "ContactProblem", "Stepper", "StepResult", "RolloutResult", "ContactReport",
     "CONTACT_SOLVERS", "default_contact_settings",

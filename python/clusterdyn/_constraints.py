@@ -22,7 +22,7 @@ import weakref
 
 import numpy as np
 
-from . import _core
+from . import _constrained_derivatives, _core
 from ._core import (ERR_INVALID_ARGUMENT, ERR_NOT_CONVERGED, OK, ClusterdynError, Workspace,
                     _check, _fext, _Handle, _index, _ptr, _real, _rf, _vec, lib)
 from ._library import ProximalResult as _CResult
@@ -166,6 +166,7 @@ class ConstraintSet(_Handle):
         self._h = None
         self._workspaces = weakref.WeakSet()
         self._batch_ws = []  # constraint workspaces of the batched calls, one per thread
+        self._cdws = None  # cdyn_constrained_derivative_workspace, created on first use
         h = C.c_void_p()
         fn = "cdyn_constraint_set_create" + ("_cut_loops" if cut_loops else "")
         _check(getattr(lib(), fn)(model.handle, C.byref(h)), fn)
@@ -180,6 +181,7 @@ class ConstraintSet(_Handle):
         for ws in list(self._workspaces):
             ws.close()
         self._batch_ws.clear()
+        self._free_derivative_workspace()
         status = lib().cdyn_constraint_set_free(self._h)
         if status != OK:
             raise ClusterdynError(status, "constraint workspaces of this set still exist",
@@ -190,6 +192,7 @@ class ConstraintSet(_Handle):
 
     def _release(self):
         if getattr(self, "_h", None) is not None:
+            self._free_derivative_workspace()
             lib().cdyn_constraint_set_free(self._h)  # refused while workspaces exist
             self._h = None
 
@@ -374,6 +377,21 @@ class ConstraintSet(_Handle):
             if on_not_converged == "warn":
                 warnings.warn(f"{fn}: {text}", NotConvergedWarning, stacklevel=2)
         return result
+
+    # -- derivatives of the constrained dynamics
+
+    def _free_derivative_workspace(self):
+        if getattr(self, "_cdws", None) is not None:
+            lib().cdyn_constrained_derivative_workspace_free(self._cdws)
+            self._cdws = None
+
+    def constrained_dynamics_derivatives(self, q, v, tau, fext=None, rank_tolerance=None):
+        """The constrained dynamics (ydd, lam) and its derivatives with respect to y, ydot and
+        tau (cdyn_constrained_dynamics_derivatives): see
+        :func:`._constrained_derivatives.constrained_dynamics_derivatives`. Returns a
+        :class:`ConstrainedDerivatives`. The first call creates the set's derivative workspace
+        (the set is read-only from then on)."""
+        return _constrained_derivatives.constrained_dynamics_derivatives(self, q, v, tau, fext, rank_tolerance)
 
 
 # ---- constraint workspaces -------------------------------------------------------------------

@@ -305,4 +305,18 @@ def _declare(lib):
     for name in ("rnea", "aba", "ce_rnea", "ce_aba"):
         f(f"cdyn_batch_{name}_derivatives", *batch)
     _declare_contacts(f)
+    _declare_constrained_derivatives(f)
     return lib
+
+
+# ---- Constrained-dynamics derivatives (clusterdyn.h "Constrained-dynamics derivatives") -----
+
+
+def _declare_constrained_derivatives(f):
+    """The constrained-dynamics derivative functions' signatures (f: _declare's declaring
+    function)."""
+    f("cdyn_constrained_derivative_workspace_create", _H, C.POINTER(_H))
+    f("cdyn_constrained_derivative_workspace_free", _H)
+    f("cdyn_constrained_derivative_workspace_last_error", _H, restype=C.c_char_p)
+    f("cdyn_constrained_dynamics_derivatives", _H, _H, _D, _int, _D, _int, _D, _int, _D, _int,
+      C.c_double, _D, _int, _D, _int, _D, _D, _D, _int, _D, _D, _D, _int, _I)

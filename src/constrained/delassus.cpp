@@ -52,10 +52,10 @@ void delassusPropagation(const ClusterModel& cm, ClusterData& data, ConstraintDa
     const bool chain = oneDof && R.attachments.empty() && R.virtuals.empty() &&
                        R.children.size() == 1 &&
                        static_cast<int>(cd.clusterRows[R.children[0]].rows.size()) == n;
-    if (chain) {
-      const ConstraintData::ClusterRows& Rc = cd.clusterRows[R.children[0]];
-      R.M = Rc.T;
-      R.L = Rc.L;
+    if (chain) {  // the child's T and L are not read again (it is not a compression): moved
+      ConstraintData::ClusterRows& Rc = cd.clusterRows[R.children[0]];
+      R.M.swap(Rc.T);  // equal sizes (n x 6): the buffers are exchanged, nothing is allocated
+      R.L.swap(Rc.L);
     } else {
       R.M.setZero();
       for (size_t i = 0; i < R.attachments.size(); ++i) {

@@ -25,6 +25,13 @@ namespace clusterdyn {
 
 namespace detail {
 
+namespace {
+/// Entry (r, s) of a symmetric matrix of which only the lower triangle is kept (the blocks L of
+/// the propagation: their strictly upper part is not maintained).
+inline double& lower(MatX& L, int r, int s) { return r >= s ? L(r, s) : L(s, r); }
+inline double lower(const MatX& L, int r, int s) { return r >= s ? L(r, s) : L(s, r); }
+}  // namespace
+
 void delassusPropagation(const ClusterModel& cm, ClusterData& data, ConstraintData& cd,
                          Eigen::Ref<MatX> out) {
   const Data& td = data.treeData;
@@ -38,16 +45,17 @@ void delassusPropagation(const ClusterModel& cm, ClusterData& data, ConstraintDa
     const int n = static_cast<int>(R.rows.size());
     const int o = c.outputBody;
     const bool oneDof = !c.constrained() && cm.treeModel.joints[c.firstBody].nv == 1;
-    // The rows as covectors on k's bodies (M) and the Delassus block below k (L): in a chain
+    // The rows as covectors on k's bodies (M) and the Delassus block below k (L, its lower
+    // triangle: the strictly upper part is not kept up to date): in a chain
     // (one child carrying all rows) the child's T and L as they are, else assembled from the
     // attachments, the virtual rows and the children's propagators.
     const bool chain = oneDof && R.attachments.empty() && R.virtuals.empty() &&
                        R.children.size() == 1 &&
                        static_cast<int>(cd.clusterRows[R.children[0]].rows.size()) == n;
-    if (chain) {
-      const ConstraintData::ClusterRows& Rc = cd.clusterRows[R.children[0]];
-      R.M = Rc.T;
-      R.L = Rc.L;
+    if (chain) {  // the child's T and L are not read again (it is not a compression): moved
+      ConstraintData::ClusterRows& Rc = cd.clusterRows[R.children[0]];
+      R.M.swap(Rc.T);  // equal sizes (n x 6): the buffers are exchanged, nothing is allocated
+      R.L.swap(Rc.L);
     } else {
       R.M.setZero();
       for (size_t i = 0; i < R.attachments.size(); ++i) {
@@ -66,7 +74,7 @@ void delassusPropagation(const ClusterModel& cm, ClusterData& data, ConstraintDa
         const int nc = static_cast<int>(pos.size());
         for (int r = 0; r < nc; ++r) {
           R.M.block<1, 6>(pos[r], col) += Rc.T.row(r);
-          for (int s = 0; s < nc; ++s) R.L(pos[r], pos[s]) += Rc.L(r, s);
+          for (int s = 0; s <= r; ++s) lower(R.L, pos[r], pos[s]) += Rc.L(r, s);
         }
       }
     }
@@ -79,12 +87,10 @@ void delassusPropagation(const ClusterModel& cm, ClusterData& data, ConstraintDa
       double* ms = R.MS.data();  // n x 1
       for (int r = 0; r < n; ++r) ms[r] = Eigen::Map<const Vec6>(R.M.data() + 6 * r).dot(sv);
       double* L = R.L.data();
-      for (int r = 0; r < n; ++r) {
-        const double a = Dinv * ms[r];
-        for (int s = 0; s <= r; ++s) L[r + n * s] += a * ms[s];
+      for (int s = 0; s < n; ++s) {  // lower triangle, column s
+        const double a = Dinv * ms[s];
+        for (int r = s; r < n; ++r) L[r + n * s] += a * ms[r];
       }
-      for (int r = 0; r < n; ++r)
-        for (int s = 0; s < r; ++s) L[s + n * r] = L[r + n * s];
       if (o >= 0) {
         const Transform& X = td.liMi[b];
         const int axis = cm.treeModel.axisRotation[b];
@@ -106,8 +112,6 @@ void delassusPropagation(const ClusterModel& cm, ClusterData& data, ConstraintDa
         for (int s = 0; s <= r; ++s)
           L[r + n * s] += a.dot(Eigen::Map<const Vec6>(R.M.data() + 6 * s));
       }
-      for (int r = 0; r < n; ++r)
-        for (int s = 0; s < r; ++s) L[s + n * r] = L[r + n * s];
       if (o >= 0) {
         const Mat6 U = td.U[b];
         for (int r = 0; r < n; ++r) {
@@ -148,7 +152,7 @@ void delassusPropagation(const ClusterModel& cm, ClusterData& data, ConstraintDa
     }
     if (o < 0)
       for (int r = 0; r < n; ++r)
-        for (int s = 0; s < n; ++s) full(R.rows[r], R.rows[s]) += R.L(r, s);
+        for (int s = 0; s < n; ++s) full(R.rows[r], R.rows[s]) += lower(R.L, r, s);
   }
   // Expand the compressed rows, highest compression first (PV-OSIMr, Sathya, Decré, Swevers 2024,
   // eq. 13):
@@ -168,7 +172,7 @@ void delassusPropagation(const ClusterModel& cm, ClusterData& data, ConstraintDa
     for (int r = 0; r < n; ++r)
       for (int s = 0; s < n; ++s) {
         const int gr = R.rows[r], gs = R.rows[s];
-        full(gr, gs) = R.L(r, s) + (R.T.row(r) * full.block<6, 6>(v0, v0)).dot(R.T.row(s));
+        full(gr, gs) = lower(R.L, r, s) + (R.T.row(r) * full.block<6, 6>(v0, v0)).dot(R.T.row(s));
       }
   }
   const int m = static_cast<int>(out.rows());
@@ -192,46 +196,87 @@ constexpr int kDirectRows = 32;
 /// Cholesky A = L L^T in place, X = L^-1 into out's lower triangle, A^-1 = X^T X (lower
 /// triangle into A, then both triangles of out), scalar loops (m^3 / 2 flops; Eigen's blocked
 /// LLT and triangular solve against the identity cost several times more instructions at m ~
-/// 12). False when a pivot is not positive (or NaN), as Eigen::LLT.
+/// 12). False when a pivot is not positive (or NaN), as Eigen::LLT. M > 0: m = M known at
+/// compile time (the loops are then unrolled and vectorized without run-time trip counts);
+/// M = 0: m = A.rows().
+#if defined(__GNUC__)
+#define CDYN_UNROLL _Pragma("GCC unroll 16")
+#else
+#define CDYN_UNROLL
+#endif
+
+template <int M>
 bool inverseOfSpd(Eigen::Ref<MatX> A, MatX& out) {
-  const int m = static_cast<int>(A.rows());
+  const int m = M > 0 ? M : static_cast<int>(A.rows());
   const Eigen::Index lda = A.outerStride(), ldo = out.outerStride();
   double* L = A.data();
+  CDYN_UNROLL
   for (int j = 0; j < m; ++j) {  // left-looking Cholesky, column j
     double* lj = L + j * lda;
+    CDYN_UNROLL
     for (int k = 0; k < j; ++k) {
       const double* lk = L + k * lda;
       const double f = lk[j];
+      CDYN_UNROLL
       for (int i = j; i < m; ++i) lj[i] -= f * lk[i];
     }
     if (!(lj[j] > 0.0)) return false;
     const double d = std::sqrt(lj[j]);
     lj[j] = d;
     const double inv = 1.0 / d;
+    CDYN_UNROLL
     for (int i = j + 1; i < m; ++i) lj[i] *= inv;
   }
   double* X = out.data();
+  CDYN_UNROLL
   for (int j = 0; j < m; ++j) {  // column j of X = L^-1: L x = e_j
     double* x = X + j * ldo;
+    CDYN_UNROLL
     for (int i = j; i < m; ++i) x[i] = i == j ? 1.0 : 0.0;
+    CDYN_UNROLL
     for (int k = j; k < m; ++k) {
       const double* lk = L + k * lda;
       const double xk = x[k] / lk[k];
       x[k] = xk;
+      CDYN_UNROLL
       for (int i = k + 1; i < m; ++i) x[i] -= lk[i] * xk;
     }
   }
-  for (int j = 0; j < m; ++j)  // A^-1(i, j) = sum_{k >= i} X(k, i) X(k, j), i >= j
+  CDYN_UNROLL
+  for (int j = 0; j < m; ++j) {  // A^-1(i, j) = sum_{k >= i} X(k, i) X(k, j), i >= j
+    CDYN_UNROLL
     for (int i = j; i < m; ++i) {
       const double* xi = X + i * ldo;
       const double* xj = X + j * ldo;
       double r = 0.0;
+      CDYN_UNROLL
       for (int k = i; k < m; ++k) r += xi[k] * xj[k];
       L[i + j * lda] = r;
     }
-  for (int j = 0; j < m; ++j)
-    for (int i = j; i < m; ++i) out(i, j) = out(j, i) = L[i + j * lda];
+  }
+  CDYN_UNROLL
+  for (int j = 0; j < m; ++j) {
+    CDYN_UNROLL
+    for (int i = j; i < m; ++i) X[i + j * ldo] = X[j + i * ldo] = L[i + j * lda];
+  }
   return true;
+}
+
+/// inverseOfSpd with the size fixed at compile time (loops fully unrolled) for the row counts
+/// of small point (3) and frame (6) contact sets, up to 12 rows; at run time otherwise.
+bool inverseOfSpd(Eigen::Ref<MatX> A, MatX& out) {
+  switch (A.rows()) {
+    case 3:
+      return inverseOfSpd<3>(A, out);
+    case 6:
+      return inverseOfSpd<6>(A, out);
+    case 9:
+      return inverseOfSpd<9>(A, out);
+    case 12:
+      return inverseOfSpd<12>(A, out);
+    default:
+      return inverseOfSpd<0>(A, out);
+  }
 }
 
 /// The position level of the kinematics at zero velocity (what the Delassus matrix needs):

@@ -316,7 +316,7 @@ class ConstraintOracle {
     double offset = 0.0;
   };
   struct LoopFrames {
-    std::string type;
+    JointType type = JointType::Fixed;
     int pb = -1, sb = -1;
     Transform pM, sM;
     Vec3 axis;
@@ -348,13 +348,13 @@ class ConstraintOracle {
       const Vec3 d = oS.p - oP.p;
       const Vec3 aP = oP.R * f.axis, aS = oS.R * f.axis;
       auto seg = r.segment<6>(6 * l);
-      if (f.type == "revolute" || f.type == "continuous") {
+      if (f.type == JointType::Revolute) {
         seg << d, aP.cross(aS);
-      } else if (f.type == "prismatic") {
+      } else if (f.type == JointType::Prismatic) {
         seg << aP.cross(d), rotationLog(oP.R.transpose() * oS.R);
-      } else if (f.type == "planar") {
+      } else if (f.type == JointType::Planar) {
         seg << aP.dot(d), 0.0, 0.0, aP.cross(aS);
-      } else if (f.type == "spherical") {
+      } else if (f.type == JointType::Spherical) {
         seg << d, 0.0, 0.0, 0.0;
       } else {  // fixed
         seg << d, rotationLog(oP.R.transpose() * oS.R);

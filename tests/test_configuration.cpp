@@ -386,5 +386,30 @@ TEST(Configuration, RevoluteAndPrismaticIntegrateLinearly) {
   }
 }
 
+// Joint types are named once (model/joint_types.hpp): the names round-trip, every type builds
+// through Joint::ofType with the sizes of its layout, and an unknown name leaves the type alone.
+TEST(Configuration, JointTypeNamesAndFactories) {
+  const int nq[6] = {1, 1, 4, 3, 7, 0}, nv[6] = {1, 1, 3, 3, 6, 0};
+  for (int k = 0; k < 6; ++k) {
+    const JointType t = static_cast<JointType>(k);
+    JointType parsed = k == 0 ? JointType::Fixed : JointType::Revolute;
+    EXPECT_TRUE(jointTypeFromName(jointTypeName(t), parsed)) << jointTypeName(t);
+    EXPECT_EQ(parsed, t);
+    const Joint j = Joint::ofType(t, Vec3(0.0, 0.0, 2.0));
+    EXPECT_EQ(j.type, t);
+    EXPECT_EQ(j.nq, nq[k]) << jointTypeName(t);
+    EXPECT_EQ(j.nv, nv[k]) << jointTypeName(t);
+    EXPECT_EQ(j.S.cols(), nv[k]);
+  }
+  JointType t = JointType::Planar;
+  EXPECT_FALSE(jointTypeFromName("continuous", t));  // a URDF spelling, not a type
+  EXPECT_FALSE(jointTypeFromName("Revolute", t));
+  EXPECT_EQ(t, JointType::Planar);
+  EXPECT_EQ(Joint::ofType(JointType::Revolute, Vec3(0.0, 0.0, 2.0)).S,
+            Joint::revolute(Vec3::UnitZ()).S);
+  EXPECT_EQ(Joint::ofType(JointType::Revolute, Vec3(0.0, 0.0, -2.0)).alignedSign, -1.0);
+  EXPECT_EQ(Joint::ofType(JointType::Planar, Vec3::UnitX()).S, Joint::planar(Vec3::UnitX()).S);
+}
+
 }  // namespace
 }  // namespace clusterdyn::test

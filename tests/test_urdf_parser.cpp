@@ -658,7 +658,7 @@ TEST(UrdfModels, UrdfPlusFilesParseCouplingsAndLoops) {
   EXPECT_EQ(cheetah.couplings[0].successor, "FR_abad_rotor");
   const UrdfDescription fourBar = parseUrdfFile(sharedPath("urdfplus/four_bar.urdf"));
   ASSERT_EQ(fourBar.loops.size(), 1u);
-  EXPECT_EQ(fourBar.loops[0].type, "revolute");
+  EXPECT_EQ(fourBar.loops[0].type, JointType::Revolute);
   EXPECT_EQ(fourBar.loops[0].predecessor, "link2");
   EXPECT_EQ(fourBar.loops[0].successor, "link3");
   EXPECT_TRUE(fourBar.loops[0].predecessorOrigin.p.isApprox(Vec3(1, 0, 0)));
@@ -950,6 +950,38 @@ TEST(UrdfModels, FloatingBaseOption) {
   const VecX q = neutralConfiguration(m);
   ASSERT_EQ(aba(m, data, q, VecX::Zero(m.nv), VecX::Zero(m.nv)), Status::Ok);
   EXPECT_TRUE(isClose(data.ddq, (VecX(7) << 0, 0, 0, 0, -9.81, 0, 0).finished(), 1e-12));
+}
+
+// The joint type is an enum from the parser on: URDF continuous is a Revolute joint with
+// `continuous` set (its <limit> bounds ignored), a loop of type continuous a Revolute loop, and
+// an unknown type is refused with its spelling.
+TEST(UrdfParser, JointTypesAreEnums) {
+  const std::string lim = "    <limit lower=\"-1\" upper=\"1\" effort=\"1\" velocity=\"1\"/>\n";
+  const UrdfDescription d = parseUrdfString(
+      robot("  <link name=\"base\"/>\n" + link("l1") + link("l2") + link("l3") +
+            joint("j1", "base", "l1", lim, "continuous") + joint("j2", "l1", "l2", lim) +
+            joint("j3", "l2", "l3", "", "spherical") +
+            "  <loop name=\"c\" type=\"continuous\">\n    <predecessor link=\"base\"/>\n"
+            "    <successor link=\"l3\"/>\n    <axis xyz=\"0 0 1\"/>\n  </loop>\n"));
+  ASSERT_EQ(d.joints.size(), 3u);
+  EXPECT_EQ(d.joints[0].type, JointType::Revolute);
+  EXPECT_TRUE(d.joints[0].continuous);
+  EXPECT_EQ(d.joints[1].type, JointType::Revolute);
+  EXPECT_FALSE(d.joints[1].continuous);
+  EXPECT_EQ(d.joints[2].type, JointType::Spherical);
+  ASSERT_EQ(d.loops.size(), 1u);
+  EXPECT_EQ(d.loops[0].type, JointType::Revolute);
+  const Model m = buildTreeModel(d);
+  EXPECT_EQ(m.lowerPositionLimit[0], -std::numeric_limits<double>::infinity());
+  EXPECT_EQ(m.lowerPositionLimit[1], -1.0);
+  for (const char* bad : {"hinge", "Revolute", "continuous2"}) {
+    std::string path;
+    const std::string msg = loadError(
+        "badtype.urdf",
+        robot("  <link name=\"base\"/>\n" + link("l1") + joint("j1", "base", "l1", "", bad)),
+        &path);
+    EXPECT_NE(msg.find("unknown joint type '" + std::string(bad) + "'"), std::string::npos) << msg;
+  }
 }
 
 }  // namespace

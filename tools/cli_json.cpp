@@ -103,7 +103,7 @@ json clusterTreeJson(const ClusterModel& cm) {
   json loops = json::array(), relations = json::array();
   for (const LoopJoint& l : cm.loops)
     loops.push_back({{"name", l.name},
-                     {"type", l.type},
+                     {"type", jointTypeName(l.type)},
                      {"predecessor", bodyLink(t, l.predecessorBody)},
                      {"successor", bodyLink(t, l.successorBody)},
                      {"rows", l.rows()},

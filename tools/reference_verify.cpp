@@ -604,7 +604,7 @@ class PinocchioVerifier {
       return;
     }
 
-    // Oracle (tests/support/dense_oracles.hpp): Delassus J M^-1 J^T and the KKT system from
+    // Oracle (tools/support/dense_oracles.hpp): Delassus J M^-1 J^T and the KKT system from
     // the dense mass matrix.
     MatX D;
     if (!oracle::delassus(M, J, D)) {

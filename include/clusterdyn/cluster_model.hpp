@@ -32,8 +32,8 @@ namespace clusterdyn {
 /// orthogonal complement of the cut joint's motion subspace.
 struct LoopJoint {
   std::string name;
-  std::string type;      ///< revolute, continuous, prismatic, planar, fixed, spherical
-  std::string location;  ///< "file:line" of the <loop> element
+  JointType type = JointType::Fixed;  ///< Revolute, Prismatic, Planar, Spherical or Fixed
+  std::string location;               ///< "file:line" of the <loop> element
   int predecessorBody = -1, successorBody = -1;
   Transform predecessorPlacement, successorPlacement;  ///< frames P and S in their bodies
   Vec3 axis = Vec3::UnitX();                           ///< in the P (= S at closure) frame

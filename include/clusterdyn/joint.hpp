@@ -13,7 +13,11 @@
 //               child (body) coordinates, angular first; 7 / 6.
 //  * Fixed: 0 / 0 (only exists before fixed joints are fused into their parent).
 // For all these joints S is constant in child coordinates, so c_J = dS/dt q_dot = 0.
+// Each type's code (S, X_J(q), coordinate names, configuration operations) is in one place,
+// src/model/joint_types.hpp; docs/design/extending.md says how to add a type.
 #pragma once
+
+#include <string>
 
 #include "clusterdyn/transform.hpp"
 
@@ -21,7 +25,10 @@ namespace clusterdyn {
 
 enum class JointType { Revolute, Prismatic, Spherical, Planar, Floating, Fixed };
 
+/// Lower-case name of the type ("revolute", ...; URDF's spelling).
 const char* jointTypeName(JointType t);
+/// The type named `name` (a jointTypeName); false (type unchanged) for any other name.
+bool jointTypeFromName(const std::string& name, JointType& type);
 
 struct Joint {
   JointType type = JointType::Fixed;
@@ -34,6 +41,9 @@ struct Joint {
   double alignedSign = 1.0;
   Mat6Xs S;  ///< motion subspace, 6 x nv, child coordinates (constant)
 
+  /// A joint of the given type; `axis` is the axis (revolute, prismatic) or plane normal
+  /// (planar), ignored by the others.
+  static Joint ofType(JointType type, const Vec3& axis = Vec3::UnitZ());
   static Joint revolute(const Vec3& axis);
   static Joint prismatic(const Vec3& axis);
   static Joint spherical();

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "clusterdyn/inertia.hpp"
+#include "clusterdyn/joint.hpp"
 #include "clusterdyn/status.hpp"
 
 namespace clusterdyn {
@@ -34,7 +35,10 @@ struct UrdfMimic {
 
 struct UrdfJoint {
   std::string name;
-  std::string type;  ///< revolute, continuous, prismatic, fixed, floating, planar, spherical
+  /// type="revolute|continuous|prismatic|fixed|floating|planar|spherical"; continuous is a
+  /// Revolute joint with `continuous` set (its <limit> bounds are ignored).
+  JointType type = JointType::Fixed;
+  bool continuous = false;
   std::string parent, child;
   Transform origin;  ///< pose of the joint (child link) frame in the parent link frame
   Vec3 axis = Vec3::UnitX();
@@ -68,7 +72,8 @@ struct UrdfCoupling {
 /// link and a frame on the successor link.
 struct UrdfLoop {
   std::string name;
-  std::string type;  ///< revolute, continuous, prismatic, planar, fixed
+  /// type="revolute|continuous|prismatic|planar|spherical|fixed" (continuous = Revolute).
+  JointType type = JointType::Fixed;
   std::string predecessor, successor;
   Transform predecessorOrigin, successorOrigin;
   Vec3 axis = Vec3::UnitX();

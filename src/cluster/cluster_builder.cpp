@@ -132,17 +132,17 @@ LoopJoint makeLoop(const Model& tree, const UrdfDescription& urdf, const UrdfLoo
     int k = 0;
     for (const Vec3& c : cols) T.col(k++) = c;
   };
-  const std::string& t = l.type;
-  if (t == "revolute" || t == "continuous") {
+  const JointType t = l.type;
+  if (t == JointType::Revolute) {
     set(lj.Trot, {t1, t2});
     set(lj.Tlin, {Vec3::UnitX(), Vec3::UnitY(), Vec3::UnitZ()});
-  } else if (t == "prismatic") {
+  } else if (t == JointType::Prismatic) {
     set(lj.Trot, {Vec3::UnitX(), Vec3::UnitY(), Vec3::UnitZ()});
     set(lj.Tlin, {t1, t2});
-  } else if (t == "planar") {
+  } else if (t == JointType::Planar) {
     set(lj.Trot, {t1, t2});
     set(lj.Tlin, {a});
-  } else if (t == "spherical") {
+  } else if (t == JointType::Spherical) {
     set(lj.Trot, {});
     set(lj.Tlin, {Vec3::UnitX(), Vec3::UnitY(), Vec3::UnitZ()});
   } else {  // fixed

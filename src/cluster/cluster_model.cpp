@@ -82,7 +82,7 @@ std::string describeClusterTree(const ClusterModel& cm) {
     }
     for (int r : c.relations) os << "      relation " << cm.relations[r].name << "\n";
     for (int l : c.loops)
-      os << "      loop " << cm.loops[l].name << " (" << cm.loops[l].type << ") "
+      os << "      loop " << cm.loops[l].name << " (" << jointTypeName(cm.loops[l].type) << ") "
          << bodyOrWorld(cm.loops[l].predecessorBody) << " -> "
          << bodyOrWorld(cm.loops[l].successorBody) << "\n";
   }

@@ -52,12 +52,12 @@ ConstraintSet cutLoopConstraints(const ClusterModel& model) {
   for (const LoopJoint& l : model.cutLoops) {
     RigidConstraint c;
     c.name = l.name;
-    const std::string& t = l.type;
-    c.type = t == "revolute" || t == "continuous" ? ConstraintType::Revolute
-             : t == "prismatic"                   ? ConstraintType::Prismatic
-             : t == "planar"                      ? ConstraintType::Planar
-             : t == "spherical"                   ? ConstraintType::Point
-                                                  : ConstraintType::Weld;
+    const JointType t = l.type;
+    c.type = t == JointType::Revolute    ? ConstraintType::Revolute
+             : t == JointType::Prismatic ? ConstraintType::Prismatic
+             : t == JointType::Planar    ? ConstraintType::Planar
+             : t == JointType::Spherical ? ConstraintType::Point
+                                         : ConstraintType::Weld;
     // Frames A and B: the loop frames P and S turned so that their z axis is the joint axis.
     const Vec3 z = l.axis.norm() > 0 ? Vec3(l.axis.normalized()) : Vec3::UnitZ();
     const Mat3 R = Eigen::Quaterniond::FromTwoVectors(Vec3::UnitZ(), z).toRotationMatrix();

@@ -17,6 +17,7 @@
 #include "cluster/cluster_detail.hpp"
 #include "cluster/cluster_joint_dynamics.hpp"
 #include "constrained/constraint_detail.hpp"
+#include "constrained/constraint_types.hpp"
 #include "core/check.hpp"
 #include "tree/rnea_passes.hpp"
 
@@ -154,7 +155,7 @@ Status constrainedAba(const ClusterModel& model, ClusterData& data, const Constr
                                    fext);
     // The multipliers of y_ddot: lambda + mu_a r (see the top of the file).
     cd.step = cd.residual / mu;
-    cd.lambda += cd.step;
+    detail::updateMultipliers(*cd.set, cd.lambda, cd.step);
     res.dualStep = cd.step.size() ? cd.step.cwiseAbs().maxCoeff() : 0.0;
     const bool rowsMet = res.residual <= settings.tolerance;
     // A stall (contraction slower than kStall: mu >> sigma_min, or rounding at a tiny mu) is

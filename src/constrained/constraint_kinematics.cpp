@@ -3,6 +3,7 @@
 #include "cluster/cluster_aba_step.hpp"
 #include "cluster/cluster_detail.hpp"
 #include "constrained/constraint_detail.hpp"
+#include "constrained/constraint_types.hpp"
 #include "core/check.hpp"
 #include "tree/tree_step.hpp"
 
@@ -10,24 +11,8 @@ namespace clusterdyn {
 
 namespace {
 
-const int kPoint[3] = {3, 4, 5}, kWeld[6] = {0, 1, 2, 3, 4, 5}, kRevolute[5] = {0, 1, 3, 4, 5},
-          kPlanar[3] = {0, 1, 5}, kPrismatic[5] = {0, 1, 2, 3, 4};
-
-const int* selection(ConstraintType t) {
-  switch (t) {
-    case ConstraintType::Point:
-      return kPoint;
-    case ConstraintType::Weld:
-      return kWeld;
-    case ConstraintType::Revolute:
-      return kRevolute;
-    case ConstraintType::Planar:
-      return kPlanar;
-    case ConstraintType::Prismatic:
-      return kPrismatic;
-  }
-  return kWeld;
-}
+/// The components of nu the rows of the type select (the table of constraint types).
+const int* selection(ConstraintType t) { return detail::constraintTypeInfo(t).components; }
 
 Vec3 rotationLog(const Mat3& R) {
   const Eigen::AngleAxisd aa(R);

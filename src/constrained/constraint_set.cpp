@@ -2,26 +2,11 @@
 #include <cmath>
 
 #include "clusterdyn/constraints.hpp"
+#include "constrained/constraint_types.hpp"
 
 namespace clusterdyn {
 
 namespace {
-
-const char* typeName(ConstraintType t) {
-  switch (t) {
-    case ConstraintType::Point:
-      return "point";
-    case ConstraintType::Weld:
-      return "weld";
-    case ConstraintType::Revolute:
-      return "revolute";
-    case ConstraintType::Planar:
-      return "planar";
-    case ConstraintType::Prismatic:
-      return "prismatic";
-  }
-  return "?";
-}
 
 bool finite(const Transform& T) { return T.R.allFinite() && T.p.allFinite(); }
 
@@ -32,21 +17,7 @@ bool isRotation(const Mat3& R) {
 
 }  // namespace
 
-int constraintRows(ConstraintType type) {
-  switch (type) {
-    case ConstraintType::Point:
-      return 3;
-    case ConstraintType::Weld:
-      return 6;
-    case ConstraintType::Revolute:
-      return 5;
-    case ConstraintType::Planar:
-      return 3;
-    case ConstraintType::Prismatic:
-      return 5;
-  }
-  return 0;
-}
+int constraintRows(ConstraintType type) { return detail::constraintTypeInfo(type).rows; }
 
 ConstraintSet::ConstraintSet(const ClusterModel& model) : model_(&model) {}
 
@@ -54,6 +25,10 @@ int ConstraintSet::add(const RigidConstraint& c) {
   const Model& tree = model_->treeModel;
   const std::string who = "constraint '" + c.name + "'";
   if (c.name.empty()) throw ModelError("constraint: the name is empty");
+  const int t = static_cast<int>(c.type);
+  if (t < 0 || t >= detail::kFirstCone)
+    throw ModelError(who + ": type " + std::to_string(t) + " is not a ConstraintType");
+  const detail::ConstraintTypeInfo& info = detail::constraintTypeInfo(c.type);
   for (const RigidConstraint& o : constraints_)
     if (o.name == c.name) throw ModelError(who + ": a constraint with this name exists already");
   if (c.body1 < 0 || c.body1 >= tree.nbodies)
@@ -73,19 +48,16 @@ int ConstraintSet::add(const RigidConstraint& c) {
   if (c.frame == ReferenceFrame::LocalWorldAligned &&
       (c.type == ConstraintType::Revolute || c.type == ConstraintType::Planar ||
        c.type == ConstraintType::Prismatic))
-    throw ModelError(who + ": a " + typeName(c.type) +
+    throw ModelError(who + ": a " + std::string(info.name) +
                      " constraint is defined by its frame's axes: use ReferenceFrame::Local");
+  // A cone needs a friction coefficient, which RigidConstraint does not carry (docs/design/
+  // extending.md): such rows are the contact layer's cone blocks.
+  if (info.set == detail::MultiplierSet::Coulomb)
+    throw ModelError(who + ": a " + std::string(info.name) + " constraint is a contact cone block");
   constraints_.push_back(c);
   offsets_.push_back(rows_);
   static const char* const comp[6] = {"ang_x", "ang_y", "ang_z", "lin_x", "lin_y", "lin_z"};
-  static const int point[3] = {3, 4, 5}, weld[6] = {0, 1, 2, 3, 4, 5}, rev[5] = {0, 1, 3, 4, 5},
-                   planar[3] = {0, 1, 5}, prismatic[5] = {0, 1, 2, 3, 4};
-  const int* sel = c.type == ConstraintType::Point      ? point
-                   : c.type == ConstraintType::Weld     ? weld
-                   : c.type == ConstraintType::Revolute ? rev
-                   : c.type == ConstraintType::Planar   ? planar
-                                                        : prismatic;
-  for (int r = 0; r < c.rows(); ++r) rowNames_.push_back(c.name + ":" + comp[sel[r]]);
+  for (int r = 0; r < c.rows(); ++r) rowNames_.push_back(c.name + ":" + comp[info.components[r]]);
   rows_ += c.rows();
   return size() - 1;
 }

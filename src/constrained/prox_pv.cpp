@@ -9,6 +9,7 @@
 #include "cluster/cluster_detail.hpp"
 #include "cluster/cluster_joint_dynamics.hpp"
 #include "constrained/constraint_detail.hpp"
+#include "constrained/constraint_types.hpp"
 #include "core/check.hpp"
 
 namespace clusterdyn {
@@ -41,7 +42,7 @@ Status proximalDual(Data& td, ConstraintData& cd, const ProximalSettings& settin
     if (it == settings.maxIterations) break;
     cd.step = cd.residual;
     cd.llt.solveInPlace(cd.step);  // proximal step (eq. 13b)
-    cd.lambda += cd.step;
+    updateMultipliers(*cd.set, cd.lambda, cd.step);
     res.dualStep = cd.step.size() ? cd.step.cwiseAbs().maxCoeff() : 0.0;
   }
   return Status::Ok;
@@ -92,7 +93,7 @@ Status proxPv(const ClusterModel& model, ClusterData& data, const ConstraintSet&
          std::isfinite(res.residual)) {
     cd.step = cd.residual;
     cd.llt.solveInPlace(cd.step);
-    cd.lambda += cd.step;
+    detail::updateMultipliers(*cd.set, cd.lambda, cd.step);
     res.dualStep = cd.step.size() ? cd.step.cwiseAbs().maxCoeff() : 0.0;
     detail::applyRowForces(model, data, cd, cd.step);
     detail::supportAccelerations(model, data, cd);

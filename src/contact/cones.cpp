@@ -1,6 +1,6 @@
-// The cones of the contact problem, one switch per operation: the per-constraint-type table
-// (projection onto K, onto its dual K*, De Saxce shift) that every solver goes through, and the
-// residuals that define convergence.
+// The cones of the contact problem: the projections onto K and K* through the table of constraint
+// types (constrained/constraint_types.cpp, where the cone kinds are entries beside the rigid
+// types), the De Saxce shift, and the residuals that define convergence.
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -11,54 +11,12 @@ namespace clusterdyn {
 
 namespace detail {
 
-namespace {
-
-/// Projection of (t1, t2, n) onto the second-order cone {|t| <= slope n} (Boyd & Vandenberghe
-/// 2004, ex. 8.3(c)): inside: unchanged; in the polar cone {slope |t| <= -n}: zero; otherwise
-/// onto the boundary ray through the tangential direction.
-void projectSecondOrderCone(double slope, double* x) {
-  const double tn = std::hypot(x[0], x[1]), n = x[2];
-  if (n >= 0.0 && tn <= slope * n) return;
-  if (slope * tn <= -n) {
-    x[0] = x[1] = x[2] = 0.0;
-    return;
-  }
-  const double nn = (slope * tn + n) / (slope * slope + 1.0);  // > 0 here
-  const double scale = tn > 0.0 ? slope * nn / tn : 0.0;
-  x[0] *= scale;
-  x[1] *= scale;
-  x[2] = nn;
-}
-
-}  // namespace
-
 void projectCone(const ConeBlock& b, double* x) {
-  switch (b.type) {
-    case ConeType::Coulomb:
-      projectSecondOrderCone(b.mu, x);
-      return;
-    case ConeType::Bilateral:  // K = R^k
-      return;
-    case ConeType::Inactive:  // K = {0}
-      x[0] = x[1] = x[2] = 0.0;
-      return;
-  }
+  projectMultipliers(constraintTypeInfo(b.type).set, b.mu, b.rows, x);
 }
 
 void projectDualCone(const ConeBlock& b, double* x) {
-  switch (b.type) {
-    case ConeType::Coulomb:  // K* = {mu |t| <= n}
-      if (b.mu > 0.0)
-        projectSecondOrderCone(1.0 / b.mu, x);
-      else
-        x[2] = std::max(x[2], 0.0);  // mu = 0: only n >= 0
-      return;
-    case ConeType::Bilateral:  // K* = {0}
-      for (int i = 0; i < b.rows; ++i) x[i] = 0.0;
-      return;
-    case ConeType::Inactive:  // K* = R^3
-      return;
-  }
+  projectDualMultipliers(constraintTypeInfo(b.type).set, b.mu, b.rows, x);
 }
 
 void deSaxceShift(const ConeBlock& b, const double* sigma, double* s) {

@@ -4,8 +4,19 @@
 #include <cstdio>
 
 #include "clusterdyn/contact.hpp"
+#include "constrained/constraint_types.hpp"
 
 namespace clusterdyn::detail {
+
+/// The table entry of a cone block's type: the ConeType values follow the rigid types.
+inline const ConstraintTypeInfo& constraintTypeInfo(ConeType t) {
+  static_assert(static_cast<int>(ConeType::Coulomb) == 0 &&
+                    static_cast<int>(ConeType::Bilateral) == 1 &&
+                    static_cast<int>(ConeType::Inactive) == 2 &&
+                    kFirstCone + 2 == static_cast<int>(ConstraintKind::Inactive),
+                "ConeType values are ConstraintKind's last entries, in order");
+  return constraintTypeInfo(static_cast<ConstraintKind>(kFirstCone + static_cast<int>(t)));
+}
 
 /// x <- Proj_K(x) for the block's cone K (x: its `rows` entries).
 void projectCone(const ConeBlock& b, double* x);

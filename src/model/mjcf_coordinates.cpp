@@ -57,7 +57,7 @@ void chooseDependentJoints(UrdfDescription& urdf, const std::set<std::string>& a
     const Transform P = framePlacement(m, d, fp) * l.predecessorOrigin;
     const Transform S = framePlacement(m, d, fs) * l.successorOrigin;
     const Mat6X K = pointJacobian(m, d, l.predecessor, P.p) - pointJacobian(m, d, l.successor, S.p);
-    blocks.push_back(l.type == "spherical" ? MatX(K.bottomRows<3>()) : MatX(K));
+    blocks.push_back(l.type == JointType::Spherical ? MatX(K.bottomRows<3>()) : MatX(K));
   }
   std::set<int> dependent;  // velocity indices
   // Joints kept independent if possible: the actuated ones and the mimic leaders (a leader

@@ -105,7 +105,7 @@ class Equalities {
     }
     const double torquescale = tag == "weld" ? q.number("torquescale", 1.0) : 0.0;
     // A weld without its rotational rows (torquescale 0) is a connect (MuJoCo docs).
-    l.type = tag == "connect" || torquescale == 0.0 ? "spherical" : "fixed";
+    l.type = tag == "connect" || torquescale == 0.0 ? JointType::Spherical : JointType::Fixed;
     if (l.predecessor == l.successor) q.fail("body1 and body2 are the same body");
     urdf_.loops.push_back(l);
   }

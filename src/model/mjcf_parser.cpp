@@ -355,7 +355,7 @@ class Reader {
       if (type == "free") {
         if (parentLink != kWorld || jointElems.size() > 1)
           j.fail("a free joint must be the only joint of a child of <worldbody>");
-        uj.type = "floating";
+        uj.type = JointType::Floating;
         origin = Transform();  // q = the body's world pose, as MuJoCo's qpos
         if (!freeTag && j.number("stiffness", 0.0) != 0.0)
           j.fail("attribute 'stiffness': springs on free joints are not supported");
@@ -374,7 +374,10 @@ class Reader {
           if (uj.axis.norm() < 1e-14) j.fail("attribute 'axis': axis too small");
           uj.axis.normalize();
         }
-        uj.type = type == "ball" ? "spherical" : type == "slide" ? "prismatic" : "continuous";
+        uj.type = type == "ball"    ? JointType::Spherical
+                  : type == "slide" ? JointType::Prismatic
+                                    : JointType::Revolute;
+        uj.continuous = type == "hinge";
         jointDetails(j, type, uj);
       } else {
         j.fail("attribute 'type': unknown joint type '" + type +
@@ -398,7 +401,7 @@ class Reader {
     if (prev != name) {
       UrdfJoint fixed;
       fixed.name = name + "#fixed";
-      fixed.type = "fixed";
+      fixed.type = JointType::Fixed;
       fixed.parent = prev;
       fixed.child = name;
       fixed.origin = origin;
@@ -427,7 +430,7 @@ class Reader {
       const auto r = j.numbers("range", 2, {0.0, 0.0});
       if (r[0] >= r[1]) j.fail("attribute 'range': range[0] must be smaller than range[1]");
       uj.hasLimit = true;
-      uj.type = type == "slide" ? "prismatic" : "revolute";
+      uj.continuous = false;
       uj.lower = r[0] * unit - ref;  // clusterdyn q = qpos - ref
       uj.upper = r[1] * unit - ref;
     } else if (isLimited) {

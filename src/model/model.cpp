@@ -3,6 +3,7 @@
 #include <limits>
 
 #include "clusterdyn/status.hpp"
+#include "model/joint_types.hpp"
 
 namespace clusterdyn {
 
@@ -57,8 +58,7 @@ void Model::finalize() {
   quaternionBodies.clear();
   for (int i = 0; i < nbodies; ++i) {
     if (parent[i] >= 0) children[parent[i]].push_back(i);
-    if (joints[i].type == JointType::Floating || joints[i].type == JointType::Spherical)
-      quaternionBodies.push_back(i);
+    if (detail::quaternionOffset(joints[i].type) >= 0) quaternionBodies.push_back(i);
     if (joints[i].type == JointType::Revolute && joints[i].alignedAxis >= 0 &&
         jointPlacement[i].R == Mat3::Identity())
       axisRotation[i] = joints[i].alignedAxis;
@@ -68,30 +68,13 @@ void Model::finalize() {
     nvs[i] = joints[i].nv;
     nq += nqs[i];
     nv += nvs[i];
-    const std::string& jn = jointNames[i];
-    switch (joints[i].type) {
-      case JointType::Revolute:
-      case JointType::Prismatic:
-        positionNames.push_back(jn);
-        velocityNames.push_back(jn);
-        break;
-      case JointType::Spherical:
-        for (const char* s : {":qx", ":qy", ":qz", ":qw"}) positionNames.push_back(jn + s);
-        for (const char* s : {":wx", ":wy", ":wz"}) velocityNames.push_back(jn + s);
-        break;
-      case JointType::Planar:
-        for (const char* s : {":x", ":y", ":theta"}) positionNames.push_back(jn + s);
-        for (const char* s : {":vx", ":vy", ":wz"}) velocityNames.push_back(jn + s);
-        break;
-      case JointType::Floating:
-        for (const char* s : {":px", ":py", ":pz", ":qx", ":qy", ":qz", ":qw"})
-          positionNames.push_back(jn + s);
-        for (const char* s : {":wx", ":wy", ":wz", ":vx", ":vy", ":vz"})
-          velocityNames.push_back(jn + s);
-        break;
-      case JointType::Fixed:
-        break;
-    }
+    // Coordinate names: a 1-dof joint's own name, else "<joint>:<suffix>" (joint_types.hpp).
+    detail::visitJointType(joints[i].type, [&](auto J) {
+      using T = decltype(J);
+      const std::string& jn = jointNames[i];
+      for (int k = 0; k < T::nq; ++k) positionNames.push_back(jn + T::positionSuffixes[k]);
+      for (int k = 0; k < T::nv; ++k) velocityNames.push_back(jn + T::velocitySuffixes[k]);
+    });
     for (int k = 0; k < nvs[i]; ++k) velocityOwner.push_back(i);
   }
   const double inf = std::numeric_limits<double>::infinity();

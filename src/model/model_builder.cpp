@@ -8,19 +8,11 @@
 #include <map>
 
 #include "core/log.hpp"
+#include "model/joint_types.hpp"
 #include "model/model_builder_detail.hpp"
 
 namespace clusterdyn {
 namespace {
-
-Joint makeJoint(const UrdfJoint& j) {
-  if (j.type == "revolute" || j.type == "continuous") return Joint::revolute(j.axis);
-  if (j.type == "prismatic") return Joint::prismatic(j.axis);
-  if (j.type == "spherical") return Joint::spherical();
-  if (j.type == "planar") return Joint::planar(j.axis);
-  if (j.type == "floating") return Joint::floating();
-  return Joint::fixed();
-}
 
 SpatialInertia linkInertia(const UrdfLink& l) {
   if (!l.inertial.present) return SpatialInertia();
@@ -94,7 +86,7 @@ Model detail::buildSpanningTree(const UrdfDescription& urdf, const ModelOptions&
     return static_cast<int>(model.parent.size()) - 1;
   };
   auto pushLimits = [&](const Joint& joint, const UrdfJoint* uj) {
-    const bool limited = uj && uj->hasLimit && uj->type != "continuous";
+    const bool limited = uj && uj->hasLimit && !uj->continuous;
     for (int k = 0; k < joint.nq; ++k) {
       const bool scalar = joint.nq == 1;
       lower.push_back(limited && scalar ? uj->lower : -inf);
@@ -109,9 +101,8 @@ Model detail::buildSpanningTree(const UrdfDescription& urdf, const ModelOptions&
       stiff.push_back(uj ? uj->stiffness : 0.0);
     }
     // spring rest position: springPosition for 1-dof joints, the joint's neutral q otherwise
-    VecX q0 = VecX::Zero(joint.nq);
-    if (joint.type == JointType::Floating) q0[6] = 1.0;   // [p; x y z w]
-    if (joint.type == JointType::Spherical) q0[3] = 1.0;  // x y z w
+    VecX q0(joint.nq);
+    detail::neutralJointConfiguration(joint, q0.data());
     if (joint.nq == 1 && uj) q0[0] = uj->springPosition;
     spring.insert(spring.end(), q0.data(), q0.data() + q0.size());
     if (uj && uj->armature != 0.0) anyArmature = true;
@@ -120,7 +111,7 @@ Model detail::buildSpanningTree(const UrdfDescription& urdf, const ModelOptions&
 
   if (options.floatingBase) {
     for (const auto& j : urdf.joints)
-      if (j.type == "floating")
+      if (j.type == JointType::Floating)
         throw ModelError(urdf.where(j.line) + ": <joint name=\"" + j.name +
                          "\">: the URDF already has a floating joint; do not also request a "
                          "floating base");
@@ -149,11 +140,11 @@ Model detail::buildSpanningTree(const UrdfDescription& urdf, const ModelOptions&
       throw ModelError(urdf.where(j.line) + ": <joint name=\"" + j.name +
                        "\">: the joints form a cycle through link '" + j.child + "'");
     const Transform placement = linkPlacement[link] * j.origin;
-    if (j.type == "fixed") {
+    if (j.type == JointType::Fixed) {
       linkBody[c] = linkBody[link];
       linkPlacement[c] = placement;
     } else {
-      const Joint joint = makeJoint(j);
+      const Joint joint = Joint::ofType(j.type, j.axis);
       if (joint.type == JointType::Floating && linkBody[link] != -1)
         throw ModelError(urdf.where(j.line) + ": <joint name=\"" + j.name +
                          "\">: a floating joint must connect the root link to its child");

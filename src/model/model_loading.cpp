@@ -1,7 +1,7 @@
-// Models from URDF+ and MJCF files: the only functions of the model builders that read a file
-// (parseModelFile dispatches to urdf_parser.cpp or mjcf_parser.cpp by extension / root
-// element); the builders themselves work on a parsed UrdfDescription.
-#include "clusterdyn/cluster_model.hpp"
+// The tree model from a URDF+ or MJCF file: the only function of the model builders that reads
+// a file (parseModelFile dispatches to urdf_parser.cpp or mjcf_parser.cpp by extension / root
+// element); the builders themselves work on a parsed UrdfDescription. The cluster model's
+// loadModel is the cluster layer's (cluster/cluster_loading.cpp).
 #include "clusterdyn/mjcf.hpp"
 #include "clusterdyn/model_builder.hpp"
 #include "clusterdyn/urdf.hpp"
@@ -10,10 +10,6 @@ namespace clusterdyn {
 
 Model loadTreeModel(const std::string& path, const ModelOptions& options) {
   return buildTreeModel(parseModelFile(path), options);
-}
-
-ClusterModel loadModel(const std::string& path, const ModelOptions& options) {
-  return buildClusterModel(parseModelFile(path), options);
 }
 
 }  // namespace clusterdyn

@@ -120,11 +120,10 @@ class Reader {
     UrdfJoint j;
     j.name = requiredString(e, "name");
     j.line = e->GetLineNum();
-    j.type = requiredString(e, "type");
-    static const std::set<std::string> types = {"revolute", "continuous", "prismatic", "fixed",
-                                                "floating", "planar",     "spherical"};
-    if (!types.count(j.type))
-      fail(e, "attribute 'type': unknown joint type '" + j.type +
+    const std::string type = requiredString(e, "type");
+    j.continuous = type == "continuous";
+    if (!jointTypeFromName(j.continuous ? "revolute" : type, j.type))
+      fail(e, "attribute 'type': unknown joint type '" + type +
                   "' (expected revolute, continuous, prismatic, fixed, floating, planar or "
                   "spherical)");
     const XMLElement* p = e->FirstChildElement("parent");
@@ -136,8 +135,8 @@ class Reader {
     j.origin = origin(e);
     if (const XMLElement* a = e->FirstChildElement("axis")) {
       j.axis = vector3(a, "xyz", Vec3::UnitX());
-      if (j.axis.norm() < 1e-12 && j.type != "fixed" && j.type != "floating" &&
-          j.type != "spherical")
+      if (j.axis.norm() < 1e-12 && j.type != JointType::Fixed && j.type != JointType::Floating &&
+          j.type != JointType::Spherical)
         fail(a, "joint '" + j.name + "': attribute 'xyz': axis must be non-zero");
       if (j.axis.norm() >= 1e-12) j.axis.normalize();
     }
@@ -149,10 +148,10 @@ class Reader {
       j.velocity = number(lim, "velocity", false, 0.0);
       if (j.lower > j.upper)
         fail(lim, "joint '" + j.name + "': attribute 'lower' is greater than 'upper'");
-    } else if (j.type == "revolute" || j.type == "prismatic") {
+    } else if ((j.type == JointType::Revolute && !j.continuous) || j.type == JointType::Prismatic) {
       // URDF requires <limit> for these; accept and treat as unlimited, but say so.
       log::debug("{}:{}: joint '{}' of type {} has no <limit>; treated as unlimited", source_,
-                 j.line, j.name, j.type);
+                 j.line, j.name, type);
     }
     if (const char* ind = e->Attribute("independent")) {
       std::string s = ind;
@@ -204,11 +203,9 @@ class Reader {
     UrdfLoop l;
     l.name = requiredString(e, "name");
     l.line = e->GetLineNum();
-    l.type = requiredString(e, "type");
-    static const std::set<std::string> types = {"revolute", "continuous", "prismatic",
-                                                "planar",   "fixed",      "spherical"};
-    if (!types.count(l.type))
-      fail(e, "attribute 'type': unknown loop joint type '" + l.type +
+    const std::string type = requiredString(e, "type");
+    if (type == "floating" || !jointTypeFromName(type == "continuous" ? "revolute" : type, l.type))
+      fail(e, "attribute 'type': unknown loop joint type '" + type +
                   "' (expected revolute, continuous, prismatic, planar, spherical or fixed)");
     const XMLElement* p = e->FirstChildElement("predecessor");
     if (!p) fail(e, "missing element <predecessor>");
@@ -226,11 +223,11 @@ class Reader {
     }
     if (const XMLElement* a = e->FirstChildElement("axis")) {
       l.axis = vector3(a, "xyz", Vec3::UnitX());
-      if (l.axis.norm() < 1e-12 && l.type != "fixed" && l.type != "spherical")
+      if (l.axis.norm() < 1e-12 && l.type != JointType::Fixed && l.type != JointType::Spherical)
         fail(a, "loop '" + l.name + "': attribute 'xyz': axis must be non-zero");
       if (l.axis.norm() >= 1e-12) l.axis.normalize();
-    } else if (l.type != "fixed" && l.type != "spherical") {
-      fail(e, "missing element <axis> (required for a " + l.type + " loop joint)");
+    } else if (l.type != JointType::Fixed && l.type != JointType::Spherical) {
+      fail(e, "missing element <axis> (required for a " + type + " loop joint)");
     }
     return l;
   }

@@ -1,7 +1,7 @@
 // Google Benchmark of the constraint forces (constraint_forces.hpp): CE-ABA alone vs. CE-ABA
 // followed by ceAbaConstraintForces (every tree-joint force, loop wrench and coupling force),
 // on models/cd_quadruped.urdf and shared/urdfplus/{mini_cheetah,mit_humanoid}.urdf. Each
-// benchmark cycles through 64 random closed states (seed 12345, tests/support/closed_states.hpp)
+// benchmark cycles through 64 random closed states (seed 12345, tools/support/closed_states.hpp)
 // with tau_y uniform in [-1, 1]. Names: "CE_ABA/<model>" and "CE_ABA_FORCES/<model>".
 //
 //   clusterdyn_bench_forces --benchmark_repetitions=15 --benchmark_report_aggregates_only=true

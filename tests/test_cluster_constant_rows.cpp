@@ -6,10 +6,10 @@
 
 #include <random>
 
+#include "closed_states.hpp"
 #include "cluster/cluster_workspace.hpp"
 #include "clusterdyn/cluster_algorithms.hpp"
 #include "clusterdyn/constraint_forces.hpp"
-#include "support/closed_states.hpp"
 #include "test_util.hpp"
 
 using namespace clusterdyn;

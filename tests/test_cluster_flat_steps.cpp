@@ -10,11 +10,11 @@
 #include <random>
 #include <sstream>
 
+#include "closed_states.hpp"
 #include "cluster/cluster_workspace.hpp"
 #include "clusterdyn/cluster_algorithms.hpp"
 #include "clusterdyn/constraint_forces.hpp"
-#include "support/closed_states.hpp"
-#include "support/dense_oracles.hpp"
+#include "dense_oracles.hpp"
 #include "test_util.hpp"
 
 using namespace clusterdyn;

@@ -12,11 +12,11 @@
 #include <string>
 #include <vector>
 
+#include "closed_states.hpp"
 #include "cluster/cluster_workspace.hpp"
 #include "clusterdyn/clusterdyn.hpp"
 #include "dense_oracles.hpp"
 #include "loop_model_generator.hpp"
-#include "support/closed_states.hpp"
 #include "test_util.hpp"
 
 using namespace clusterdyn;

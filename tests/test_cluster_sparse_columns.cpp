@@ -13,11 +13,11 @@
 #include <filesystem>
 #include <random>
 
+#include "closed_states.hpp"
 #include "cluster/cluster_workspace.hpp"
 #include "clusterdyn/cluster_algorithms.hpp"
 #include "clusterdyn/constraints.hpp"
 #include "dense_oracles.hpp"
-#include "support/closed_states.hpp"
 #include "test_util.hpp"
 
 using namespace clusterdyn;

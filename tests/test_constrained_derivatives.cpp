@@ -197,8 +197,11 @@ TEST(ConstrainedDerivatives, FiniteDifferencesOnBundledModels) {
   Stats stats;
   ModelOptions rigid;
   rigid.jointDynamics = false;
+  ModelOptions rigidCut = rigid;  // the derivatives refuse multi-dof joints in embedded loops
+  rigidCut.cutLoops = true;
   for (const std::string& f : bundledFiles()) {
-    const ClusterModel cm = loadModel(modelsPath(f), rigid);
+    const bool multiDof = f == "cd_rsu_leg.urdf" || f == "cd_delta.urdf";
+    const ClusterModel cm = loadModel(modelsPath(f), multiDof ? rigidCut : rigid);
     for (int variant = 0; variant < 2; ++variant) {
       ConstraintSet set(cm);
       addRandomConstraints(set, cm, rng, 3, std::min(12, cm.ny - 1), variant == 1);
@@ -402,7 +405,7 @@ TEST(ConstrainedDerivatives, SolutionMatchesProxPvAndWrenches) {
 }
 
 TEST(ConstrainedDerivatives, EmptySetGivesCeAbaDerivatives) {
-  for (const char* f : {"cd_quadruped.urdf", "cd_rsu_leg.urdf"}) {
+  for (const char* f : {"cd_quadruped.urdf", "cd_parallel_walker.urdf"}) {
     const ClusterModel cm = loadModel(modelsPath(f));
     const ConstraintSet none(cm);
     ClusterData data(cm);

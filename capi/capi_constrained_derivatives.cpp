@@ -103,8 +103,8 @@ cdyn_status cdyn_constrained_derivative_workspace_create(
     std::unique_ptr<cdyn_workspace, cdyn_status (*)(cdyn_workspace*)> owner(ws,
                                                                             cdyn_workspace_free);
     *cws = new cdyn_constrained_derivative_workspace(set, ws);
-    owner.release();
-    set->workspaces.fetch_add(1);  // the set stays read-only and alive while the handle lives
+    static_cast<void>(owner.release());  // the new handle owns the workspace now
+    set->workspaces.fetch_add(1);        // the set stays read-only and alive while the handle lives
     return CDYN_OK;
   });
 }

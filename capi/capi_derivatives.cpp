@@ -62,7 +62,7 @@ cdyn_status cdyn_derivative_workspace_create(const cdyn_model* model,
     std::unique_ptr<cdyn_workspace, cdyn_status (*)(cdyn_workspace*)> owner(ws,
                                                                             cdyn_workspace_free);
     *dws = new cdyn_derivative_workspace(model, ws);
-    owner.release();
+    static_cast<void>(owner.release());  // the new handle owns the workspace now
     return CDYN_OK;
   });
 }

@@ -117,7 +117,7 @@ def structs(text):
     return out
 
 
-def dummy(decl, opaque, struct_names):
+def dummy(decl, opaque, struct_names, enums):
     """(name, Fortran declaration without the name's dimension, dimension, imports) of one C
     parameter declaration with its marker comment."""
     marks = set()
@@ -175,8 +175,8 @@ def wrap(words, indent, width=100):
     return "\n".join(lines + [cur])
 
 
-def interface(result, name, params, opaque, struct_names):
-    args = [dummy(p, opaque, struct_names) for p in params]
+def interface(result, name, params, opaque, struct_names, enums):
+    args = [dummy(p, opaque, struct_names, enums) for p in params]
     lower = [a[0].lower() for a in args]
     names = []
     for (n, *_), low in zip(args, lower):
@@ -205,7 +205,7 @@ def interface(result, name, params, opaque, struct_names):
 
 
 def generate(header_text):
-    global enums
+    """The text of the Fortran module of the header text."""
     text = strip_comments(header_text)
     opaque = set(re.findall(r"typedef struct (cdyn_\w+) \1;", text))
     enums = set(re.findall(r"typedef enum (\w+) \{", text))
@@ -245,12 +245,9 @@ def generate(header_text):
             raise HeaderError(f"{name} declared twice")
         seen.add(name)
         params = [] if split_top(params) in ([], ["void"]) else split_top(params)
-        out += ["", interface(result, name, params, opaque, set(types))]
+        out += ["", interface(result, name, params, opaque, set(types), enums)]
     out += ["", "  end interface", "end module clusterdyn", ""]
     return "\n".join(out)
-
-
-enums = set()
 
 if __name__ == "__main__":
     if len(sys.argv) != 3:

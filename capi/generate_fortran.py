@@ -226,8 +226,9 @@ def generate(header_text):
     banner = re.compile(r"/\* =+ \*/\n/\*\s*(.*?)\s*\*/\n(?:/\*[^\n]*\*/\n)*?/\* =+ \*/")
     events = [(m.start(), "section", m.group(1)) for m in banner.finditer(header_text)]
     decl = re.compile(r"CDYN_API\s+([\w\s\*]+?)\s*\b(cdyn_\w+)\s*\((.*?)\);", re.S)
-    # The declarations with their marker comments: the header without its other comments.
-    kept = re.sub(r"/\*(?!(?:optional|array|scalar)[\w ]*\*/).*?\*/", lambda c: " " * len(
+    # The declarations with their marker comments (lower-case words only, checked by dummy): the
+    # header without its other comments, positions kept.
+    kept = re.sub(r"/\*(?![a-z ]+\*/).*?\*/", lambda c: " " * len(
         c.group(0)) if "\n" not in c.group(0) else re.sub(r"[^\n]", " ", c.group(0)),
         header_text, flags=re.S)
     kept = re.sub(r"//[^\n]*", "", kept)

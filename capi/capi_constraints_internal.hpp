@@ -61,12 +61,11 @@ struct cdyn_constraint_workspace {
 
 /// Where the messages of a set's / a constraint workspace's calls go (cdyn_internal::fail finds
 /// these next to the handle structs, by argument-dependent lookup).
-inline cdyn_internal::Sink sinkOf(cdyn_constraint_set* set) {
-  return cdyn_internal::Sink{set->lastError.data(), set->lastError.size()};
+inline cdyn_internal::Sink sinkOf(cdyn_constraint_set* s) {
+  return cdyn_internal::sinkIn(s->lastError);
 }
-inline cdyn_internal::Sink sinkOf(cdyn_constraint_workspace* ws) {
-  auto& buf = ws->data.treeData.lastError;
-  return cdyn_internal::Sink{buf.data(), buf.size()};
+inline cdyn_internal::Sink sinkOf(cdyn_constraint_workspace* w) {
+  return cdyn_internal::sinkIn(w->data.treeData.lastError);
 }
 
 namespace cdyn_constraints_internal {

@@ -48,11 +48,10 @@ struct cdyn_contact_workspace {
 /// Where the messages of a problem's / a contact workspace's calls go (cdyn_internal::fail finds
 /// these next to the handle structs, by argument-dependent lookup).
 inline cdyn_internal::Sink sinkOf(cdyn_contact_problem* p) {
-  return cdyn_internal::Sink{p->lastError.data(), p->lastError.size()};
+  return cdyn_internal::sinkIn(p->lastError);
 }
 inline cdyn_internal::Sink sinkOf(cdyn_contact_workspace* w) {
-  auto& buf = w->data.treeData.lastError;
-  return cdyn_internal::Sink{buf.data(), buf.size()};
+  return cdyn_internal::sinkIn(w->data.treeData.lastError);
 }
 
 namespace cdyn_contact_internal {

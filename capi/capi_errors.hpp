@@ -16,6 +16,7 @@
 // Nothing here allocates.
 #pragma once
 
+#include <array>
 #include <cstdarg>
 #include <cstddef>
 
@@ -30,6 +31,12 @@ struct Sink {
   char* buf = nullptr;
   std::size_t len = 0;
 };
+
+/// The sink of a handle's message buffer (what each handle's sinkOf returns).
+template <std::size_t N>
+Sink sinkIn(std::array<char, N>& buffer) {
+  return Sink{buffer.data(), N};
+}
 
 /// What a clusterdyn::ModelError means where it is caught: a model that cannot be loaded, or an
 /// invalid argument of a call (a constraint that does not fit the model).

@@ -1,6 +1,8 @@
-"""Batched evaluation on a Dask cluster: the ``*_batch`` calls of :class:`clusterdyn.Model` and
-:meth:`clusterdyn.ConstraintSet.constrained_dynamics_batch`, chunked over the workers of an
-existing Dask distributed cluster (optional dependency: ``pip install "dask[distributed]"``).
+"""Batched evaluation on a Dask cluster: the ``*_batch`` calls of :class:`clusterdyn.Model`,
+:meth:`clusterdyn.ConstraintSet.constrained_dynamics_batch`, the constrained-dynamics
+derivatives of N states and :meth:`clusterdyn.ContactProblem.rollout`, chunked over the workers
+of an existing Dask distributed cluster (optional dependency: ``pip install
+"dask[distributed]"``).
 
     from dask.distributed import Client
     import clusterdyn.distributed as cdd
@@ -29,10 +31,10 @@ returns); each chunk's result is taken once, from its own task. See docs/distrib
 """
 
 import collections
+import functools
 import hashlib
 import inspect
 import os
-import pickle
 import re
 import threading
 import uuid
@@ -46,11 +48,17 @@ except ImportError as exc:  # pragma: no cover - exercised when Dask is absent
     raise ImportError("clusterdyn.distributed needs Dask distributed: pip install "
                       "\"clusterdyn[distributed]\" (or \"dask[distributed]\")") from exc
 
-from . import _core, _shm
-from ._constraints import NotConvergedError, NotConvergedWarning, _on_not_converged
+from . import _batch_loops, _core, _shm
+from ._constraints import NotConvergedError
+from ._contact import ContactProblem as _ContactProblem
 from ._core import ClusterdynError, Model
 
-__all__ = ["DistributedModel", "DistributedConstraintSet", "DistributedStateError"]
+__all__ = ["DistributedModel", "DistributedConstraintSet", "DistributedContactProblem",
+           "DistributedStateError", "constrained_dynamics_derivatives_batch"]
+
+constrained_dynamics_derivatives_batch = _batch_loops.constrained_dynamics_derivatives_batch
+"""The local call that DistributedConstraintSet.constrained_dynamics_derivatives_batch equals
+(clusterdyn._batch_loops)."""
 
 DEFAULT_CHUNK_SIZE = 4096
 """States per task by default: suits small batches. Large batches reach the local pool's
@@ -77,6 +85,10 @@ _ModelSpec = collections.namedtuple("_ModelSpec", "key text options")
 _Recipe = collections.namedtuple("_Recipe", "key cut_loops steps")
 """A constraint set as it travels: cut_loops (Model.cut_loop_constraints, else
 Model.constraint_set) and the steps ((method, args, kwargs), ...) that add its constraints."""
+
+_ContactRecipe = collections.namedtuple("_ContactRecipe", "key steps")
+"""A contact problem as it travels: the steps that build it (add_bilateral's argument a
+_Recipe)."""
 
 _Failure = collections.namedtuple("_Failure", "status message function state")
 """A chunk's library error, returned (not raised: the state fails again on every retry) with
@@ -145,6 +157,37 @@ def _constraint_set(entry, recipe):
     return cs
 
 
+def _contact_problem(entry, recipe):
+    cp = entry.sets.get(recipe.key)
+    if cp is None:
+        cp = _ContactProblem(entry.model)
+        for method, args, kwargs in recipe.steps:
+            args = [_constraint_set(entry, a) if isinstance(a, _Recipe) else a for a in args]
+            getattr(cp, method)(*args, **kwargs)
+        entry.sets[recipe.key] = cp
+    return cp
+
+
+def _target(entry, recipe):
+    """What a task calls: the model, a constraint set or a contact problem."""
+    if recipe is None:
+        return entry.model
+    if isinstance(recipe, _ContactRecipe):
+        return _contact_problem(entry, recipe)
+    return _constraint_set(entry, recipe)
+
+
+_LOOPS = {"rollout_batch": _batch_loops.rollout_batch,
+          "constrained_dynamics_derivatives_batch":
+              _batch_loops.constrained_dynamics_derivatives_batch}
+"""Batched calls that are functions of the target (module _batch_loops), not its methods."""
+
+
+def _method(target, name):
+    loop = _LOOPS.get(name)
+    return getattr(target, name) if loop is None else functools.partial(loop, target)
+
+
 def _call(spec, recipe, method, arrays, per_state, kwargs):
     """`method` of the worker's cached Model (or its ConstraintSet `recipe`) on one chunk.
     Returns the method's result, a _NotConverged, or a _Failure for a library error."""
@@ -153,15 +196,14 @@ def _call(spec, recipe, method, arrays, per_state, kwargs):
         if entry.closed:  # dropped from the cache between _entry and the lock: load again
             return _call(spec, recipe, method, arrays, per_state, kwargs)
         try:
-            target = entry.model if recipe is None else _constraint_set(entry, recipe)
-            return getattr(target, method)(*arrays, **per_state, **kwargs)
+            return _method(_target(entry, recipe), method)(*arrays, **per_state, **kwargs)
         except NotConvergedError as e:  # constrained dynamics: the result and the message
             m = _FIRST.search(e.message)
             return _NotConverged(e.result, m.group(1) if m else e.message, e.function)
-        except ClusterdynError as e:
+        except ClusterdynError as e:  # the state: in the message ("... (state k)") or .state
             m = _STATE.match(e.message)
-            return _Failure(e.status, m.group(1) if m else e.message, e.function,
-                            int(m.group(2)) if m else -1)
+            state = int(m.group(2)) if m else (-1 if e.state is None else e.state)
+            return _Failure(e.status, m.group(1) if m else e.message, e.function, state)
 
 
 def _run_chunk(spec, recipe, method, arrays, per_state, kwargs):
@@ -169,22 +211,35 @@ def _run_chunk(spec, recipe, method, arrays, per_state, kwargs):
     return _call(spec, recipe, method, arrays, per_state, kwargs)
 
 
-def _run_shared(spec, recipe, method, inputs, outputs, keys, start, stop, kwargs):
+def _flip(a, flipped):
+    """A result array <-> its storage: the (N, b, a) C-contiguous array of which a per-state
+    column-major (N, a, b) result (the derivative matrices) is the transposed view."""
+    return a.transpose(0, 2, 1) if flipped else a
+
+
+_COLUMN_MAJOR = dict.fromkeys(("rnea_derivatives_batch", "aba_derivatives_batch",
+                               "ce_rnea_derivatives_batch", "ce_aba_derivatives_batch"),
+                              (1, 2, 3))
+_COLUMN_MAJOR["constrained_dynamics_derivatives_batch"] = (2, 3, 4, 5, 6, 7)
+"""The results (by index among the arrays) whose matrices are per-state column-major views."""
+
+
+def _run_shared(spec, recipe, method, inputs, outputs, keys, start, stop, kwargs, flips):
     """One task on the caller's machine: rows start:stop of the shared input block (the
     positional arrays, then the per-state keyword arrays named `keys`) go to the library call
     as read-only views of the caller's pages (no copy); the result's arrays go into the same
-    rows of the shared output block. Returns None, a _NotConverged without result, a
-    _Failure, or _NoShared."""
+    rows of the shared output block (their storage: `flips`, see _flip). Returns None, a
+    _NotConverged without result, a _Failure, or _NoShared."""
     rows = _shm.attach(inputs, start, stop)
     if rows is None:
         return _NoShared(f"{inputs.path} is not visible on this worker")
     npos = len(rows) - len(keys)
-    if recipe is None and method in _WRITES_OUT:  # the library writes into the caller's rows
+    if method in _WRITES_OUT:  # the library writes into the caller's rows
         dst = _shm.attach_writable(outputs, start, stop)
         if dst is None:
             return _NoShared(f"{outputs.path} is not visible on this worker")
         r = _call(spec, recipe, method, rows[:npos], dict(zip(keys, rows[npos:])),
-                  dict(kwargs, out=tuple(dst)))
+                  dict(kwargs, out=tuple(_flip(d, f) for d, f in zip(dst, flips))))
         del rows, dst  # unmaps both blocks
         return r if isinstance(r, _Failure) else None
     r = _call(spec, recipe, method, rows[:npos], dict(zip(keys, rows[npos:])), kwargs)
@@ -192,8 +247,8 @@ def _run_shared(spec, recipe, method, inputs, outputs, keys, start, stop, kwargs
     if isinstance(r, _Failure):
         return r
     try:
-        if not _shm.write_rows(outputs, _arrays(r.result if isinstance(r, _NotConverged)
-                                                else r), start):
+        result = _arrays(r.result if isinstance(r, _NotConverged) else r)
+        if not _shm.write_rows(outputs, [_flip(a, f) for a, f in zip(result, flips)], start):
             return _NoShared(f"{outputs.path} is not visible on this worker")
     except OSError as e:  # /dev/shm full
         return _NoShared(str(e))
@@ -201,9 +256,12 @@ def _run_shared(spec, recipe, method, inputs, outputs, keys, start, stop, kwargs
 
 
 _WRITES_OUT = frozenset(("ce_aba_batch", "ce_aba_independent_batch", "ce_rnea_batch",
-                         "mass_matrix_batch"))
-"""The Model batch calls with an `out` argument: on a worker that sees the caller's shared
-output block, they write their rows of it directly (no copy of the result)."""
+                         "mass_matrix_batch", "rnea_derivatives_batch", "aba_derivatives_batch",
+                         "ce_rnea_derivatives_batch", "ce_aba_derivatives_batch",
+                         "constrained_dynamics_derivatives_batch"))
+"""The batch calls with an `out` argument: on a worker that sees the caller's shared output
+block, they write their rows of it directly (no copy of the result). The rollouts have none:
+a rollout chunk's result is copied into the block once (noise beside its steps)."""
 
 
 def _sees(layout):
@@ -258,10 +316,12 @@ def _chunk_size(value):
 
 def _with_pool(local, method, kwargs, use_pool):
     """kwargs with use_pool set, for the batch calls that take it (the derivative batches run
-    on their own derivative workspaces, not on the model's pool); kwargs without it for the
-    others."""
-    kwargs = {k: v for k, v in kwargs.items() if k != "use_pool"}
-    if "use_pool" in inspect.signature(getattr(local, method)).parameters:
+    on their own derivative workspaces, not on the model's pool), and threads for those that
+    take it (not the constrained-dynamics derivatives: one thread per task)."""
+    params = inspect.signature(_method(local, method)).parameters
+    kwargs = {k: v for k, v in kwargs.items()
+              if k not in ("use_pool", "threads") or k in params}
+    if "use_pool" in params:
         kwargs["use_pool"] = use_pool
     return kwargs
 
@@ -288,14 +348,19 @@ class _Mapper:
         N = rows.pop()
         # The local call on zero states checks every shape and argument with the package's
         # own messages, and gives the result's structure.
-        empty = getattr(local, method)(*(a[:0] for a in arrays),
+        empty = _method(local, method)(*(a[:0] for a in arrays),
                                        **{k: v[:0] for k, v in per_state.items()},
                                        **_with_pool(local, method, self._check_kwargs(kwargs),
                                                     False))
         if N == 0:
             return empty, []
-        # The result, preallocated: each chunk's rows are copied in once, as it arrives.
-        out = [np.empty((N,) + t.shape[1:], t.dtype) for t in _arrays(empty)]
+        # The result, preallocated: each chunk's rows are copied in once, as it arrives, into
+        # `store` (C-contiguous; the shared output block holds the same), of which `out` are
+        # the result's views (per-state column-major matrices: transposed, see _flip).
+        flips = tuple(k in _COLUMN_MAJOR.get(method, ()) for k in range(len(_arrays(empty))))
+        store = [np.empty((N,) + _flip(t[:0], f).shape[1:], t.dtype)
+                 for t, f in zip(_arrays(empty), flips)]
+        out = [_flip(a, f) for a, f in zip(store, flips)]
         size = dm.chunk_size
         starts = list(range(0, N, size))
         tag = f"clusterdyn-{method}-{uuid.uuid4().hex[:12]}"
@@ -304,7 +369,7 @@ class _Mapper:
         in_flight = dm.max_in_flight or max(2, 2 * sum(nthreads.values()))
         keys = list(per_state)
         inputs = arrays + [per_state[k] for k in keys]
-        blocks = dm._shared_blocks(nthreads, inputs, out)
+        blocks = dm._shared_blocks(nthreads, inputs, store)
 
         def submit(i, shared):
             s = slice(starts[i], min(N, starts[i] + size))
@@ -315,7 +380,7 @@ class _Mapper:
                 except OSError:  # /dev/shm full: this chunk travels in its task
                     return submit(i, False)
                 return client.submit(_run_shared, dm._spec, recipe, method, blocks[0].layout,
-                                     blocks[1].layout, keys, s.start, s.stop, work,
+                                     blocks[1].layout, keys, s.start, s.stop, work, flips,
                                      key=f"{tag}-{i}", pure=False, retries=dm.retries)
             # The chunk is part of its task (not scattered), so that the scheduler can run it
             # again when the worker that held it dies; Dask's warning about large tasks is
@@ -357,7 +422,7 @@ class _Mapper:
                         stalled[i], r = r, r.result
                     s = slice(starts[i], min(N, starts[i] + size))
                     if r is None:  # in the shared output block: read into the result
-                        for k, dst in enumerate(out):
+                        for k, dst in enumerate(store):
                             blocks[1].read_rows(k, dst[s], s.start)
                     else:
                         for dst, src in zip(out, _arrays(r)):
@@ -562,6 +627,11 @@ class DistributedModel(_Mapper):
         (Model.cut_loop_constraints)."""
         return DistributedConstraintSet(self, cut_loops=True)
 
+    def contact_problem(self):
+        """A new, empty :class:`DistributedContactProblem` (ContactProblem(model)): rollouts on
+        the cluster."""
+        return DistributedContactProblem(self)
+
     def release(self):
         """Drops the models every worker has cached (all DistributedModels of this client);
         returns {worker address: number of models dropped}. They load again on the next call.
@@ -572,69 +642,5 @@ class DistributedModel(_Mapper):
         return self.client.run(_forget_models)
 
 
-class DistributedConstraintSet(_Mapper):
-    """A constraint set of a :class:`DistributedModel`: :meth:`add` and :meth:`add_contact`
-    are applied here at once (``local``, a ConstraintSet: the library's checks and errors) and
-    recorded; the workers build the same set once from the record. As the local set, it is
-    read-only after the first :meth:`constrained_dynamics_batch`."""
-
-    def __init__(self, dmodel, cut_loops):
-        self._dmodel = dmodel
-        self._cut_loops = cut_loops
-        m = dmodel.model
-        self.local = m.cut_loop_constraints() if cut_loops else m.constraint_set()
-        self._steps = []
-        self._recipe = None
-
-    def _record(self, method, args, kwargs):
-        index = getattr(self.local, method)(*args, **kwargs)  # raises as the local set does
-        self._steps.append((method, args, kwargs))
-        self._recipe = None
-        return index
-
-    def add(self, *args, **kwargs):
-        """ConstraintSet.add (same arguments); returns the constraint's index."""
-        return self._record("add", args, kwargs)
-
-    def add_contact(self, *args, **kwargs):
-        """ConstraintSet.add_contact (same arguments); returns the constraint's index."""
-        return self._record("add_contact", args, kwargs)
-
-    size = property(lambda self: self.local.size, doc="Number of constraints.")
-    nrows = property(lambda self: self.local.nrows, doc="Number of rows m.")
-    names = property(lambda self: self.local.names, doc="Constraint names, in index order.")
-
-    def __len__(self):
-        return self.local.size
-
-    def _get_recipe(self):
-        if self._recipe is None:
-            steps = tuple(self._steps)
-            digest = hashlib.sha256(self._dmodel._spec.key.encode() + pickle.dumps(
-                (self._cut_loops, steps))).hexdigest()
-            self._recipe = _Recipe(digest, self._cut_loops, steps)
-        return self._recipe
-
-    def constrained_dynamics_batch(self, Q, V, TAU, fext=None, solver="prox_pv", mu=1e-4,
-                                   tolerance=1e-10, max_iterations=50,
-                                   on_not_converged="warn"):
-        """ConstraintSet.constrained_dynamics_batch on the cluster: a BatchProximalResult,
-        bit-identical to the local call; states above the tolerance are reported as there
-        (on_not_converged "warn", "ignore" or "raise"), naming the first one's global index."""
-        _on_not_converged(on_not_converged)
-        kwargs = dict(solver=solver, mu=mu, tolerance=tolerance, max_iterations=max_iterations,
-                      on_not_converged="raise")
-        result, stalled = self._map(self.local, "constrained_dynamics_batch",
-                                    self._get_recipe(), (Q, V, TAU), {"fext": fext}, kwargs)
-        if stalled and on_not_converged != "ignore":
-            bad = np.flatnonzero(~result.converged)
-            text = (f"{bad.size} of {result.converged.size} states did not converge; first "
-                    f"(state {bad[0]}): {stalled[0].message}")
-            if on_not_converged == "raise":
-                raise NotConvergedError(text, stalled[0].function, result)
-            warnings.warn(f"{stalled[0].function}: {text}", NotConvergedWarning, stacklevel=2)
-        return result
-
-    def _check_kwargs(self, kwargs):
-        return dict(kwargs, threads=1, use_pool=False, on_not_converged="ignore")
-
+# The constraint sets and contact problems (their own module; they use _Mapper above).
+from ._distributed_sets import DistributedConstraintSet, DistributedContactProblem  # noqa: E402

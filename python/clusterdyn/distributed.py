@@ -441,6 +441,10 @@ class _Mapper:
         if failure is not None:
             i, e = failure
             state = starts[i] + e.state if e.state >= 0 else starts[i]
+            local = re.compile(rf"^state {e.state}\b")  # the rollouts' "state k, step t: ..."
+            if e.state >= 0 and local.match(e.message):
+                raise DistributedStateError(e.status, local.sub(f"state {state}", e.message),
+                                            e.function, state)
             where = f" (state {state})" if e.state >= 0 else \
                 f" (states {starts[i]}..{min(N, starts[i] + size) - 1})"
             raise DistributedStateError(e.status, e.message + where, e.function, state)

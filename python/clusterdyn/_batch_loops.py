@@ -5,6 +5,7 @@ workspace, writing each state's result in place: the library has no batch of the
 """
 
 import ctypes as C
+import functools
 
 import numpy as np
 
@@ -114,3 +115,21 @@ def constrained_dynamics_derivatives_batch(cset, Q, V, TAU, fext=None, rank_tole
             raise ClusterdynError(status, f"{message.decode(errors='replace')} (state {i})", _FN,
                                   state=i)
     return ConstrainedDerivatives(*res)
+
+
+LOOPS = {"rollout_batch": rollout_batch,
+         "constrained_dynamics_derivatives_batch": constrained_dynamics_derivatives_batch}
+"""Batched calls that are functions of their target (a ContactProblem, a ConstraintSet)."""
+
+
+def method(target, name):
+    """The batched call `name` of `target`: its method, or a function of LOOPS bound to it."""
+    loop = LOOPS.get(name)
+    return getattr(target, name) if loop is None else functools.partial(loop, target)
+
+
+COLUMN_MAJOR = dict.fromkeys(("rnea_derivatives_batch", "aba_derivatives_batch",
+                              "ce_rnea_derivatives_batch", "ce_aba_derivatives_batch"), (1, 2, 3))
+COLUMN_MAJOR["constrained_dynamics_derivatives_batch"] = (2, 3, 4, 5, 6, 7)
+"""Per batched call, the results (by index among its arrays) that are per-state column-major
+matrices: (N, a, b) views of C-contiguous (N, b, a) storage, written in place by the library."""

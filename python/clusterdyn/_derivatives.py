@@ -165,7 +165,8 @@ class DerivativesMixin:
             p = core._ptr
             status = getattr(core.lib(), "cdyn_batch_" + name)(
                 self.handle, arr, n, N, layout, p(Q), self.nq, p(V), self.nv, p(X), xn, p(F),
-                0 if F is None else 6 * self.nbodies, p(value), xn, *(x for M in mats for x in _mat_ptr(M)),
+                0 if F is None else 6 * self.nbodies, p(value), xn,
+                *(x for M in mats for x in _mat_ptr(M)),
                 C.byref(failed))
             message = self._dws[0].last_error
         if status != core.OK:

@@ -7,13 +7,14 @@ of an existing Dask distributed cluster (optional dependency: ``pip install
     from dask.distributed import Client
     import clusterdyn.distributed as cdd
     client = Client("tcp://scheduler:8786")             # or Client(LocalCluster(...))
-    dm = cdd.DistributedModel.load(client, "robot.urdf", threads=4, chunk_size=4096)
+    dm = cdd.DistributedModel.load(client, "robot.urdf", threads=4)  # chunk_size: per call
     YDD = dm.ce_aba_batch(Q, V, TAU)                     # == model.ce_aba_batch(Q, V, TAU)
 
 How it works: the model travels as its file text (and load options); each worker loads it once
 and keeps it (a small per-process cache keyed by a hash of text and options). The inputs are
-cut into chunks of ``chunk_size`` states; each chunk is one Dask task that runs the same batched
-call of this package on the worker, on the model's thread pool of ``threads`` threads. When
+cut into chunks of ``chunk_size`` states (default: per call, DEFAULT_CHUNK_SIZE); each chunk
+is one Dask task that runs the same batched call of this package on the worker, on the model's
+thread pool of ``threads`` threads. When
 the workers run on the caller's machine (a LocalCluster; found by a probe), the arrays do not
 travel through Dask at all: the inputs are written once into a shared-memory file, the task
 carries only the file's name and its rows, and the worker reads its rows in place and writes
@@ -31,7 +32,6 @@ returns); each chunk's result is taken once, from its own task. See docs/distrib
 """
 
 import collections
-import functools
 import hashlib
 import inspect
 import os
@@ -60,10 +60,10 @@ constrained_dynamics_derivatives_batch = _batch_loops.constrained_dynamics_deriv
 """The local call that DistributedConstraintSet.constrained_dynamics_derivatives_batch equals
 (clusterdyn._batch_loops)."""
 
-DEFAULT_CHUNK_SIZE = 4096
-"""States per task by default: suits small batches. Large batches reach the local pool's
-throughput only with larger chunks, e.g. 65536 CE-ABA states (docs/distributed.md, "Choosing a
-chunk size")."""
+DEFAULT_CHUNK_SIZE = 32768
+"""The largest chunk of the default chunk_size=None: each call cuts its N states (rollouts) into
+chunks of min(DEFAULT_CHUNK_SIZE, ceil(N / (2 x the cluster's task slots))), two tasks per slot
+(docs/distributed.md, "Choosing a chunk size": the measurements behind both numbers)."""
 
 
 class DistributedStateError(ClusterdynError):
@@ -177,17 +177,6 @@ def _target(entry, recipe):
     return _constraint_set(entry, recipe)
 
 
-_LOOPS = {"rollout_batch": _batch_loops.rollout_batch,
-          "constrained_dynamics_derivatives_batch":
-              _batch_loops.constrained_dynamics_derivatives_batch}
-"""Batched calls that are functions of the target (module _batch_loops), not its methods."""
-
-
-def _method(target, name):
-    loop = _LOOPS.get(name)
-    return getattr(target, name) if loop is None else functools.partial(loop, target)
-
-
 def _call(spec, recipe, method, arrays, per_state, kwargs):
     """`method` of the worker's cached Model (or its ConstraintSet `recipe`) on one chunk.
     Returns the method's result, a _NotConverged, or a _Failure for a library error."""
@@ -196,7 +185,8 @@ def _call(spec, recipe, method, arrays, per_state, kwargs):
         if entry.closed:  # dropped from the cache between _entry and the lock: load again
             return _call(spec, recipe, method, arrays, per_state, kwargs)
         try:
-            return _method(_target(entry, recipe), method)(*arrays, **per_state, **kwargs)
+            call = _batch_loops.method(_target(entry, recipe), method)
+            return call(*arrays, **per_state, **kwargs)
         except NotConvergedError as e:  # constrained dynamics: the result and the message
             m = _FIRST.search(e.message)
             return _NotConverged(e.result, m.group(1) if m else e.message, e.function)
@@ -217,11 +207,6 @@ def _flip(a, flipped):
     return a.transpose(0, 2, 1) if flipped else a
 
 
-_COLUMN_MAJOR = dict.fromkeys(("rnea_derivatives_batch", "aba_derivatives_batch",
-                               "ce_rnea_derivatives_batch", "ce_aba_derivatives_batch"),
-                              (1, 2, 3))
-_COLUMN_MAJOR["constrained_dynamics_derivatives_batch"] = (2, 3, 4, 5, 6, 7)
-"""The results (by index among the arrays) whose matrices are per-state column-major views."""
 
 
 def _run_shared(spec, recipe, method, inputs, outputs, keys, start, stop, kwargs, flips):
@@ -308,6 +293,11 @@ def _rebuild(template, arrays):
     return type(template)(*fields) if hasattr(template, "_fields") else tuple(fields)
 
 
+def _auto_chunk(N, slots):
+    """The chunk size of chunk_size=None: two tasks per task slot, at most DEFAULT_CHUNK_SIZE."""
+    return max(1, min(DEFAULT_CHUNK_SIZE, -(-N // (2 * max(1, slots)))))
+
+
 def _chunk_size(value):
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
         raise ValueError(f"chunk_size must be a positive integer, got {value!r}")
@@ -318,7 +308,7 @@ def _with_pool(local, method, kwargs, use_pool):
     """kwargs with use_pool set, for the batch calls that take it (the derivative batches run
     on their own derivative workspaces, not on the model's pool), and threads for those that
     take it (not the constrained-dynamics derivatives: one thread per task)."""
-    params = inspect.signature(_method(local, method)).parameters
+    params = inspect.signature(_batch_loops.method(local, method)).parameters
     kwargs = {k: v for k, v in kwargs.items()
               if k not in ("use_pool", "threads") or k in params}
     if "use_pool" in params:
@@ -348,7 +338,7 @@ class _Mapper:
         N = rows.pop()
         # The local call on zero states checks every shape and argument with the package's
         # own messages, and gives the result's structure.
-        empty = _method(local, method)(*(a[:0] for a in arrays),
+        empty = _batch_loops.method(local, method)(*(a[:0] for a in arrays),
                                        **{k: v[:0] for k, v in per_state.items()},
                                        **_with_pool(local, method, self._check_kwargs(kwargs),
                                                     False))
@@ -357,15 +347,16 @@ class _Mapper:
         # The result, preallocated: each chunk's rows are copied in once, as it arrives, into
         # `store` (C-contiguous; the shared output block holds the same), of which `out` are
         # the result's views (per-state column-major matrices: transposed, see _flip).
-        flips = tuple(k in _COLUMN_MAJOR.get(method, ()) for k in range(len(_arrays(empty))))
+        column_major = _batch_loops.COLUMN_MAJOR.get(method, ())
+        flips = tuple(k in column_major for k in range(len(_arrays(empty))))
         store = [np.empty((N,) + _flip(t[:0], f).shape[1:], t.dtype)
                  for t, f in zip(_arrays(empty), flips)]
         out = [_flip(a, f) for a, f in zip(store, flips)]
-        size = dm.chunk_size
+        nthreads = client.nthreads()
+        size = dm.chunk_size or _auto_chunk(N, sum(nthreads.values()))
         starts = list(range(0, N, size))
         tag = f"clusterdyn-{method}-{uuid.uuid4().hex[:12]}"
         work = _with_pool(local, method, dict(kwargs, threads=dm.threads), True)
-        nthreads = client.nthreads()
         in_flight = dm.max_in_flight or max(2, 2 * sum(nthreads.values()))
         keys = list(per_state)
         inputs = arrays + [per_state[k] for k in keys]
@@ -461,13 +452,14 @@ class DistributedModel(_Mapper):
     the same model loaded here (sizes and names; the shapes are checked against it before any
     task leaves). threads: library threads per task on a worker (the model's pool; default
     os.cpu_count() of the worker: set cores / worker processes per machine). chunk_size:
-    states per task. retries: Dask retries of a task that raised (a library error is not
-    retried: the state fails again; a dead worker's tasks are rescheduled by the scheduler
-    whatever this is). max_in_flight: tasks submitted at once (default: twice the cluster's
-    task slots), so that the scheduler holds only those chunks' inputs. transport: how the
-    arrays reach the workers: "auto" (default) through shared memory when every worker sees
-    the caller's /dev/shm (a probe, once per set of workers: a LocalCluster), else inside the
-    tasks; "shared": through shared memory without the probe; "inline": inside the tasks. In
+    states (rollouts) per task, or None (default): per call, see DEFAULT_CHUNK_SIZE. retries:
+    Dask retries of a task that raised (a library error is not retried: the state fails
+    again; a dead worker's tasks are rescheduled by the scheduler whatever this is).
+    max_in_flight: tasks submitted at once (default: twice the cluster's task slots), so that
+    the scheduler holds only those chunks' inputs. transport: how the arrays reach the
+    workers: "auto" (default) through shared memory when every worker sees the caller's
+    /dev/shm (a probe, once per set of workers: a LocalCluster), else inside the tasks;
+    "shared": through shared memory without the probe; "inline": inside the tasks. In
     every case a chunk whose worker does not see the shared file is sent again with its arrays.
 
     The batched methods take the arguments of the Model methods of the same name, and return
@@ -475,7 +467,7 @@ class DistributedModel(_Mapper):
     """
 
     def __init__(self, client, text, floating_base=False, ignore_constraints=False,
-                 gravity=None, cut_loops=False, threads=None, chunk_size=DEFAULT_CHUNK_SIZE,
+                 gravity=None, cut_loops=False, threads=None, chunk_size=None,
                  retries=0, max_in_flight=None, transport="auto"):
         """Use :meth:`load` or :meth:`from_string`."""
         if not isinstance(client, _dd.Client):
@@ -491,7 +483,7 @@ class DistributedModel(_Mapper):
         self._dmodel = self
         self.client = client
         self.threads = None if threads is None else _core._threads(threads)
-        self.chunk_size = _chunk_size(chunk_size)
+        self.chunk_size = None if chunk_size is None else _chunk_size(chunk_size)
         if isinstance(retries, bool) or not isinstance(retries, (int, np.integer)) or \
                 retries < 0:
             raise ValueError(f"retries must be an integer >= 0, got {retries!r}")

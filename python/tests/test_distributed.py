@@ -223,6 +223,21 @@ def test_rollouts(client):
         dcp2.add_bilateral(weld_local)
 
 
+def test_default_chunk_size(client):
+    """chunk_size=None (the default): two tasks per task slot, at most DEFAULT_CHUNK_SIZE
+    states per task; the result as local."""
+    assert cdd._auto_chunk(23, 2) == 6 and cdd._auto_chunk(1, 2) == 1
+    assert cdd._auto_chunk(10**7, 64) == cdd.DEFAULT_CHUNK_SIZE
+    dm = cdd.DistributedModel.load(client, QUADRUPED, threads=1)
+    assert dm.chunk_size is None
+    m = dm.model
+    Y, YD, T, _ = independent_states(m, 23, 19)
+    assert equal(dm.ce_aba_independent_batch(Y, YD, T),
+                 m.ce_aba_independent_batch(Y, YD, T, threads=1))
+    with pytest.raises(ValueError, match="chunk_size"):
+        cdd.DistributedModel.load(client, QUADRUPED, chunk_size=2.5)
+
+
 def test_failing_state_reports_global_index(client):
     """Non-finite states in chunks 2 and 3 (of 4): the lowest global index and the library's
     message, exactly as the local call; arguments are checked before anything is sent."""

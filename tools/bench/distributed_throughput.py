@@ -2,8 +2,13 @@
 """States per second of clusterdyn.distributed against the local pool, on this machine.
 
 For N closed states of a model (default models/cd_quadruped.urdf, N = 10^5), times
---function: Model.ce_aba_batch (default), or ConstraintSet.constrained_dynamics_batch with
-solver prox_pv and point contacts at the frames of --contacts ("prox_pv"),
+--function: Model.ce_aba_batch (default), the other Model batches (ce_aba_independent,
+ce_rnea, mass_matrix, ce_aba_derivatives), ConstraintSet.constrained_dynamics_batch with
+solver prox_pv and point contacts at the frames of --contacts ("prox_pv"), the
+constrained-dynamics derivatives of those contacts ("constrained_derivatives": the local
+reference is clusterdyn.distributed's one-thread loop, as the library has no batch), or N
+contact rollouts of --steps steps ("rollout": models/cd_parallel_walker.urdf, floating base,
+4 sphere feet; N counts rollouts and the chunk size rollouts per task),
 
 * locally, on the model's pool with P threads (P = 1, 2, ...: the reference), and
 * on a Dask LocalCluster of P worker processes (1 task slot and 1 library thread each), via
@@ -20,6 +25,8 @@ Usage: .venv/bin/python tools/bench/distributed_throughput.py [--states 100000]
            [--function ce_aba|prox_pv] [--contacts lf_foot,rf_foot,lh_foot,rh_foot]
            [--workers 1,2] [--chunks 64,256,1024,4096,16384] [--repeat 3]
            [--plot docs/images/distributed_throughput.png] [--json out.json]
+       .venv/bin/python tools/bench/distributed_throughput.py --summary OUT.png A.json B.json ...
+           (one figure of "vs local" and CPU eff. against chunk size from several --json runs)
 """
 import argparse
 import json
@@ -75,12 +82,50 @@ def at_90(chunks, rates, reference):
     return math.exp(math.log(c0) + f * (math.log(c) - math.log(c0)))
 
 
-FUNCTIONS = ("ce_aba", "ce_aba_independent", "ce_rnea", "mass_matrix", "prox_pv")
+FUNCTIONS = ("ce_aba", "ce_aba_independent", "ce_rnea", "mass_matrix", "ce_aba_derivatives",
+             "prox_pv", "constrained_derivatives", "rollout")
+WALKER = REPO / "models" / "cd_parallel_walker.urdf"
+LEGS = ("lf", "rf", "lh", "rh")
+
+
+def rollout_states(model, N, T, seed=1):
+    """N closed states of cd_parallel_walker at touch-down height (slightly rolled, cranks
+    spread) and efforts (N, T, ny): (Q0, V0, TAU)."""
+    rng = np.random.default_rng(seed)
+    Q0, V0 = [], []
+    with model.workspace() as ws:
+        for i in range(N):
+            y, ydot = np.zeros(model.nyq), np.zeros(model.ny)
+            roll = 0.05 * rng.uniform(-1, 1)
+            y[2], y[3:7] = 0.236 + 0.01 * rng.uniform(), [np.sin(roll / 2), 0, 0, np.cos(roll / 2)]
+            y[7:11] = [0.2, -0.2, 0.2, -0.2]
+            ydot[2] = 0.2 * rng.uniform(-1, 1)
+            q, v = ws.independent_to_spanning(y, ydot)
+            Q0.append(q)
+            V0.append(v)
+    return np.array(Q0), np.array(V0), 0.2 * rng.standard_normal((N, T, model.ny))
 
 
 def calls(args, model, dm, states, P):
     """(local call, distributed call) of args.function on the states (Y, YD, TAU, Q, V)."""
+    if args.function == "rollout":
+        Q0, V0, TAU = states
+        local, remote = cd.ContactProblem(model), dm.contact_problem()
+        for leg in LEGS:
+            for p in (local, remote):
+                p.add_foot(leg + "_foot", leg + "_coupler", (0.03, 0.0, -0.05), radius=0.02,
+                           mu=0.8)
+        kw = dict(max_iterations=5000)
+        return (lambda: local.rollout(Q0, V0, TAU, pool=model.pool(P), **kw),
+                lambda: remote.rollout(Q0, V0, TAU, **kw))
     Y, YD, TAU, Q, V = states
+    if args.function == "constrained_derivatives":
+        local, remote = model.constraint_set(), dm.constraint_set()
+        for frame in args.contacts.split(","):
+            local.add_contact(frame)
+            remote.add_contact(frame)
+        return (lambda: cdd.constrained_dynamics_derivatives_batch(local, Q, V, TAU),
+                lambda: remote.constrained_dynamics_derivatives_batch(Q, V, TAU))
     if args.function == "prox_pv":
         local, remote = model.constraint_set(), dm.constraint_set()
         for frame in args.contacts.split(","):
@@ -92,7 +137,9 @@ def calls(args, model, dm, states, P):
     method, inputs = {"ce_aba": ("ce_aba_batch", (Q, V, TAU)),
                       "ce_aba_independent": ("ce_aba_independent_batch", (Y, YD, TAU)),
                       "ce_rnea": ("ce_rnea_batch", (Q, V, TAU)),  # TAU as accelerations
-                      "mass_matrix": ("mass_matrix_batch", (Q,))}[args.function]
+                      "mass_matrix": ("mass_matrix_batch", (Q,)),
+                      "ce_aba_derivatives": ("ce_aba_derivatives_batch", (Q, V, TAU))
+                      }[args.function]
     if dm.transport == "scatter":
         return (lambda: getattr(model, method)(*inputs, threads=P),
                 lambda: scattered(dm, method, inputs))
@@ -125,7 +172,7 @@ def same(a, b):
 def run(args, model_path, states, P):
     """One cluster of P workers: local pool and distributed timings (best of args.repeat) for
     every (transport, chunk size), interleaved round by round."""
-    model = cd.Model.load(model_path)
+    model = cd.Model.load(model_path, **args.load)
     cluster = distributed.LocalCluster(n_workers=P, threads_per_worker=1, processes=True,
                                        dashboard_address=":0", silence_logs=logging.ERROR)
     client = distributed.Client(cluster)
@@ -135,9 +182,10 @@ def run(args, model_path, states, P):
         for t in args.transports:
             for c in args.chunks:
                 dm = cdd.DistributedModel.load(client, model_path, threads=1, chunk_size=c,
-                                               transport="inline" if t == "scatter" else t)
+                                               transport="inline" if t == "scatter" else t,
+                                               **args.load)
                 if t == "scatter":
-                    if args.function in ("prox_pv", "ce_aba_independent"):
+                    if args.function not in ("ce_aba", "ce_rnea", "mass_matrix"):
                         raise SystemExit("--transports scatter: only for ce_aba, ce_rnea, "
                                          "mass_matrix")
                     dm.transport = "scatter"
@@ -162,7 +210,11 @@ def run(args, model_path, states, P):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--model", default=str(REPO / "models" / "cd_quadruped.urdf"))
+    if len(sys.argv) > 2 and sys.argv[1] == "--summary":
+        return summary(sys.argv[2], sys.argv[3:])
+    ap.add_argument("--model", help="default models/cd_quadruped.urdf (rollout: "
+                                    "models/cd_parallel_walker.urdf, floating base)")
+    ap.add_argument("--steps", type=int, default=20, help="steps per rollout (rollout)")
     ap.add_argument("--states", type=int, default=100000)
     ap.add_argument("--function", choices=FUNCTIONS, default="ce_aba")
     ap.add_argument("--contacts", default="lf_foot,rf_foot,lh_foot,rh_foot")
@@ -179,11 +231,15 @@ def main():
     args.transports = args.transports.split(",")
     workers = [int(p) for p in args.workers.split(",")]
     cd.set_log_level("off")
-    model = cd.Model.load(args.model)
-    states = random_states(model, args.states)
+    rollout = args.function == "rollout"
+    args.model = args.model or str(WALKER if rollout else REPO / "models" / "cd_quadruped.urdf")
+    args.load = {"floating_base": True} if rollout else {}
+    model = cd.Model.load(args.model, **args.load)
+    states = (rollout_states(model, args.states, args.steps) if rollout else
+              random_states(model, args.states))
     N = args.states
     print(f"{args.function} on {model.name}: nq {model.nq}, nv {model.nv}, ny {model.ny}; "
-          f"N = {N} states; "
+          f"N = {N} {f'rollouts of {args.steps} steps' if rollout else 'states'}; "
           f"{os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f}; "
           f"best of {args.repeat} interleaved rounds; dask {distributed.__version__}")
     print(f"{'P':>2} {'how':<30} {'ms/batch':>9} {'states/s':>10} {'vs local':>8} "
@@ -213,8 +269,10 @@ def main():
         print(f"{P:>2} load average after these rounds: {load:.1f}")
         results[P] = rows
     if args.json:
-        pathlib.Path(args.json).write_text(json.dumps({str(k): r for k, r in results.items()},
-                                                      indent=1))
+        pathlib.Path(args.json).write_text(json.dumps(
+            {"function": args.function, "model": model.name, "N": N, "chunks": args.chunks,
+             "steps": args.steps if rollout else None, "transports": args.transports,
+             "results": {str(k): r for k, r in results.items()}}, indent=1))
     if args.plot:
         plot(args, model, results, N)
 
@@ -246,6 +304,49 @@ def plot(args, model, results, N):
     fig.tight_layout()
     fig.savefig(args.plot, dpi=110)
     print(f"plot: {args.plot}")
+
+
+LABELS = {"ce_aba": "CE-ABA", "ce_rnea": "CE-RNEA", "mass_matrix": "H",
+          "ce_aba_independent": "closure + CE-ABA", "ce_aba_derivatives": "CE-ABA derivatives",
+          "prox_pv": "constrained dynamics", "constrained_derivatives":
+          "constrained derivatives", "rollout": "contact rollouts"}
+
+
+def summary(out, paths):
+    """One figure from several --json runs: per worker count, "vs local" (wall) and CPU eff.
+    of the shared-memory transport against the chunk size, one line per function."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    runs = [json.loads(pathlib.Path(p).read_text()) for p in paths]
+    Ps = sorted({P for r in runs for P in r["results"]}, key=int)
+    fig, axes = plt.subplots(1, len(Ps), figsize=(5.2 * len(Ps), 4.0), sharey=True,
+                             squeeze=False)
+    for ax, P in zip(axes[0], Ps):
+        for i, r in enumerate(runs):
+            rows, tr = r["results"].get(P), r["transports"][0]
+            if rows is None:
+                continue
+            loc = rows["local"]
+            wall = [loc["seconds"] / rows[f"{tr} {c}"]["seconds"] for c in r["chunks"]]
+            eff = [loc["cpu"] / rows[f"{tr} {c}"]["cpu"] for c in r["chunks"]]
+            name = LABELS.get(r["function"], r["function"])
+            ax.plot(r["chunks"], wall, "o-", color=f"C{i}", label=f"{name}: vs local (wall)")
+            ax.plot(r["chunks"], eff, "s--", color=f"C{i}", alpha=0.6,
+                    label=f"{name}: CPU eff.")
+        ax.axhline(0.9, color="k", ls=":", lw=0.8)
+        ax.set_xscale("log", base=2)
+        ax.set_xlabel("chunk size [states (rollouts) per task]")
+        ax.set_title(f"{P} worker process{'es' if P != '1' else ''} vs local pool of {P} "
+                     f"thread{'s' if P != '1' else ''}", fontsize=9)
+        ax.grid(True, which="both", alpha=0.3)
+    axes[0][0].set_ylabel("distributed / local (dotted: 0.9)")
+    axes[0][-1].legend(fontsize=6)
+    fig.suptitle("clusterdyn.distributed, shared memory, 2-core machine loaded by other jobs",
+                 fontsize=9)
+    fig.tight_layout()
+    fig.savefig(out, dpi=110)
+    print(f"plot: {out}")
 
 
 if __name__ == "__main__":

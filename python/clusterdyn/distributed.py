@@ -60,7 +60,7 @@ constrained_dynamics_derivatives_batch = _batch_loops.constrained_dynamics_deriv
 """The local call that DistributedConstraintSet.constrained_dynamics_derivatives_batch equals
 (clusterdyn._batch_loops)."""
 
-DEFAULT_CHUNK_SIZE = 32768
+DEFAULT_CHUNK_SIZE = 16384
 """The largest chunk of the default chunk_size=None: each call cuts its N states (rollouts) into
 chunks of min(DEFAULT_CHUNK_SIZE, ceil(N / (2 x the cluster's task slots))), two tasks per slot
 (docs/distributed.md, "Choosing a chunk size": the measurements behind both numbers)."""
@@ -205,8 +205,6 @@ def _flip(a, flipped):
     """A result array <-> its storage: the (N, b, a) C-contiguous array of which a per-state
     column-major (N, a, b) result (the derivative matrices) is the transposed view."""
     return a.transpose(0, 2, 1) if flipped else a
-
-
 
 
 def _run_shared(spec, recipe, method, inputs, outputs, keys, start, stop, kwargs, flips):

@@ -18,7 +18,9 @@ and reports, per P: states per second (best of --repeat interleaved rounds), the
 chunk (wall: (T_dist - T_local) * P / chunks, the extra time of one task slot per chunk; CPU:
 the extra CPU seconds of all processes - client, scheduler, workers - per chunk, less
 sensitive to other load), and the chunk size at which the distributed call reaches 90 % of
-the local pool's throughput (log-linear interpolation between measured chunk sizes). Every
+the local pool's throughput (log-linear interpolation between measured chunk sizes), and
+"net eff", the CPU efficiency without the cluster's idle CPU rate (measured over --idle
+seconds with no task), which every round pays in proportion to its wall time. Every
 distributed result is checked bit for bit against the local call (exit 1 otherwise).
 
 Usage: .venv/bin/python tools/bench/distributed_throughput.py [--states 100000]
@@ -194,6 +196,12 @@ def run(args, model_path, states, P):
         for name, fn in fns.items():  # warm-up: workers load the model; check bit for bit
             if name != "local" and not same(fn(), ref):
                 raise SystemExit(f"{name}: distributed result differs from local")
+        # The idle CPU rate of these processes (Dask's heartbeats and monitors; the scheduler
+        # runs in this process): it is counted in every round, local ones too, in proportion
+        # to the wall time, which other jobs stretch on a loaded machine.
+        c0, t0 = cpu_seconds(pids), time.perf_counter()
+        time.sleep(args.idle)
+        idle = (cpu_seconds(pids) - c0) / (time.perf_counter() - t0)
         best = {name: (math.inf, math.inf) for name in fns}
         for _ in range(args.repeat):  # interleaved rounds: every variant sees the same load
             for name in best:
@@ -202,7 +210,7 @@ def run(args, model_path, states, P):
                 t, cpu = time.perf_counter() - t0, cpu_seconds(pids) - c0
                 w, c = best[name]
                 best[name] = (min(w, t), min(c, cpu))
-        return best
+        return best, idle
     finally:
         client.close()
         cluster.close()  # the model and its constraint sets are freed with the last reference
@@ -224,6 +232,8 @@ def main():
                     help="DistributedModel transports to time (auto = shared memory here; "
                          "scatter: chunks scattered to the workers, for comparison)")
     ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--idle", type=float, default=3.0,
+                    help="seconds of idle cluster over which Dask's background CPU is measured")
     ap.add_argument("--plot", help="PNG of states/s against chunk size")
     ap.add_argument("--json", help="write the measurements here")
     args = ap.parse_args()
@@ -243,30 +253,37 @@ def main():
           f"{os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f}; "
           f"best of {args.repeat} interleaved rounds; dask {distributed.__version__}")
     print(f"{'P':>2} {'how':<30} {'ms/batch':>9} {'states/s':>10} {'vs local':>8} "
-          f"{'chunks':>6} {'ms/chunk':>8} {'cpu ms':>8} {'cpu ms/chunk':>12} {'cpu eff':>7}")
+          f"{'chunks':>6} {'ms/chunk':>8} {'cpu ms':>8} {'cpu ms/chunk':>12} {'cpu eff':>7} "
+          f"{'net eff':>7}")
     results = {}
     for P in workers:
-        best = run(args, args.model, states, P)
+        best, idle = run(args, args.model, states, P)
         load = os.getloadavg()[0]
         tl, cl = best["local"]
-        rows = {"local": {"seconds": tl, "cpu": cl, "rate": N / tl}, "load_average": load}
-        print(f"{P:>2} {f'local pool threads={P}':<30} {1e3 * tl:9.1f} {N / tl:10.0f} "
-              f"{1.0:8.2f} {'':6} {'':8} {1e3 * cl:8.0f} {'':12} {1.0:7.2f}")
+        rows = {"local": {"seconds": tl, "cpu": cl, "rate": N / tl}, "load_average": load,
+                "idle_cpu_per_s": idle}
+        ref = "local loop, 1 thread" if args.function == "constrained_derivatives" else \
+            f"local pool threads={P}"
+        print(f"{P:>2} {ref:<30} {1e3 * tl:9.1f} {N / tl:10.0f} "
+              f"{1.0:8.2f} {'':6} {'':8} {1e3 * cl:8.0f} {'':12} {1.0:7.2f} {1.0:7.2f}")
         for tr in args.transports:
             for c in args.chunks:
                 t, cpu = best[tr, c]
                 n = math.ceil(N / c)
                 over, over_cpu = (t - tl) * P / n, (cpu - cl) / n
+                net = (cl - idle * tl) / (cpu - idle * t)  # CPU eff. without the idle rate
                 rows[f"{tr} {c}"] = {"seconds": t, "cpu": cpu, "rate": N / t, "chunks": n,
-                                     "overhead_s": over, "overhead_cpu_s": over_cpu}
+                                     "overhead_s": over, "overhead_cpu_s": over_cpu,
+                                     "net_eff": net}
                 print(f"{P:>2} {f'dask {tr} workers={P} c={c}':<30} {1e3 * t:9.1f} "
                       f"{N / t:10.0f} {tl / t:8.2f} {n:6d} {1e3 * over:8.2f} {1e3 * cpu:8.0f} "
-                      f"{1e3 * over_cpu:12.2f} {cl / cpu:7.2f}")
+                      f"{1e3 * over_cpu:12.2f} {cl / cpu:7.2f} {net:7.2f}")
             c90 = at_90(args.chunks, [rows[f"{tr} {c}"]["rate"] for c in args.chunks], N / tl)
             rows[f"{tr} chunk_at_90"] = c90
             print(f"{P:>2} {tr}: chunk size at 90 % of the local pool: "
                   f"{'not reached' if c90 is None else f'{c90:.0f} states'}")
-        print(f"{P:>2} load average after these rounds: {load:.1f}")
+        print(f"{P:>2} load average after these rounds: {load:.1f}; idle CPU of the "
+              f"cluster's processes: {1e3 * idle:.0f} ms/s")
         results[P] = rows
     if args.json:
         pathlib.Path(args.json).write_text(json.dumps(
@@ -329,11 +346,13 @@ def summary(out, paths):
                 continue
             loc = rows["local"]
             wall = [loc["seconds"] / rows[f"{tr} {c}"]["seconds"] for c in r["chunks"]]
-            eff = [loc["cpu"] / rows[f"{tr} {c}"]["cpu"] for c in r["chunks"]]
+            # CPU eff. without the idle rate ("net eff") when the run measured it.
+            eff = [rows[f"{tr} {c}"].get("net_eff", loc["cpu"] / rows[f"{tr} {c}"]["cpu"])
+                   for c in r["chunks"]]
             name = LABELS.get(r["function"], r["function"])
             ax.plot(r["chunks"], wall, "o-", color=f"C{i}", label=f"{name}: vs local (wall)")
             ax.plot(r["chunks"], eff, "s--", color=f"C{i}", alpha=0.6,
-                    label=f"{name}: CPU eff.")
+                    label=f"{name}: net CPU eff.")
         ax.axhline(0.9, color="k", ls=":", lw=0.8)
         ax.set_xscale("log", base=2)
         ax.set_xlabel("chunk size [states (rollouts) per task]")

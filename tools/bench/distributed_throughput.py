@@ -337,7 +337,7 @@ def summary(out, paths):
     import matplotlib.pyplot as plt
     runs = [json.loads(pathlib.Path(p).read_text()) for p in paths]
     Ps = sorted({P for r in runs for P in r["results"]}, key=int)
-    fig, axes = plt.subplots(1, len(Ps), figsize=(5.2 * len(Ps), 4.0), sharey=True,
+    fig, axes = plt.subplots(1, len(Ps), figsize=(5.2 * len(Ps), 4.6), sharey=True,
                              squeeze=False)
     for ax, P in zip(axes[0], Ps):
         for i, r in enumerate(runs):
@@ -360,10 +360,11 @@ def summary(out, paths):
                      f"thread{'s' if P != '1' else ''}", fontsize=9)
         ax.grid(True, which="both", alpha=0.3)
     axes[0][0].set_ylabel("distributed / local (dotted: 0.9)")
-    axes[0][-1].legend(fontsize=6)
+    handles, labels = axes[0][0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="lower center", ncol=5, fontsize=6)
     fig.suptitle("clusterdyn.distributed, shared memory, 2-core machine loaded by other jobs",
                  fontsize=9)
-    fig.tight_layout()
+    fig.tight_layout(rect=(0, 0.1, 1, 1))
     fig.savefig(out, dpi=110)
     print(f"plot: {out}")
 

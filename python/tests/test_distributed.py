@@ -215,6 +215,8 @@ def test_rollouts(client):
     dcp2, local2 = dm.contact_problem(), cd.ContactProblem(m)
     dcp2.add_bilateral(weld)
     local2.add_bilateral(weld_local)
+    for p in (dcp2, local2):
+        p.set_ground((0.0, 0.0, 1.0), -0.002)
     assert dcp2.nbilateral_rows == local2.nbilateral_rows > 0
     Q0[3, 3] = good
     ref2 = local2.rollout(Q0, V0, TAU[:, :5])
@@ -399,6 +401,33 @@ def test_transports_and_fallback(client):
             assert not any(map(os.path.exists, kept)) and dm._spare is None
         elif transport == "inline":
             assert dm._spare is None  # nothing in shared memory
+
+
+def test_derivative_task_writes_in_place(monkeypatch):
+    """A shared-memory derivative task (run here, as a worker runs it): the library writes the
+    chunk's rows of the shared output block directly (nothing goes through write_rows), the
+    matrices stored transposed there, and the caller's views equal the local call."""
+    m = cd.Model.load(QUADRUPED)
+    _, Q, V, _ = m.ce_aba_independent_batch(*independent_states(m, 9, 23)[:3])
+    T = np.random.default_rng(6).uniform(-1, 1, (9, m.ny))
+    ref = m.ce_aba_derivatives_batch(Q, V, T, threads=1)
+    spec = cdd._ModelSpec("test-in-place", QUADRUPED.read_text(), ())
+    flips = (False, True, True, True)
+    store = [np.zeros((9, m.ny))] + [np.zeros((9, m.ny, m.ny)) for _ in range(3)]
+    monkeypatch.setattr(cdd._shm, "write_rows", lambda *a: pytest.fail("copied"))
+    with cdd._shm.Block([(a.shape, a.dtype) for a in (Q, V, T)]) as inp, \
+            cdd._shm.Block([(a.shape, a.dtype) for a in store]) as out:
+        for k, a in enumerate((Q, V, T)):
+            inp.write_rows(k, a, 0)
+        for start, stop in ((0, 4), (4, 9)):
+            assert cdd._run_shared(spec, None, "ce_aba_derivatives_batch", inp.layout,
+                                   out.layout, [], start, stop,
+                                   dict(threads=1), flips) is None
+        for k, a in enumerate(store):
+            out.read_rows(k, a, 0)
+    cdd._forget_models()
+    got = [cdd._flip(a, f) for a, f in zip(store, flips)]
+    assert all(np.array_equal(g, r) for g, r in zip(got, ref))
 
 
 def test_shared_block_reuse_shuts_out_earlier_tasks():

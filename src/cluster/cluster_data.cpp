@@ -77,14 +77,15 @@ void setConstantRows(const ClusterModel& m, int k, ClusterWorkspace& w) {
 }
 
 /// The column pattern of S (cluster_workspace.hpp: sColStart, sCols) of constrained cluster k:
-/// the columns of the non-zero entries of G in the body's row, joined with its parent's pattern.
+/// the columns of the non-zero entries of G in the rows of the body's joint (one row per joint
+/// velocity: several for a multi-dof joint of a loop cluster), joined with its parent's pattern.
 void setColumnPattern(const ClusterModel& m, int k, ClusterWorkspace& w) {
   const Cluster& c = m.clusters[k];
   const Model& tree = m.treeModel;
   const int d = c.ny;
   w.sColStart.clear();
   w.sCols.clear();
-  if (!c.constrained() || c.nv != c.nbodies) return;  // 1-dof joints only (as eq. 15's code)
+  if (!c.constrained()) return;
   std::vector<char> rowCols(static_cast<size_t>(c.nv) * d, 0);  // G's pattern, row major
   if (c.implicit()) {  // G = [I; -Kd^-1 Ki] (explicitForm): unit rows, dense dependent rows
     if (static_cast<int>(c.independent.size()) != d) return;
@@ -101,10 +102,12 @@ void setColumnPattern(const ClusterModel& m, int k, ClusterWorkspace& w) {
     const int p = tree.parent[b];
     char* own = pattern.data() + static_cast<size_t>(b - c.firstBody) * d;
     const char* row = rowCols.data() + static_cast<size_t>(tree.idx_v[b] - c.v0) * d;
+    const int nj = tree.joints[b].nv;
     const char* up =
         p >= c.firstBody ? pattern.data() + static_cast<size_t>(p - c.firstBody) * d : nullptr;
     for (int j = 0; j < d; ++j) {
-      own[j] = row[j] || (up && up[j]);
+      own[j] = up && up[j];
+      for (int a = 0; a < nj; ++a) own[j] = own[j] || row[static_cast<size_t>(a) * d + j];
       if (own[j]) w.sCols.push_back(j);
     }
     w.sColStart.push_back(static_cast<int>(w.sCols.size()));

@@ -114,9 +114,9 @@ void constraintJacobian(const ClusterModel& cm, ClusterData& data, int k) {
         const Joint& joint = tree.joints[b];
         for (int a = 0; a < joint.nv; ++a) {  // every motion axis (multi-dof joints too)
           const Motion s = X.actMotion(joint.S.col(a));
-          const int col = tree.idx_v[b] - c.v0 + a;
-          w.K.block(row, col, nr, 1) += sign * (lj.Trot.transpose() * s.head<3>());
-          w.K.block(row + nr, col, nl, 1) += sign * (lj.Tlin.transpose() * s.tail<3>());
+          double* Kcol = &w.K.coeffRef(row, tree.idx_v[b] - c.v0 + a);
+          for (int r = 0; r < nr; ++r) Kcol[r] += sign * lj.Trot.col(r).dot(s.head<3>());
+          for (int r = 0; r < nl; ++r) Kcol[nr + r] += sign * lj.Tlin.col(r).dot(s.tail<3>());
         }
       }
     };

@@ -213,7 +213,8 @@ Status explicitForm(const ClusterModel& cm, ClusterData& data, int k, Bias bias)
   const double scale = gatherDependentBlock(cm, data, k);
   for (int i = 0; i < nd; ++i) {
     const int r = c.selectedRows[i];
-    for (int j = 0; j < c.ny; ++j) w.Ki(i, j) = w.K(r, c.independent[j]);
+    for (int j = 0; j < c.ny; ++j)  // an idle column: zero but for round-off (idleColumn)
+      w.Ki(i, j) = !w.idleColumn.empty() && w.idleColumn[j] ? 0.0 : w.K(r, c.independent[j]);
     if (bias == Bias::Compute) w.kd[i] = w.k[r];
   }
   if (!factorDependentBlock(w, scale, nullptr))

@@ -2,20 +2,26 @@
 """Side by side on the loop models with ball joints (issue #25, docs/benchmarks.md "Multi-dof
 joints inside loops"): Pinocchio 4.1's constraintDynamics with the loops as rigid constraint
 models (python/tests/urdfplus_pinocchio.py), clusterdyn's embedded CE-ABA and clusterdyn's proxPV
-on the same file with its loops cut, at the same random closed state, all three called through
-Python in the same run (wall medians of --repeat batches of --calls calls).
+on the same file with its loops cut, at the same random closed state, in the same run.
 
-Each library's per-call Python overhead is measured on a one-joint model with the same call
-(Pinocchio: constraintDynamics with no constraint; clusterdyn: ce_aba / prox_pv of a one-joint
-model) and subtracted in the "net" columns: an estimate of the compiled call, stated as such.
+- Pinocchio: timed through its Python bindings (wall median of --repeat batches of --calls
+  calls), minus its per-call Python overhead measured the same way on a one-joint model with no
+  constraint ("net": an estimate of the compiled call, stated as such).
+- clusterdyn: the compiled calls, timed with the instruction harness (tools/bench/
+  bench_instructions.cpp, `--harness PATH`: `MODEL.urdf ceaba|cutpv N`) as
+  (T(3N) - T(N)) / 2N, wall median over --repeat pairs (model loading cancels). Without
+  --harness only Pinocchio is timed. (clusterdyn's ctypes calls cost ~0.2 ms of Python each,
+  which would hide the algorithms.)
 
-    .venv/bin/python tools/bench/multidof_pinocchio.py [--calls 2000] [--repeat 7] [MODEL...]
+    .venv/bin/python tools/bench/multidof_pinocchio.py --harness build/bench_instructions \
+        [--calls 2000] [--repeat 7] [MODEL...]
 
 MODEL: names in models/ (default: cd_rsu_ankle cd_rsu_leg cd_delta cd_stewart). Needs the
 pip package pin; exit 77 (skipped) without it.
 """
 import argparse
 import pathlib
+import subprocess
 import sys
 import time
 
@@ -53,13 +59,23 @@ def median_us(fn, calls, repeat):
     return float(np.median(out))
 
 
+def harness_us(harness, path, algo, calls, repeat):
+    """Wall microseconds per compiled call: (T(3N) - T(N)) / 2N, median over `repeat` pairs."""
+    def run(n):
+        t0 = time.perf_counter()
+        subprocess.run([harness, str(path), algo, str(n)], check=True, stdout=subprocess.DEVNULL)
+        return time.perf_counter() - t0
+    return float(np.median([(run(3 * calls) - run(calls)) / (2 * calls) * 1e6
+                            for _ in range(repeat)]))
+
+
 def pin_call(pm, cms, q, v, tau, settings):
     models, datas = pin.StdVec_RigidConstraintModel(), pin.StdVec_RigidConstraintData()
     for cm in cms:
         models.append(cm)
         datas.append(cm.createData())
     pd = pm.createData()
-    pin.initConstraintDynamics(pm, pd, models)
+    pin.initConstraintDynamics(pm, pd, models, datas)
     return lambda: pin.constraintDynamics(pm, pd, q, v, tau, models, datas, settings)
 
 
@@ -69,28 +85,21 @@ def main():
                     default=["cd_rsu_ankle", "cd_rsu_leg", "cd_delta", "cd_stewart"])
     ap.add_argument("--calls", type=int, default=2000)
     ap.add_argument("--repeat", type=int, default=7)
+    ap.add_argument("--harness", help="bench_instructions binary (clusterdyn's timings)")
     args = ap.parse_args()
     cd.set_log_level("off")
     # Pinocchio's proximal settings: accuracy 1e-10 (clusterdyn's default tolerance), mu 1e-4
     # (clusterdyn's default), at most 50 iterations (clusterdyn's default).
     settings = pin.ProximalSettings(1e-10, 1e-4, 50)
 
-    one = cd.Model.from_string(ONE_JOINT)
-    one_ws = one.workspace()
-    one_set = cd.Model.from_string(ONE_JOINT, cut_loops=True).cut_loop_constraints()
-    one_cws = one_set.workspace()
-    z1 = np.zeros(1)
-    over_cd = median_us(lambda: one_ws.ce_aba(z1, z1, z1), args.calls, args.repeat)
-    over_pv = median_us(lambda: one_cws.prox_pv(z1, z1, z1), args.calls, args.repeat)
     pm1 = pin.Model()
     pm1.appendBodyToJoint(pm1.addJoint(0, pin.JointModelRZ(), pin.SE3.Identity(), "j"),
                           pin.Inertia.Identity(), pin.SE3.Identity())
     over_pin = median_us(pin_call(pm1, [], z1, z1, z1, settings), args.calls, args.repeat)
-    print(f"Pinocchio {pin.__version__}; per-call Python overhead (one-joint model): "
-          f"Pinocchio {over_pin:.2f} us, clusterdyn ce_aba {over_cd:.2f} us, prox_pv "
-          f"{over_pv:.2f} us")
-    print("| model | Pinocchio constraintDynamics (it.) | CE-ABA embedded | proxPV cut (it.) "
-          "| net Pin / CE-ABA / proxPV |")
+    print(f"Pinocchio {pin.__version__}; its per-call Python overhead (one-joint model, no "
+          f"constraint): {over_pin:.2f} us")
+    print("| model | Pinocchio constraintDynamics, Python (it.) | Pinocchio net | "
+          "CE-ABA embedded | proxPV cut (it.) |")
     print("|---|---|---|---|---|")
     for name in args.models:
         path = REPO / "models" / f"{name}.urdf"
@@ -120,11 +129,14 @@ def main():
         err = max(np.abs(qdd - qdd_pin).max(),
                   np.abs(pmap_cut.v_back(pmap.v(qdd)) - res.qdd).max())
         t_pin = median_us(f_pin, args.calls, args.repeat)
-        t_ce = median_us(lambda: ws.ce_aba(q, v, tau), args.calls, args.repeat)
-        t_pv = median_us(lambda: cws.prox_pv(qc, vc, tc), args.calls, args.repeat)
-        print(f"| {name} | {t_pin:.1f} us ({it_pin}) | {t_ce:.1f} us | {t_pv:.1f} us "
-              f"({res.iterations}) | {t_pin - over_pin:.1f} / {t_ce - over_cd:.1f} / "
-              f"{t_pv - over_pv:.1f} us |  (max |q_ddot| difference {err:.1e})")
+        if args.harness:
+            t_ce = f"{harness_us(args.harness, path, 'ceaba', args.calls, args.repeat):.1f} us"
+            t_pv = f"{harness_us(args.harness, path, 'cutpv', args.calls, args.repeat):.1f} us"
+        else:
+            t_ce = t_pv = "-"
+        print(f"| {name} | {t_pin:.1f} us ({it_pin}) | {t_pin - over_pin:.1f} us | {t_ce} | "
+              f"{t_pv} ({res.iterations}) |  (max |q_ddot| difference {err:.1e}, "
+              f"|q_ddot| {np.abs(qdd).max():.1e})")
     return 0
 
 

@@ -95,6 +95,7 @@ def main():
     pm1 = pin.Model()
     pm1.appendBodyToJoint(pm1.addJoint(0, pin.JointModelRZ(), pin.SE3.Identity(), "j"),
                           pin.Inertia.Identity(), pin.SE3.Identity())
+    z1 = np.zeros(1)
     over_pin = median_us(pin_call(pm1, [], z1, z1, z1, settings), args.calls, args.repeat)
     print(f"Pinocchio {pin.__version__}; its per-call Python overhead (one-joint model, no "
           f"constraint): {over_pin:.2f} us")

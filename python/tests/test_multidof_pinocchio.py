@@ -96,8 +96,8 @@ def test_loops_match_pinocchio_constraint_dynamics(name):
         tau_span[iv] = tau
         qp, vp, taup = pmap.q(q), pmap.v(v), pmap.v(tau_span)
         qdd_pin, lam_pin, _ = pinocchio_dynamics(pm, cms, qp, vp, taup)
-        close(qdd, pmap.v_back(qdd_pin), f"{name} trial {trial}: q_ddot embedded CE-ABA vs Pinocchio",
-              TOL)
+        close(qdd, pmap.v_back(qdd_pin),
+              f"{name} trial {trial}: q_ddot embedded CE-ABA vs Pinocchio", TOL)
         # The cut model: the same state and spanning torques in its own coordinate order.
         qc = np.zeros(cut.nq)
         for jname in cut.joint_names:

@@ -79,12 +79,11 @@ struct ClusterWorkspace {
   /// forces CE-ABA runs its fused steps (cluster_aba_flat.cpp): each link as a tree body, each
   /// rotor in its output body's frame, no cluster-sized S, c or outputTb.
   bool flatScalar = false;
-  /// Column pattern of S (eq. 15: S_b = S_i G_rows(i) + X S_parent inside the cluster): body i's
+  /// Column pattern of S (eq. 15: S_b = S_i G_row(i) + X S_parent inside the cluster): body i's
   /// rows can be non-zero only in columns sCols[sColStart[i] .. sColStart[i + 1]) (sorted), the
-  /// union of the G rows of its ancestors in the cluster (all velocity rows of a multi-dof
-  /// joint). Constant (G's pattern is: explicit clusters' G is constant, an implicit one's
-  /// independent rows are unit rows and its dependent rows are full but for idleColumn). Empty:
-  /// no pattern, the steps take the dense path.
+  /// union of the G rows of its ancestors in the cluster. Constant (G's pattern is: explicit
+  /// clusters' G is constant, an implicit one's independent rows are unit rows). Empty: no
+  /// pattern, the steps take the dense path.
   std::vector<int> sColStart;
   std::vector<int> sCols;
   /// Per independent coordinate j (implicit clusters; empty otherwise): 1 when column j of K is

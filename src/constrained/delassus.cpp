@@ -16,6 +16,7 @@
 #include "cluster/cluster_detail.hpp"
 #include "constrained/constraint_detail.hpp"
 #include "core/check.hpp"
+#include "core/small_spd.hpp"
 #include "tree/aba_step.hpp"
 #include "tree/axis_transforms.hpp"
 #include "tree/subtree_blocks.hpp"
@@ -372,6 +373,22 @@ Status articulatedInertias(const ClusterModel& cm, ClusterData& data, Constraint
 /// here, are not formed); other joints take the full step with tau = 0.
 Status articulatedInertiaStep(const Model& model, Data& data, int b, int p) {
   const Joint& joint = model.joints[b];
+  if (joint.type == JointType::Floating && p < 0) {
+    // A floating root: S = I, so U = IA and D = IA + armature (the products with S of
+    // articulatedBodyStep give these values exactly), D^-1 by the 6 x 6 Cholesky.
+    const Mat6& IA = data.IA[b];
+    data.U[b] = IA;
+    Mat6 D = IA, Dinv;
+    if (model.hasArmature())
+      D.diagonal() += Eigen::Map<const Vec6>(&model.armature[model.idx_v[b]]);
+    if (!detail::invertPositiveDefinite<6>(D, Dinv))
+      return detail::fail(data, Status::NotPositiveDefinite,
+                          "articulated inertia of body '%s' is singular along its joint '%s'",
+                          model.bodyNames[b].c_str(), model.jointNames[b].c_str());
+    data.Dinv[b] = Dinv;
+    data.u[b].setZero(6);
+    return Status::Ok;
+  }
   if (joint.nv != 1) {
     static constexpr double kZero[6] = {0.0, 0.0, 0.0, 0.0, 0.0, 0.0};
     return detail::articulatedBodyStep(model, data, b, p, kZero);

@@ -129,8 +129,10 @@ void constraintRowsAt(const ClusterModel& cm, const ClusterData& data, Constrain
     if (c.type == ConstraintType::Point || lwa) e.tail<3>() += w.cross(nu.tail<3>());
     if (lwa) e.head<3>() += w.cross(nu.head<3>());
     if (c.body2 < 0) e -= Ab2.actMotion(a0);  // the world does not carry the gravity offset
+    bool angular = false;  // a row on the rotation (else phi's rotation part is not read)
+    for (int r = 0; r < m; ++r) angular = angular || sel[r] < 3;
     Vec6 phi6;
-    phi6.head<3>() = rotationLog(oMB.R.transpose() * oMA.R);
+    phi6.head<3>() = angular ? rotationLog(oMB.R.transpose() * oMA.R) : Vec3::Zero();
     phi6.tail<3>() = oMA.R.transpose() * (oMA.p - oMB.p);
     for (int r = 0; r < m; ++r) {
       const double phi = E.row(r).dot(phi6), phidot = E.row(r).dot(nu);

@@ -207,6 +207,45 @@ TEST(ClusterDerivatives, FiniteDifferencesOnGeneratedMechanisms) {
   std::printf("largest relative error against finite differences: %.2e\n", worst);
 }
 
+/// A planar or floating joint inside a loop cluster (dependent as a whole): a crank and a rocker
+/// (independent revolutes), a coupler on the crank by a planar joint (plane normal z) or on the
+/// base by a floating joint, welded to the rocker by a fixed <loop> (the rocker's axis tilted
+/// for the floating one, so that the coupler moves in 3D).
+ClusterModel weldedCoupler(const std::string& type) {
+  const std::string in =
+      R"(<inertial><origin xyz="0.1 0.05 0"/><mass value="1"/><inertia ixx="0.02" ixy="0" )"
+      R"(ixz="0" iyy="0.03" iyz="0" izz="0.04"/></inertial>)";
+  const bool floating = type == "floating";
+  const std::string urdf =
+      "<robot name=\"welded_" + type + "\"><link name=\"base\"/><link name=\"crank\">" + in +
+      "</link><link name=\"coupler\">" + in + "</link><link name=\"rocker\">" + in +
+      "</link><joint name=\"crank_joint\" type=\"continuous\"><parent link=\"base\"/>"
+      "<child link=\"crank\"/><axis xyz=\"0 0 1\"/></joint><joint name=\"coupler_joint\" "
+      "type=\"" +
+      type + "\"><parent link=\"" + (floating ? "base" : "crank") +
+      "\"/><child link=\"coupler\"/><origin xyz=\"0.2 0 0\"/><axis xyz=\"0 0 1\"/></joint>"
+      "<joint name=\"rocker_joint\" type=\"continuous\"><parent link=\"base\"/><child "
+      "link=\"rocker\"/><origin xyz=\"0.5 0.1 0\"/><axis xyz=\"" +
+      (floating ? "0 0.6 0.8" : "0 0 1") +
+      "\"/></joint><loop name=\"weld\" type=\"fixed\"><predecessor link=\"coupler\"><origin "
+      "xyz=\"0.3 0.1 0\"/></predecessor><successor link=\"rocker\"/></loop></robot>";
+  ModelOptions rigid;
+  rigid.jointDynamics = false;
+  return buildClusterModel(parseUrdfString(urdf, "welded.urdf"), rigid);
+}
+
+TEST(ClusterDerivatives, FiniteDifferencesOnPlanarAndFloatingJointsInLoops) {
+  double worst = 0.0;
+  for (const std::string type : {"planar", "floating"}) {
+    Case c{"welded_" + type, weldedCoupler(type)};
+    bool multiDof = false;
+    for (const Cluster& k : c.cm.clusters) multiDof |= k.implicit() && k.nv > k.nbodies;
+    ASSERT_TRUE(multiDof) << type;
+    checkModel(c, 4, &worst);
+  }
+  std::printf("largest relative error against finite differences: %.2e\n", worst);
+}
+
 /// Models without chords (G = I, g = 0): the cluster derivatives are the tree derivatives.
 TEST(ClusterDerivatives, TrivialClustersGiveTreeDerivatives) {
   int checked = 0;

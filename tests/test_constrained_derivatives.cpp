@@ -197,11 +197,15 @@ TEST(ConstrainedDerivatives, FiniteDifferencesOnBundledModels) {
   Stats stats;
   ModelOptions rigid;
   rigid.jointDynamics = false;
-  ModelOptions rigidCut = rigid;  // the derivatives refuse multi-dof joints in embedded loops
+  // The delta's embedded loops leave H an eigenvalue of 9e-8 (the rods' spin about their axes,
+  // an independent coordinate of almost no inertia): y_ddot moves by 1e-8 relative when the
+  // same state is re-closed at 1e-16, too noisy for finite differences of the dense oracle at
+  // these states and sets, so the delta is loaded with its loops cut here (its embedded
+  // derivatives: EmbeddedEqualsCutLoops below and test_cluster_derivatives.cpp).
+  ModelOptions rigidCut = rigid;
   rigidCut.cutLoops = true;
   for (const std::string& f : bundledFiles()) {
-    const bool multiDof = f == "cd_rsu_leg.urdf" || f == "cd_delta.urdf";
-    const ClusterModel cm = loadModel(modelsPath(f), multiDof ? rigidCut : rigid);
+    const ClusterModel cm = loadModel(modelsPath(f), f == "cd_delta.urdf" ? rigidCut : rigid);
     for (int variant = 0; variant < 2; ++variant) {
       ConstraintSet set(cm);
       addRandomConstraints(set, cm, rng, 3, std::min(12, cm.ny - 1), variant == 1);
@@ -269,7 +273,10 @@ TEST(ConstrainedDerivatives, FiniteDifferencesOnGeneratedLoopModels) {
 namespace {
 
 std::vector<std::string> loopFiles() {
-  std::vector<std::string> out = {modelsPath("cd_four_bar.urdf"), modelsPath("cd_six_bar.urdf")};
+  std::vector<std::string> out = {modelsPath("cd_four_bar.urdf"), modelsPath("cd_six_bar.urdf"),
+                                  // ball joints in the loops (cut: spherical and revolute rows)
+                                  modelsPath("cd_rsu_ankle.urdf"), modelsPath("cd_rsu_leg.urdf"),
+                                  modelsPath("cd_delta.urdf"), modelsPath("cd_stewart.urdf")};
   for (const char* rel : {"urdfplus/four_bar.urdf",
                           "urdfplus/benchmarks/parallel_chains/Implicit/depth5/loop_size5.urdf",
                           "urdfplus/benchmarks/variable_four_bar_urdf/four_bar_branch_2_3.urdf"})
@@ -319,7 +326,7 @@ TEST(ConstrainedDerivatives, EmbeddedEqualsCutLoops) {
     const int nv = emb.treeModel.nv, ny = emb.ny;
     for (int trial = 0; trial < 3; ++trial) {
       support::ClosedState st;
-      ASSERT_TRUE(support::randomClosedState(emb, de, rng, st, 0.3, 1)) << de.errorMessage();
+      ASSERT_TRUE(support::randomClosedState(emb, de, rng, st, 0.3, 4)) << de.errorMessage();
       const VecX tauY = randomVector(ny, rng, -2, 2);
       ASSERT_EQ(computeCeAbaDerivatives(emb, de, dd, st.q, st.v, tauY), Status::Ok)
           << de.errorMessage();
@@ -343,12 +350,18 @@ TEST(ConstrainedDerivatives, EmbeddedEqualsCutLoops) {
       const MatX dy = S * (cdd.dydd_dy * Gc + cdd.dydd_dydot * dvdy);
       const MatX dyd = S * cdd.dydd_dydot * Gc;
       const MatX dtau = S * cdd.dydd_dtau * S.transpose();
-      EXPECT_LE(relErr(dy, dd.dydd_dy), 1e-8) << "trial " << trial;
+      // Where H has an eigenvalue below 1e-6 (the delta: its rods' spin, 9e-8), the embedded
+      // derivative itself moves by 2e-8 relative when the same state is re-closed at 1e-16:
+      // there 1e-7, and the backward error H (dy_cut - dy_embedded) at 1e-9 on every model.
+      const double smallest = Eigen::SelfAdjointEigenSolver<MatX>(dd.H).eigenvalues().minCoeff();
+      EXPECT_LE(relErr(dy, dd.dydd_dy), smallest < 1e-6 ? 1e-7 : 1e-8) << "trial " << trial;
+      EXPECT_LE(relErr(MatX(dd.H * dy), MatX(dd.H * dd.dydd_dy)), 1e-9) << "trial " << trial;
       EXPECT_LE(relErr(dyd, dd.dydd_dydot), 1e-8) << "trial " << trial;
       EXPECT_LE(relErr(dtau, dd.Hinv), 1e-8) << "trial " << trial;
-      std::printf("%s: rank %d of %d rows, errors %.1e %.1e %.1e\n",
+      std::printf("%s: rank %d of %d rows, errors %.1e %.1e %.1e (H-weighted %.1e)\n",
                   std::filesystem::path(path).filename().c_str(), cdd.rank, set.rows(),
-                  relErr(dy, dd.dydd_dy), relErr(dyd, dd.dydd_dydot), relErr(dtau, dd.Hinv));
+                  relErr(dy, dd.dydd_dy), relErr(dyd, dd.dydd_dydot), relErr(dtau, dd.Hinv),
+                  relErr(MatX(dd.H * dy), MatX(dd.H * dd.dydd_dy)));
     }
   }
 }

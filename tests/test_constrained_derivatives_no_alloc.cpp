@@ -25,9 +25,11 @@ TEST(ConstrainedDerivativesNoAlloc, RunsWithoutHeap) {
     const char* loop;     ///< link held to the first body at a point (nullptr: none)
   };
   // Contacts on a floating quadruped with rotors; implicit loop clusters (no set); the RSU
-  // leg's (multi-dof) loops cut, plus a contact; a cut (rank-deficient) loop set.
+  // leg's embedded loops (ball joints) plus a contact, and the same loops cut; a cut
+  // (rank-deficient) loop set.
   for (const Case& k : {Case{"cd_quadruped.urdf", false, "lf_foot", "rf_foot"},
                         Case{"cd_parallel_walker.urdf", false, nullptr, nullptr},
+                        Case{"cd_rsu_leg.urdf", false, "foot", nullptr},
                         Case{"cd_rsu_leg.urdf", true, "foot", nullptr},
                         Case{"cd_six_bar.urdf", true, nullptr, nullptr}}) {
     const ClusterModel cm = loadModel(test::modelsPath(k.file), k.cut ? cutAll : ModelOptions{});

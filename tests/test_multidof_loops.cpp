@@ -282,22 +282,6 @@ TEST(MultiDofLoops, RejectsAnIndependentBallJointAndNamesAFreeBallDirection) {
   }
 }
 
-TEST(MultiDofLoops, DerivativesRejectMultiDofJointsInLoops) {
-  const ClusterModel m = loadModel(test::modelsPath("cd_stewart.urdf"));
-  ClusterData d(m);
-  ClusterDerivativeData dd(m);
-  const VecX zero = VecX::Zero(m.ny);
-  for (int which = 0; which < 2; ++which) {
-    const Status s =
-        which == 0
-            ? computeCeRneaDerivatives(m, d, dd, m.qReference, VecX::Zero(m.treeModel.nv), zero)
-            : computeCeAbaDerivatives(m, d, dd, m.qReference, VecX::Zero(m.treeModel.nv), zero);
-    EXPECT_EQ(s, Status::InvalidArgument);
-    EXPECT_NE(std::string(d.errorMessage()).find("platform_ball"), std::string::npos)
-        << d.errorMessage();
-  }
-}
-
 TEST(MultiDofLoops, RejectsABallJointInsideAMimicCluster) {
   // j1 mimics j2; the cluster of the relation reaches up to the base through the ball joint
   // (B hangs from A, A from the base by the ball): linear relations act on 1-dof joints only.

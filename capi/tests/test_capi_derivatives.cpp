@@ -3,7 +3,8 @@
 // single calls (bit-identical, both layouts, 1 and 2 threads, a failing state), and the real-time
 // promise: no heap allocation in any derivative call once the derivative workspace exists
 // (failing calls and the nws == 1 row-major batch included; allocation counter of
-// tests/alloc_counter.cpp, exported to libclusterdyn.so).
+// tests/alloc_counter.cpp, exported to libclusterdyn.so); on the models whose embedded loops hold
+// multi-dof joints, the C CE-ABA derivatives against finite differences of the C CE-ABA.
 //
 // Usage: capi_derivatives_test model.urdf...
 #include <gtest/gtest.h>
@@ -23,8 +24,7 @@ std::vector<std::string> g_models;
 
 using Vec = std::vector<double>;
 
-/// Whether the model has a multi-dof joint inside an embedded loop: the cluster derivatives
-/// refuse those (RefusesMultiDofLoops), so the other tests load them with their loops cut.
+/// Whether the model has a multi-dof joint (spherical, planar, floating) inside an embedded loop.
 bool multiDofLoops(const std::string& path) {
   const clusterdyn::ClusterModel cm = clusterdyn::loadModel(path);
   for (const clusterdyn::Cluster& c : cm.clusters)
@@ -32,22 +32,11 @@ bool multiDofLoops(const std::string& path) {
   return false;
 }
 
-unsigned loadFlags(const std::string& path) {
-  return multiDofLoops(path) ? CDYN_LOAD_CUT_LOOPS : 0u;
-}
-
-clusterdyn::ModelOptions loadOptions(const std::string& path) {
-  clusterdyn::ModelOptions o;
-  o.cutLoops = multiDofLoops(path);
-  return o;
-}
-
 /// A model through the C API, its derivative workspace, and a closed state.
 struct Fixture {
   explicit Fixture(const std::string& path) {
     char err[512];
-    EXPECT_EQ(cdyn_model_load(CDYN_ABI_VERSION, path.c_str(), loadFlags(path), nullptr, &m, err,
-                              sizeof err),
+    EXPECT_EQ(cdyn_model_load(CDYN_ABI_VERSION, path.c_str(), 0, nullptr, &m, err, sizeof err),
               CDYN_OK)
         << err;
     EXPECT_EQ(cdyn_workspace_create(m, &ws), CDYN_OK);
@@ -92,7 +81,7 @@ TEST(CapiDerivatives, EqualTheCxxCalls) {
   for (const std::string& path : g_models) {
     SCOPED_TRACE(path);
     Fixture f(path);
-    const cd::ClusterModel cm = cd::loadModel(path, loadOptions(path));
+    const cd::ClusterModel cm = cd::loadModel(path);
     cd::ClusterData data(cm);
     cd::ClusterDerivativeData dd(cm);
     std::vector<cd::Force> F(f.nb);
@@ -288,32 +277,65 @@ TEST(CapiDerivatives, NoAllocationOnceTheWorkspaceExists) {
 
 }  // namespace
 
-TEST(CapiDerivatives, RefusesMultiDofLoops) {
+// Multi-dof joints inside embedded loops (ball joints of the RSU ankle, the delta, the Stewart
+// platform): the C CE-ABA derivatives against central differences of the C CE-ABA on the closed
+// manifold (independent joints moved by +-h, dependent ones re-closed by
+// cdyn_independent_to_spanning from the state, ydot and tau_y held), one Richardson step.
+TEST(CapiDerivatives, MultiDofLoopsAgainstFiniteDifferences) {
   int checked = 0;
   for (const std::string& path : g_models) {
     if (!multiDofLoops(path)) continue;
     SCOPED_TRACE(path);
-    char err[512];
-    cdyn_model* m = nullptr;
-    ASSERT_EQ(cdyn_model_load(CDYN_ABI_VERSION, path.c_str(), 0, nullptr, &m, err, sizeof err),
+    Fixture f(path);
+    const int ny = f.ny, nn = ny * ny;
+    ASSERT_EQ(f.nyq, ny);  // the independent joints of these loops are 1-dof: y + h is the tangent
+    Vec ydd(ny), P(nn), Q(nn), R(nn), y(ny), ydot(ny);
+    ASSERT_EQ(cdyn_ce_aba_derivatives(f.m, f.dws, f.q.data(), f.nq, f.v.data(), f.nv, f.tauY.data(),
+                                      ny, f.fext.data(), 6 * f.nb, ydd.data(), ny, P.data(),
+                                      Q.data(), R.data(), ny),
               CDYN_OK)
-        << err;
-    cdyn_derivative_workspace* dws = nullptr;
-    ASSERT_EQ(cdyn_derivative_workspace_create(m, &dws), CDYN_OK);
-    int nq = 0, nv = 0, ny = 0;
-    cdyn_model_nq(m, &nq);
-    cdyn_model_nv(m, &nv);
-    cdyn_model_ny(m, &ny);
-    Vec q(nq), v(nv, 0.0), tau(ny, 0.0), P(ny * ny), Q(ny * ny);
-    cdyn_model_reference_configuration(m, q.data(), nq);
-    EXPECT_EQ(cdyn_ce_aba_derivatives(m, dws, q.data(), nq, v.data(), nv, tau.data(), ny, nullptr,
-                                      0, nullptr, 0, P.data(), Q.data(), nullptr, ny),
-              CDYN_ERR_INVALID_ARGUMENT);
-    EXPECT_NE(std::string(cdyn_derivative_workspace_last_error(dws)).find("multi-dof"),
-              std::string::npos)
-        << cdyn_derivative_workspace_last_error(dws);
-    cdyn_derivative_workspace_free(dws);
-    cdyn_model_free(m);
+        << cdyn_derivative_workspace_last_error(f.dws);
+    ASSERT_EQ(cdyn_spanning_to_independent(f.m, f.ws, f.q.data(), f.nq, f.v.data(), f.nv, y.data(),
+                                           ny, ydot.data(), ny),
+              CDYN_OK);
+    Vec qs(f.nq), vs(f.nv), out(ny), qdd(f.nv);
+    // CE-ABA at the closed state of (y + dy, ydot + dyd).
+    const auto aba = [&](int k, double dy, double dyd) {
+      Vec yp = y, ydp = ydot;
+      yp[k] += dy;
+      ydp[k] += dyd;
+      EXPECT_EQ(cdyn_independent_to_spanning(f.m, f.ws, yp.data(), ny, ydp.data(), ny, f.q.data(),
+                                             f.nq, qs.data(), f.nq, vs.data(), f.nv),
+                CDYN_OK)
+          << cdyn_workspace_last_error(f.ws);
+      EXPECT_EQ(cdyn_ce_aba(f.m, f.ws, qs.data(), f.nq, vs.data(), f.nv, f.tauY.data(), ny,
+                            f.fext.data(), 6 * f.nb, out.data(), ny, qdd.data(), f.nv),
+                CDYN_OK)
+          << cdyn_workspace_last_error(f.ws);
+      return out;
+    };
+    double scale = 1.0, err = 0.0;
+    for (double x : P) scale = std::max(scale, std::fabs(x));
+    for (double x : Q) scale = std::max(scale, std::fabs(x));
+    for (int k = 0; k < ny; ++k) {
+      // Configuration: steps 5e-4 and 2.5e-4, Richardson; velocity: ydd is quadratic in ydot, so
+      // central differences are exact at any step (0.1).
+      const auto central = [&](double h, bool config) {
+        const Vec a = config ? aba(k, h, 0.0) : aba(k, 0.0, h);
+        const Vec b = config ? aba(k, -h, 0.0) : aba(k, 0.0, -h);
+        Vec d(ny);
+        for (int i = 0; i < ny; ++i) d[i] = (a[i] - b[i]) / (2.0 * h);
+        return d;
+      };
+      const Vec c1 = central(5e-4, true), c2 = central(2.5e-4, true), cv = central(0.1, false);
+      for (int i = 0; i < ny; ++i) {
+        err = std::max(err, std::fabs(P[i + k * ny] - (4.0 * c2[i] - c1[i]) / 3.0) / scale);
+        err = std::max(err, std::fabs(Q[i + k * ny] - cv[i]) / scale);
+      }
+    }
+    EXPECT_LT(err, 1e-7);
+    std::printf("  %s: ny %d, C CE-ABA derivatives vs finite differences %.2e\n", path.c_str(), ny,
+                err);
     ++checked;
   }
   if (checked == 0) GTEST_SKIP() << "no model with a multi-dof joint in a loop among the inputs";

@@ -252,7 +252,6 @@ Status checkArguments(const ClusterModel& cm, ClusterData& data, const ClusterDe
   if (dd.model != &cm)
     return detail::fail(data.treeData, Status::WorkspaceMismatch,
                         "the derivative workspace was created for another model");
-  CDYN_TRY(detail::rejectMultiDofLoops(cm, data, "the derivatives"));
   CDYN_TRY(detail::checkVector(data.treeData, x, cm.ny, xName));
   return detail::checkForces(cm.treeModel, data.treeData, fext);
 }
@@ -314,20 +313,5 @@ Status computeCeAbaDerivatives(const ClusterModel& model, ClusterData& data,
   return detail::checkOverflow(data.treeData, Status::Ok, dd.Hinv, "computeCeAbaDerivatives: Hinv",
                                inputs);
 }
-
-namespace detail {
-
-Status rejectMultiDofLoops(const ClusterModel& cm, ClusterData& data, const char* what) {
-  for (const Cluster& c : cm.clusters)
-    for (int b = c.firstBody; c.implicit() && b < c.firstBody + c.nbodies; ++b)
-      if (cm.treeModel.nvs[b] != 1)
-        return fail(data.treeData, Status::InvalidArgument,
-                    "%s do not support multi-dof joints inside loops yet: joint '%s' of loop "
-                    "cluster '%s' (load the model with its loops cut, ModelOptions::cutLoops)",
-                    what, cm.treeModel.jointNames[b].c_str(), c.name.c_str());
-  return Status::Ok;
-}
-
-}  // namespace detail
 
 }  // namespace clusterdyn

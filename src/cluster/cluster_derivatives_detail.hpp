@@ -24,8 +24,4 @@ void loopGdotTerm(const ClusterModel& cm, ClusterData& data, ClusterDerivativeDa
 /// every body) and G of every cluster left by a cluster velocity pass at q.
 Status clusterMinversePasses(const ClusterModel& cm, ClusterData& data, ClusterDerivativeData& dd);
 
-/// InvalidArgument naming the joint when a loop cluster holds a multi-dof joint: the loop terms
-/// of the derivatives and of H^-1 take one motion axis per joint (Ok otherwise).
-Status rejectMultiDofLoops(const ClusterModel& cm, ClusterData& data, const char* what);
-
 }  // namespace clusterdyn::detail

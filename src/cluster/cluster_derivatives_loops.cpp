@@ -101,37 +101,46 @@ void loopRowDerivatives(const ClusterModel& cm, const ClusterData& data, Cluster
     }
     const Force& ow = dd.ow[r];
     for (int b = c.firstBody; b < c.firstBody + c.nbodies; ++b) {
-      const int lv = tree.idx_v[b] - c.v0;
+      const int lv0 = tree.idx_v[b] - c.v0, nvb = tree.nvs[b];
       const bool sS = dd.onS[b - c.firstBody], sP = dd.onP[b - c.firstBody];
       if (!sS && !sP) {
-        dd.Psiq(i, lv) = dd.Phiq(i, lv) = dd.Phiv(i, lv) = 0.0;
+        for (int m = 0; m < nvb; ++m) dd.Psiq(i, lv0 + m) = dd.Phiq(i, lv0 + m) = 0.0;
+        for (int m = 0; m < nvb; ++m) dd.Phiv(i, lv0 + m) = 0.0;
         continue;
       }
-      const Motion psi = t.psi[b].col(0);
       const WorldMotion L = motionOf(t, tree.parent[b], a0);
       const Motion& ovj = t.ov[b];
-      const Motion u = crossMotion(psi, L.v);  // eq. D4
-      // eq. C2: d Psi / dq_j = (s_S - s_P) ow . psi x (ov_S - ov_lambda)
-      dd.Psiq(i, lv) = (double(sS) - double(sP)) * ow.dot(crossMotion(psi, S.v - L.v));
-      // eq. C3: d Delta / dq_j from d ov_b = psi x (ov_b - ov_lambda), d oa_b = psi x (oa_b -
-      // oa_lambda) - u x (ov_b - ov_lambda) on the subtree of j; d ow = psi x* ow when j moves P.
-      Motion dovS = Motion::Zero(), dovP = Motion::Zero(), dDelta = Motion::Zero();
-      Motion dDeltaV = Motion::Zero();
-      if (sS) {
-        dovS = crossMotion(psi, S.v - L.v);
-        dDelta += crossMotion(psi, S.a - L.a) - crossMotion(u, S.v - L.v);
-        dDeltaV += crossMotion(psi, S.v - L.v - ovj) - crossMotion(P.v, psi);
+      // Every tangent column of the joint (a multi-dof joint's columns move the child frame by
+      // its own right exponential, so each acts on the subtree as the world twist psi; the
+      // terms below hold column by column: docs/derivatives.md, eq. C2, C3).
+      for (int m = 0; m < nvb; ++m) {
+        const int lv = lv0 + m;
+        const Motion psi = t.psi[b].col(m);
+        const Motion u = crossMotion(psi, L.v);  // eq. D4
+        // eq. C2: d Psi / dq_j = (s_S - s_P) ow . psi x (ov_S - ov_lambda)
+        dd.Psiq(i, lv) = (double(sS) - double(sP)) * ow.dot(crossMotion(psi, S.v - L.v));
+        // eq. C3: d Delta / dq_j from d ov_b = psi x (ov_b - ov_lambda), d oa_b = psi x (oa_b -
+        // oa_lambda) - u x (ov_b - ov_lambda) on the subtree of j; d ow = psi x* ow when j
+        // moves P.
+        Motion dovS = Motion::Zero(), dovP = Motion::Zero(), dDelta = Motion::Zero();
+        Motion dDeltaV = Motion::Zero();
+        if (sS) {
+          dovS = crossMotion(psi, S.v - L.v);
+          dDelta += crossMotion(psi, S.a - L.a) - crossMotion(u, S.v - L.v);
+          dDeltaV += crossMotion(psi, S.v - L.v - ovj) - crossMotion(P.v, psi);
+        }
+        if (sP) {
+          dovP = crossMotion(psi, P.v - L.v);
+          dDelta -= crossMotion(psi, P.a - L.a) - crossMotion(u, P.v - L.v);
+          dDeltaV -= crossMotion(psi, P.v - L.v - ovj) + crossMotion(psi, S.v);
+        }
+        dDelta -= crossMotion(dovP, S.v) + crossMotion(P.v, dovS);
+        double phiq = ow.dot(dDelta);
+        if (sP) phiq -= ow.dot(crossMotion(psi, nuDelta));
+        dd.Phiq(i, lv) = phiq;
+        // eq. C3, d oa_b / d v_j = psi x (ov_b - ov_lambda - ov_j)
+        dd.Phiv(i, lv) = ow.dot(dDeltaV);
       }
-      if (sP) {
-        dovP = crossMotion(psi, P.v - L.v);
-        dDelta -= crossMotion(psi, P.a - L.a) - crossMotion(u, P.v - L.v);
-        dDeltaV -= crossMotion(psi, P.v - L.v - ovj) + crossMotion(psi, S.v);
-      }
-      dDelta -= crossMotion(dovP, S.v) + crossMotion(P.v, dovS);
-      double phiq = ow.dot(dDelta);
-      if (sP) phiq -= ow.dot(crossMotion(psi, nuDelta));
-      dd.Phiq(i, lv) = phiq;
-      dd.Phiv(i, lv) = ow.dot(dDeltaV);  // eq. C3, d oa_b / d v_j = psi x (ov_b - ov_lambda - ov_j)
     }
   }
 }
@@ -174,8 +183,9 @@ void loopGdotTerm(const ClusterModel& cm, ClusterData& data, ClusterDerivativeDa
     // eq. C7: world twists of the cluster's bodies at the spanning velocity G_col, relative to
     // the output body (the rows are invariant under a common twist of the whole cluster).
     for (int b = c.firstBody; b < c.firstBody + c.nbodies; ++b) {
-      const int p = tree.parent[b];
-      Motion x = t.psi[b].col(0) * w.G(tree.idx_v[b] - c.v0, col);
+      const int p = tree.parent[b], lv0 = tree.idx_v[b] - c.v0;
+      Motion x = t.psi[b].col(0) * w.G(lv0, col);
+      for (int m = 1; m < tree.nvs[b]; ++m) x += t.psi[b].col(m) * w.G(lv0 + m, col);
       if (inCluster(c, p)) x += dd.ovx[p - c.firstBody];
       dd.ovx[b - c.firstBody] = x;
     }
@@ -198,10 +208,11 @@ void loopGdotTerm(const ClusterModel& cm, ClusterData& data, ClusterDerivativeDa
       for (int b = c.firstBody; b < c.firstBody + c.nbodies; ++b) {
         const double s = double(dd.onS[b - c.firstBody]) - double(dd.onP[b - c.firstBody]);
         if (s == 0.0) continue;
-        const int p = tree.parent[b];
+        const int p = tree.parent[b], lv0 = tree.idx_v[b] - c.v0;
         const Motion xL = inCluster(c, p) ? dd.ovx[p - c.firstBody] : Motion::Zero();
-        rho[tree.idx_v[b] - c.v0] +=
-            lambda[i] * s * dd.ow[r].dot(crossMotion(t.psi[b].col(0), xS - xL));  // eq. C2
+        for (int m = 0; m < tree.nvs[b]; ++m)  // every tangent column of the joint
+          rho[lv0 + m] +=
+              lambda[i] * s * dd.ow[r].dot(crossMotion(t.psi[b].col(m), xS - xL));  // eq. C2
       }
     }
     dd.dtau_dy.row(c.y0 + col).segment(c.y0, d).noalias() -= rho.transpose() * w.G;

@@ -229,7 +229,6 @@ Status computeClusterMinverse(const ClusterModel& model, ClusterData& data,
   if (dd.model != &model)
     return detail::fail(data.treeData, Status::WorkspaceMismatch,
                         "the derivative workspace was created for another model");
-  CDYN_TRY(detail::rejectMultiDofLoops(model, data, "computeClusterMinverse and the derivatives"));
   // Joint placements of every body but the rotors, G of the loop clusters, the check that q is
   // closed; then the world placements (the rotors are seen from their output bodies).
   CDYN_TRY(detail::clusterPositionPass(model, data, q, detail::StateCheck::Check,

@@ -160,7 +160,8 @@ void addDependentTerm(const ClusterModel& cm, const ClusterDerivativeData& dd, c
 /// inertia I are constants: world psi_R = 0X_o s and I psi_R = 0X_o^* (I s) from o's placement,
 /// no joint transform, inertia or Coriolis matrix of its own. I is invariant under the rotation
 /// about s (I (s x) = (s x*) I, to the 1e-12 of the rotor test of the model builder), which
-/// reduces the rotor's terms of D1-D10 to (v_o = ov_o, a_o = oa_o, b = v_o x* I psi_R):
+/// reduces the rotor's terms of D1-D10 to (docs/derivatives.md, eq. R1, R2; v_o = ov_o,
+/// a_o = oa_o, b = v_o x* I psi_R):
 ///  * f_R = I a_o + v_o x* I v_o + I psi_R qdd + b qd: o's step carries the first two with its
 ///    inertia plus its rotors' (rneaInertias), the rest is added to oF_o here;
 ///  * B(I, v_R) = B(I, v_o) + qd (I psi_R) bar-x*: the first in o's B (rneaInertias), the second

@@ -298,6 +298,32 @@ TEST(ClusterDerivatives, RejectsBadArguments) {
   EXPECT_EQ(computeCeRneaDerivatives(cm, data, dd, bad, st.v, y), Status::ConstraintFailure);
 }
 
+// Models without loop joints take the relation check of the CE-RNEA derivatives (no cluster
+// velocity pass): a violated coupling, in position or in velocity, is ConstraintFailure.
+TEST(ClusterDerivatives, ConstantGRejectsOpenStates) {
+  const ClusterModel cm = buildClusterModel(
+      parseUrdfFile(std::string(CLUSTERDYN_MODELS_DIR) + "/cd_geared_chain.urdf"));
+  ASSERT_FALSE(cm.hasImplicitClusters());
+  ASSERT_TRUE(cm.hasLoops());  // couplings
+  ClusterData data(cm);
+  ClusterDerivativeData dd(cm);
+  std::mt19937_64 rng(5);
+  support::ClosedState st;
+  ASSERT_TRUE(support::randomClosedState(cm, data, rng, st));
+  const VecX y = VecX::Zero(cm.ny);
+  ASSERT_EQ(computeCeRneaDerivatives(cm, data, dd, st.q, st.v, y), Status::Ok);
+  const auto dependent = std::find_if(cm.clusters.begin(), cm.clusters.end(),
+                                      [](const Cluster& c) { return !c.dependent.empty(); });
+  ASSERT_NE(dependent, cm.clusters.end());
+  const int dv = dependent->v0 + dependent->dependent[0];
+  VecX q = st.q, v = st.v;
+  q[cm.treeModel.idx_q[cm.treeModel.velocityOwner[dv]]] += 0.1;
+  EXPECT_EQ(computeCeRneaDerivatives(cm, data, dd, q, st.v, y), Status::ConstraintFailure);
+  v[dv] += 0.1;
+  EXPECT_EQ(computeCeRneaDerivatives(cm, data, dd, st.q, v, y), Status::ConstraintFailure);
+  EXPECT_EQ(computeCeRneaDerivatives(cm, data, dd, st.q, st.v, y), Status::Ok);
+}
+
 TEST(ClusterDerivatives, MinverseRejectsBadArguments) {
   const ClusterModel cm =
       buildClusterModel(parseUrdfFile(std::string(CLUSTERDYN_MODELS_DIR) + "/cd_four_bar.urdf"));

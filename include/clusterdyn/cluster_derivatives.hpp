@@ -2,7 +2,8 @@
 // independent coordinates y of a cluster model: CE-RNEA (d tau_y / d(y, y_dot, y_ddot)) and CE-ABA
 // (d y_ddot / d(y, y_dot, tau_y)), explicit clusters (couplings, mimics, rotors) and implicit
 // loops (G(q), g(q, v) of the loop closure, differentiated through it). Derivation and
-// conventions: docs/derivatives.md, "Cluster-tree derivatives" (equations C1-C9).
+// conventions: docs/derivatives.md, "Cluster-tree derivatives" (equations C1-C9; rotors seen
+// from their output body in the passes: R1, R2).
 //
 // Conventions:
 //  * The state is a closed spanning state (q, v = G y_dot) as in ceRnea() / ceAba()

@@ -5,6 +5,7 @@
 // (Chignoli et al. 2023, eq. 2-6; cluster_derivatives_loops.cpp). d CE-ABA = -H^-1 d CE-RNEA at
 // y_ddot = CE-ABA.
 #include <algorithm>
+#include <cmath>
 
 #include "cluster/cluster_derivatives_detail.hpp"
 #include "clusterdyn/cluster_algorithms.hpp"
@@ -154,6 +155,130 @@ void addDependentTerm(const ClusterModel& cm, const ClusterDerivativeData& dd, c
   }
 }
 
+/// A rotor R (OutputFrameRotor: an axisymmetric leaf on a revolute joint, hanging from its
+/// output body o) in the spanning-tree derivative passes, seen from o, where its axis s and
+/// inertia I are constants: world psi_R = 0X_o s and I psi_R = 0X_o^* (I s) from o's placement,
+/// no joint transform, inertia or Coriolis matrix of its own. I is invariant under the rotation
+/// about s (I (s x) = (s x*) I, to the 1e-12 of the rotor test of the model builder), which
+/// reduces the rotor's terms of D1-D10 to (docs/derivatives.md, eq. R1, R2; v_o = ov_o,
+/// a_o = oa_o, b = v_o x* I psi_R):
+///  * f_R = I a_o + v_o x* I v_o + I psi_R qdd + b qd: o's step carries the first two with its
+///    inertia plus its rotors' (rneaInertias), the rest is added to oF_o here;
+///  * B(I, v_R) = B(I, v_o) + qd (I psi_R) bar-x*: the first in o's B (rneaInertias), the second
+///    added to oBc_o here; oIc_o gets I through rneaInertias;
+///  * tau_R = (I psi_R) . a_o + s^T I s qdd; Bc_R^T psi_R = Yv_R = b; Y_R = 0 (column R of
+///    d tau / dq vanishes: turning the rotor about its axis changes nothing), and
+///    dv(R, R) = 0.
+/// Forward part: psi_R, ov_R, oa_R (for readers of dd.tree), tau_R and the additions to o's sums.
+void rotorForwardStep(const OutputFrameRotor& r, const Data& td, DerivativeData& t, int R,
+                      const double* v, const double* a, const Motion& a0) {
+  const int o = r.parent, iv = r.iv;
+  const double qd = v[iv], qdd = a[iv];
+  const Motion psi = o >= 0 ? td.oMi[o].actMotion(r.axis) : r.axis;
+  const Force Is = o >= 0 ? td.oMi[o].actForce(r.Iaxis) : r.Iaxis;
+  const Motion ovo = o >= 0 ? t.ov[o] : Motion::Zero();
+  const Motion& oao = o >= 0 ? t.oa[o] : a0;
+  const Motion u = crossMotion(psi, ovo);  // D4
+  t.psi[R].col(0) = psi;
+  t.ups[R].col(0) = u;
+  t.ov[R] = ovo + psi * qd;            // D1
+  t.oa[R] = oao + psi * qdd - u * qd;  // D1: v_R x psi qd = v_o x psi qd
+  t.tau[iv] = Is.dot(oao) + r.axisInertia * qdd;
+  if (o < 0) return;
+  const Force b = crossForce(ovo, Is);
+  t.oF[o] += Is * qdd + b * qd;
+  // + qd (I psi) bar-x* = -qd [[n x, f x], [f x, 0]] with I psi = [n; f] (eq. D3).
+  const Mat3 N = skew(Is.head<3>() * qd), F = skew(Is.tail<3>() * qd);
+  Mat6& B = t.oBc[o];
+  B.topLeftCorner<3, 3>() -= N;
+  B.topRightCorner<3, 3>() -= F;
+  B.bottomLeftCorner<3, 3>() -= F;
+}
+
+/// Backward part of rotor R (rotorForwardStep): its row of d tau / dq, d tau / dv and M over o
+/// and o's ancestors (D7, D8 with I psi_R and b), its column of d tau / dv (D10: psi_j . b), its
+/// column of d tau / dq zero.
+void rotorBackwardStep(const Model& tree, const OutputFrameRotor& r, const Data& td,
+                       DerivativeData& t) {
+  const int o = r.parent, iv = r.iv;
+  const Force Is = o >= 0 ? td.oMi[o].actForce(r.Iaxis) : r.Iaxis;
+  const Force b = o >= 0 ? crossForce(t.ov[o], Is) : Force::Zero();
+  MatX& dq = t.dtau_dq;
+  MatX& dv = t.dtau_dv;
+  MatX& M = t.dtau_da;
+  dq(iv, iv) = 0.0;
+  dv(iv, iv) = 0.0;
+  M(iv, iv) = r.axisInertia;
+  for (int j = o; j >= 0; j = tree.parent[j]) {
+    const int ij = tree.idx_v[j];
+    for (int c = 0; c < tree.nvs[j]; ++c) {
+      const auto pj = t.psi[j].col(c);
+      dq(iv, ij + c) = -(Is.dot(t.wps[j].col(c)) + b.dot(t.ups[j].col(c)));
+      dv(iv, ij + c) = b.dot(pj) + Is.dot(t.zps[j].col(c));
+      M(iv, ij + c) = M(ij + c, iv) = Is.dot(pj);
+      dq(ij + c, iv) = 0.0;
+      dv(ij + c, iv) = pj.dot(b);
+    }
+  }
+}
+
+/// The spanning-tree RNEA derivative passes (Carpentier & Mansard 2018; D1-D10) at (q, v, a),
+/// with the placements of data.treeData (placements: computed here, else reused). Without external
+/// forces the rotors run in their output body's frame (rotorForwardStep, rotorBackwardStep) and the
+/// other bodies carry their rotors' inertia (rneaInertias): the same matrices, without the rotors'
+/// own inertia and Coriolis matrices and their pair terms of d tau / dq's columns.
+void spanningDerivativePasses(const ClusterModel& cm, ClusterData& data, DerivativeData& t,
+                              ConstVecRef q, const double* v, const double* a, const Force* fext,
+                              bool placements) {
+  const Model& tree = cm.treeModel;
+  Data& td = data.treeData;
+  const ClusterScratch& s = detail::fullScratch(data);
+  if (fext || s.rotors.empty()) {
+    detail::rneaDerivativePasses(tree, td, t, q, v, a, fext, placements);
+    return;
+  }
+  const Motion a0 = detail::gravityAcceleration(tree);
+  for (int i = 0; i < tree.nbodies; ++i) {
+    const int r = s.rotorSlot[i];
+    if (r >= 0)
+      rotorForwardStep(s.rotors[r], td, t, i, v, a, a0);
+    else
+      detail::derivativeForwardStep(tree, td, t, i, q, v, a, nullptr, a0, placements,
+                                    &s.rneaInertias[i]);
+  }
+  for (int k = tree.nbodies - 1; k >= 0; --k) {
+    const int r = s.rotorSlot[k];
+    if (r >= 0)
+      rotorBackwardStep(tree, s.rotors[r], td, t);
+    else
+      detail::derivativeBackwardStep(tree, t, k);
+  }
+}
+
+/// A model without loop joints (G constant): ConstraintFailure unless (q, v) satisfies every
+/// explicit relation, checked in one loop over ClusterScratch::relationChecks as ceRnea does (a
+/// relation above the tolerance gets its cluster's full check and message). The rotors' entries
+/// of treeData are left as they are (the derivative passes do not read them), as
+/// clusterPositionPass does.
+Status checkConstantGState(const ClusterModel& cm, ClusterData& data, ConstVecRef q,
+                           const double* v) {
+  ClusterScratch& s = detail::fullScratch(data);
+  s.rotorsPending = false;
+  const ClusterWorkspace::RelationTerm* term = s.relationCheckTerms.data();
+  for (const ClusterScratch::RelationCheck& rel : s.relationChecks) {
+    double pos = -rel.offset, vel = 0.0;
+    for (const auto* end = s.relationCheckTerms.data() + rel.end; term != end; ++term) {
+      pos += term->coeff * q[term->q];
+      vel += term->coeff * v[term->v];
+    }
+    if (std::abs(pos) <= kClosureSettings.stateTolerance &&
+        std::abs(vel) <= kClosureSettings.stateTolerance)
+      continue;
+    CDYN_TRY(detail::checkClusterState(cm, data, rel.cluster, q, v));
+  }
+  return Status::Ok;
+}
+
 /// The derivative passes at a closed (q, v) (checked with StateCheck::Check; StateCheck::Skip:
 /// right after ceAba at (q, v), whose kinematics are reused): G, g, the
 /// spanning-tree derivatives at a = G ydd + g, the loop terms and the chain rule (eq. C9).
@@ -161,8 +286,15 @@ Status derivativePasses(const ClusterModel& cm, ClusterData& data, ClusterDeriva
                         ConstVecRef q, ConstVecRef v, const VecX& ydd, const Force* fext,
                         StateCheck check) {
   // After ceAba (check == Skip) the kinematics are those of its pass 1 (placements, v, G, g and
-  // the factors of Kd of every cluster; the rotors' entries by completeRotorBodies): reused.
-  if (check == StateCheck::Check)
+  // the factors of Kd of every cluster): reused. The rotors' entries of treeData are not read
+  // (ceAba leaves them pending only without fext, when spanningDerivativePasses sees the rotors
+  // from their output bodies).
+  // With G constant (no loop joints) the velocity pass is not needed: the relation check, and
+  // the placements computed by the derivative passes (the velocities there, G from the model).
+  const bool constantG = !cm.hasImplicitClusters();
+  if (check == StateCheck::Check && constantG)
+    CDYN_TRY(checkConstantGState(cm, data, q, v.data()));
+  else if (check == StateCheck::Check)
     CDYN_TRY(detail::clusterVelocityPass(cm, data, q, v.data(), Bias::Compute, check,
                                          detail::OutputPoses::ImplicitOnly));  // world poses only
   const std::vector<ClusterWorkspace>& ws = detail::scratch(data);
@@ -184,8 +316,9 @@ Status derivativePasses(const ClusterModel& cm, ClusterData& data, ClusterDeriva
   }
   dd.entryStart[cm.clusters.size()] = static_cast<int>(dd.Gentries.size());
   const Model& tree = cm.treeModel;
-  // The cluster velocity pass left every body's placements (liMi, oMi) at q: reused.
-  detail::rneaDerivativePasses(tree, data.treeData, dd.tree, q, v.data(), dd.a.data(), fext, false);
+  // Placements (liMi, oMi) at q: left by the cluster velocity pass or ceAba, else computed here.
+  spanningDerivativePasses(cm, data, dd.tree, q, v.data(), dd.a.data(), fext,
+                           check == StateCheck::Check && constantG);
   const DerivativeData& t = dd.tree;
   const bool loops = cm.hasImplicitClusters();
   if (loops) {
@@ -281,7 +414,6 @@ Status computeCeAbaDerivatives(const ClusterModel& model, ClusterData& data,
                                ConstVecRef tauY, const Force* fext) {
   CDYN_TRY(checkArguments(model, data, dd, q, v, tauY, "tauY", fext));
   CDYN_TRY(ceAba(model, data, q, v, tauY, fext));  // checks the state; y_ddot
-  detail::completeRotorBodies(model, data);
   dd.ydd = data.ydd;
   CDYN_TRY(derivativePasses(model, data, dd, q, v, dd.ydd, fext, StateCheck::Skip));
   // eq. C10: d y_ddot = -H^-1 d tau_y at y_ddot; d y_ddot / d tau_y = H^-1 (Cholesky of H).
@@ -292,7 +424,9 @@ Status computeCeAbaDerivatives(const ClusterModel& model, ClusterData& data,
                         "definite");
   choleskyInverse(dd);
   // Eigen's blocked product keeps its panels on the stack below ny = 64 (derivatives.hpp's
-  // computeABADerivatives); above, the coefficient-wise product, which never allocates.
+  // computeABADerivatives); above, the coefficient-wise product, which never allocates. (A product
+  // over the non-zeros of d tau_y only, about 2/3 of the entries on the quadrupeds, measured
+  // slower.)
   if (model.ny <= 64) {
     dd.dydd_dy.noalias() = -dd.Hinv * dd.dtau_dy;
     dd.dydd_dydot.noalias() = -dd.Hinv * dd.dtau_dydot;

@@ -33,10 +33,13 @@ inline void coriolisMatrix(const SpatialInertia& I, const Motion& v, const Force
 
 /// Forward step of body i (eq. D1-D6): placement, psi_i = 0X_i S_i, ov_i, oa_i (gravity
 /// offset a0 at the root), u_i, w_i from the parent's motion, and the body's own f_i, I_i, B_i in
-/// world coordinates as the seeds of the subtree sums oF, oIc, oBc.
+/// world coordinates as the seeds of the subtree sums oF, oIc, oBc. inertia: the body's inertia
+/// in its frame (model.inertias[i] when null; the cluster derivatives pass a body with its
+/// rotors).
 inline void derivativeForwardStep(const Model& model, Data& data, DerivativeData& dd, int i,
                                   ConstVecRef q, const double* v, const double* a,
-                                  const Force* fext, const Motion& a0, bool placements = true) {
+                                  const Force* fext, const Motion& a0, bool placements = true,
+                                  const SpatialInertia* inertia = nullptr) {
   if (placements) placementStep(model, data, i, q);
   const Transform& oMi = data.oMi[i];
   const Joint& joint = model.joints[i];
@@ -61,7 +64,7 @@ inline void derivativeForwardStep(const Model& model, Data& data, DerivativeData
     w.col(c) = crossMotion(psi.col(c), oap) - crossMotion(u.col(c), ovp);  // eq. D5
     z.col(c) = -crossMotion(psi.col(c), ovSum);                            // eq. D6
   }
-  const SpatialInertia oI = model.inertias[i].transformedBy(oMi);
+  const SpatialInertia oI = (inertia ? *inertia : model.inertias[i]).transformedBy(oMi);
   const Force h = oI * ov;
   Force& f = dd.oF[i];
   f = oI * oa + crossForce(ov, h);  // eq. D2

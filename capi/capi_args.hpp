@@ -195,6 +195,9 @@ inline constexpr ArgSpec kCeAbaDerivatives[] = {{"q", Len::Nq, In, kReq},
                                                 {"dydd_dy", Len::NyNy, Dir::MatrixOut, kReq},
                                                 {"dydd_dydot", Len::NyNy, Dir::MatrixOut, kReq},
                                                 {"Hinv", Len::NyNy, Dir::MatrixOut, kOpt}};
+/// cdyn_cluster_minverse, cdyn_batch_cluster_minverse
+inline constexpr ArgSpec kClusterMinverse[] = {{"q", Len::Nq, In, kReq},
+                                               {"Hinv", Len::NyNy, Dir::MatrixOut, kReq}};
 /// cdyn_difference
 inline constexpr ArgSpec kDifference[] = {
     {"q0", Len::Nq, In, kReq}, {"q1", Len::Nq, In, kReq}, {"v", Len::Nv, Out, kReq}};

@@ -1,5 +1,6 @@
 // Batched derivatives of the C API (cdyn_batch_rnea_derivatives, cdyn_batch_aba_derivatives,
-// cdyn_batch_ce_rnea_derivatives, cdyn_batch_ce_aba_derivatives): n states per call on the
+// cdyn_batch_ce_rnea_derivatives, cdyn_batch_ce_aba_derivatives, cdyn_batch_cluster_minverse):
+// n states per call on the
 // threads of the batch machinery (capi_batch_job.hpp, capi_batch_run.cpp), one caller
 // derivative workspace per thread. Every state is evaluated by the public single-state function,
 // so the results are bit-identical to single calls by construction.
@@ -14,10 +15,11 @@ using cdyn_args::ArrayArg;
 
 namespace {
 
-/// The three matrices of a derivative job (arguments 5, 6, 7): each given one must hold the
-/// per-state dim * dim elements (message in the worker's derivative workspace).
-cdyn_status matrixLengths(const Job& j, const Worker& w, double* const* p) {
-  for (int k = 5; k < 8; ++k) {
+/// The matrices of a derivative job (arguments first..nargs-1: 5, 6, 7 of the derivatives, 1 of
+/// H^-1): each given one must hold the per-state dim * dim elements (message in the worker's
+/// derivative workspace).
+cdyn_status matrixLengths(const Job& j, const Worker& w, double* const* p, int first) {
+  for (int k = first; k < j.nargs; ++k) {
     const Arg& a = j.args[k];
     if (a.optional && p[k] == nullptr && a.len == 0) continue;
     if (a.len != a.expected)
@@ -30,10 +32,11 @@ cdyn_status matrixLengths(const Job& j, const Worker& w, double* const* p) {
   return CDYN_OK;
 }
 
-/// The leading dimension of a state's matrices: dim = sqrt(per-state length), at least 1.
-int leadingDimension(const Job& j) {
+/// The leading dimension of a state's matrices (the first at argument `first`): dim =
+/// sqrt(per-state length), at least 1.
+int leadingDimension(const Job& j, int first) {
   int dim = 0;
-  while (dim * dim < j.args[5].expected) ++dim;
+  while (dim * dim < j.args[first].expected) ++dim;
   return std::max(1, dim);
 }
 
@@ -44,15 +47,22 @@ using DerivativeFn = cdyn_status (*)(const cdyn_model*, cdyn_derivative_workspac
 /// Arguments: 0 q, 1 v, 2 a / tau / ydd, 3 fext, 4 tau / ddq / ydd (optional), 5..7 matrices.
 template <DerivativeFn fn>
 cdyn_status stateDerivatives(const Job& j, const Worker& w, int, double* const* p, double*) {
-  if (cdyn_status s = matrixLengths(j, w, p)) return s;
+  if (cdyn_status s = matrixLengths(j, w, p, 5)) return s;
   const Arg* a = j.args;
   return fn(j.model, w.dws, p[0], a[0].len, p[1], a[1].len, p[2], a[2].len, p[3], a[3].len, p[4],
-            a[4].len, p[5], p[6], p[7], leadingDimension(j));
+            a[4].len, p[5], p[6], p[7], leadingDimension(j, 5));
+}
+
+/// Arguments: 0 q, 1 Hinv.
+cdyn_status stateClusterMinverse(const Job& j, const Worker& w, int, double* const* p, double*) {
+  if (cdyn_status s = matrixLengths(j, w, p, 1)) return s;
+  return cdyn_cluster_minverse(j.model, w.dws, p[0], j.args[0].len, p[1], leadingDimension(j, 1));
 }
 
 /// A derivative job from the description spec (capi_args.hpp).
+template <std::size_t N>
 cdyn_status makeJob(Job& j, const cdyn_model* model, int n, int layout,
-                    const cdyn_args::ArgSpec (&spec)[8], const ArrayArg (&a)[8], StateFn fn) {
+                    const cdyn_args::ArgSpec (&spec)[N], const ArrayArg (&a)[N], StateFn fn) {
   Sizes s;
   if (cdyn_status st = readSizes(model, &s)) return st;
   j.model = model;
@@ -104,9 +114,10 @@ cdyn_status runOnDerivativeWorkspaces(Job& job, cdyn_derivative_workspace* const
 }
 
 /// Entry point of a cdyn_batch_*_derivatives function.
+template <std::size_t N>
 cdyn_status batchDerivatives(const cdyn_model* model, cdyn_derivative_workspace* const* dws,
-                             int nws, int n, int layout, const cdyn_args::ArgSpec (&spec)[8],
-                             const ArrayArg (&a)[8], StateFn fn, int* failedIndex) {
+                             int nws, int n, int layout, const cdyn_args::ArgSpec (&spec)[N],
+                             const ArrayArg (&a)[N], StateFn fn, int* failedIndex) {
   if (failedIndex) *failedIndex = -1;
   int nq = 0;
   if (model == nullptr) return refuse(CDYN_ERR_NULL_POINTER, "model is NULL");
@@ -194,6 +205,14 @@ cdyn_status cdyn_batch_ce_aba_derivatives(const cdyn_model* model,
                            {dydd_dydot, ndydot},
                            {Hinv, nhinv}},
                           stateDerivatives<cdyn_ce_aba_derivatives>, failed_index);
+}
+
+cdyn_status cdyn_batch_cluster_minverse(const cdyn_model* model,
+                                        cdyn_derivative_workspace* const* dws, int nws, int n,
+                                        int layout, const double* q, int nq, double* Hinv,
+                                        int nhinv, int* failed_index) {
+  return batchDerivatives(model, dws, nws, n, layout, cdyn_args::kClusterMinverse,
+                          {{q, nq}, {Hinv, nhinv}}, stateClusterMinverse, failed_index);
 }
 
 }  // extern "C"

@@ -198,6 +198,21 @@ cdyn_status cdyn_ce_aba_derivatives(const cdyn_model* model, cdyn_derivative_wor
   });
 }
 
+cdyn_status cdyn_cluster_minverse(const cdyn_model* model, cdyn_derivative_workspace* dws,
+                                  const double* q, int nq, double* Hinv, int ld) {
+  return computeDerivatives(model, dws, [&](cdyn_workspace* ws, cd::ClusterDerivativeData& d) {
+    const cd::ClusterModel& cm = model->cm;
+    const cdyn_args::ArrayArg args[] = {{q, nq}, {Hinv, 0}};
+    bool given[2];
+    const cd::Force* none = nullptr;
+    CDYN_CHECK(checkMatrices(ws, cdyn_args::kClusterMinverse, args, ld, cm.ny));
+    CDYN_CHECK(checkArrays(ws, cm, cdyn_args::kClusterMinverse, args, given, &none));
+    CDYN_CHECK_CXX(cd::computeClusterMinverse(cm, ws->body->data, d, ConstMap(q, nq)));
+    copyMatrix(d.Hinv, Hinv, ld);
+    return ok(ws);
+  });
+}
+
 // ---- configuration space: the inverse of cdyn_integrate --------------------------------------
 
 cdyn_status cdyn_difference(const cdyn_model* model, cdyn_workspace* ws, const double* q0, int nq0,

@@ -1334,6 +1334,16 @@ CDYN_API cdyn_status cdyn_ce_aba_derivatives(const cdyn_model* model,
                                              int ntau, const double* fext /*optional*/, int nfext,
                                              double* ydd /*optional*/, int nydd, double* dydd_dy,
                                              double* dydd_dydot, double* Hinv /*optional*/, int ld);
+/** H(q)^-1 (ny x ny, both triangles) of the cluster tree at a CLOSED spanning configuration q
+ *  (nq), by a recursion on the cluster tree (the cluster form of the articulated-body inverse,
+ *  docs/derivatives.md eq. C11-C13), without forming or factoring H: equal to the inverse of
+ *  cdyn_cluster_mass_matrix and to the Hinv of cdyn_ce_aba_derivatives (to rounding).
+ *  Statuses as above, plus CDYN_ERR_INVALID_ARGUMENT for a model the recursion does not cover
+ *  (joint dynamics: armature, springs, dampers, load with CDYN_LOAD_NO_JOINT_DYNAMICS), the
+ *  message naming the model, and CDYN_ERR_NOT_POSITIVE_DEFINITE naming the cluster whose
+ *  articulated inertia is singular. */
+CDYN_API cdyn_status cdyn_cluster_minverse(const cdyn_model* model, cdyn_derivative_workspace* dws,
+                                           const double* q, int nq, double* Hinv, int ld);
 /** q1 (-) q0: the spanning velocity v (nv) with cdyn_integrate(q0, v, 1) == q1, the inverse of
  *  cdyn_integrate (body-frame logarithm of each joint: floating, spherical, planar; rotations
  *  of angle below pi). q0, q1: nq, unit quaternions. Compute function on an ordinary workspace
@@ -1382,6 +1392,13 @@ CDYN_API cdyn_status cdyn_batch_ce_aba_derivatives(
     const double* fext /*optional*/, int nfext, double* ydd /*optional*/, int nydd, double* dydd_dy,
     int ndy, double* dydd_dydot, int ndydot, double* Hinv /*optional*/, int nhinv,
     int* failed_index /*optional*/);
+
+/** n x cdyn_cluster_minverse: closed q (n x nq) -> Hinv (n x ny^2). */
+CDYN_API cdyn_status cdyn_batch_cluster_minverse(const cdyn_model* model,
+                                                 cdyn_derivative_workspace* const* dws, int nws,
+                                                 int n, int layout, const double* q, int nq,
+                                                 double* Hinv, int nhinv,
+                                                 int* failed_index /*optional*/);
 
 /* ========================================================================================== */
 /* Contacts: frictional contact and time stepping with the loops kept exact                   */

@@ -141,6 +141,19 @@ TEST(CapiDerivatives, EqualTheCxxCalls) {
     expectSame(P, dd.dtau_dy, "dtau_dy");
     expectSame(Q, dd.dtau_dydot, "dtau_dydot");
     expectSame(R, dd.H, "H");
+
+    // H^-1 by the cluster-tree recursion: the C++ call's, and the inverse of the C mass matrix.
+    ASSERT_EQ(cdyn_cluster_minverse(f.m, f.dws, f.q.data(), f.nq, P.data(), std::max(1, ny)),
+              CDYN_OK)
+        << cdyn_derivative_workspace_last_error(f.dws);
+    ASSERT_EQ(cd::computeClusterMinverse(cm, data, dd, q), cd::Status::Ok);
+    expectSame(P, dd.Hinv, "Hinv (cluster tree)");
+    ASSERT_EQ(cdyn_cluster_mass_matrix(f.m, f.ws, f.q.data(), f.nq, Q.data(), std::max(1, ny)),
+              CDYN_OK);
+    const Eigen::Map<const cd::MatX> Hinv(P.data(), ny, ny), H(Q.data(), ny, ny);
+    const cd::MatX inverse = H.inverse();
+    EXPECT_LE((Hinv - inverse).cwiseAbs().maxCoeff(), 1e-9 * std::max(1.0, inverse.norm()));
+    EXPECT_EQ(Hinv, Hinv.transpose());  // both triangles, the mirror exact
   }
 }
 
@@ -199,6 +212,43 @@ TEST(CapiDerivatives, BatchesEqualSingleCalls) {
         }
       }
     }
+    // cdyn_batch_cluster_minverse: both layouts, 1 and 2 threads, equal to single calls.
+    {
+      Vec Qc(n * f.nq), Hs(n * nn), h(nn);
+      for (int i = 0; i < n; ++i)
+        for (int k = 0; k < f.nq; ++k) Qc[i + k * n] = Q[i * f.nq + k];
+      for (int layout : {CDYN_BATCH_ROW_MAJOR, CDYN_BATCH_COL_MAJOR})
+        for (int nws : {1, 2}) {
+          int failed = 7;
+          ASSERT_EQ(
+              cdyn_batch_cluster_minverse(f.m, both, nws, n, layout,
+                                          layout == CDYN_BATCH_ROW_MAJOR ? Q.data() : Qc.data(),
+                                          f.nq, Hs.data(), nn, &failed),
+              CDYN_OK)
+              << cdyn_derivative_workspace_last_error(f.dws);
+          EXPECT_EQ(failed, -1);
+          for (int i = 0; i < n; ++i) {
+            ASSERT_EQ(cdyn_cluster_minverse(f.m, f.dws, Q.data() + i * f.nq, f.nq, h.data(),
+                                            std::max(1, ny)),
+                      CDYN_OK);
+            for (int j = 0; j < nn; ++j)
+              ASSERT_EQ(layout == CDYN_BATCH_ROW_MAJOR ? Hs[i * nn + j] : Hs[i + j * n], h[j]);
+          }
+        }
+      Vec Qbad = Q;
+      Qbad[2 * f.nq] = NAN;
+      int failed = -1;
+      EXPECT_EQ(cdyn_batch_cluster_minverse(f.m, both, 2, n, CDYN_BATCH_ROW_MAJOR, Qbad.data(),
+                                            f.nq, Hs.data(), nn, &failed),
+                CDYN_ERR_NON_FINITE);
+      EXPECT_EQ(failed, 2);
+      EXPECT_EQ(cdyn_batch_cluster_minverse(f.m, both, 1, n, CDYN_BATCH_ROW_MAJOR, Q.data(), f.nq,
+                                            Hs.data(), nn - 1, &failed),
+                CDYN_ERR_INVALID_SIZE);
+      EXPECT_EQ(std::string(cdyn_derivative_workspace_last_error(f.dws)),
+                "Hinv has length " + std::to_string(nn - 1) + " per state, expected " +
+                    std::to_string(nn));
+    }
     // A failing state: its index, its status, the message in dws[0]; a wrong matrix length.
     Vec Vbad = V, A(n * nn), B(n * nn);
     Vbad[3 * f.nv] = NAN;
@@ -249,6 +299,9 @@ TEST(CapiDerivatives, NoAllocationOnceTheWorkspaceExists) {
                                       nv, f.fext.data(), 6 * f.nb, x.data(), nv, A.data(), B.data(),
                                       C.data(), lv) == CDYN_OK;
       okCalls += cdyn_minverse(f.m, f.dws, f.q.data(), f.nq, C.data(), lv) == CDYN_OK;
+      okCalls += cdyn_cluster_minverse(f.m, f.dws, f.q.data(), f.nq, P.data(), ly) == CDYN_OK;
+      okCalls += cdyn_batch_cluster_minverse(f.m, one, 1, 2, CDYN_BATCH_ROW_MAJOR, Q2.data(), f.nq,
+                                             Pb.data(), nn, nullptr) == CDYN_OK;
       okCalls += cdyn_ce_aba_derivatives(f.m, f.dws, f.q.data(), f.nq, f.v.data(), nv,
                                          f.tauY.data(), ny, f.fext.data(), 6 * f.nb, y.data(), ny,
                                          P.data(), Q.data(), R.data(), ly) == CDYN_OK;
@@ -268,10 +321,12 @@ TEST(CapiDerivatives, NoAllocationOnceTheWorkspaceExists) {
       failedCalls += cdyn_rnea_derivatives(f.m, f.dws, f.q.data(), f.nq, f.v.data(), nv, f.a.data(),
                                            nv, nullptr, 0, nullptr, 0, A.data(), B.data(), nullptr,
                                            nv - 1) == CDYN_ERR_INVALID_SIZE;
+      failedCalls += cdyn_cluster_minverse(f.m, f.dws, f.q.data(), f.nq, P.data(), ny - 1) ==
+                     CDYN_ERR_INVALID_SIZE;
     }
     EXPECT_TRUE(noAllocation(scope.stop(), "derivative calls"));
-    EXPECT_EQ(okCalls, 20 * 7) << cdyn_derivative_workspace_last_error(f.dws);
-    EXPECT_EQ(failedCalls, 20 * 2);
+    EXPECT_EQ(okCalls, 20 * 9) << cdyn_derivative_workspace_last_error(f.dws);
+    EXPECT_EQ(failedCalls, 20 * 3);
   }
 }
 
@@ -339,6 +394,53 @@ TEST(CapiDerivatives, MultiDofLoopsAgainstFiniteDifferences) {
     ++checked;
   }
   if (checked == 0) GTEST_SKIP() << "no model with a multi-dof joint in a loop among the inputs";
+}
+
+TEST(CapiDerivatives, ClusterMinverseRefusesJointDynamics) {
+  // cd_geared_leg.xml (rotor armature), next to the bundled models given on the command line.
+  std::string path;
+  for (const std::string& p : g_models) {
+    const std::string dir = p.substr(0, p.find_last_of('/') + 1);
+    if (std::FILE* file = std::fopen((dir + "cd_geared_leg.xml").c_str(), "r")) {
+      std::fclose(file);
+      path = dir + "cd_geared_leg.xml";
+      break;
+    }
+  }
+  if (path.empty()) GTEST_SKIP() << "cd_geared_leg.xml is not next to the input models";
+  for (unsigned flags : {0u, unsigned{CDYN_LOAD_NO_JOINT_DYNAMICS}}) {
+    char err[512];
+    cdyn_model* m = nullptr;
+    ASSERT_EQ(cdyn_model_load(CDYN_ABI_VERSION, path.c_str(), flags, nullptr, &m, err, sizeof err),
+              CDYN_OK)
+        << err;
+    cdyn_workspace* ws = nullptr;
+    cdyn_derivative_workspace* dws = nullptr;
+    ASSERT_EQ(cdyn_workspace_create(m, &ws), CDYN_OK);
+    ASSERT_EQ(cdyn_derivative_workspace_create(m, &dws), CDYN_OK);
+    int nq = 0, nv = 0, ny = 0;
+    cdyn_model_nq(m, &nq);
+    cdyn_model_nv(m, &nv);
+    cdyn_model_ny(m, &ny);
+    Vec q, v, Hinv(ny * ny, -1.0), H(ny * ny);
+    capi_test::closedState(m, ws, 0.0, &q, &v);
+    const cdyn_status s = cdyn_cluster_minverse(m, dws, q.data(), nq, Hinv.data(), ny);
+    if (flags == 0) {  // armature: refused, naming the option, the output untouched
+      EXPECT_EQ(s, CDYN_ERR_INVALID_ARGUMENT);
+      EXPECT_NE(std::string(cdyn_derivative_workspace_last_error(dws)).find("joint dynamics"),
+                std::string::npos)
+          << cdyn_derivative_workspace_last_error(dws);
+      EXPECT_EQ(Hinv, Vec(ny * ny, -1.0));
+    } else {  // without: the inverse of the mass matrix
+      ASSERT_EQ(s, CDYN_OK) << cdyn_derivative_workspace_last_error(dws);
+      ASSERT_EQ(cdyn_cluster_mass_matrix(m, ws, q.data(), nq, H.data(), ny), CDYN_OK);
+      const Eigen::Map<const clusterdyn::MatX> A(Hinv.data(), ny, ny), B(H.data(), ny, ny);
+      EXPECT_LE((A * B - clusterdyn::MatX::Identity(ny, ny)).cwiseAbs().maxCoeff(), 1e-9);
+    }
+    cdyn_derivative_workspace_free(dws);
+    cdyn_workspace_free(ws);
+    cdyn_model_free(m);
+  }
 }
 
 int main(int argc, char** argv) {

@@ -2,7 +2,9 @@
 ! on a closed state (dydd_dy, dydd_dydot and H^-1 as ny x ny Fortran arrays, ld = ny), checked by
 ! H^-1 H = I against cdyn_cluster_mass_matrix, the value ydd against cdyn_ce_aba, a central
 ! difference of d ydd / d ydot (CE-ABA is quadratic in ydot, so exact up to rounding), the
-! batched form against the single call, and a refused leading dimension with its message.
+! batched form against the single call, a refused leading dimension with its message, and
+! cdyn_cluster_minverse (H^-1 by the cluster-tree recursion) and its batch: H^-1 H = I, equal to
+! the single call.
 ! Usage: capi_derivatives_fortran_test model.urdf
 program test_capi_derivatives_fortran
   use, intrinsic :: iso_c_binding
@@ -13,14 +15,15 @@ program test_capi_derivatives_fortran
   integer(c_int) :: nq, nv, ny, nyq, i, j, status
   real(c_double), allocatable :: q(:), v(:), y(:), ydot(:), tau(:), ydd(:), ydd2(:), yp(:), &
                                  ym(:), qp(:), vp(:), dy(:, :), dyd(:, :), hinv(:, :), h(:, :), &
-                                 bdy(:, :), bdyd(:, :)
+                                 bdy(:, :), bdyd(:, :), chinv(:, :), bchinv(:, :)
   real(c_double) :: err
   integer :: bad = 0
 
   call open_model(0, model, nq, nv, ny)
   call ok(cdyn_model_nyq(model, nyq))
   allocate (q(nq), v(nv), y(nyq), ydot(ny), tau(ny), ydd(ny), ydd2(ny), yp(ny), ym(ny), qp(nq), &
-            vp(nv), dy(ny, ny), dyd(ny, ny), hinv(ny, ny), h(ny, ny), bdy(ny, ny), bdyd(ny, ny))
+            vp(nv), dy(ny, ny), dyd(ny, ny), hinv(ny, ny), h(ny, ny), bdy(ny, ny), bdyd(ny, ny), &
+            chinv(ny, ny), bchinv(ny, ny))
   call ok(cdyn_workspace_create(model, ws))
   call ok(cdyn_derivative_workspace_create(model, dws))
   call ok(cdyn_model_reference_configuration(model, q, nq))
@@ -64,6 +67,13 @@ program test_capi_derivatives_fortran
                                         tau, ny, nfext=0, nydd=0, dydd_dy=bdy, ndy=ny * ny, &
                                         dydd_dydot=bdyd, ndydot=ny * ny, nhinv=0))
   if (any(bdy /= dy) .or. any(bdyd /= dyd)) bad = bad + 1
+  ! H^-1 by the cluster-tree recursion: H^-1 H = I; the batched form equals the single call.
+  call ok(cdyn_cluster_minverse(model, dws, q, nq, chinv, max(1, ny)))
+  err = maxval(abs(matmul(chinv, h) - matmul(hinv, h)))
+  if (.not. (err <= 1e-9_c_double)) bad = bad + 1
+  call ok(cdyn_batch_cluster_minverse(model, both, 1, 1, CDYN_BATCH_ROW_MAJOR, q, nq, bchinv, &
+                                      ny * ny))
+  if (any(bchinv /= chinv)) bad = bad + 1
   ! A leading dimension below ny is refused with a message naming ld.
   status = cdyn_ce_aba_derivatives(model, dws, q, nq, v, nv, tau, ny, nfext=0, nydd=0, &
                                    dydd_dy=dy, dydd_dydot=dyd, ld=ny - 1)

@@ -88,6 +88,20 @@ class DerivativeWorkspace(core._Handle):
             raise core.ClusterdynError(status, self.last_error, "cdyn_minverse")
         return np.ascontiguousarray(out)
 
+    def cluster_minverse(self, q):
+        """H(q)^-1 (ny, ny) of the cluster tree at a closed configuration q, by the recursion on
+        the cluster tree (cdyn_cluster_minverse), without forming or factoring H. Refused
+        (ClusterdynError, CDYN_ERR_INVALID_ARGUMENT) for models with joint dynamics (armature,
+        springs, dampers)."""
+        m = self.model
+        q = core._vec(q, m.nq, "q")
+        out = np.zeros((m.ny, m.ny), order="F")
+        status = core.lib().cdyn_cluster_minverse(m.handle, self.handle, core._ptr(q), q.size,
+                                                  core._ptr(out), max(1, m.ny))
+        if status != core.OK:
+            raise core.ClusterdynError(status, self.last_error, "cdyn_cluster_minverse")
+        return np.ascontiguousarray(out)
+
     def ce_rnea_derivatives(self, q, v, ydd, fext=None, return_tau=False):
         """(dtau_dy, dtau_dydot, H) (ny, ny) of tau = ce_rnea(q, v, ydd, fext) at a closed
         state; with return_tau: (tau, dtau_dy, dtau_dydot, H)."""
@@ -134,6 +148,10 @@ class DerivativesMixin:
         """See :meth:`DerivativeWorkspace.minverse`."""
         return self._single("minverse", q)
 
+    def cluster_minverse(self, q):
+        """See :meth:`DerivativeWorkspace.cluster_minverse`."""
+        return self._single("cluster_minverse", q)
+
     def ce_rnea_derivatives(self, q, v, ydd, fext=None, return_tau=False):
         """See :meth:`DerivativeWorkspace.ce_rnea_derivatives`."""
         return self._single("ce_rnea_derivatives", q, v, ydd, fext, return_tau)
@@ -149,6 +167,14 @@ class DerivativesMixin:
 
     # -- batches
 
+    def _batch_dws(self, n):
+        """The model's first n derivative workspaces as a ctypes array (call under the lock)."""
+        if getattr(self, "_dws", None) is None:
+            self._dws = []
+        while len(self._dws) < n:
+            self._dws.append(DerivativeWorkspace(self))
+        return (C.c_void_p * n)(*(d.handle.value for d in self._dws[:n]))
+
     def _derivative_batch(self, name, Q, V, X, xname, xn, mn, fext, threads, out):
         n = core._threads(threads)
         N, (Q, V, X), layout = core._stack([(Q, self.nq, "Q"), (V, self.nv, "V"),
@@ -156,11 +182,7 @@ class DerivativesMixin:
         F = core._stack_fext(fext, N, self.nbodies, layout)
         value, mats = _derivative_outs(out, N, xn, mn, layout)
         with self._own_dws():
-            if getattr(self, "_dws", None) is None:
-                self._dws = []
-            while len(self._dws) < n:
-                self._dws.append(DerivativeWorkspace(self))
-            arr = (C.c_void_p * n)(*(d.handle.value for d in self._dws[:n]))
+            arr = self._batch_dws(n)
             failed = C.c_int(-1)
             p = core._ptr
             status = getattr(core.lib(), "cdyn_batch_" + name)(
@@ -211,6 +233,31 @@ class DerivativesMixin:
                                       fext, threads, out)
 
 
+    def cluster_minverse_batch(self, Q, threads=None, out=None):
+        """N closed configurations of :meth:`cluster_minverse`: Q (N, nq) -> HINV (N, ny, ny),
+        bit-identical to single calls (cdyn_batch_cluster_minverse); threads as
+        :meth:`rnea_derivatives_batch`. HINV is a view of the library's output (each state's
+        matrix column-major, as the matrices of :meth:`rnea_derivatives_batch`); out: None or
+        such an (N, ny, ny) array to write into, returned."""
+        n = core._threads(threads)
+        N, (Q,), layout = core._stack([(Q, self.nq, "Q")])
+        if out is None:
+            H = _new_mat(N, self.ny, layout)
+        else:
+            H = _check_mat_out(out, N, self.ny, layout, "out")
+        with self._own_dws():
+            arr = self._batch_dws(n)
+            failed = C.c_int(-1)
+            status = core.lib().cdyn_batch_cluster_minverse(
+                self.handle, arr, n, N, layout, core._ptr(Q), self.nq, *_mat_ptr(H),
+                C.byref(failed))
+            message = self._dws[0].last_error
+        if status != core.OK:
+            where = f" (state {failed.value})" if failed.value >= 0 else ""
+            raise core.ClusterdynError(status, message + where, "cdyn_batch_cluster_minverse",
+                                       state=failed.value)
+        return H
+
 def _mat_ptr(M):
     """(pointer, n * n) of a batch matrix output: the library writes state i's matrix
     column-major at i * n * n (row-major layout) or its element e at i + e * N (column-major)."""
@@ -243,12 +290,19 @@ def _derivative_outs(out, N, xn, mn, layout):
                          f"{len(given)}")
     core._check_out(given[0], (N, xn), layout, "out[0]")
     for k, M in enumerate(given[1:], 1):
-        if not isinstance(M, np.ndarray) or M.dtype != np.float64 or M.shape != (N, mn, mn) \
-                or not M.flags.writeable or not _mat_storage_ok(M, layout):
-            got = f"{M.dtype} {M.shape}" if isinstance(M, np.ndarray) else type(M).__name__
-            want = ("a Fortran-ordered array" if layout == core._COL_MAJOR else
-                    "each state's matrix column-major, e.g. np.empty((N, n, n)).transpose(0, 2, "
-                    "1)")
-            raise ValueError(f"out[{k}] must be a writeable float64 array of shape "
-                             f"{(N, mn, mn)}, {want} (the layout of the inputs), got {got}")
+        _check_mat_out(M, N, mn, layout, f"out[{k}]")
     return given[0], list(given[1:])
+
+
+def _check_mat_out(M, N, mn, layout, name):
+    """M, when it is an (N, mn, mn) matrix output the library can write in place (_mat_ptr);
+    else a ValueError naming the argument."""
+    if not isinstance(M, np.ndarray) or M.dtype != np.float64 or M.shape != (N, mn, mn) \
+            or not M.flags.writeable or not _mat_storage_ok(M, layout):
+        got = f"{M.dtype} {M.shape}" if isinstance(M, np.ndarray) else type(M).__name__
+        want = ("a Fortran-ordered array" if layout == core._COL_MAJOR else
+                "each state's matrix column-major, e.g. np.empty((N, n, n)).transpose(0, 2, "
+                "1)")
+        raise ValueError(f"{name} must be a writeable float64 array of shape "
+                         f"{(N, mn, mn)}, {want} (the layout of the inputs), got {got}")
+    return M

@@ -300,10 +300,12 @@ def _declare(lib):
     for name in ("rnea", "aba", "ce_rnea", "ce_aba"):
         f(f"cdyn_{name}_derivatives", *single)
     f("cdyn_minverse", _H, _H, _D, _int, _D, _int)
+    f("cdyn_cluster_minverse", _H, _H, _D, _int, _D, _int)
     f("cdyn_difference", _H, _H, _D, _int, _D, _int, _D, _int)
     batch = (_H, C.POINTER(_H), _int, _int, _int) + (_D, _int) * 8 + (_I,)
     for name in ("rnea", "aba", "ce_rnea", "ce_aba"):
         f(f"cdyn_batch_{name}_derivatives", *batch)
+    f("cdyn_batch_cluster_minverse", _H, C.POINTER(_H), _int, _int, _int, _D, _int, _D, _int, _I)
     _declare_contacts(f)
     _declare_constrained_derivatives(f)
     return lib

@@ -372,6 +372,22 @@ module clusterdyn
       integer(c_size_t), intent(out), optional :: needed
     end function
 
+    integer(c_int) function cdyn_model_nwarnings(model, nwarnings) &
+        bind(C, name="cdyn_model_nwarnings")
+      import :: c_int, c_ptr
+      type(c_ptr), value :: model
+      integer(c_int), intent(out) :: nwarnings
+    end function
+
+    integer(c_int) function cdyn_model_warnings(model, buf, len, needed) &
+        bind(C, name="cdyn_model_warnings")
+      import :: c_int, c_ptr, c_char, c_size_t
+      type(c_ptr), value :: model
+      character(kind=c_char), intent(out), optional :: buf(*)
+      integer(c_size_t), value :: len
+      integer(c_size_t), intent(out), optional :: needed
+    end function
+
     integer(c_int) function cdyn_model_nclusters(model, nclusters) &
         bind(C, name="cdyn_model_nclusters")
       import :: c_int, c_ptr

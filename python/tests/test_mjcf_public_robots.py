@@ -183,3 +183,98 @@ def test_cassie_embedded_plantar_loops_match_mujoco(cassie):
         dense = np.linalg.solve(Gm.T @ M_mj @ Gm, tau - Cy)
         assert np.abs(ydd - dense).max() < 1e-8 * max(1.0, np.abs(dense).max())
         assert np.abs(H @ ydd + w.cluster_bias(q, v) - tau).max() < TOL * np.abs(tau).max() * 1e3
+
+
+# ---- Robotiq 2F-85 (MuJoCo Menagerie, robotiq_2f85/2f85.xml): two five-bar finger linkages
+# closed by <connect>, a joint equality between the drivers, springs, dampers, armature, and
+# mesh geoms (the silicone pads take their mass from their STL meshes) -------------------------
+GRIPPER = "mujoco_menagerie/robotiq_2f85/2f85.xml"
+
+
+def hinge_map(c, m):
+    """P (nv_cd, nv_mj) and the qpos of a clusterdyn spanning q of an all-hinge model."""
+    P = np.zeros((c.nv, m.nv))
+    for j in range(m.njnt):
+        assert m.jnt_type[j] == mujoco.mjtJoint.mjJNT_HINGE
+        P[c.velocity_index[m.joint(j).name], m.jnt_dofadr[j]] = 1.0
+
+    def qpos_of(q):
+        qpos = m.qpos0.copy()
+        for j in range(m.njnt):
+            qpos[m.jnt_qposadr[j]] += q[c.position_index[m.joint(j).name]]
+        return qpos
+    return P, qpos_of
+
+
+def test_robotiq_2f85_tree_matches_mujoco():
+    path = robot_file(GRIPPER)
+    p = Pair(path, cut_loops=True)
+    rigid = cd.Model.load(path, cut_loops=True, joint_dynamics=False).workspace()
+    m = p.mjm
+    assert (m.nv, m.neq) == (8, 3)
+    # the moving bodies' mass (the base is welded to the world), the silicone pads' from their
+    # STL meshes (no <inertial>)
+    moving = m.body_mass[m.body_weldid != 0].sum()
+    assert abs(p.cdm.total_mass - moving) < TOL * moving
+    rng = np.random.default_rng(11)
+    for _ in range(10):
+        qpos, qvel = p.random_state(rng, scale=0.4)
+        M_mj, bias_mj = p.mujoco_at(qpos, qvel)
+        q, v, T, _ = p.to_cd(qpos, qvel)
+        H = p.ws.crba(q)
+        assert np.abs(T.T @ H @ T - M_mj).max() < TOL * np.abs(M_mj).max()
+        bias_rigid = T.T @ rigid.nonlinear_effects(q, v)
+        assert np.abs(bias_rigid - bias_mj).max() < TOL * np.abs(bias_mj).max()
+        passive = T.T @ (rigid.nonlinear_effects(q, v) - p.ws.nonlinear_effects(q, v))
+        assert np.abs(passive - p.mjd.qfrc_passive).max() < TOL * np.abs(bias_mj).max()
+        assert np.abs(p.mjd.qfrc_passive).max() > 1e-4  # springs and dampers act
+        p.ws.forward_kinematics(q)
+        for b in range(1, m.nbody):
+            R, x = p.ws.frame_placement(m.body(b).name)
+            assert np.abs(x - p.mjd.xpos[b]).max() < TOL
+            assert np.abs(R - p.mjd.xmat[b].reshape(3, 3)).max() < TOL
+
+
+def test_robotiq_2f85_embedded_matches_mujoco():
+    path = robot_file(GRIPPER)
+    c = cd.Model.load(path)  # both five-bars and the driver coupling embedded
+    assert c.ny == 3 and c.nclusters == 1, (c.ny, c.nclusters)
+    w = c.workspace()
+    cut = Pair(path, cut_loops=True)
+    m, d = cut.mjm, cut.mjd
+    P, qpos_of = hinge_map(c, m)
+    rng = np.random.default_rng(5)
+    y0, _ = w.spanning_to_independent(c.reference_configuration(), np.zeros(c.nv))
+    for _ in range(5):
+        y = y0 + rng.uniform(-0.15, 0.15, c.nyq)
+        ydot = rng.uniform(-1, 1, c.ny)
+        q, v = w.independent_to_spanning(y, ydot, q_guess=c.reference_configuration())
+        G = np.column_stack([w.independent_to_spanning(y, e, q_guess=q)[1] for e in np.eye(c.ny)])
+        Gm = P.T @ G
+        qpos, qvel = qpos_of(q), P.T @ v
+        M_mj, bias_mj = cut.mujoco_at(qpos, qvel)
+        H = w.cluster_mass_matrix(q)
+        assert np.abs(Gm.T @ M_mj @ Gm - H).max() < TOL * np.abs(H).max()
+        # the connect rows of efc_J at this closed configuration = R_P K (cut loops' K, on the
+        # cut model's independent velocities: the driver coupling stays embedded there, Gc)
+        qc, _, T, _ = cut.to_cd(qpos, np.zeros(m.nv))
+        K, _ = cut.cdm.cut_loop_constraints().workspace().jacobian(qc)
+        yc, _ = cut.ws.spanning_to_independent(qc, np.zeros(m.nv))
+        Gc = np.column_stack([cut.ws.independent_to_spanning(yc, e, q_guess=qc)[1]
+                              for e in np.eye(cut.cdm.ny)])
+        efc = connect_rows(cut, qc, (0, 1)) @ np.linalg.inv(T) @ Gc
+        cut.ws.forward_kinematics(qc)
+        for k in range(2):
+            R1, _ = cut.ws.frame_placement(m.body(int(m.eq_obj1id[k])).name)
+            assert np.abs(efc[3 * k:3 * k + 3] - R1 @ K[3 * k:3 * k + 3]).max() < TOL
+        # CE-ABA = the dense solve with MuJoCo's M and bias; g = dG/dt ydot (central differences)
+        h = 1e-6
+        g = (w.independent_to_spanning(y + h * ydot, ydot, q_guess=q)[1] -
+             w.independent_to_spanning(y - h * ydot, ydot, q_guess=q)[1]) / (2 * h)
+        M_mj, bias_mj = cut.mujoco_at(qpos, qvel)
+        Cy = Gm.T @ (bias_mj - d.qfrc_passive + M_mj @ (P.T @ g))
+        assert np.abs(w.cluster_bias(q, v) - Cy).max() < 1e-8 * max(1.0, np.abs(Cy).max())
+        tau = rng.uniform(-0.5, 0.5, c.ny)
+        ydd = w.ce_aba(q, v, tau)
+        dense = np.linalg.solve(Gm.T @ M_mj @ Gm, tau - Cy)
+        assert np.abs(ydd - dense).max() < 1e-8 * max(1.0, np.abs(dense).max())

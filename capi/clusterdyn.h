@@ -395,10 +395,10 @@ CDYN_API cdyn_status cdyn_model_describe(const cdyn_model* model, char* buf, siz
  *  materials, cameras, actuators, sensors, frictionloss, ...; docs/mjcf.md), one per kind of
  *  element / attribute. 0 for URDF(+) files (the URDF reader's warnings go to the log only). */
 CDYN_API cdyn_status cdyn_model_nwarnings(const cdyn_model* model, int* nwarnings);
-/** The load warnings as text, one per line in file order: "file:line: <tag>: message"
- *  (" (N occurrences)" when repeated); "" when there are none. Text function (buf, len,
- *  needed) as cdyn_model_describe. The same lines were logged while loading (cdyn_set_log_level).
- */
+/** The load warnings as text, one per line, in the order the reader met them:
+ *  "file:line: <tag>: message" (" (N occurrences)" when repeated); "" when there are none.
+ *  Text function (buf, len, needed) as cdyn_model_describe. The same lines were logged while
+ *  loading (cdyn_set_log_level). */
 CDYN_API cdyn_status cdyn_model_warnings(const cdyn_model* model, char* buf, size_t len,
                                          size_t* needed);
 

@@ -385,9 +385,9 @@ class Model(DerivativesMixin, _Handle):
 
     @property
     def warnings(self):
-        """Load warnings, a tuple of lines "file:line: <tag>: message" in file order: what the
-        MJCF reader ignored or approximated (visual geoms, materials, cameras, actuators, ...;
-        one line per kind, " (N occurrences)" when repeated). Empty for URDF(+) files
+        """Load warnings, a tuple of lines "file:line: <tag>: message" in the order the reader met
+        them: what the MJCF reader ignored or approximated (visual geoms, materials, cameras,
+        actuators, ...; one line per kind, " (N occurrences)" when repeated). Empty for URDF(+) files
         (cdyn_model_nwarnings, cdyn_model_warnings)."""
         n = C.c_int()
         _check(lib().cdyn_model_nwarnings(self.handle, C.byref(n)), "cdyn_model_nwarnings")

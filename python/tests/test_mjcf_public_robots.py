@@ -10,11 +10,17 @@ Cassie (osudrl/cassie-mujoco-sim, model/cassie.xml): four <connect> loops, two p
 four-bars of hinges and two achilles rods on ball joints; pelvis on three slides and a ball.
   - loops cut: mj_fullM, qfrc_bias, qfrc_passive, body poses at random states; the 12 connect
     rows of efc_J at qpos0 (closed as drawn) = R_P K of the cut loops; to 1e-9;
-  - plantar loops embedded (the achilles connects removed from the file for both programs: a
-    ball joint inside an embedded loop is issue #25): at closed configurations the cluster mass
-    matrix = G^T M_mj G, the plantar connect rows of efc_J = R_P K, and CE-ABA = the dense
-    solve (H_y ydd + C_y = tau) with C_y = G^T (bias_mj - passive_mj + M_mj g), g = dG/dt ydot
-    by central differences.
+  - the achilles loops do not embed: the error names the ball joint and the rod's free spin;
+  - plantar loops embedded (the achilles connects removed from the file for both programs):
+    at closed configurations the cluster mass matrix = G^T M_mj G, the plantar connect rows of
+    efc_J = R_P K, and CE-ABA = the dense solve (H_y ydd + C_y = tau) with
+    C_y = G^T (bias_mj - passive_mj + M_mj g), g = dG/dt ydot by central differences.
+
+Robotiq 2F-85 (google-deepmind/mujoco_menagerie, robotiq_2f85/2f85.xml, unchanged): two
+five-bar fingers closed by <connect>, a joint equality between the drivers, springs, dampers,
+armature, STL meshes (the silicone pads' inertia from their meshes):
+  - loops cut: total mass, mj_fullM, qfrc_bias, qfrc_passive, body poses at random states;
+  - everything embedded (one cluster, ny = 3): the same comparisons as Cassie's plantar loops.
 """
 import os
 import re
@@ -122,6 +128,16 @@ def test_cassie_tree_and_connect_rows_match_mujoco(cassie):
     for k in range(4):
         R1, _ = p.ws.frame_placement(p.mjm.body(int(p.mjm.eq_obj1id[k])).name)
         assert np.abs(efc[3 * k:3 * k + 3] - R1 @ K[3 * k:3 * k + 3]).max() < TOL
+
+
+def test_cassie_achilles_loops_do_not_embed_and_say_why():
+    # each achilles rod hangs on a ball joint at the hip and is connected at the heel spring:
+    # its spin about its own axis is a degree of freedom of the loop, but the ball joint is a
+    # dependent joint as a whole (no 1-dof coordinate can carry that spin): the load names it
+    with pytest.raises(cd.ClusterdynError,
+                       match=r"achilles-rod-eq'.*joint '[^']*achilles[^']*' of type spherical "
+                             r"moves along a direction the constraints leave free.*cut the loop"):
+        cd.Model.load(robot_file(CASSIE))
 
 
 def test_cassie_embedded_plantar_loops_match_mujoco(cassie):

@@ -19,9 +19,8 @@ measured alone and printed: subtract it per MuJoCo call of the row):
     stored rows), mj_fwdActuation, mj_fwdAcceleration: the unconstrained tree forward dynamics
     qacc_smooth = M^-1 qfrc_smooth, loops ignored (7 binding calls);
   - mj_fwdAcceleration alone (qacc_smooth from the stored factorization and forces: a solve).
-With --callgrind, instructions per call under valgrind: clusterdyn as (I(N2) - I(N1)) /
-(N2 - N1) of `bench --only ALGO`; MuJoCo the same over this script's own timing loop (so the
-Python loop and call overhead are inside; its overhead alone is printed too).
+With --callgrind, clusterdyn's instructions per call under valgrind: (I(N2) - I(N1)) / (N2 - N1)
+of `bench --only ALGO`, so loading and set-up cancel.
 """
 import argparse
 import json
@@ -36,7 +35,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 
 
-def mujoco_rows(path, calls, rounds, only=None):
+def mujoco_rows(path, calls, rounds):
     """Median ns per call of each MuJoCo row (and of an empty binding call)."""
     import mujoco
     import numpy as np
@@ -74,8 +73,6 @@ def mujoco_rows(path, calls, rounds, only=None):
     }
     out = {}
     for name, (fn, ncalls) in rows.items():
-        if only and name != only:
-            continue
         flags = m.opt.disableflags
         if name == "mj_forward_nocontact":
             m.opt.disableflags = flags | mujoco.mjtDisableBit.mjDSBL_CONTACT
@@ -95,7 +92,7 @@ def mujoco_rows(path, calls, rounds, only=None):
         m.opt.disableflags = flags
         out[name] = {"ns": statistics.median(meds), "binding_calls": ncalls}
     out["info"] = {"nq": m.nq, "nv": m.nv, "neq": m.neq, "mujoco": mujoco.__version__,
-                   "nefc_at_qpos0": int(d.nefc)}
+                   "nefc_last_state": int(d.nefc)}
     return out
 
 
@@ -118,11 +115,7 @@ def main():
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--callgrind", action="store_true")
     ap.add_argument("--cg-calls", default="500,1500")
-    ap.add_argument("--mujoco-only", help=argparse.SUPPRESS)  # callgrind child: ROW PATH CALLS
     args = ap.parse_args()
-    if args.mujoco_only:
-        mujoco_rows(args.models[0], args.calls, 1, only=args.mujoco_only)
-        return 0
     n1, n2 = (int(x) for x in args.cg_calls.split(","))
     report = []
     for spec in args.models:
@@ -146,14 +139,7 @@ def main():
                 base = [args.cli, "bench", path, "--only", k] + extra
                 ci[k] = (callgrind_total(base + ["--calls", str(n2)]) -
                          callgrind_total(base + ["--calls", str(n1)])) / (n2 - n1)
-            mi = {}
-            for k in mj:
-                if k == "info":
-                    continue
-                base = [sys.executable, os.path.abspath(__file__), path, "--mujoco-only", k]
-                mi[k] = (callgrind_total(base + ["--calls", str(n2)]) -
-                         callgrind_total(base + ["--calls", str(n1)])) / (n2 - n1)
-            entry["clusterdyn_instructions"], entry["mujoco_instructions"] = ci, mi
+            entry["clusterdyn_instructions"] = ci
         report.append(entry)
     print(json.dumps(report, indent=2))
     return 0

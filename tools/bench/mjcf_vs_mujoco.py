@@ -123,13 +123,16 @@ def main():
         cut = [c for c in opt[len("cut="):].split(",") if c] if opt.startswith("cut=") else []
         extra = sum((["--cut", c] for c in cut), [])
         only = "ce_aba,prox_pv" if cut else "ce_aba"
-        cds = []
-        for _ in range(args.rounds):
+        cds, mjs = [], []
+        for _ in range(args.rounds):  # interleaved: both sides see the same machine load
             r = subprocess.run([args.cli, "bench", path, "--json", "--calls", str(args.calls),
                                 "--only", only] + extra, check=True, capture_output=True, text=True)
             cds.append(json.loads(r.stdout))
+            mjs.append(mujoco_rows(path, args.calls, 1))
         cd = {k: statistics.median(c["median_ns"][k] for c in cds) for k in cds[0]["median_ns"]}
-        mj = mujoco_rows(path, args.calls, args.rounds)
+        mj = {k: dict(mjs[0][k], ns=statistics.median(x[k]["ns"] for x in mjs))
+              for k in mjs[0] if k != "info"}
+        mj["info"] = mjs[0]["info"]
         entry = {"model": spec, "clusterdyn": cd, "clusterdyn_info": {
             k: cds[0].get(k) for k in ("nq", "nv", "ny", "nclusters", "cut_loops")},
             "mujoco": mj}

@@ -19,8 +19,10 @@ measured alone and printed: subtract it per MuJoCo call of the row):
     stored rows), mj_fwdActuation, mj_fwdAcceleration: the unconstrained tree forward dynamics
     qacc_smooth = M^-1 qfrc_smooth, loops ignored (7 binding calls);
   - mj_fwdAcceleration alone (qacc_smooth from the stored factorization and forces: a solve).
-With --callgrind, clusterdyn's instructions per call under valgrind: (I(N2) - I(N1)) / (N2 - N1)
-of `bench --only ALGO`, so loading and set-up cancel.
+With --callgrind, instructions per call under valgrind: clusterdyn's as (I(N2) - I(N1)) /
+(N2 - N1) of `bench --only ALGO`, so loading and set-up cancel; MuJoCo's inside its C functions
+only (--toggle-collect on mj_forward, or on the seven smooth stages), over N2 + 1 calls of this
+script's child mode (one set-up call), so the Python interpreter is not counted.
 """
 import argparse
 import json
@@ -96,7 +98,36 @@ def mujoco_rows(path, calls, rounds):
     return out
 
 
+SMOOTH_STAGES = ["mj_kinematics", "mj_comPos", "mj_crb", "mj_factorM", "mj_fwdVelocity",
+                 "mj_fwdActuation", "mj_fwdAcceleration"]
+
+
+def mujoco_child(path, row, n):
+    """The callgrind child: n calls of one row at one state (after one set-up mj_forward)."""
+    import mujoco
+    import numpy as np
+
+    m = mujoco.MjModel.from_xml_path(path)
+    d = mujoco.MjData(m)
+    rng = np.random.default_rng(1)
+    for j in range(m.njnt):
+        if m.jnt_type[j] in (mujoco.mjtJoint.mjJNT_HINGE, mujoco.mjtJoint.mjJNT_SLIDE):
+            d.qpos[m.jnt_qposadr[j]] += rng.uniform(-0.1, 0.1)
+    d.qvel[:] = rng.uniform(-1, 1, m.nv)
+    if row == "mj_forward_nocontact":
+        m.opt.disableflags |= mujoco.mjtDisableBit.mjDSBL_CONTACT
+    mujoco.mj_forward(m, d)
+    stages = [getattr(mujoco, f) for f in SMOOTH_STAGES]
+    for _ in range(n):
+        if row == "smooth":
+            for f in stages:
+                f(m, d)
+        else:
+            mujoco.mj_forward(m, d)
+
+
 def callgrind_total(cmd):
+    """Total instructions of cmd under callgrind; valgrind options may lead cmd."""
     with tempfile.TemporaryDirectory() as tmp:
         out = os.path.join(tmp, "cg.out")
         subprocess.run(["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}"] + cmd,
@@ -114,8 +145,12 @@ def main():
     ap.add_argument("--calls", type=int, default=20000)
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--callgrind", action="store_true")
-    ap.add_argument("--cg-calls", default="500,1500")
+    ap.add_argument("--cg-calls", default="1000,2000")
+    ap.add_argument("--mujoco-child", help=argparse.SUPPRESS)  # callgrind child: ROW (N: --calls)
     args = ap.parse_args()
+    if args.mujoco_child:
+        mujoco_child(args.models[0], args.mujoco_child, args.calls)
+        return 0
     n1, n2 = (int(x) for x in args.cg_calls.split(","))
     report = []
     for spec in args.models:
@@ -143,6 +178,15 @@ def main():
                 ci[k] = (callgrind_total(base + ["--calls", str(n2)]) -
                          callgrind_total(base + ["--calls", str(n1)])) / (n2 - n1)
             entry["clusterdyn_instructions"] = ci
+            mi = {}
+            for row in ("mj_forward", "mj_forward_nocontact", "smooth"):
+                funcs = SMOOTH_STAGES if row == "smooth" else ["mj_forward"]
+                total = callgrind_total(["--collect-atstart=no"] +
+                                        [f"--toggle-collect={f}" for f in funcs] +
+                                        [sys.executable, os.path.abspath(__file__), path,
+                                         "--mujoco-child", row, "--calls", str(n2)])
+                mi[row] = total / (n2 + 1)  # the set-up mj_forward runs the stages once too
+            entry["mujoco_instructions"] = mi
         report.append(entry)
     print(json.dumps(report, indent=2))
     return 0

@@ -6,9 +6,7 @@
 #include <Eigen/Core>
 #include <array>
 #include <atomic>
-#include <cstdarg>
 #include <cstdint>
-#include <cstdio>
 #include <new>
 #include <vector>
 
@@ -59,34 +57,25 @@ struct cdyn_constraint_workspace {
   std::vector<double> gather;   ///< one state's arrays in column-major batches (capi_batch.cpp)
 };
 
+// ---- errors (the one path of capi_errors.hpp) ----------------------------------------------
+
+/// Where the messages of a set's / a constraint workspace's calls go (cdyn_internal::fail finds
+/// these next to the handle structs, by argument-dependent lookup).
+inline cdyn_internal::Sink sinkOf(cdyn_constraint_set* s) {
+  return cdyn_internal::sinkIn(s->lastError);
+}
+inline cdyn_internal::Sink sinkOf(cdyn_constraint_workspace* w) {
+  return cdyn_internal::sinkIn(w->data.treeData.lastError);
+}
+
 namespace cdyn_constraints_internal {
 
+using cdyn_internal::fail;
 using cdyn_internal::fromStatus;
 using cdyn_internal::guard;
 using cdyn_internal::Phase;
 using cdyn_internal::refuse;
 using cdyn_internal::Sink;
-
-// ---- errors (the one path of capi_errors.hpp) ----------------------------------------------
-
-inline Sink sinkOf(cdyn_constraint_set* set) {
-  return Sink{set->lastError.data(), set->lastError.size()};
-}
-inline Sink sinkOf(cdyn_constraint_workspace* ws) {
-  auto& buf = ws->data.treeData.lastError;
-  return Sink{buf.data(), buf.size()};
-}
-
-/// Writes the message into the set or the constraint workspace and returns s.
-template <typename Handle>
-__attribute__((format(printf, 3, 4))) cdyn_status fail(Handle* h, cdyn_status s, const char* fmt,
-                                                       ...) {
-  va_list args;
-  va_start(args, fmt);
-  cdyn_internal::vsay(sinkOf(h), s, fmt, args);
-  va_end(args);
-  return s;
-}
 
 /// A live model handle (capi_internal.hpp).
 inline bool validModel(const cdyn_model* m) { return m->tag == cdyn_internal::kModelTag; }

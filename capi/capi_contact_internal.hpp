@@ -45,28 +45,19 @@ struct cdyn_contact_workspace {
   cd::VecX q, v;  ///< the state being stepped (the caller's arrays are copied in and out)
 };
 
+/// Where the messages of a problem's / a contact workspace's calls go (cdyn_internal::fail finds
+/// these next to the handle structs, by argument-dependent lookup).
+inline cdyn_internal::Sink sinkOf(cdyn_contact_problem* p) {
+  return cdyn_internal::sinkIn(p->lastError);
+}
+inline cdyn_internal::Sink sinkOf(cdyn_contact_workspace* w) {
+  return cdyn_internal::sinkIn(w->data.treeData.lastError);
+}
+
 namespace cdyn_contact_internal {
 
+using cdyn_internal::fail;
 using cdyn_internal::Sink;
-
-inline Sink sinkOf(cdyn_contact_problem* p) {
-  return Sink{p->lastError.data(), p->lastError.size()};
-}
-inline Sink sinkOf(cdyn_contact_workspace* w) {
-  auto& buf = w->data.treeData.lastError;
-  return Sink{buf.data(), buf.size()};
-}
-
-/// Writes the message into the problem or the contact workspace and returns s.
-template <typename Handle>
-__attribute__((format(printf, 3, 4))) cdyn_status fail(Handle* h, cdyn_status s, const char* fmt,
-                                                       ...) {
-  va_list args;
-  va_start(args, fmt);
-  cdyn_internal::vsay(sinkOf(h), s, fmt, args);
-  va_end(args);
-  return s;
-}
 
 inline bool validProblem(const cdyn_contact_problem* p) { return p && p->tag == kProblemTag; }
 inline bool validWorkspace(const cdyn_contact_workspace* w) { return w && w->tag == kWorkspaceTag; }

@@ -16,6 +16,7 @@
 // Nothing here allocates.
 #pragma once
 
+#include <array>
 #include <cstdarg>
 #include <cstddef>
 
@@ -30,6 +31,12 @@ struct Sink {
   char* buf = nullptr;
   std::size_t len = 0;
 };
+
+/// The sink of a handle's message buffer (what each handle's sinkOf returns).
+template <std::size_t N>
+Sink sinkIn(std::array<char, N>& buffer) {
+  return Sink{buffer.data(), N};
+}
 
 /// What a clusterdyn::ModelError means where it is caught: a model that cannot be loaded, or an
 /// invalid argument of a call (a constraint that does not fit the model).
@@ -50,8 +57,22 @@ inline cdyn_status refuse(cdyn_status s, const char* staticMessage) noexcept {
 __attribute__((format(printf, 3, 4))) cdyn_status say(Sink sink, cdyn_status s, const char* fmt,
                                                       ...) noexcept;
 
-/// say with a va_list (the per-handle fail overloads forward to it).
+/// say with a va_list (fail forwards to it).
 cdyn_status vsay(Sink sink, cdyn_status s, const char* fmt, va_list args) noexcept;
+
+/// Writes the printf-formatted message into the buffer of handle h and returns s: the one fail
+/// of every handle family. sinkOf(h), the handle's buffer, is found by argument-dependent lookup
+/// next to the handle's struct (capi_constraints_internal.hpp, capi_contact_internal.hpp); the
+/// workspace's fail (capi_internal.hpp) is an overload that also accepts an invalid workspace.
+template <typename Handle>
+__attribute__((format(printf, 3, 4))) cdyn_status fail(Handle* h, cdyn_status s, const char* fmt,
+                                                       ...) noexcept {
+  va_list args;
+  va_start(args, fmt);
+  vsay(sinkOf(h), s, fmt, args);
+  va_end(args);
+  return s;
+}
 
 /// The table above, applied to the exception being handled: call it only inside a catch block.
 cdyn_status statusOfException(Sink sink, Phase phase) noexcept;

@@ -98,10 +98,7 @@ inline bool validWorkspace(const cdyn_workspace* ws) {
 }
 
 /// Where a compute call's messages go: the workspace's buffer (cdyn_workspace_last_error).
-inline Sink sinkOf(cdyn_workspace* ws) {
-  auto& buf = ws->body->data.treeData.lastError;
-  return Sink{buf.data(), buf.size()};
-}
+inline Sink sinkOf(cdyn_workspace* ws) { return sinkIn(ws->body->data.treeData.lastError); }
 
 /// Writes a message into the workspace (when valid) and returns s.
 __attribute__((format(printf, 3, 4))) cdyn_status fail(cdyn_workspace* ws, cdyn_status s,

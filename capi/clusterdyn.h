@@ -299,14 +299,15 @@ CDYN_API const char* cdyn_last_error(void);
  *  its loop, a multi-dof joint inside a loop, ...; the message names the element).
  *  CDYN_LOAD_IGNORE_CONSTRAINTS loads such files as plain spanning trees. */
 CDYN_API cdyn_status cdyn_model_load(int abi_version, const char* path, unsigned int flags,
-                                     const double* gravity, cdyn_model** model, char* err,
-                                     size_t errlen);
+                                     const double* gravity /*optional*/, cdyn_model** model,
+                                     char* err /*optional*/, size_t errlen);
 /** Same as cdyn_model_load from URDF text in memory: xml points at xml_len bytes (need not be
  *  NUL-terminated). Messages name the source "<string>". Text opens no files: an MJCF
  *  <include file> or <mesh file> is CDYN_ERR_PARSE (load such models from their file). */
 CDYN_API cdyn_status cdyn_model_load_string(int abi_version, const char* xml, size_t xml_len,
-                                            unsigned int flags, const double* gravity,
-                                            cdyn_model** model, char* err, size_t errlen);
+                                            unsigned int flags, const double* gravity /*optional*/,
+                                            cdyn_model** model, char* err /*optional*/,
+                                            size_t errlen);
 /** Frees a model. NULL is accepted (CDYN_OK). Fails with CDYN_ERR_INVALID_ARGUMENT, freeing
  *  nothing (message in cdyn_last_error), while workspaces, pools, constraint sets or cdyn_forces
  *  of the model still exist. Not concurrent with other uses of the model. */
@@ -332,7 +333,7 @@ CDYN_API cdyn_status cdyn_model_nframes(const cdyn_model* model, int* nframes);
  *  included). Links fused to the WORLD (the root link of a fixed-base robot and links fixed to
  *  it) move with no joint and are not counted, as Pinocchio's computeTotalMass, which sums the
  *  joints' bodies and leaves out the universe. */
-CDYN_API cdyn_status cdyn_model_total_mass(const cdyn_model* model, double* mass);
+CDYN_API cdyn_status cdyn_model_total_mass(const cdyn_model* model, double* mass /*scalar*/);
 /** Gravity [m/s^2], world coordinates. */
 CDYN_API cdyn_status cdyn_model_gravity(const cdyn_model* model, double gravity[3]);
 
@@ -353,8 +354,9 @@ CDYN_API cdyn_status cdyn_model_joint_index(const cdyn_model* model, const char*
 CDYN_API cdyn_status cdyn_model_joint_type(const cdyn_model* model, int joint, int* type);
 /** Coordinates of joint `joint`: q[idx_q .. idx_q + nq), v[idx_v .. idx_v + nv). Any of the
  *  four outputs may be NULL. */
-CDYN_API cdyn_status cdyn_model_joint_coordinates(const cdyn_model* model, int joint, int* idx_q,
-                                                  int* nq, int* idx_v, int* nv);
+CDYN_API cdyn_status cdyn_model_joint_coordinates(const cdyn_model* model, int joint,
+                                                  int* idx_q /*optional*/, int* nq /*optional*/,
+                                                  int* idx_v /*optional*/, int* nv /*optional*/);
 
 /** Name of position coordinate i (0 <= i < nq): the joint name for 1-dof joints, else
  *  "<joint>:<suffix>" with suffixes px py pz qx qy qz qw (floating), qx qy qz qw (spherical),
@@ -389,8 +391,8 @@ CDYN_API cdyn_status cdyn_model_frame_body(const cdyn_model* model, int frame, i
  *  buf may then be NULL); *needed (optional) receives the full size including the NUL, so a
  *  first call with (NULL, 0, &needed) sizes the buffer. The text is truncated when
  *  len < *needed (not an error). The text is made at load time: no allocation here. */
-CDYN_API cdyn_status cdyn_model_describe(const cdyn_model* model, char* buf, size_t len,
-                                         size_t* needed);
+CDYN_API cdyn_status cdyn_model_describe(const cdyn_model* model, char* buf /*optional*/,
+                                         size_t len, size_t* needed /*optional*/);
 /** Number of load warnings: what the MJCF reader ignored or approximated (visual geoms,
  *  materials, cameras, actuators, sensors, frictionloss, ...; docs/mjcf.md), one per kind of
  *  element / attribute. 0 for URDF(+) files (the URDF reader's warnings go to the log only). */
@@ -399,8 +401,8 @@ CDYN_API cdyn_status cdyn_model_nwarnings(const cdyn_model* model, int* nwarning
  *  "file:line: <tag>: message" (" (N occurrences)" when repeated); "" when there are none.
  *  Text function (buf, len, needed) as cdyn_model_describe. The same lines were logged while
  *  loading (cdyn_set_log_level). */
-CDYN_API cdyn_status cdyn_model_warnings(const cdyn_model* model, char* buf, size_t len,
-                                         size_t* needed);
+CDYN_API cdyn_status cdyn_model_warnings(const cdyn_model* model, char* buf /*optional*/,
+                                         size_t len, size_t* needed /*optional*/);
 
 /* ========================================================================================== */
 /* Cluster tree and independent coordinates: queries (no allocation; thread-safe)            */
@@ -435,8 +437,9 @@ CDYN_API cdyn_status cdyn_model_independent_velocity_index(const cdyn_model* mod
 /** Spanning indices of the independent coordinates: y[k] = q[position_index[k]] (nyq values)
  *  and ydot[k] = v[velocity_index[k]] (ny values), both increasing. Either output is optional
  *  (NULL, 0); a given one must have exactly nyq / ny elements. */
-CDYN_API cdyn_status cdyn_model_independent_indices(const cdyn_model* model, int* position_index,
-                                                    int nyq, int* velocity_index, int ny);
+CDYN_API cdyn_status cdyn_model_independent_indices(const cdyn_model* model,
+                                                    int* position_index /*optional array*/, int nyq,
+                                                    int* velocity_index /*optional array*/, int ny);
 /** The closed spanning configuration found at load time (n = nq): the neutral configuration
  *  with the dependent coordinates solved (when the loops do not close there, the loader tries
  *  other values of their independent coordinates). The initial warm start of the position
@@ -456,26 +459,30 @@ CDYN_API cdyn_status cdyn_model_cluster_index(const cdyn_model* model, const cha
  *  output_body  the body all the cluster's base bodies hang from (-1: the world);
  *  first_body, nbodies  the cluster's bodies are first_body .. first_body + nbodies - 1;
  *  kind         a cdyn_cluster_kind (unconstrained, explicit or implicit). */
-CDYN_API cdyn_status cdyn_model_cluster_info(const cdyn_model* model, int cluster, int* parent,
-                                             int* output_body, int* first_body, int* nbodies,
-                                             int* kind);
+CDYN_API cdyn_status cdyn_model_cluster_info(const cdyn_model* model, int cluster,
+                                             int* parent /*optional*/,
+                                             int* output_body /*optional*/,
+                                             int* first_body /*optional*/,
+                                             int* nbodies /*optional*/, int* kind /*optional*/);
 /** Coordinate ranges of cluster `cluster` (any output may be NULL): spanning
  *  q[idx_q .. idx_q + nq), v[idx_v .. idx_v + nv); independent y[idx_yq .. idx_yq + nyq),
  *  ydot[idx_y .. idx_y + ny). Its block of G is rows idx_v.., columns idx_y... */
 CDYN_API cdyn_status cdyn_model_cluster_coordinates(const cdyn_model* model, int cluster,
-                                                    int* idx_q, int* nq, int* idx_v, int* nv,
-                                                    int* idx_yq, int* nyq, int* idx_y, int* ny);
+                                                    int* idx_q /*optional*/, int* nq /*optional*/,
+                                                    int* idx_v /*optional*/, int* nv /*optional*/,
+                                                    int* idx_yq /*optional*/, int* nyq /*optional*/,
+                                                    int* idx_y /*optional*/, int* ny /*optional*/);
 /** Cluster of body `body`. */
 CDYN_API cdyn_status cdyn_model_body_cluster(const cdyn_model* model, int body, int* cluster);
 /** Readable dump of the cluster tree (clusters with parent, output body, bodies and their
  *  joints marked independent / dependent, dof counts, relations and loops), as the C++
  *  describeClusterTree. Buffer rules: see cdyn_model_describe. */
-CDYN_API cdyn_status cdyn_model_describe_clusters(const cdyn_model* model, char* buf, size_t len,
-                                                  size_t* needed);
+CDYN_API cdyn_status cdyn_model_describe_clusters(const cdyn_model* model, char* buf /*optional*/,
+                                                  size_t len, size_t* needed /*optional*/);
 /** Graphviz (dot) picture of the cluster tree, chords as dashed edges (C++ clusterTreeDot).
  *  Buffer rules: see cdyn_model_describe. */
-CDYN_API cdyn_status cdyn_model_cluster_tree_dot(const cdyn_model* model, char* buf, size_t len,
-                                                 size_t* needed);
+CDYN_API cdyn_status cdyn_model_cluster_tree_dot(const cdyn_model* model, char* buf /*optional*/,
+                                                 size_t len, size_t* needed /*optional*/);
 
 /* ========================================================================================== */
 /* Workspaces                                                                                 */
@@ -540,8 +547,8 @@ CDYN_API cdyn_status cdyn_normalize_configuration(const cdyn_model* model, cdyn_
  *  workspace; any other compute call on the workspace invalidates it (they then fail with
  *  CDYN_ERR_INVALID_ARGUMENT), except cdyn_compute_frame_jacobian, which leaves placements. */
 CDYN_API cdyn_status cdyn_forward_kinematics(const cdyn_model* model, cdyn_workspace* ws,
-                                             const double* q, int nq, const double* v, int nv,
-                                             const double* a, int na);
+                                             const double* q, int nq, const double* v /*optional*/,
+                                             int nv, const double* a /*optional*/, int na);
 /** Pose of frame `frame` in the world after cdyn_forward_kinematics: R (3 x 3, column-major,
  *  leading dimension ldr >= 3) has the frame axes as columns in world coordinates; p[3] is the
  *  frame origin in world coordinates [m] (x_world = R x_frame + p). */
@@ -585,14 +592,14 @@ CDYN_API cdyn_status cdyn_center_of_mass(const cdyn_model* model, cdyn_workspace
 /** Inverse dynamics (recursive Newton-Euler): tau = M(q) a + C(q, v) v + g(q) - sum_i J_i^T
  *  fext_i. q: nq, v: nv, a: nv, fext: optional (NULL, 0) or 6 * nbodies, tau: nv. */
 CDYN_API cdyn_status cdyn_rnea(const cdyn_model* model, cdyn_workspace* ws, const double* q, int nq,
-                               const double* v, int nv, const double* a, int na, const double* fext,
-                               int nfext, double* tau, int ntau);
+                               const double* v, int nv, const double* a, int na,
+                               const double* fext /*optional*/, int nfext, double* tau, int ntau);
 /** Forward dynamics (articulated-body algorithm): ddq = M(q)^-1 (tau - C(q, v) v - g(q) +
  *  sum_i J_i^T fext_i). q: nq, v: nv, tau: nv, fext: optional (NULL, 0) or 6 * nbodies,
  *  ddq: nv. CDYN_ERR_NOT_POSITIVE_DEFINITE if an articulated inertia is singular. */
 CDYN_API cdyn_status cdyn_aba(const cdyn_model* model, cdyn_workspace* ws, const double* q, int nq,
                               const double* v, int nv, const double* tau, int ntau,
-                              const double* fext, int nfext, double* ddq, int nddq);
+                              const double* fext /*optional*/, int nfext, double* ddq, int nddq);
 /** Joint-space inertia matrix M(q) (composite-rigid-body algorithm), nv x nv, column-major,
  *  ldm >= nv, both triangles written. q: nq. */
 CDYN_API cdyn_status cdyn_crba(const cdyn_model* model, cdyn_workspace* ws, const double* q, int nq,
@@ -607,11 +614,11 @@ CDYN_API cdyn_status cdyn_generalized_gravity(const cdyn_model* model, cdyn_work
 /** Kinetic energy 1/2 v^T M(q) v [J]. */
 CDYN_API cdyn_status cdyn_kinetic_energy(const cdyn_model* model, cdyn_workspace* ws,
                                          const double* q, int nq, const double* v, int nv,
-                                         double* energy);
+                                         double* energy /*scalar*/);
 /** Potential energy - sum_i m_i g . c_i [J], c_i the centre of mass of body i in world
  *  coordinates (0 when every c_i is at height 0 for gravity along -z). */
 CDYN_API cdyn_status cdyn_potential_energy(const cdyn_model* model, cdyn_workspace* ws,
-                                           const double* q, int nq, double* energy);
+                                           const double* q, int nq, double* energy /*scalar*/);
 
 /* ========================================================================================== */
 /* Dynamics in independent coordinates: cluster tree, constraint embedding (compute functions) */
@@ -627,30 +634,33 @@ CDYN_API cdyn_status cdyn_potential_energy(const cdyn_model* model, cdyn_workspa
  *  singular. */
 CDYN_API cdyn_status cdyn_ce_aba(const cdyn_model* model, cdyn_workspace* ws, const double* q,
                                  int nq, const double* v, int nv, const double* tau, int ntau,
-                                 const double* fext, int nfext, double* ydd, int nydd, double* qdd,
-                                 int nqdd);
+                                 const double* fext /*optional*/, int nfext, double* ydd, int nydd,
+                                 double* qdd /*optional*/, int nqdd);
 /** Same with efforts on the spanning-tree joints: tau has nv elements (layout of v; actuators
  *  on dependent joints included) and acts through G^T tau. */
 CDYN_API cdyn_status cdyn_ce_aba_spanning_forces(const cdyn_model* model, cdyn_workspace* ws,
                                                  const double* q, int nq, const double* v, int nv,
-                                                 const double* tau, int ntau, const double* fext,
-                                                 int nfext, double* ydd, int nydd, double* qdd,
+                                                 const double* tau, int ntau,
+                                                 const double* fext /*optional*/, int nfext,
+                                                 double* ydd, int nydd, double* qdd /*optional*/,
                                                  int nqdd);
 /** Forward dynamics from independent coordinates: solves the loop closure for y (nyq,
  *  warm-started, see "Warm start"), v = G ydot (ydot: ny), then CE-ABA with tau (ny). Outputs:
  *  ydd (ny); optional q (nq) and v (nv): the closed spanning state; optional qdd (nv). */
 CDYN_API cdyn_status cdyn_ce_aba_independent(const cdyn_model* model, cdyn_workspace* ws,
                                              const double* y, int nyq, const double* ydot, int ny,
-                                             const double* tau, int ntau, const double* fext,
-                                             int nfext, double* ydd, int nydd, double* q, int nq,
-                                             double* v, int nv, double* qdd, int nqdd);
+                                             const double* tau, int ntau,
+                                             const double* fext /*optional*/, int nfext,
+                                             double* ydd, int nydd, double* q /*optional*/, int nq,
+                                             double* v /*optional*/, int nv,
+                                             double* qdd /*optional*/, int nqdd);
 /** Inverse dynamics (constraint-embedding RNEA): the independent efforts tau (ny) that produce
  *  the independent accelerations ydd (ny) at the closed state q (nq), v (nv), with external
  *  forces fext; tau = G^T tau_spanning. Optional qdd (nv): the spanning accelerations. */
 CDYN_API cdyn_status cdyn_ce_rnea(const cdyn_model* model, cdyn_workspace* ws, const double* q,
                                   int nq, const double* v, int nv, const double* ydd, int nydd,
-                                  const double* fext, int nfext, double* tau, int ntau, double* qdd,
-                                  int nqdd);
+                                  const double* fext /*optional*/, int nfext, double* tau, int ntau,
+                                  double* qdd /*optional*/, int nqdd);
 /** Independent-coordinate mass matrix H(q) = G^T M G (ny x ny, column-major, ldh >= ny, both
  *  triangles written) at the closed configuration q (nq). */
 CDYN_API cdyn_status cdyn_cluster_mass_matrix(const cdyn_model* model, cdyn_workspace* ws,
@@ -676,14 +686,16 @@ CDYN_API cdyn_status cdyn_cluster_bias(const cdyn_model* model, cdyn_workspace* 
  *  of the mechanism's range, singular), Newton does not converge, or the start's branch does
  *  not reach y. cdyn_last_loop_closure reports the iterations and the residual. */
 CDYN_API cdyn_status cdyn_solve_loop_closure(const cdyn_model* model, cdyn_workspace* ws,
-                                             const double* y, int nyq, const double* q_guess,
-                                             int nq_guess, double* q, int nq);
+                                             const double* y, int nyq,
+                                             const double* q_guess /*optional*/, int nq_guess,
+                                             double* q, int nq);
 /** Closed spanning state from independent coordinates: q (nq) as cdyn_solve_loop_closure(y,
  *  q_guess) and v = G(q) ydot (nv; ydot: ny). */
 CDYN_API cdyn_status cdyn_independent_to_spanning(const cdyn_model* model, cdyn_workspace* ws,
                                                   const double* y, int nyq, const double* ydot,
-                                                  int ny, const double* q_guess, int nq_guess,
-                                                  double* q, int nq, double* v, int nv);
+                                                  int ny, const double* q_guess /*optional*/,
+                                                  int nq_guess, double* q, int nq, double* v,
+                                                  int nv);
 /** Independent coordinates of a spanning state (a selection; no closure check): y (nyq) from
  *  q (nq), ydot (ny) from v (nv). */
 CDYN_API cdyn_status cdyn_spanning_to_independent(const cdyn_model* model, cdyn_workspace* ws,
@@ -700,7 +712,8 @@ CDYN_API cdyn_status cdyn_project_to_constraints(const cdyn_model* model, cdyn_w
  *  workspace (any output may be NULL). Does not change the workspace's last error message, so
  *  it can follow a failed solve. */
 CDYN_API cdyn_status cdyn_last_loop_closure(const cdyn_model* model, cdyn_workspace* ws,
-                                            int* iterations, double* residual);
+                                            int* iterations /*optional*/,
+                                            double* residual /*optional scalar*/);
 /** Explicit constraint of the whole model at (q, v): v = G y_dot and v_dot = G y_ddot + g.
  *  G: nv x ny, column-major, ldg >= nv, block diagonal over the clusters (every entry
  *  written); g: optional (NULL, 0) or nv. q: nq, v: nv (G depends on q, g on q and v; the state
@@ -708,13 +721,13 @@ CDYN_API cdyn_status cdyn_last_loop_closure(const cdyn_model* model, cdyn_worksp
  *  CDYN_ERR_CONSTRAINT_FAILURE if a loop's dependent block is singular at q. */
 CDYN_API cdyn_status cdyn_constraint_matrices(const cdyn_model* model, cdyn_workspace* ws,
                                               const double* q, int nq, const double* v, int nv,
-                                              double* G, int ldg, double* g, int ng);
+                                              double* G, int ldg, double* g /*optional*/, int ng);
 /** Same for one cluster: its block G_k (nv_k x ny_k, ldg >= nv_k) and g_k (optional, nv_k),
  *  sizes from cdyn_model_cluster_coordinates. */
 CDYN_API cdyn_status cdyn_cluster_constraint_matrices(const cdyn_model* model, cdyn_workspace* ws,
                                                       int cluster, const double* q, int nq,
                                                       const double* v, int nv, double* G, int ldg,
-                                                      double* g, int ng);
+                                                      double* g /*optional*/, int ng);
 
 /* ========================================================================================== */
 /* Batched evaluation: many states per call, on several threads                               */
@@ -788,9 +801,10 @@ CDYN_API const char* cdyn_pool_last_error(const cdyn_pool* pool);
  *  (n x 6 * nbodies). */
 CDYN_API cdyn_status cdyn_batch_ce_aba(const cdyn_model* model, cdyn_workspace* const* ws, int nws,
                                        int n, int layout, const double* q, int nq, const double* v,
-                                       int nv, const double* tau, int ntau, const double* fext,
-                                       int nfext, double* ydd, int nydd, double* qdd, int nqdd,
-                                       int* failed_index);
+                                       int nv, const double* tau, int ntau,
+                                       const double* fext /*optional*/, int nfext, double* ydd,
+                                       int nydd, double* qdd /*optional*/, int nqdd,
+                                       int* failed_index /*optional*/);
 /** n x cdyn_ce_aba_independent from independent states y (n x nyq), ydot (n x ny), efforts
  *  tau (n x ny), optional fext. The position solve of EVERY state starts from q_guess (one
  *  configuration, nq, optional) or, when it is (NULL, 0), from the model's reference
@@ -800,47 +814,48 @@ CDYN_API cdyn_status cdyn_batch_ce_aba(const cdyn_model* model, cdyn_workspace* 
  *  optional q (n x nq), v (n x nv): the closed spanning states; optional qdd (n x nv). */
 CDYN_API cdyn_status cdyn_batch_ce_aba_independent(
     const cdyn_model* model, cdyn_workspace* const* ws, int nws, int n, int layout, const double* y,
-    int nyq, const double* ydot, int ny, const double* tau, int ntau, const double* fext, int nfext,
-    const double* q_guess, int nq_guess, double* ydd, int nydd, double* q, int nq, double* v,
-    int nv, double* qdd, int nqdd, int* failed_index);
+    int nyq, const double* ydot, int ny, const double* tau, int ntau,
+    const double* fext /*optional*/, int nfext, const double* q_guess /*optional*/, int nq_guess,
+    double* ydd, int nydd, double* q /*optional*/, int nq, double* v /*optional*/, int nv,
+    double* qdd /*optional*/, int nqdd, int* failed_index /*optional*/);
 /** n x cdyn_ce_rnea: tau (n x ny) and optional qdd (n x nv) from closed states q (n x nq),
  *  v (n x nv), independent accelerations ydd (n x ny) and optional fext. */
 CDYN_API cdyn_status cdyn_batch_ce_rnea(const cdyn_model* model, cdyn_workspace* const* ws, int nws,
                                         int n, int layout, const double* q, int nq, const double* v,
-                                        int nv, const double* ydd, int nydd, const double* fext,
-                                        int nfext, double* tau, int ntau, double* qdd, int nqdd,
-                                        int* failed_index);
+                                        int nv, const double* ydd, int nydd,
+                                        const double* fext /*optional*/, int nfext, double* tau,
+                                        int ntau, double* qdd /*optional*/, int nqdd,
+                                        int* failed_index /*optional*/);
 /** n x cdyn_cluster_mass_matrix: H (n x nh, nh = ny * ny: each state's H column-major) from
  *  closed configurations q (n x nq). */
 CDYN_API cdyn_status cdyn_batch_cluster_mass_matrix(const cdyn_model* model,
                                                     cdyn_workspace* const* ws, int nws, int n,
                                                     int layout, const double* q, int nq, double* H,
-                                                    int nh, int* failed_index);
+                                                    int nh, int* failed_index /*optional*/);
 
 /** cdyn_batch_ce_aba on the pool's threads and workspaces (no allocation). */
 CDYN_API cdyn_status cdyn_pool_ce_aba(const cdyn_model* model, cdyn_pool* pool, int n, int layout,
                                       const double* q, int nq, const double* v, int nv,
-                                      const double* tau, int ntau, const double* fext, int nfext,
-                                      double* ydd, int nydd, double* qdd, int nqdd,
-                                      int* failed_index);
+                                      const double* tau, int ntau, const double* fext /*optional*/,
+                                      int nfext, double* ydd, int nydd, double* qdd /*optional*/,
+                                      int nqdd, int* failed_index /*optional*/);
 /** cdyn_batch_ce_aba_independent on the pool's threads and workspaces (no allocation). */
-CDYN_API cdyn_status cdyn_pool_ce_aba_independent(const cdyn_model* model, cdyn_pool* pool, int n,
-                                                  int layout, const double* y, int nyq,
-                                                  const double* ydot, int ny, const double* tau,
-                                                  int ntau, const double* fext, int nfext,
-                                                  const double* q_guess, int nq_guess, double* ydd,
-                                                  int nydd, double* q, int nq, double* v, int nv,
-                                                  double* qdd, int nqdd, int* failed_index);
+CDYN_API cdyn_status cdyn_pool_ce_aba_independent(
+    const cdyn_model* model, cdyn_pool* pool, int n, int layout, const double* y, int nyq,
+    const double* ydot, int ny, const double* tau, int ntau, const double* fext /*optional*/,
+    int nfext, const double* q_guess /*optional*/, int nq_guess, double* ydd, int nydd,
+    double* q /*optional*/, int nq, double* v /*optional*/, int nv, double* qdd /*optional*/,
+    int nqdd, int* failed_index /*optional*/);
 /** cdyn_batch_ce_rnea on the pool's threads and workspaces (no allocation). */
 CDYN_API cdyn_status cdyn_pool_ce_rnea(const cdyn_model* model, cdyn_pool* pool, int n, int layout,
                                        const double* q, int nq, const double* v, int nv,
-                                       const double* ydd, int nydd, const double* fext, int nfext,
-                                       double* tau, int ntau, double* qdd, int nqdd,
-                                       int* failed_index);
+                                       const double* ydd, int nydd, const double* fext /*optional*/,
+                                       int nfext, double* tau, int ntau, double* qdd /*optional*/,
+                                       int nqdd, int* failed_index /*optional*/);
 /** cdyn_batch_cluster_mass_matrix on the pool's threads and workspaces (no allocation). */
 CDYN_API cdyn_status cdyn_pool_cluster_mass_matrix(const cdyn_model* model, cdyn_pool* pool, int n,
                                                    int layout, const double* q, int nq, double* H,
-                                                   int nh, int* failed_index);
+                                                   int nh, int* failed_index /*optional*/);
 
 /* Constraint forces: tree-joint, loop and coupling forces after CE-ABA / CE-RNEA              */
 /* (docs/c-api.md "Constraint forces", docs/design/constraint-forces.md)                       */
@@ -909,21 +924,26 @@ CDYN_API cdyn_status cdyn_forces_loop_rows(const cdyn_model* model, const cdyn_f
                                            int loop, double* rows, int nrows);
 /** Name, predecessor and successor bodies (-1: world), row count and the loop frame P (pose in
  *  the predecessor body: R column-major then p, 12 doubles) of loop (any output may be NULL). */
-CDYN_API cdyn_status cdyn_forces_loop_info(const cdyn_model* model, int loop, const char** name,
-                                           int* predecessor_body, int* successor_body, int* nrows,
-                                           double* frame_pose);
+CDYN_API cdyn_status cdyn_forces_loop_info(const cdyn_model* model, int loop,
+                                           const char** name /*optional*/,
+                                           int* predecessor_body /*optional*/,
+                                           int* successor_body /*optional*/,
+                                           int* nrows /*optional*/,
+                                           double* frame_pose /*optional*/);
 /** Name and term count of coupling/mimic relation (sum_t coeff_t v_t = 0). */
 CDYN_API cdyn_status cdyn_forces_coupling_info(const cdyn_model* model, int relation,
-                                               const char** name, int* nterms);
+                                               const char** name /*optional*/,
+                                               int* nterms /*optional*/);
 /** Term of a relation: spanning velocity index (cdyn_model_velocity_name) and coefficient. */
 CDYN_API cdyn_status cdyn_forces_coupling_term(const cdyn_model* model, int relation, int term,
-                                               int* velocity_index, double* coefficient);
+                                               int* velocity_index /*optional*/,
+                                               double* coefficient /*optional scalar*/);
 /** Multiplier of relation (optional) and the generalized force (N m or N) it exerts on each of
  *  its joints, joint_forces[t] = coeff_t * multiplier (nterms values; the gear torque on each
  *  side). */
 CDYN_API cdyn_status cdyn_forces_coupling(const cdyn_model* model, const cdyn_forces* forces,
-                                          int relation, double* multiplier, double* joint_forces,
-                                          int nterms);
+                                          int relation, double* multiplier /*optional scalar*/,
+                                          double* joint_forces, int nterms);
 
 /* ========================================================================================== */
 /* Constraints (contacts, welds, loops) and constrained dynamics                              */
@@ -1069,9 +1089,10 @@ CDYN_API const char* cdyn_constraint_set_last_error(const cdyn_constraint_set* s
  *  Errors: CDYN_ERR_INVALID_INDEX (bodies), CDYN_ERR_INVALID_ARGUMENT (type, frame, placement,
  *  gains, name, set in use), CDYN_ERR_NON_FINITE (placement or gains), message in the set. */
 CDYN_API cdyn_status cdyn_constraint_set_add(cdyn_constraint_set* set, const char* name, int type,
-                                             int body1, const double placement1[16], int body2,
-                                             const double placement2[16], int rf,
-                                             const double gains[2], int* index);
+                                             int body1, const double placement1[16] /*optional*/,
+                                             int body2, const double placement2[16] /*optional*/,
+                                             int rf, const double gains[2] /*optional*/,
+                                             int* index /*optional*/);
 /** Adds a contact of a frame with the world (C++ ConstraintSet::addContact): frame A = the
  *  named frame (a link, fused links included), frame B = its world pose at the model's
  *  reference configuration (cdyn_model_reference_configuration), so phi = 0 there. type:
@@ -1081,7 +1102,8 @@ CDYN_API cdyn_status cdyn_constraint_set_add(cdyn_constraint_set* set, const cha
  *  world, a duplicate name or another type. */
 CDYN_API cdyn_status cdyn_constraint_set_add_contact(cdyn_constraint_set* set,
                                                      const char* frame_name, int type, int rf,
-                                                     const char* name, int* index);
+                                                     const char* name /*optional*/,
+                                                     int* index /*optional*/);
 /** Number of constraints. */
 CDYN_API cdyn_status cdyn_constraint_set_size(const cdyn_constraint_set* set, int* nconstraints);
 /** Number of rows m (sum of the constraints' rows). */
@@ -1091,11 +1113,11 @@ CDYN_API cdyn_status cdyn_constraint_set_nrows(const cdyn_constraint_set* set, i
  *  cdyn_constraint_type), body1, placement1 (4 x 4 column-major, as cdyn_constraint_set_add
  *  takes it), body2 (-1: the world), placement2, rf, gains (kp, kd), row0 (its first row) and
  *  nrows. For the sets of cdyn_constraint_set_create_cut_loops, the frames chosen there. */
-CDYN_API cdyn_status cdyn_constraint_set_constraint(const cdyn_constraint_set* set, int index,
-                                                    const char** name, int* type, int* body1,
-                                                    double placement1[16], int* body2,
-                                                    double placement2[16], int* rf, double gains[2],
-                                                    int* row0, int* nrows);
+CDYN_API cdyn_status cdyn_constraint_set_constraint(
+    const cdyn_constraint_set* set, int index, const char** name /*optional*/,
+    int* type /*optional*/, int* body1 /*optional*/, double placement1[16] /*optional*/,
+    int* body2 /*optional*/, double placement2[16] /*optional*/, int* rf /*optional*/,
+    double gains[2] /*optional*/, int* row0 /*optional*/, int* nrows /*optional*/);
 /** Name "<constraint>:<component>" of row `row` (0 <= row < m, else CDYN_ERR_INVALID_INDEX),
  *  components ang_x ang_y ang_z lin_x lin_y lin_z. Owned by the set, valid until it is freed
  *  (or, for the rows of later constraints, grows: read names once the set is complete). */
@@ -1119,8 +1141,8 @@ CDYN_API const char* cdyn_constraint_workspace_last_error(
  *  m: the set's row count (explicit check). J and gamma: see the section's equations. */
 CDYN_API cdyn_status cdyn_constraint_jacobian(const cdyn_constraint_set* set,
                                               cdyn_constraint_workspace* ws, const double* q,
-                                              const double* v, int m, double* J, int ldj,
-                                              double* gamma);
+                                              const double* v /*optional*/, int m, double* J,
+                                              int ldj, double* gamma /*optional*/);
 /** cdyn_constraint_jacobian with the position error: J (optional here: NULL writes nothing and
  *  ignores ldj), gamma (optional, m) and phi (optional, m; see the section's equations) at the
  *  closed state q (nq), v (optional, nv; NULL: zero velocity). phi needs q only; it is the
@@ -1128,8 +1150,10 @@ CDYN_API cdyn_status cdyn_constraint_jacobian(const cdyn_constraint_set* set,
  *  rows. */
 CDYN_API cdyn_status cdyn_constraint_kinematics(const cdyn_constraint_set* set,
                                                 cdyn_constraint_workspace* ws, const double* q,
-                                                const double* v, int m, double* J, int ldj,
-                                                double* gamma, double* phi);
+                                                const double* v /*optional*/, int m,
+                                                double* J /*optional*/, int ldj,
+                                                double* gamma /*optional*/,
+                                                double* phi /*optional*/);
 /** Delassus matrix D = J H^-1 J^T (m x m, column-major, ldd >= m, rows m..ldd-1 untouched) at
  *  the closed configuration q (nq), by constraint-space propagation over the cluster tree
  *  (PV-OSIMr: Sathya, Decre, Swevers 2024). */
@@ -1153,22 +1177,25 @@ CDYN_API cdyn_status cdyn_damped_delassus_inverse(const cdyn_constraint_set* set
  *  fails; C++ constrainedAba), each change costing one more augmented solve. */
 CDYN_API cdyn_status cdyn_constrained_aba(const cdyn_constraint_set* set,
                                           cdyn_constraint_workspace* ws, const double* q,
-                                          const double* v, const double* tau, const double* fext,
-                                          const cdyn_proximal_settings* settings, double* ydd,
-                                          double* qdd, double* lambda, int m,
-                                          cdyn_proximal_result* result);
+                                          const double* v, const double* tau,
+                                          const double* fext /*optional*/,
+                                          const cdyn_proximal_settings* settings /*optional*/,
+                                          double* ydd, double* qdd /*optional*/, double* lambda,
+                                          int m, cdyn_proximal_result* result /*optional*/);
 /** proxPV (Sathya & Carpentier 2024, Alg. 4), any set: arguments as cdyn_constrained_aba. */
 CDYN_API cdyn_status cdyn_prox_pv(const cdyn_constraint_set* set, cdyn_constraint_workspace* ws,
                                   const double* q, const double* v, const double* tau,
-                                  const double* fext, const cdyn_proximal_settings* settings,
-                                  double* ydd, double* qdd, double* lambda, int m,
-                                  cdyn_proximal_result* result);
+                                  const double* fext /*optional*/,
+                                  const cdyn_proximal_settings* settings /*optional*/, double* ydd,
+                                  double* qdd /*optional*/, double* lambda, int m,
+                                  cdyn_proximal_result* result /*optional*/);
 /** Dense baseline (Cholesky of H, the same proximal iterations), any set: arguments as
  *  cdyn_constrained_aba; settings->warm_start must be 0. */
 CDYN_API cdyn_status cdyn_constrained_dynamics_dense(
     const cdyn_constraint_set* set, cdyn_constraint_workspace* ws, const double* q, const double* v,
-    const double* tau, const double* fext, const cdyn_proximal_settings* settings, double* ydd,
-    double* qdd, double* lambda, int m, cdyn_proximal_result* result);
+    const double* tau, const double* fext /*optional*/,
+    const cdyn_proximal_settings* settings /*optional*/, double* ydd, double* qdd /*optional*/,
+    double* lambda, int m, cdyn_proximal_result* result /*optional*/);
 
 /** The wrench [moment; force] (N m, N) every constraint applies to its body1, at the origin of
  *  its frame on body1, from the multipliers of the workspace's last solve (cdyn_constrained_aba,
@@ -1214,16 +1241,18 @@ typedef enum cdyn_constrained_solver {
  *  by the call, one per constraint workspace (see above). */
 CDYN_API cdyn_status cdyn_batch_constrained_dynamics(
     const cdyn_constraint_set* set, cdyn_constraint_workspace* const* ws, int nws, int n,
-    int layout, int solver, const double* q, const double* v, const double* tau, const double* fext,
-    const cdyn_proximal_settings* settings, double* ydd, double* qdd, double* lambda, int m,
-    cdyn_proximal_result* results, int* failed_index);
+    int layout, int solver, const double* q, const double* v, const double* tau,
+    const double* fext /*optional*/, const cdyn_proximal_settings* settings /*optional*/,
+    double* ydd, double* qdd /*optional*/, double* lambda, int m,
+    cdyn_proximal_result* results /*optional array*/, int* failed_index /*optional*/);
 /** cdyn_batch_constrained_dynamics on the pool's threads with the caller's constraint
  *  workspaces ws[0..nws-1], nws == the pool's nthreads (no allocation). */
 CDYN_API cdyn_status cdyn_pool_constrained_dynamics(
     const cdyn_constraint_set* set, cdyn_pool* pool, cdyn_constraint_workspace* const* ws, int nws,
     int n, int layout, int solver, const double* q, const double* v, const double* tau,
-    const double* fext, const cdyn_proximal_settings* settings, double* ydd, double* qdd,
-    double* lambda, int m, cdyn_proximal_result* results, int* failed_index);
+    const double* fext /*optional*/, const cdyn_proximal_settings* settings /*optional*/,
+    double* ydd, double* qdd /*optional*/, double* lambda, int m,
+    cdyn_proximal_result* results /*optional array*/, int* failed_index /*optional*/);
 
 /* ========================================================================================== */
 /* Derivatives of the dynamics (derivative workspaces; compute functions)                      */
@@ -1282,16 +1311,18 @@ CDYN_API const char* cdyn_derivative_workspace_last_error(const cdyn_derivative_
  *  N m (N) per rad (m) and per rad/s (m/s). */
 CDYN_API cdyn_status cdyn_rnea_derivatives(const cdyn_model* model, cdyn_derivative_workspace* dws,
                                            const double* q, int nq, const double* v, int nv,
-                                           const double* a, int na, const double* fext, int nfext,
-                                           double* tau, int ntau, double* dtau_dq, double* dtau_dv,
-                                           double* dtau_da, int ld);
+                                           const double* a, int na, const double* fext /*optional*/,
+                                           int nfext, double* tau /*optional*/, int ntau,
+                                           double* dtau_dq, double* dtau_dv,
+                                           double* dtau_da /*optional*/, int ld);
 /** Tree forward-dynamics derivatives at ddq = aba(q, v, tau, fext): ddq_dq, ddq_dv (nv x nv),
  *  optional Minv = d ddq / d tau = M(q)^-1 (nv x nv, both triangles), optional ddq (nv). */
 CDYN_API cdyn_status cdyn_aba_derivatives(const cdyn_model* model, cdyn_derivative_workspace* dws,
                                           const double* q, int nq, const double* v, int nv,
-                                          const double* tau, int ntau, const double* fext,
-                                          int nfext, double* ddq, int nddq, double* ddq_dq,
-                                          double* ddq_dv, double* Minv, int ld);
+                                          const double* tau, int ntau,
+                                          const double* fext /*optional*/, int nfext,
+                                          double* ddq /*optional*/, int nddq, double* ddq_dq,
+                                          double* ddq_dv, double* Minv /*optional*/, int ld);
 /** M(q)^-1 (nv x nv, both triangles) of the spanning tree by the articulated-body recursion
  *  (not by inverting M). */
 CDYN_API cdyn_status cdyn_minverse(const cdyn_model* model, cdyn_derivative_workspace* dws,
@@ -1302,18 +1333,18 @@ CDYN_API cdyn_status cdyn_minverse(const cdyn_model* model, cdyn_derivative_work
 CDYN_API cdyn_status cdyn_ce_rnea_derivatives(const cdyn_model* model,
                                               cdyn_derivative_workspace* dws, const double* q,
                                               int nq, const double* v, int nv, const double* ydd,
-                                              int nydd, const double* fext, int nfext, double* tau,
-                                              int ntau, double* dtau_dy, double* dtau_dydot,
-                                              double* H, int ld);
+                                              int nydd, const double* fext /*optional*/, int nfext,
+                                              double* tau /*optional*/, int ntau, double* dtau_dy,
+                                              double* dtau_dydot, double* H /*optional*/, int ld);
 /** Cluster-tree forward-dynamics derivatives at ydd = ce_aba(q, v, tau, fext) (as cdyn_ce_aba;
  *  tau: ny independent efforts): dydd_dy, dydd_dydot (ny x ny), optional Hinv = d ydd / d tau
  *  = H^-1 (ny x ny, both triangles), optional ydd (ny). */
 CDYN_API cdyn_status cdyn_ce_aba_derivatives(const cdyn_model* model,
                                              cdyn_derivative_workspace* dws, const double* q,
                                              int nq, const double* v, int nv, const double* tau,
-                                             int ntau, const double* fext, int nfext, double* ydd,
-                                             int nydd, double* dydd_dy, double* dydd_dydot,
-                                             double* Hinv, int ld);
+                                             int ntau, const double* fext /*optional*/, int nfext,
+                                             double* ydd /*optional*/, int nydd, double* dydd_dy,
+                                             double* dydd_dydot, double* Hinv /*optional*/, int ld);
 /** q1 (-) q0: the spanning velocity v (nv) with cdyn_integrate(q0, v, 1) == q1, the inverse of
  *  cdyn_integrate (body-frame logarithm of each joint: floating, spherical, planar; rotations
  *  of angle below pi). q0, q1: nq, unit quaternions. Compute function on an ordinary workspace
@@ -1334,30 +1365,34 @@ CDYN_API cdyn_status cdyn_difference(const cdyn_model* model, cdyn_workspace* ws
  *  (n x nv), dtau_dq, dtau_dv, optional dtau_da (n x nv^2). */
 CDYN_API cdyn_status cdyn_batch_rnea_derivatives(
     const cdyn_model* model, cdyn_derivative_workspace* const* dws, int nws, int n, int layout,
-    const double* q, int nq, const double* v, int nv, const double* a, int na, const double* fext,
-    int nfext, double* tau, int ntau, double* dtau_dq, int ndq, double* dtau_dv, int ndv,
-    double* dtau_da, int nda, int* failed_index);
+    const double* q, int nq, const double* v, int nv, const double* a, int na,
+    const double* fext /*optional*/, int nfext, double* tau /*optional*/, int ntau, double* dtau_dq,
+    int ndq, double* dtau_dv, int ndv, double* dtau_da /*optional*/, int nda,
+    int* failed_index /*optional*/);
 /** n x cdyn_aba_derivatives: q, v, tau, optional fext -> optional ddq, ddq_dq, ddq_dv, optional
  *  Minv (n x nv^2). */
 CDYN_API cdyn_status cdyn_batch_aba_derivatives(
     const cdyn_model* model, cdyn_derivative_workspace* const* dws, int nws, int n, int layout,
     const double* q, int nq, const double* v, int nv, const double* tau, int ntau,
-    const double* fext, int nfext, double* ddq, int nddq, double* ddq_dq, int ndq, double* ddq_dv,
-    int ndv, double* Minv, int nminv, int* failed_index);
+    const double* fext /*optional*/, int nfext, double* ddq /*optional*/, int nddq, double* ddq_dq,
+    int ndq, double* ddq_dv, int ndv, double* Minv /*optional*/, int nminv,
+    int* failed_index /*optional*/);
 /** n x cdyn_ce_rnea_derivatives: closed q, v, ydd (n x ny), optional fext -> optional tau
  *  (n x ny), dtau_dy, dtau_dydot, optional H (n x ny^2). */
 CDYN_API cdyn_status cdyn_batch_ce_rnea_derivatives(
     const cdyn_model* model, cdyn_derivative_workspace* const* dws, int nws, int n, int layout,
     const double* q, int nq, const double* v, int nv, const double* ydd, int nydd,
-    const double* fext, int nfext, double* tau, int ntau, double* dtau_dy, int ndy,
-    double* dtau_dydot, int ndydot, double* H, int nh, int* failed_index);
+    const double* fext /*optional*/, int nfext, double* tau /*optional*/, int ntau, double* dtau_dy,
+    int ndy, double* dtau_dydot, int ndydot, double* H /*optional*/, int nh,
+    int* failed_index /*optional*/);
 /** n x cdyn_ce_aba_derivatives: closed q, v, tau (n x ny), optional fext -> optional ydd
  *  (n x ny), dydd_dy, dydd_dydot, optional Hinv (n x ny^2). */
 CDYN_API cdyn_status cdyn_batch_ce_aba_derivatives(
     const cdyn_model* model, cdyn_derivative_workspace* const* dws, int nws, int n, int layout,
     const double* q, int nq, const double* v, int nv, const double* tau, int ntau,
-    const double* fext, int nfext, double* ydd, int nydd, double* dydd_dy, int ndy,
-    double* dydd_dydot, int ndydot, double* Hinv, int nhinv, int* failed_index);
+    const double* fext /*optional*/, int nfext, double* ydd /*optional*/, int nydd, double* dydd_dy,
+    int ndy, double* dydd_dydot, int ndydot, double* Hinv /*optional*/, int nhinv,
+    int* failed_index /*optional*/);
 
 /* ========================================================================================== */
 /* Contacts: frictional contact and time stepping with the loops kept exact                   */
@@ -1466,16 +1501,19 @@ CDYN_API cdyn_status cdyn_contact_problem_set_ground(cdyn_contact_problem* probl
  *  (optional): the contact index. */
 CDYN_API cdyn_status cdyn_contact_problem_add_foot(cdyn_contact_problem* problem, const char* name,
                                                    int body, const double* centre, int ncentre,
-                                                   double radius, double mu, int* index);
+                                                   double radius, double mu,
+                                                   int* index /*optional*/);
 /** Adds a caller contact at point (npoint = 3, body coordinates of `body`, m): its normal, gap
  *  and mu are set per workspace by cdyn_contact_set_caller (default: normal +z, gap 0, mu 0).
  *  name and *index as cdyn_contact_problem_add_foot. */
 CDYN_API cdyn_status cdyn_contact_problem_add_point(cdyn_contact_problem* problem, const char* name,
                                                     int body, const double* point, int npoint,
-                                                    int* index);
+                                                    int* index /*optional*/);
 /** Sizes (each output optional): the number of contacts, of bilateral rows, and of rows m. */
-CDYN_API cdyn_status cdyn_contact_problem_sizes(const cdyn_contact_problem* problem, int* ncontacts,
-                                                int* nbilateral_rows, int* m);
+CDYN_API cdyn_status cdyn_contact_problem_sizes(const cdyn_contact_problem* problem,
+                                                int* ncontacts /*optional*/,
+                                                int* nbilateral_rows /*optional*/,
+                                                int* m /*optional*/);
 
 /** Creates a contact workspace (allocates; the problem is read-only from now on). */
 CDYN_API cdyn_status cdyn_contact_workspace_create(const cdyn_contact_problem* problem,
@@ -1502,8 +1540,9 @@ CDYN_API cdyn_status cdyn_contact_set_caller(const cdyn_contact_problem* problem
  *  velocities after the step J y_dot+, contact rows in (t1, t2, n), m/s; after
  *  cdyn_contact_solve, which takes no step, J y_dot_free + G lambda, the same to rounding). */
 CDYN_API cdyn_status cdyn_contact_frames(const cdyn_contact_problem* problem,
-                                         cdyn_contact_workspace* ws, double* R, int nR, double* gap,
-                                         int ngap, double* velocity, int nvelocity);
+                                         cdyn_contact_workspace* ws, double* R /*optional*/, int nR,
+                                         double* gap /*optional*/, int ngap,
+                                         double* velocity /*optional*/, int nvelocity);
 /** The impulses of one step at the closed state q (nq), v (nv) with efforts tau (ny), without
  *  taking the step: lambda (nlambda = m, N s, see the section's layout), report (optional).
  *  settings: NULL for the defaults. CDYN_ERR_NOT_CONVERGED: the solver stopped above the
@@ -1512,8 +1551,9 @@ CDYN_API cdyn_status cdyn_contact_frames(const cdyn_contact_problem* problem,
 CDYN_API cdyn_status cdyn_contact_solve(const cdyn_contact_problem* problem,
                                         cdyn_contact_workspace* ws, const double* q, int nq,
                                         const double* v, int nv, const double* tau, int ntau,
-                                        const cdyn_contact_settings* settings, double* lambda,
-                                        int nlambda, cdyn_contact_report* report);
+                                        const cdyn_contact_settings* settings /*optional*/,
+                                        double* lambda, int nlambda,
+                                        cdyn_contact_report* report /*optional*/);
 /** One step (C++ contactStep): from the closed state q (nq), v (nv) with efforts tau (ny) held
  *  over the step, the next closed state qout (nq), vout (nv) (qout may alias q, vout v), the
  *  impulses lambda (optional, nlambda = m) and the report (optional). y_dot+ = y_dot + dt H^-1
@@ -1525,9 +1565,10 @@ CDYN_API cdyn_status cdyn_contact_solve(const cdyn_contact_problem* problem,
 CDYN_API cdyn_status cdyn_contact_step(const cdyn_contact_problem* problem,
                                        cdyn_contact_workspace* ws, const double* q, int nq,
                                        const double* v, int nv, const double* tau, int ntau,
-                                       const cdyn_contact_settings* settings, double* qout,
-                                       int nqout, double* vout, int nvout, double* lambda,
-                                       int nlambda, cdyn_contact_report* report);
+                                       const cdyn_contact_settings* settings /*optional*/,
+                                       double* qout, int nqout, double* vout, int nvout,
+                                       double* lambda /*optional*/, int nlambda,
+                                       cdyn_contact_report* report /*optional*/);
 
 /* Batched rollouts: n states x nsteps steps of cdyn_contact_step per call, on threads. State i
  * starts at (q0[i], v0[i]) from a cold start (cdyn_contact_workspace_reset) and takes nsteps
@@ -1549,22 +1590,20 @@ CDYN_API cdyn_status cdyn_contact_step(const cdyn_contact_problem* problem,
  * do not allocate. */
 
 /** n rollouts of nsteps steps on threads started by the call, one per contact workspace. */
-CDYN_API cdyn_status cdyn_batch_contact_rollout(const cdyn_contact_problem* problem,
-                                                cdyn_contact_workspace* const* ws, int nws, int n,
-                                                int nsteps, const cdyn_contact_settings* settings,
-                                                const double* q0, int nq, const double* v0, int nv,
-                                                const double* tau, int ntau, double* q, int nqout,
-                                                double* v, int nvout, double* lambda, int nlambda,
-                                                cdyn_contact_report* reports, int* failed_index);
+CDYN_API cdyn_status cdyn_batch_contact_rollout(
+    const cdyn_contact_problem* problem, cdyn_contact_workspace* const* ws, int nws, int n,
+    int nsteps, const cdyn_contact_settings* settings /*optional*/, const double* q0, int nq,
+    const double* v0, int nv, const double* tau, int ntau, double* q, int nqout, double* v,
+    int nvout, double* lambda /*optional*/, int nlambda,
+    cdyn_contact_report* reports /*optional array*/, int* failed_index /*optional*/);
 /** cdyn_batch_contact_rollout on the pool's threads with the caller's contact workspaces
  *  ws[0..nws-1], nws == the pool's nthreads (no allocation). */
-CDYN_API cdyn_status cdyn_pool_contact_rollout(const cdyn_contact_problem* problem, cdyn_pool* pool,
-                                               cdyn_contact_workspace* const* ws, int nws, int n,
-                                               int nsteps, const cdyn_contact_settings* settings,
-                                               const double* q0, int nq, const double* v0, int nv,
-                                               const double* tau, int ntau, double* q, int nqout,
-                                               double* v, int nvout, double* lambda, int nlambda,
-                                               cdyn_contact_report* reports, int* failed_index);
+CDYN_API cdyn_status cdyn_pool_contact_rollout(
+    const cdyn_contact_problem* problem, cdyn_pool* pool, cdyn_contact_workspace* const* ws,
+    int nws, int n, int nsteps, const cdyn_contact_settings* settings /*optional*/,
+    const double* q0, int nq, const double* v0, int nv, const double* tau, int ntau, double* q,
+    int nqout, double* v, int nvout, double* lambda /*optional*/, int nlambda,
+    cdyn_contact_report* reports /*optional array*/, int* failed_index /*optional*/);
 
 /* ========================================================================================== */
 /* Constrained-dynamics derivatives (constrained derivative workspaces; compute function)       */
@@ -1624,10 +1663,12 @@ CDYN_API const char* cdyn_constrained_derivative_workspace_last_error(
  *  rad (m), per rad/s (m/s) and per N m (N); lambda in N (N m) likewise. */
 CDYN_API cdyn_status cdyn_constrained_dynamics_derivatives(
     const cdyn_constraint_set* set, cdyn_constrained_derivative_workspace* cws, const double* q,
-    int nq, const double* v, int nv, const double* tau, int ntau, const double* fext, int nfext,
-    double rank_tolerance, double* ydd, int nydd, double* lambda, int nlambda, double* dydd_dy,
-    double* dydd_dydot, double* dydd_dtau, int ld_y, double* dlambda_dy, double* dlambda_dydot,
-    double* dlambda_dtau, int ld_m, int* rank);
+    int nq, const double* v, int nv, const double* tau, int ntau, const double* fext /*optional*/,
+    int nfext, double rank_tolerance, double* ydd /*optional*/, int nydd,
+    double* lambda /*optional*/, int nlambda, double* dydd_dy, double* dydd_dydot,
+    double* dydd_dtau /*optional*/, int ld_y, double* dlambda_dy /*optional*/,
+    double* dlambda_dydot /*optional*/, double* dlambda_dtau /*optional*/, int ld_m,
+    int* rank /*optional*/);
 
 #ifdef __cplusplus
 } /* extern "C" */

@@ -1,7 +1,8 @@
 """Consistency of the C API's faces (run by ctest as capi_api_consistency).
 
 * every function declared in clusterdyn.h is exported by the library and vice versa;
-* clusterdyn.f90 has a bind(C) interface for exactly the header's functions, each with the
+* clusterdyn.f90 (as capi/generate_fortran.py generates it from the header; an independent reading
+  of both here) has a bind(C) interface for exactly the header's functions, each with the
   header's number of arguments, and the same value for every CDYN_ constant;
 * the argument and result TYPES agree: clusterdyn.f90's interfaces and bind(C) types, and the
   ctypes argtypes/restype and Structures that python/clusterdyn/_library.py declares, with the
@@ -25,7 +26,9 @@ import api_signatures  # noqa: E402
 
 src, lib, nm = pathlib.Path(sys.argv[1]), sys.argv[2], sys.argv[3]
 header = (src / "capi/clusterdyn.h").read_text()
-fortran = (src / "capi/clusterdyn.f90").read_text()
+sys.path.insert(0, str(src / "capi"))
+import generate_fortran  # noqa: E402
+fortran = generate_fortran.generate(header)  # the module the build generates from the header
 doc = (src / "docs/c-api.md").read_text()
 errors = []
 

@@ -5,20 +5,16 @@
 program test_capi_batch_fortran
   use, intrinsic :: iso_c_binding
   use clusterdyn
+  use capi_test_support
   implicit none
   integer, parameter :: n = 11
   type(c_ptr) :: model, pool, ws(2)
-  character(len=512) :: path
   integer(c_int) :: nq, nv, ny, i, failed, status
   real(c_double), allocatable :: q0(:), Q(:, :), V(:, :), T(:, :), YB(:, :), YB2(:, :), &
                                  QT(:, :), VT(:, :), TT(:, :), YBT(:, :), HB(:, :), y1(:), hs(:)
   integer :: bad = 0
 
-  call get_command_argument(1, path)
-  call ok(cdyn_model_load(CDYN_ABI_VERSION, trim(path)//c_null_char, 0, model=model, errlen=0_c_size_t))
-  call ok(cdyn_model_nq(model, nq))
-  call ok(cdyn_model_nv(model, nv))
-  call ok(cdyn_model_ny(model, ny))
+  call open_model(0, model, nq, nv, ny)
   allocate (q0(nq), Q(nq, n), V(nv, n), T(ny, n), YB(ny, n), YB2(ny, n), y1(ny), HB(ny * ny, n), &
             hs(ny * ny))
   call ok(cdyn_model_reference_configuration(model, q0, nq))
@@ -66,14 +62,6 @@ program test_capi_batch_fortran
   if (bad /= 0) stop 1
 
 contains
-
-  subroutine ok(s)
-    integer(c_int), intent(in) :: s
-    if (s /= CDYN_OK) then
-      print '(a, i0)', 'clusterdyn call failed with status ', s
-      stop 1
-    end if
-  end subroutine
 
   real(c_double) function ieee_nan()
     use, intrinsic :: ieee_arithmetic, only: ieee_value, ieee_quiet_nan

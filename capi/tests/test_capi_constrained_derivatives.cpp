@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "alloc_counter.hpp"
+#include "capi_test_support.hpp"
 #include "clusterdyn.h"
 #include "clusterdyn/clusterdyn.hpp"
 #include "clusterdyn/constrained_derivatives.hpp"
@@ -42,27 +43,11 @@ struct Fixture {
         << err;
     cdyn_workspace* ews = nullptr;
     EXPECT_EQ(cdyn_workspace_create(emb, &ews), CDYN_OK);
-    int enyq = 0, eny = 0;
     cdyn_model_nq(m, &nq);
     cdyn_model_nv(m, &nv);
     cdyn_model_ny(m, &ny);
     cdyn_model_nbodies(m, &nb);
-    cdyn_model_nyq(emb, &enyq);
-    cdyn_model_ny(emb, &eny);
-    q.assign(nq, 0.0);
-    v.assign(nv, 0.0);
-    Vec y(enyq), ydot(eny);
-    cdyn_model_reference_configuration(emb, q.data(), nq);
-    EXPECT_EQ(cdyn_spanning_to_independent(emb, ews, q.data(), nq, v.data(), nv, y.data(), enyq,
-                                           ydot.data(), eny),
-              CDYN_OK);
-    const int first = enyq > eny ? 7 : 0;  // a floating base's quaternion stays unit
-    for (int i = first; i < enyq; ++i) y[i] += 0.05 * std::sin(1.0 + i);  // off the straight pose
-    for (int i = 0; i < eny; ++i) ydot[i] = 0.4 - 0.07 * i;
-    EXPECT_EQ(cdyn_independent_to_spanning(emb, ews, y.data(), enyq, ydot.data(), eny, q.data(), nq,
-                                           q.data(), nq, v.data(), nv),
-              CDYN_OK)
-        << cdyn_workspace_last_error(ews);
+    capi_test::closedState(emb, ews, 0.05, &q, &v);  // the same spanning layout as m's
     cdyn_workspace_free(ews);
     cdyn_model_free(emb);
     if (cut) {

@@ -6,9 +6,9 @@
 program test_capi_constraints_fortran
   use, intrinsic :: iso_c_binding
   use clusterdyn
+  use capi_test_support
   implicit none
   type(c_ptr) :: model, ws, cset, cws, cname, cdws
-  character(len=1024) :: path
   character(len=8), parameter :: feet(4) = [character(len=8) :: 'lf_foot', 'rf_foot', &
                                             'lh_foot', 'rh_foot']
   integer(c_int) :: nq, nv, ny, m, k, idx, rank
@@ -17,13 +17,9 @@ program test_capi_constraints_fortran
                                  wrench(:, :), dy(:, :), dyd(:, :), dtau(:, :), dlam(:, :)
   type(cdyn_proximal_settings) :: settings
   type(cdyn_proximal_result) :: result
-  integer :: failures, info
+  integer :: info
 
-  failures = 0
-  call get_command_argument(1, path)
-  call expect(cdyn_model_load(CDYN_ABI_VERSION, trim(path)//c_null_char, 0, model=model, &
-                              errlen=0_c_size_t) &
-              == CDYN_OK, 'load')
+  call open_model(0, model, nq, nv, ny)
   call expect(cdyn_workspace_create(model, ws) == CDYN_OK, 'workspace')
   call expect(cdyn_constraint_set_create(model, cset) == CDYN_OK, 'set')
   do k = 1, 4
@@ -33,9 +29,6 @@ program test_capi_constraints_fortran
     call expect(idx == k - 1, 'contact index')
   end do
   call expect(cdyn_constraint_workspace_create(model, cset, cws) == CDYN_OK, 'workspace')
-  call expect(cdyn_model_nq(model, nq) == CDYN_OK, 'nq')
-  call expect(cdyn_model_nv(model, nv) == CDYN_OK, 'nv')
-  call expect(cdyn_model_ny(model, ny) == CDYN_OK, 'ny')
   call expect(cdyn_constraint_set_nrows(cset, m) == CDYN_OK, 'nrows')
   call expect(m == 12, 'twelve rows')
   call expect(cdyn_constraint_set_row_name(cset, 2, cname) == CDYN_OK, 'row name')
@@ -110,29 +103,6 @@ program test_capi_constraints_fortran
   if (failures > 0) stop 1
 
 contains
-
-  subroutine expect(condition, what)
-    logical, intent(in) :: condition
-    character(len=*), intent(in) :: what
-    if (.not. condition) then
-      print '(2a)', 'FAILED: ', what
-      failures = failures + 1
-    end if
-  end subroutine
-
-  function c_string(p) result(s)  ! copy of a NUL-terminated C string
-    type(c_ptr), intent(in) :: p
-    character(len=:), allocatable :: s
-    character(kind=c_char), pointer :: chars(:)
-    integer :: n
-    call c_f_pointer(p, chars, [1024])
-    n = 0
-    do while (chars(n + 1) /= c_null_char)
-      n = n + 1
-    end do
-    allocate (character(len=n) :: s)
-    s = transfer(chars(1:n), s)
-  end function
 
   subroutine solve_spd(a, b, info)  ! b <- a^-1 b by Cholesky (a symmetric positive definite)
     real(c_double), intent(in) :: a(:, :)

@@ -7,21 +7,17 @@
 program test_capi_contact_fortran
   use, intrinsic :: iso_c_binding
   use clusterdyn
+  use capi_test_support
   implicit none
   type(c_ptr) :: model, problem, ws
-  character(len=1024) :: path
   character(len=2), parameter :: legs(4) = [character(len=2) :: 'lf', 'rf', 'lh', 'rh']
   integer(c_int) :: nq, nv, ny, nc, nb, m, k, body, idx
   real(c_double), allocatable :: q(:), v(:), tau(:), qout(:), vout(:), lambda(:)
   real(c_double) :: centre(3), gravity(3)
   type(cdyn_contact_settings) :: settings
   type(cdyn_contact_report) :: report
-  integer :: failures
 
-  failures = 0
-  call get_command_argument(1, path)
-  call expect(cdyn_model_load(CDYN_ABI_VERSION, trim(path)//c_null_char, 1, model=model, &
-                              errlen=0_c_size_t) == CDYN_OK, 'load (floating base)')
+  call open_model(1, model, nq, nv, ny)  ! a floating base
   call expect(cdyn_contact_problem_create(model, problem) == CDYN_OK, 'problem')
   centre = [0.03_c_double, 0.0_c_double, -0.05_c_double]
   do k = 1, 4
@@ -35,9 +31,6 @@ program test_capi_contact_fortran
   call expect(cdyn_contact_problem_sizes(problem, nc, nb, m) == CDYN_OK, 'sizes')
   call expect(nc == 4 .and. nb == 0 .and. m == 12, 'four feet, twelve rows')
   call expect(cdyn_contact_workspace_create(problem, ws) == CDYN_OK, 'workspace')
-  call expect(cdyn_model_nq(model, nq) == CDYN_OK, 'nq')
-  call expect(cdyn_model_nv(model, nv) == CDYN_OK, 'nv')
-  call expect(cdyn_model_ny(model, ny) == CDYN_OK, 'ny')
   call expect(cdyn_model_gravity(model, gravity) == CDYN_OK, 'gravity')
   allocate (q(nq), v(nv), tau(ny), qout(nq), vout(nv), lambda(m))
   call expect(cdyn_contact_settings_default(settings) == CDYN_OK, 'settings')
@@ -86,30 +79,5 @@ program test_capi_contact_fortran
     error stop 1
   end if
   print '(a)', 'contact Fortran test passed'
-
-contains
-
-  subroutine expect(condition, what)
-    logical, intent(in) :: condition
-    character(len=*), intent(in) :: what
-    if (.not. condition) then
-      print '(2a)', 'FAILED: ', what
-      failures = failures + 1
-    end if
-  end subroutine
-
-  function c_string(p) result(s)  ! copy of a NUL-terminated C string
-    type(c_ptr), intent(in) :: p
-    character(len=:), allocatable :: s
-    character(kind=c_char), pointer :: chars(:)
-    integer :: n
-    call c_f_pointer(p, chars, [1024])
-    n = 0
-    do while (chars(n + 1) /= c_null_char)
-      n = n + 1
-    end do
-    allocate (character(len=n) :: s)
-    s = transfer(chars(1:n), s)
-  end function
 
 end program test_capi_contact_fortran

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "alloc_counter.hpp"
+#include "capi_test_support.hpp"
 #include "clusterdyn.h"
 #include "clusterdyn/clusterdyn.hpp"
 
@@ -56,18 +57,7 @@ struct Fixture {
     cdyn_model_ny(m, &ny);
     cdyn_model_nyq(m, &nyq);
     cdyn_model_nbodies(m, &nb);
-    q.assign(nq, 0.0);
-    v.assign(nv, 0.0);
-    Vec y(nyq), ydot(ny);
-    cdyn_model_reference_configuration(m, q.data(), nq);
-    EXPECT_EQ(cdyn_spanning_to_independent(m, ws, q.data(), nq, v.data(), nv, y.data(), nyq,
-                                           ydot.data(), ny),
-              CDYN_OK);
-    for (int i = 0; i < ny; ++i) ydot[i] = 0.4 - 0.07 * i;
-    EXPECT_EQ(cdyn_independent_to_spanning(m, ws, y.data(), nyq, ydot.data(), ny, q.data(), nq,
-                                           q.data(), nq, v.data(), nv),
-              CDYN_OK)
-        << cdyn_workspace_last_error(ws);
+    capi_test::closedState(m, ws, 0.0, &q, &v);
     a.assign(nv, 0.0);
     tau.assign(nv, 0.0);
     tauY.assign(ny, 0.0);

@@ -7,9 +7,9 @@
 program test_capi_derivatives_fortran
   use, intrinsic :: iso_c_binding
   use clusterdyn
+  use capi_test_support
   implicit none
   type(c_ptr) :: model, ws, dws, both(1)
-  character(len=512) :: path
   integer(c_int) :: nq, nv, ny, nyq, i, j, status
   real(c_double), allocatable :: q(:), v(:), y(:), ydot(:), tau(:), ydd(:), ydd2(:), yp(:), &
                                  ym(:), qp(:), vp(:), dy(:, :), dyd(:, :), hinv(:, :), h(:, :), &
@@ -17,11 +17,7 @@ program test_capi_derivatives_fortran
   real(c_double) :: err
   integer :: bad = 0
 
-  call get_command_argument(1, path)
-  call ok(cdyn_model_load(CDYN_ABI_VERSION, trim(path)//c_null_char, 0, model=model, errlen=0_c_size_t))
-  call ok(cdyn_model_nq(model, nq))
-  call ok(cdyn_model_nv(model, nv))
-  call ok(cdyn_model_ny(model, ny))
+  call open_model(0, model, nq, nv, ny)
   call ok(cdyn_model_nyq(model, nyq))
   allocate (q(nq), v(nv), y(nyq), ydot(ny), tau(ny), ydd(ny), ydd2(ny), yp(ny), ym(ny), qp(nq), &
             vp(nv), dy(ny, ny), dyd(ny, ny), hinv(ny, ny), h(ny, ny), bdy(ny, ny), bdyd(ny, ny))
@@ -79,29 +75,5 @@ program test_capi_derivatives_fortran
   call ok(cdyn_model_free(model))
   print '(a, i0, a, i0)', 'Fortran derivative interfaces: ny = ', ny, ', mismatches: ', bad
   if (bad /= 0) stop 1
-
-contains
-
-  subroutine ok(s)
-    integer(c_int), intent(in) :: s
-    if (s /= CDYN_OK) then
-      print '(a, i0)', 'clusterdyn call failed with status ', s
-      stop 1
-    end if
-  end subroutine
-
-  function c_string(p) result(s)  ! copy of a NUL-terminated C string
-    type(c_ptr), intent(in) :: p
-    character(len=:), allocatable :: s
-    character(kind=c_char), pointer :: chars(:)
-    integer :: n
-    call c_f_pointer(p, chars, [1024])
-    n = 0
-    do while (chars(n + 1) /= c_null_char)
-      n = n + 1
-    end do
-    allocate (character(len=n) :: s)
-    s = transfer(chars(1:n), s)
-  end function
 
 end program test_capi_derivatives_fortran

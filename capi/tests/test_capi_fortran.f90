@@ -7,6 +7,7 @@
 program test_capi_fortran
   use, intrinsic :: iso_c_binding
   use clusterdyn
+  use capi_test_support
   implicit none
   type(c_ptr) :: model, ws, cname
   character(len=1024) :: path, outpath
@@ -18,12 +19,11 @@ program test_capi_fortran
   real(c_double), allocatable :: qc(:), vc(:), y(:), ydot(:), tauy(:), tauy2(:), ydd(:), &
                                  ydd0(:), qdd(:), H(:, :), cbias(:), G(:, :), gbias(:)
   real(c_double) :: residual
-  integer :: u, failures
+  integer :: u
   real(c_double), allocatable :: q(:), dq(:), v(:), tau(:), tau2(:), fext(:), ddq(:), ddq0(:), &
                                  nle(:), M(:, :), J(:, :)
   real(c_double) :: R(3, 3), p(3), scale
 
-  failures = 0
   call get_command_argument(1, path)
   call get_command_argument(2, outpath)
   call expect(cdyn_check_version(CDYN_ABI_VERSION) == CDYN_OK, 'check_version')
@@ -184,15 +184,6 @@ program test_capi_fortran
 
 contains
 
-  subroutine expect(cond, what)
-    logical, intent(in) :: cond
-    character(len=*), intent(in) :: what
-    if (.not. cond) then
-      failures = failures + 1
-      print '(2a)', 'FAILED: ', what
-    end if
-  end subroutine
-
   subroutine dump(x)
     real(c_double), intent(in) :: x(:)
     integer :: k
@@ -200,20 +191,6 @@ contains
       write (u, '(es25.16e3)') x(k)
     end do
   end subroutine
-
-  function c_string(ptr) result(s)  ! copy of a NUL-terminated C string
-    type(c_ptr), intent(in) :: ptr
-    character(len=:), allocatable :: s
-    character(kind=c_char), pointer :: chars(:)
-    integer :: n
-    call c_f_pointer(ptr, chars, [4096])
-    n = 0
-    do while (chars(n + 1) /= c_null_char)
-      n = n + 1
-    end do
-    allocate (character(len=n) :: s)
-    s = transfer(chars(1:n), s)
-  end function
 
   function itoa(k) result(s)
     integer(c_int), intent(in) :: k

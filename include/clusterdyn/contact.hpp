@@ -90,8 +90,7 @@ struct ContactSolverWorkspace {
   void resize(int maxRows);  ///< allocates (not for the real-time path)
   int capacity = 0;
   VecX sigma, x, y, yPrev, w, rhs, shift;
-  MatX A;                ///< ADMM: Cholesky factor of G + rho I (lower triangle)
-  Eigen::LLT<MatX> llt;  ///< not used by the solvers (ADMM factorizes into A)
+  MatX A;  ///< ADMM: Cholesky factor of G + rho I (lower triangle)
   char lastError[256] = {0};
 };
 

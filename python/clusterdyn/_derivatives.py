@@ -149,13 +149,12 @@ class DerivativesMixin:
 
     # -- batches
 
-    def _derivative_batch(self, name, Q, V, X, xname, xn, mn, fext, threads):
+    def _derivative_batch(self, name, Q, V, X, xname, xn, mn, fext, threads, out):
         n = core._threads(threads)
         N, (Q, V, X), layout = core._stack([(Q, self.nq, "Q"), (V, self.nv, "V"),
                                             (X, xn, xname)])
         F = core._stack_fext(fext, N, self.nbodies, layout)
-        value = core._out(N, xn, layout)
-        mats = [core._out(N, mn * mn, layout) for _ in range(3)]
+        value, mats = _derivative_outs(out, N, xn, mn, layout)
         with self._own_dws():
             if getattr(self, "_dws", None) is None:
                 self._dws = []
@@ -166,39 +165,90 @@ class DerivativesMixin:
             p = core._ptr
             status = getattr(core.lib(), "cdyn_batch_" + name)(
                 self.handle, arr, n, N, layout, p(Q), self.nq, p(V), self.nv, p(X), xn, p(F),
-                0 if F is None else 6 * self.nbodies, p(value), xn, p(mats[0]), mn * mn,
-                p(mats[1]), mn * mn, p(mats[2]), mn * mn, C.byref(failed))
+                0 if F is None else 6 * self.nbodies, p(value), xn,
+                *(x for M in mats for x in _mat_ptr(M)),
+                C.byref(failed))
             message = self._dws[0].last_error
         if status != core.OK:
             where = f" (state {failed.value})" if failed.value >= 0 else ""
             raise core.ClusterdynError(status, message + where, "cdyn_batch_" + name,
                                        state=failed.value)
-        # Each state's matrix is stored column-major: element (r, c) at r + c * n.
-        mats = tuple(np.ascontiguousarray(M.reshape(N, mn, mn).transpose(0, 2, 1))
-                     for M in mats)
-        return (value,) + mats
+        return (value,) + tuple(mats)
 
-    def rnea_derivatives_batch(self, Q, V, A, fext=None, threads=None):
+    def rnea_derivatives_batch(self, Q, V, A, fext=None, threads=None, out=None):
         """N states of :meth:`rnea_derivatives`: Q (N, nq), V, A (N, nv), fext None or
         (N, nbodies, 6) -> (TAU (N, nv), DTAU_DQ, DTAU_DV, M (N, nv, nv)), bit-identical to
-        single calls; threads: derivative workspaces / threads (default os.cpu_count())."""
+        single calls; threads: derivative workspaces / threads (default os.cpu_count()).
+
+        The matrices are views of the library's output, not copies: each state's matrix is
+        column-major in memory (``M[i]`` is Fortran-ordered; ``M.transpose(0, 2, 1)`` is
+        C-contiguous; for Fortran-ordered inputs ``M`` is a Fortran-ordered array). out: None,
+        or the four arrays to write into instead, returned: the first as for the other *_batch
+        calls (:meth:`Model.mass_matrix_batch`), the matrices (N, n, n) float64 in the layout
+        just described (the arrays of an earlier call of the same size are valid; a new one:
+        ``np.empty((N, n, n)).transpose(0, 2, 1)``). The same holds for the other derivative
+        batches."""
         return self._derivative_batch("rnea_derivatives", Q, V, A, "A", self.nv, self.nv, fext,
-                                      threads)
+                                      threads, out)
 
-    def aba_derivatives_batch(self, Q, V, TAU, fext=None, threads=None):
+    def aba_derivatives_batch(self, Q, V, TAU, fext=None, threads=None, out=None):
         """N states of :meth:`aba_derivatives` -> (DDQ (N, nv), DDQ_DQ, DDQ_DV, MINV
-        (N, nv, nv))."""
+        (N, nv, nv)); layout and out as :meth:`rnea_derivatives_batch`."""
         return self._derivative_batch("aba_derivatives", Q, V, TAU, "TAU", self.nv, self.nv,
-                                      fext, threads)
+                                      fext, threads, out)
 
-    def ce_rnea_derivatives_batch(self, Q, V, YDD, fext=None, threads=None):
+    def ce_rnea_derivatives_batch(self, Q, V, YDD, fext=None, threads=None, out=None):
         """N closed states of :meth:`ce_rnea_derivatives`: YDD (N, ny) -> (TAU (N, ny),
-        DTAU_DY, DTAU_DYDOT, H (N, ny, ny))."""
+        DTAU_DY, DTAU_DYDOT, H (N, ny, ny)); layout and out as :meth:`rnea_derivatives_batch`."""
         return self._derivative_batch("ce_rnea_derivatives", Q, V, YDD, "YDD", self.ny, self.ny,
-                                      fext, threads)
+                                      fext, threads, out)
 
-    def ce_aba_derivatives_batch(self, Q, V, TAU, fext=None, threads=None):
+    def ce_aba_derivatives_batch(self, Q, V, TAU, fext=None, threads=None, out=None):
         """N closed states of :meth:`ce_aba_derivatives`: TAU (N, ny) -> (YDD (N, ny),
-        DYDD_DY, DYDD_DYDOT, HINV (N, ny, ny))."""
+        DYDD_DY, DYDD_DYDOT, HINV (N, ny, ny)); layout and out as
+        :meth:`rnea_derivatives_batch`."""
         return self._derivative_batch("ce_aba_derivatives", Q, V, TAU, "TAU", self.ny, self.ny,
-                                      fext, threads)
+                                      fext, threads, out)
+
+
+def _mat_ptr(M):
+    """(pointer, n * n) of a batch matrix output: the library writes state i's matrix
+    column-major at i * n * n (row-major layout) or its element e at i + e * N (column-major)."""
+    return core._ptr(M), M.shape[1] * M.shape[2]
+
+
+def _mat_storage_ok(M, layout):
+    """Whether the (N, n, n) array M is the memory the library writes (see _mat_ptr): element
+    (i, r, c) at i * n * n + r + c * n (row-major layout) or i + (r + c * n) * N (column-major),
+    i.e. M.transpose(0, 2, 1) C-contiguous, or M Fortran-ordered."""
+    if layout == core._COL_MAJOR:
+        return M.flags.f_contiguous
+    return M.transpose(0, 2, 1).flags.c_contiguous
+
+
+def _new_mat(N, n, layout):
+    if layout == core._COL_MAJOR:
+        return np.zeros((N, n, n), order="F")
+    return np.zeros((N, n, n)).transpose(0, 2, 1)  # state i's matrix column-major: no copy
+
+
+def _derivative_outs(out, N, xn, mn, layout):
+    """(value (N, xn), [three (N, mn, mn) matrices]) of a derivative batch: new ones when out is
+    None, else the caller's four arrays, checked (the library writes them in place)."""
+    if out is None:
+        return core._out(N, xn, layout), [_new_mat(N, mn, layout) for _ in range(3)]
+    given = tuple(out) if isinstance(out, (tuple, list)) else (out,)
+    if len(given) != 4:
+        raise ValueError(f"out must hold 4 arrays (the value and three matrices), got "
+                         f"{len(given)}")
+    core._check_out(given[0], (N, xn), layout, "out[0]")
+    for k, M in enumerate(given[1:], 1):
+        if not isinstance(M, np.ndarray) or M.dtype != np.float64 or M.shape != (N, mn, mn) \
+                or not M.flags.writeable or not _mat_storage_ok(M, layout):
+            got = f"{M.dtype} {M.shape}" if isinstance(M, np.ndarray) else type(M).__name__
+            want = ("a Fortran-ordered array" if layout == core._COL_MAJOR else
+                    "each state's matrix column-major, e.g. np.empty((N, n, n)).transpose(0, 2, "
+                    "1)")
+            raise ValueError(f"out[{k}] must be a writeable float64 array of shape "
+                             f"{(N, mn, mn)}, {want} (the layout of the inputs), got {got}")
+    return given[0], list(given[1:])

@@ -52,7 +52,10 @@ def _place(specs):
     for shape, dtype in specs:
         dtype = np.dtype(dtype)
         offset = -(-offset // _ALIGN) * _ALIGN
-        placed.append((offset, tuple(int(n) for n in shape), dtype.str))
+        # dtype.str names a plain dtype; a structured one (the rollouts' reports, with padding)
+        # travels as itself (its str would lose the fields and offsets).
+        placed.append((offset, tuple(int(n) for n in shape),
+                       dtype.str if dtype.fields is None else dtype))
         offset += int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
     return tuple(placed), offset
 

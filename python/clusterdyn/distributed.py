@@ -1,17 +1,20 @@
-"""Batched evaluation on a Dask cluster: the ``*_batch`` calls of :class:`clusterdyn.Model` and
-:meth:`clusterdyn.ConstraintSet.constrained_dynamics_batch`, chunked over the workers of an
-existing Dask distributed cluster (optional dependency: ``pip install "dask[distributed]"``).
+"""Batched evaluation on a Dask cluster: the ``*_batch`` calls of :class:`clusterdyn.Model`,
+:meth:`clusterdyn.ConstraintSet.constrained_dynamics_batch`, the constrained-dynamics
+derivatives of N states and :meth:`clusterdyn.ContactProblem.rollout`, chunked over the workers
+of an existing Dask distributed cluster (optional dependency: ``pip install
+"dask[distributed]"``).
 
     from dask.distributed import Client
     import clusterdyn.distributed as cdd
     client = Client("tcp://scheduler:8786")             # or Client(LocalCluster(...))
-    dm = cdd.DistributedModel.load(client, "robot.urdf", threads=4, chunk_size=4096)
+    dm = cdd.DistributedModel.load(client, "robot.urdf", threads=4)  # chunk_size: per call
     YDD = dm.ce_aba_batch(Q, V, TAU)                     # == model.ce_aba_batch(Q, V, TAU)
 
 How it works: the model travels as its file text (and load options); each worker loads it once
 and keeps it (a small per-process cache keyed by a hash of text and options). The inputs are
-cut into chunks of ``chunk_size`` states; each chunk is one Dask task that runs the same batched
-call of this package on the worker, on the model's thread pool of ``threads`` threads. When
+cut into chunks of ``chunk_size`` states (default: per call, DEFAULT_CHUNK_SIZE); each chunk
+is one Dask task that runs the same batched call of this package on the worker, on the model's
+thread pool of ``threads`` threads. When
 the workers run on the caller's machine (a LocalCluster; found by a probe), the arrays do not
 travel through Dask at all: the inputs are written once into a shared-memory file, the task
 carries only the file's name and its rows, and the worker reads its rows in place and writes
@@ -32,7 +35,6 @@ import collections
 import hashlib
 import inspect
 import os
-import pickle
 import re
 import threading
 import uuid
@@ -46,16 +48,22 @@ except ImportError as exc:  # pragma: no cover - exercised when Dask is absent
     raise ImportError("clusterdyn.distributed needs Dask distributed: pip install "
                       "\"clusterdyn[distributed]\" (or \"dask[distributed]\")") from exc
 
-from . import _core, _shm
-from ._constraints import NotConvergedError, NotConvergedWarning, _on_not_converged
+from . import _batch_loops, _core, _shm
+from ._constraints import NotConvergedError
+from ._contact import ContactProblem as _ContactProblem
 from ._core import ClusterdynError, Model
 
-__all__ = ["DistributedModel", "DistributedConstraintSet", "DistributedStateError"]
+__all__ = ["DistributedModel", "DistributedConstraintSet", "DistributedContactProblem",
+           "DistributedStateError", "constrained_dynamics_derivatives_batch"]
 
-DEFAULT_CHUNK_SIZE = 4096
-"""States per task by default: suits small batches. Large batches reach the local pool's
-throughput only with larger chunks, e.g. 65536 CE-ABA states (docs/distributed.md, "Choosing a
-chunk size")."""
+constrained_dynamics_derivatives_batch = _batch_loops.constrained_dynamics_derivatives_batch
+"""The local call that DistributedConstraintSet.constrained_dynamics_derivatives_batch equals
+(clusterdyn._batch_loops)."""
+
+DEFAULT_CHUNK_SIZE = 16384
+"""The largest chunk of the default chunk_size=None: each call cuts its N states (rollouts) into
+chunks of min(DEFAULT_CHUNK_SIZE, ceil(N / (2 x the cluster's task slots))), two tasks per slot
+(docs/distributed.md, "Choosing a chunk size": the measurements behind both numbers)."""
 
 
 class DistributedStateError(ClusterdynError):
@@ -77,6 +85,10 @@ _ModelSpec = collections.namedtuple("_ModelSpec", "key text options")
 _Recipe = collections.namedtuple("_Recipe", "key cut_loops steps")
 """A constraint set as it travels: cut_loops (Model.cut_loop_constraints, else
 Model.constraint_set) and the steps ((method, args, kwargs), ...) that add its constraints."""
+
+_ContactRecipe = collections.namedtuple("_ContactRecipe", "key steps")
+"""A contact problem as it travels: the steps that build it (add_bilateral's argument a
+_Recipe)."""
 
 _Failure = collections.namedtuple("_Failure", "status message function state")
 """A chunk's library error, returned (not raised: the state fails again on every retry) with
@@ -145,6 +157,26 @@ def _constraint_set(entry, recipe):
     return cs
 
 
+def _contact_problem(entry, recipe):
+    cp = entry.sets.get(recipe.key)
+    if cp is None:
+        cp = _ContactProblem(entry.model)
+        for method, args, kwargs in recipe.steps:
+            args = [_constraint_set(entry, a) if isinstance(a, _Recipe) else a for a in args]
+            getattr(cp, method)(*args, **kwargs)
+        entry.sets[recipe.key] = cp
+    return cp
+
+
+def _target(entry, recipe):
+    """What a task calls: the model, a constraint set or a contact problem."""
+    if recipe is None:
+        return entry.model
+    if isinstance(recipe, _ContactRecipe):
+        return _contact_problem(entry, recipe)
+    return _constraint_set(entry, recipe)
+
+
 def _call(spec, recipe, method, arrays, per_state, kwargs):
     """`method` of the worker's cached Model (or its ConstraintSet `recipe`) on one chunk.
     Returns the method's result, a _NotConverged, or a _Failure for a library error."""
@@ -153,15 +185,15 @@ def _call(spec, recipe, method, arrays, per_state, kwargs):
         if entry.closed:  # dropped from the cache between _entry and the lock: load again
             return _call(spec, recipe, method, arrays, per_state, kwargs)
         try:
-            target = entry.model if recipe is None else _constraint_set(entry, recipe)
-            return getattr(target, method)(*arrays, **per_state, **kwargs)
+            call = _batch_loops.method(_target(entry, recipe), method)
+            return call(*arrays, **per_state, **kwargs)
         except NotConvergedError as e:  # constrained dynamics: the result and the message
             m = _FIRST.search(e.message)
             return _NotConverged(e.result, m.group(1) if m else e.message, e.function)
-        except ClusterdynError as e:
+        except ClusterdynError as e:  # the state: in the message ("... (state k)") or .state
             m = _STATE.match(e.message)
-            return _Failure(e.status, m.group(1) if m else e.message, e.function,
-                            int(m.group(2)) if m else -1)
+            state = int(m.group(2)) if m else (-1 if e.state is None else e.state)
+            return _Failure(e.status, m.group(1) if m else e.message, e.function, state)
 
 
 def _run_chunk(spec, recipe, method, arrays, per_state, kwargs):
@@ -169,22 +201,28 @@ def _run_chunk(spec, recipe, method, arrays, per_state, kwargs):
     return _call(spec, recipe, method, arrays, per_state, kwargs)
 
 
-def _run_shared(spec, recipe, method, inputs, outputs, keys, start, stop, kwargs):
+def _flip(a, flipped):
+    """A result array <-> its storage: the (N, b, a) C-contiguous array of which a per-state
+    column-major (N, a, b) result (the derivative matrices) is the transposed view."""
+    return a.transpose(0, 2, 1) if flipped else a
+
+
+def _run_shared(spec, recipe, method, inputs, outputs, keys, start, stop, kwargs, flips):
     """One task on the caller's machine: rows start:stop of the shared input block (the
     positional arrays, then the per-state keyword arrays named `keys`) go to the library call
     as read-only views of the caller's pages (no copy); the result's arrays go into the same
-    rows of the shared output block. Returns None, a _NotConverged without result, a
-    _Failure, or _NoShared."""
+    rows of the shared output block (their storage: `flips`, see _flip). Returns None, a
+    _NotConverged without result, a _Failure, or _NoShared."""
     rows = _shm.attach(inputs, start, stop)
     if rows is None:
         return _NoShared(f"{inputs.path} is not visible on this worker")
     npos = len(rows) - len(keys)
-    if recipe is None and method in _WRITES_OUT:  # the library writes into the caller's rows
+    if method in _WRITES_OUT:  # the library writes into the caller's rows
         dst = _shm.attach_writable(outputs, start, stop)
         if dst is None:
             return _NoShared(f"{outputs.path} is not visible on this worker")
         r = _call(spec, recipe, method, rows[:npos], dict(zip(keys, rows[npos:])),
-                  dict(kwargs, out=tuple(dst)))
+                  dict(kwargs, out=tuple(_flip(d, f) for d, f in zip(dst, flips))))
         del rows, dst  # unmaps both blocks
         return r if isinstance(r, _Failure) else None
     r = _call(spec, recipe, method, rows[:npos], dict(zip(keys, rows[npos:])), kwargs)
@@ -192,8 +230,8 @@ def _run_shared(spec, recipe, method, inputs, outputs, keys, start, stop, kwargs
     if isinstance(r, _Failure):
         return r
     try:
-        if not _shm.write_rows(outputs, _arrays(r.result if isinstance(r, _NotConverged)
-                                                else r), start):
+        result = _arrays(r.result if isinstance(r, _NotConverged) else r)
+        if not _shm.write_rows(outputs, [_flip(a, f) for a, f in zip(result, flips)], start):
             return _NoShared(f"{outputs.path} is not visible on this worker")
     except OSError as e:  # /dev/shm full
         return _NoShared(str(e))
@@ -201,9 +239,12 @@ def _run_shared(spec, recipe, method, inputs, outputs, keys, start, stop, kwargs
 
 
 _WRITES_OUT = frozenset(("ce_aba_batch", "ce_aba_independent_batch", "ce_rnea_batch",
-                         "mass_matrix_batch"))
-"""The Model batch calls with an `out` argument: on a worker that sees the caller's shared
-output block, they write their rows of it directly (no copy of the result)."""
+                         "mass_matrix_batch", "rnea_derivatives_batch", "aba_derivatives_batch",
+                         "ce_rnea_derivatives_batch", "ce_aba_derivatives_batch",
+                         "constrained_dynamics_derivatives_batch"))
+"""The batch calls with an `out` argument: on a worker that sees the caller's shared output
+block, they write their rows of it directly (no copy of the result). The rollouts have none:
+a rollout chunk's result is copied into the block once (noise beside its steps)."""
 
 
 def _sees(layout):
@@ -250,6 +291,11 @@ def _rebuild(template, arrays):
     return type(template)(*fields) if hasattr(template, "_fields") else tuple(fields)
 
 
+def _auto_chunk(N, slots):
+    """The chunk size of chunk_size=None: two tasks per task slot, at most DEFAULT_CHUNK_SIZE."""
+    return max(1, min(DEFAULT_CHUNK_SIZE, -(-N // (2 * max(1, slots)))))
+
+
 def _chunk_size(value):
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
         raise ValueError(f"chunk_size must be a positive integer, got {value!r}")
@@ -258,10 +304,12 @@ def _chunk_size(value):
 
 def _with_pool(local, method, kwargs, use_pool):
     """kwargs with use_pool set, for the batch calls that take it (the derivative batches run
-    on their own derivative workspaces, not on the model's pool); kwargs without it for the
-    others."""
-    kwargs = {k: v for k, v in kwargs.items() if k != "use_pool"}
-    if "use_pool" in inspect.signature(getattr(local, method)).parameters:
+    on their own derivative workspaces, not on the model's pool), and threads for those that
+    take it (not the constrained-dynamics derivatives: one thread per task)."""
+    params = inspect.signature(_batch_loops.method(local, method)).parameters
+    kwargs = {k: v for k, v in kwargs.items()
+              if k not in ("use_pool", "threads") or k in params}
+    if "use_pool" in params:
         kwargs["use_pool"] = use_pool
     return kwargs
 
@@ -288,23 +336,29 @@ class _Mapper:
         N = rows.pop()
         # The local call on zero states checks every shape and argument with the package's
         # own messages, and gives the result's structure.
-        empty = getattr(local, method)(*(a[:0] for a in arrays),
+        empty = _batch_loops.method(local, method)(*(a[:0] for a in arrays),
                                        **{k: v[:0] for k, v in per_state.items()},
                                        **_with_pool(local, method, self._check_kwargs(kwargs),
                                                     False))
         if N == 0:
             return empty, []
-        # The result, preallocated: each chunk's rows are copied in once, as it arrives.
-        out = [np.empty((N,) + t.shape[1:], t.dtype) for t in _arrays(empty)]
-        size = dm.chunk_size
+        # The result, preallocated: each chunk's rows are copied in once, as it arrives, into
+        # `store` (C-contiguous; the shared output block holds the same), of which `out` are
+        # the result's views (per-state column-major matrices: transposed, see _flip).
+        column_major = _batch_loops.COLUMN_MAJOR.get(method, ())
+        flips = tuple(k in column_major for k in range(len(_arrays(empty))))
+        store = [np.empty((N,) + _flip(t[:0], f).shape[1:], t.dtype)
+                 for t, f in zip(_arrays(empty), flips)]
+        out = [_flip(a, f) for a, f in zip(store, flips)]
+        nthreads = client.nthreads()
+        size = dm.chunk_size or _auto_chunk(N, sum(nthreads.values()))
         starts = list(range(0, N, size))
         tag = f"clusterdyn-{method}-{uuid.uuid4().hex[:12]}"
         work = _with_pool(local, method, dict(kwargs, threads=dm.threads), True)
-        nthreads = client.nthreads()
         in_flight = dm.max_in_flight or max(2, 2 * sum(nthreads.values()))
         keys = list(per_state)
         inputs = arrays + [per_state[k] for k in keys]
-        blocks = dm._shared_blocks(nthreads, inputs, out)
+        blocks = dm._shared_blocks(nthreads, inputs, store)
 
         def submit(i, shared):
             s = slice(starts[i], min(N, starts[i] + size))
@@ -315,7 +369,7 @@ class _Mapper:
                 except OSError:  # /dev/shm full: this chunk travels in its task
                     return submit(i, False)
                 return client.submit(_run_shared, dm._spec, recipe, method, blocks[0].layout,
-                                     blocks[1].layout, keys, s.start, s.stop, work,
+                                     blocks[1].layout, keys, s.start, s.stop, work, flips,
                                      key=f"{tag}-{i}", pure=False, retries=dm.retries)
             # The chunk is part of its task (not scattered), so that the scheduler can run it
             # again when the worker that held it dies; Dask's warning about large tasks is
@@ -357,7 +411,7 @@ class _Mapper:
                         stalled[i], r = r, r.result
                     s = slice(starts[i], min(N, starts[i] + size))
                     if r is None:  # in the shared output block: read into the result
-                        for k, dst in enumerate(out):
+                        for k, dst in enumerate(store):
                             blocks[1].read_rows(k, dst[s], s.start)
                     else:
                         for dst, src in zip(out, _arrays(r)):
@@ -376,6 +430,10 @@ class _Mapper:
         if failure is not None:
             i, e = failure
             state = starts[i] + e.state if e.state >= 0 else starts[i]
+            local = re.compile(rf"^state {e.state}\b")  # the rollouts' "state k, step t: ..."
+            if e.state >= 0 and local.match(e.message):
+                raise DistributedStateError(e.status, local.sub(f"state {state}", e.message),
+                                            e.function, state)
             where = f" (state {state})" if e.state >= 0 else \
                 f" (states {starts[i]}..{min(N, starts[i] + size) - 1})"
             raise DistributedStateError(e.status, e.message + where, e.function, state)
@@ -392,13 +450,14 @@ class DistributedModel(_Mapper):
     the same model loaded here (sizes and names; the shapes are checked against it before any
     task leaves). threads: library threads per task on a worker (the model's pool; default
     os.cpu_count() of the worker: set cores / worker processes per machine). chunk_size:
-    states per task. retries: Dask retries of a task that raised (a library error is not
-    retried: the state fails again; a dead worker's tasks are rescheduled by the scheduler
-    whatever this is). max_in_flight: tasks submitted at once (default: twice the cluster's
-    task slots), so that the scheduler holds only those chunks' inputs. transport: how the
-    arrays reach the workers: "auto" (default) through shared memory when every worker sees
-    the caller's /dev/shm (a probe, once per set of workers: a LocalCluster), else inside the
-    tasks; "shared": through shared memory without the probe; "inline": inside the tasks. In
+    states (rollouts) per task, or None (default): per call, see DEFAULT_CHUNK_SIZE. retries:
+    Dask retries of a task that raised (a library error is not retried: the state fails
+    again; a dead worker's tasks are rescheduled by the scheduler whatever this is).
+    max_in_flight: tasks submitted at once (default: twice the cluster's task slots), so that
+    the scheduler holds only those chunks' inputs. transport: how the arrays reach the
+    workers: "auto" (default) through shared memory when every worker sees the caller's
+    /dev/shm (a probe, once per set of workers: a LocalCluster), else inside the tasks;
+    "shared": through shared memory without the probe; "inline": inside the tasks. In
     every case a chunk whose worker does not see the shared file is sent again with its arrays.
 
     The batched methods take the arguments of the Model methods of the same name, and return
@@ -406,7 +465,7 @@ class DistributedModel(_Mapper):
     """
 
     def __init__(self, client, text, floating_base=False, ignore_constraints=False,
-                 gravity=None, cut_loops=False, threads=None, chunk_size=DEFAULT_CHUNK_SIZE,
+                 gravity=None, cut_loops=False, threads=None, chunk_size=None,
                  retries=0, max_in_flight=None, transport="auto"):
         """Use :meth:`load` or :meth:`from_string`."""
         if not isinstance(client, _dd.Client):
@@ -422,7 +481,7 @@ class DistributedModel(_Mapper):
         self._dmodel = self
         self.client = client
         self.threads = None if threads is None else _core._threads(threads)
-        self.chunk_size = _chunk_size(chunk_size)
+        self.chunk_size = None if chunk_size is None else _chunk_size(chunk_size)
         if isinstance(retries, bool) or not isinstance(retries, (int, np.integer)) or \
                 retries < 0:
             raise ValueError(f"retries must be an integer >= 0, got {retries!r}")
@@ -562,6 +621,11 @@ class DistributedModel(_Mapper):
         (Model.cut_loop_constraints)."""
         return DistributedConstraintSet(self, cut_loops=True)
 
+    def contact_problem(self):
+        """A new, empty :class:`DistributedContactProblem` (ContactProblem(model)): rollouts on
+        the cluster."""
+        return DistributedContactProblem(self)
+
     def release(self):
         """Drops the models every worker has cached (all DistributedModels of this client);
         returns {worker address: number of models dropped}. They load again on the next call.
@@ -572,69 +636,5 @@ class DistributedModel(_Mapper):
         return self.client.run(_forget_models)
 
 
-class DistributedConstraintSet(_Mapper):
-    """A constraint set of a :class:`DistributedModel`: :meth:`add` and :meth:`add_contact`
-    are applied here at once (``local``, a ConstraintSet: the library's checks and errors) and
-    recorded; the workers build the same set once from the record. As the local set, it is
-    read-only after the first :meth:`constrained_dynamics_batch`."""
-
-    def __init__(self, dmodel, cut_loops):
-        self._dmodel = dmodel
-        self._cut_loops = cut_loops
-        m = dmodel.model
-        self.local = m.cut_loop_constraints() if cut_loops else m.constraint_set()
-        self._steps = []
-        self._recipe = None
-
-    def _record(self, method, args, kwargs):
-        index = getattr(self.local, method)(*args, **kwargs)  # raises as the local set does
-        self._steps.append((method, args, kwargs))
-        self._recipe = None
-        return index
-
-    def add(self, *args, **kwargs):
-        """ConstraintSet.add (same arguments); returns the constraint's index."""
-        return self._record("add", args, kwargs)
-
-    def add_contact(self, *args, **kwargs):
-        """ConstraintSet.add_contact (same arguments); returns the constraint's index."""
-        return self._record("add_contact", args, kwargs)
-
-    size = property(lambda self: self.local.size, doc="Number of constraints.")
-    nrows = property(lambda self: self.local.nrows, doc="Number of rows m.")
-    names = property(lambda self: self.local.names, doc="Constraint names, in index order.")
-
-    def __len__(self):
-        return self.local.size
-
-    def _get_recipe(self):
-        if self._recipe is None:
-            steps = tuple(self._steps)
-            digest = hashlib.sha256(self._dmodel._spec.key.encode() + pickle.dumps(
-                (self._cut_loops, steps))).hexdigest()
-            self._recipe = _Recipe(digest, self._cut_loops, steps)
-        return self._recipe
-
-    def constrained_dynamics_batch(self, Q, V, TAU, fext=None, solver="prox_pv", mu=1e-4,
-                                   tolerance=1e-10, max_iterations=50,
-                                   on_not_converged="warn"):
-        """ConstraintSet.constrained_dynamics_batch on the cluster: a BatchProximalResult,
-        bit-identical to the local call; states above the tolerance are reported as there
-        (on_not_converged "warn", "ignore" or "raise"), naming the first one's global index."""
-        _on_not_converged(on_not_converged)
-        kwargs = dict(solver=solver, mu=mu, tolerance=tolerance, max_iterations=max_iterations,
-                      on_not_converged="raise")
-        result, stalled = self._map(self.local, "constrained_dynamics_batch",
-                                    self._get_recipe(), (Q, V, TAU), {"fext": fext}, kwargs)
-        if stalled and on_not_converged != "ignore":
-            bad = np.flatnonzero(~result.converged)
-            text = (f"{bad.size} of {result.converged.size} states did not converge; first "
-                    f"(state {bad[0]}): {stalled[0].message}")
-            if on_not_converged == "raise":
-                raise NotConvergedError(text, stalled[0].function, result)
-            warnings.warn(f"{stalled[0].function}: {text}", NotConvergedWarning, stacklevel=2)
-        return result
-
-    def _check_kwargs(self, kwargs):
-        return dict(kwargs, threads=1, use_pool=False, on_not_converged="ignore")
-
+# The constraint sets and contact problems (their own module; they use _Mapper above).
+from ._distributed_sets import DistributedConstraintSet, DistributedContactProblem  # noqa: E402

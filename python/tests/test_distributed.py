@@ -123,6 +123,123 @@ def test_constrained_dynamics(client):
         contacts.add_contact("lf_foot", name="again")  # read-only after the first call, too
 
 
+def test_derivatives_write_in_place_on_workers(client):
+    """The derivative batches' matrices (per-state column-major views of the library's output)
+    travel through the shared output block without a copy on the worker and come back
+    bit-identical, in the same layout as the local call's."""
+    dm = cdd.DistributedModel.load(client, QUADRUPED, threads=1, chunk_size=4)
+    m = dm.model
+    _, Q, V, _ = m.ce_aba_independent_batch(*independent_states(m, 11, 21)[:3])
+    T = np.random.default_rng(2).uniform(-1, 1, (11, m.ny))
+    for transport in ("shared", "inline"):
+        dm.transport = transport
+        got = dm.ce_aba_derivatives_batch(Q, V, T)
+        ref = m.ce_aba_derivatives_batch(Q, V, T, threads=1)
+        assert equal(got, ref), transport
+        assert all(g.strides == r.strides for g, r in zip(got, ref)), transport
+        assert not np.array_equal(got[1], got[1].transpose(0, 2, 1))  # not symmetric
+
+
+def test_constrained_dynamics_derivatives(client):
+    """N states of the constrained-dynamics derivatives (a loop per chunk on the worker): equal
+    to the local loop and to single calls bit for bit; a failing state reports its global
+    index and the library's message."""
+    dm = cdd.DistributedModel.load(client, QUADRUPED, threads=1, chunk_size=4)
+    m = dm.model
+    contacts, local = dm.constraint_set(), m.constraint_set()
+    for foot in FEET[:2]:
+        contacts.add_contact(foot)
+        local.add_contact(foot)
+    _, Q, V, _ = m.ce_aba_independent_batch(*independent_states(m, 11, 17)[:3])
+    rng = np.random.default_rng(4)
+    TAU, F = rng.uniform(-3, 3, (11, m.ny)), rng.uniform(-1, 1, (11, m.nbodies, 6))
+    ref = cdd.constrained_dynamics_derivatives_batch(local, Q, V, TAU, fext=F)
+    for transport in ("shared", "inline"):
+        dm.transport = transport
+        got = contacts.constrained_dynamics_derivatives_batch(Q, V, TAU, fext=F)
+        assert equal(got, ref), transport
+    single = local.constrained_dynamics_derivatives(Q[6], V[6], TAU[6], fext=F[6])
+    assert all(np.array_equal(getattr(got, k)[6], getattr(single, k)) for k in single._fields)
+    V[9, 3] = np.nan
+    with pytest.raises(cd.ClusterdynError) as e_local:
+        cdd.constrained_dynamics_derivatives_batch(local, Q, V, TAU)
+    with pytest.raises(cdd.DistributedStateError) as e:
+        contacts.constrained_dynamics_derivatives_batch(Q, V, TAU)
+    assert e.value.state == 9 and str(e.value) == str(e_local.value)
+    assert "(state 9)" in str(e.value)
+
+
+def test_rollouts(client):
+    """Contact rollouts of cd_parallel_walker in chunks of 2 rollouts (a short last one), on
+    each worker's pool: the RolloutResult (states, impulses, reports) bit-identical to the
+    local call; a failing rollout reports its global index; a problem with bilateral rows
+    from a distributed constraint set builds the same on the workers."""
+    path = REPO / "models" / "cd_parallel_walker.urdf"
+    dm = cdd.DistributedModel.load(client, path, floating_base=True, threads=1, chunk_size=2)
+    m = dm.model
+    dcp, local = dm.contact_problem(), cd.ContactProblem(m)
+    for leg in ("lf", "rf", "lh", "rh"):
+        args = (leg + "_foot", leg + "_coupler", (0.03, 0.0, -0.05))
+        assert dcp.add_foot(*args, radius=0.02, mu=0.8) == local.add_foot(*args, radius=0.02,
+                                                                           mu=0.8)
+    assert (dcp.ncontacts, dcp.m) == (4, 12)
+    N, T = 5, 30
+    Q0, V0 = [], []
+    with m.workspace() as ws:
+        for i in range(N):
+            y, ydot = np.zeros(m.nyq), np.zeros(m.ny)
+            y[2], y[3:7], y[7:11] = 0.236 + 0.003 * i, [0.01 * i, 0, 0, 1], [0.2, -0.2, 0.2, -0.2]
+            y[3:7] /= np.linalg.norm(y[3:7])
+            q, v = ws.independent_to_spanning(y, ydot)
+            Q0.append(q)
+            V0.append(v)
+    Q0, V0 = np.array(Q0), np.array(V0)
+    TAU = 0.2 * np.random.default_rng(3).standard_normal((N, T, m.ny))
+    ref = local.rollout(Q0, V0, TAU, max_iterations=5000)
+    assert (ref.lam[:, :, 2::3] > 0).any()  # feet landed: the contacts are exercised
+    for transport in ("shared", "inline"):
+        dm.transport = transport
+        assert equal(dcp.rollout(Q0, V0, TAU, max_iterations=5000), ref), transport
+    good = Q0[3, 3]
+    Q0[3, 3] = 2.0  # not a unit quaternion: rollout 3 (chunk 1, its second) fails at step 0
+    with pytest.raises(cdd.DistributedStateError, match=r"^.*state 3, step 0") as e:
+        dcp.rollout(Q0, V0, TAU)
+    assert e.value.state == 3
+    with pytest.raises(TypeError, match="unknown contact setting"):
+        dcp.rollout(Q0, V0, TAU, dtt=1e-3)
+    # Bilateral rows from a distributed constraint set (a weld of the trunk).
+    weld = dm.constraint_set()
+    weld_local = m.constraint_set()
+    weld.add_contact("trunk")
+    weld_local.add_contact("trunk")
+    dcp2, local2 = dm.contact_problem(), cd.ContactProblem(m)
+    dcp2.add_bilateral(weld)
+    local2.add_bilateral(weld_local)
+    for p in (dcp2, local2):
+        p.set_ground((0.0, 0.0, 1.0), -0.002)
+    assert dcp2.nbilateral_rows == local2.nbilateral_rows > 0
+    Q0[3, 3] = good
+    ref2 = local2.rollout(Q0, V0, TAU[:, :5])
+    assert equal(dcp2.rollout(Q0, V0, TAU[:, :5]), ref2)
+    with pytest.raises(TypeError, match="DistributedConstraintSet"):
+        dcp2.add_bilateral(weld_local)
+
+
+def test_default_chunk_size(client):
+    """chunk_size=None (the default): two tasks per task slot, at most DEFAULT_CHUNK_SIZE
+    states per task; the result as local."""
+    assert cdd._auto_chunk(23, 2) == 6 and cdd._auto_chunk(1, 2) == 1
+    assert cdd._auto_chunk(10**7, 64) == cdd.DEFAULT_CHUNK_SIZE
+    dm = cdd.DistributedModel.load(client, QUADRUPED, threads=1)
+    assert dm.chunk_size is None
+    m = dm.model
+    Y, YD, T, _ = independent_states(m, 23, 19)
+    assert equal(dm.ce_aba_independent_batch(Y, YD, T),
+                 m.ce_aba_independent_batch(Y, YD, T, threads=1))
+    with pytest.raises(ValueError, match="chunk_size"):
+        cdd.DistributedModel.load(client, QUADRUPED, chunk_size=2.5)
+
+
 def test_failing_state_reports_global_index(client):
     """Non-finite states in chunks 2 and 3 (of 4): the lowest global index and the library's
     message, exactly as the local call; arguments are checked before anything is sent."""
@@ -284,6 +401,33 @@ def test_transports_and_fallback(client):
             assert not any(map(os.path.exists, kept)) and dm._spare is None
         elif transport == "inline":
             assert dm._spare is None  # nothing in shared memory
+
+
+def test_derivative_task_writes_in_place(monkeypatch):
+    """A shared-memory derivative task (run here, as a worker runs it): the library writes the
+    chunk's rows of the shared output block directly (nothing goes through write_rows), the
+    matrices stored transposed there, and the caller's views equal the local call."""
+    m = cd.Model.load(QUADRUPED)
+    _, Q, V, _ = m.ce_aba_independent_batch(*independent_states(m, 9, 23)[:3])
+    T = np.random.default_rng(6).uniform(-1, 1, (9, m.ny))
+    ref = m.ce_aba_derivatives_batch(Q, V, T, threads=1)
+    spec = cdd._ModelSpec("test-in-place", QUADRUPED.read_text(), ())
+    flips = (False, True, True, True)
+    store = [np.zeros((9, m.ny))] + [np.zeros((9, m.ny, m.ny)) for _ in range(3)]
+    monkeypatch.setattr(cdd._shm, "write_rows", lambda *a: pytest.fail("copied"))
+    with cdd._shm.Block([(a.shape, a.dtype) for a in (Q, V, T)]) as inp, \
+            cdd._shm.Block([(a.shape, a.dtype) for a in store]) as out:
+        for k, a in enumerate((Q, V, T)):
+            inp.write_rows(k, a, 0)
+        for start, stop in ((0, 4), (4, 9)):
+            assert cdd._run_shared(spec, None, "ce_aba_derivatives_batch", inp.layout,
+                                   out.layout, [], start, stop,
+                                   dict(threads=1), flips) is None
+        for k, a in enumerate(store):
+            out.read_rows(k, a, 0)
+    cdd._forget_models()
+    got = [cdd._flip(a, f) for a, f in zip(store, flips)]
+    assert all(np.array_equal(g, r) for g, r in zip(got, ref))
 
 
 def test_shared_block_reuse_shuts_out_earlier_tasks():

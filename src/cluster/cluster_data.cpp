@@ -76,20 +76,66 @@ void setConstantRows(const ClusterModel& m, int k, ClusterWorkspace& w) {
   }
 }
 
+/// True when body a is b or one of b's ancestors.
+bool ancestorOrSelf(const Model& tree, int a, int b) {
+  for (; b >= 0; b = tree.parent[b])
+    if (b == a) return true;
+  return false;
+}
+
+/// ClusterWorkspace::idleColumn of implicit cluster k (no explicit relations): joint b of
+/// independent coordinate j is idle when, for every loop of the cluster that has b on exactly
+/// one of its paths (constraintJacobian: a joint on both paths cancels exactly), the loop is
+/// spherical (translation rows only), b is its predecessor body, b's joint is revolute with
+/// motion subspace [axis; 0] in b's frame, and P's origin lies on that axis: the velocity of P's
+/// origin caused by the joint, which is the column of K, is then zero at every configuration.
+void setIdleColumns(const ClusterModel& m, int k, ClusterWorkspace& w) {
+  const Cluster& c = m.clusters[k];
+  const Model& tree = m.treeModel;
+  w.idleColumn.clear();
+  if (!c.implicit() || !c.relations.empty() || static_cast<int>(c.independent.size()) != c.ny)
+    return;
+  w.idleColumn.assign(c.ny, 0);
+  for (int j = 0; j < c.ny; ++j) {
+    const int b = tree.velocityOwner[c.v0 + c.independent[j]];
+    const Joint& joint = tree.joints[b];
+    if (joint.type != JointType::Revolute || joint.nv != 1 || !joint.S.col(0).tail<3>().isZero(0.0))
+      continue;
+    const Vec3 axis = joint.S.col(0).head<3>();
+    bool idle = true;
+    for (const int l : c.loops) {
+      const LoopJoint& lj = m.loops[l];
+      const bool onP = ancestorOrSelf(tree, b, lj.predecessorBody);
+      const bool onS = ancestorOrSelf(tree, b, lj.successorBody);
+      if (onP == onS) continue;  // on neither path, or on both (the two terms cancel)
+      const Vec3& p = lj.predecessorPlacement.p;
+      if (onS || lj.Trot.cols() != 0 || lj.predecessorBody != b ||
+          !(axis.cross(p).norm() <= 1e-12 * (1.0 + p.norm()))) {
+        idle = false;
+        break;
+      }
+    }
+    w.idleColumn[j] = idle ? 1 : 0;
+  }
+}
+
 /// The column pattern of S (cluster_workspace.hpp: sColStart, sCols) of constrained cluster k:
-/// the columns of the non-zero entries of G in the body's row, joined with its parent's pattern.
+/// the columns of the non-zero entries of G in the rows of the body's joint (one row per joint
+/// velocity: several for a multi-dof joint of a loop cluster), joined with its parent's pattern.
 void setColumnPattern(const ClusterModel& m, int k, ClusterWorkspace& w) {
   const Cluster& c = m.clusters[k];
   const Model& tree = m.treeModel;
   const int d = c.ny;
   w.sColStart.clear();
   w.sCols.clear();
-  if (!c.constrained() || c.nv != c.nbodies) return;  // 1-dof joints only (as eq. 15's code)
+  if (!c.constrained()) return;
   std::vector<char> rowCols(static_cast<size_t>(c.nv) * d, 0);  // G's pattern, row major
   if (c.implicit()) {  // G = [I; -Kd^-1 Ki] (explicitForm): unit rows, dense dependent rows
     if (static_cast<int>(c.independent.size()) != d) return;
     for (int j = 0; j < d; ++j) rowCols[static_cast<size_t>(c.independent[j]) * d + j] = 1;
-    for (int r : c.dependent) std::fill_n(rowCols.begin() + static_cast<size_t>(r) * d, d, 1);
+    for (int r : c.dependent)  // idle columns of G: zero on the dependent rows (explicitForm)
+      for (int j = 0; j < d; ++j)
+        rowCols[static_cast<size_t>(r) * d + j] = w.idleColumn.empty() || !w.idleColumn[j];
   } else {
     if (c.G.rows() != c.nv || c.G.cols() != d) return;  // (builder: G not known yet)
     for (int r = 0; r < c.nv; ++r)
@@ -101,10 +147,12 @@ void setColumnPattern(const ClusterModel& m, int k, ClusterWorkspace& w) {
     const int p = tree.parent[b];
     char* own = pattern.data() + static_cast<size_t>(b - c.firstBody) * d;
     const char* row = rowCols.data() + static_cast<size_t>(tree.idx_v[b] - c.v0) * d;
+    const int nj = tree.joints[b].nv;
     const char* up =
         p >= c.firstBody ? pattern.data() + static_cast<size_t>(p - c.firstBody) * d : nullptr;
     for (int j = 0; j < d; ++j) {
-      own[j] = row[j] || (up && up[j]);
+      own[j] = up && up[j];
+      for (int a = 0; a < nj; ++a) own[j] = own[j] || row[static_cast<size_t>(a) * d + j];
       if (own[j]) w.sCols.push_back(j);
     }
     w.sColStart.push_back(static_cast<int>(w.sCols.size()));
@@ -264,6 +312,7 @@ ClusterData::ClusterData(const ClusterModel& m, bool denseMatrices)
     w.Utc.setZero(d);
     w.Linv.setZero(d, d);
     detail::setConstantRows(m, static_cast<int>(k), w);
+    detail::setIdleColumns(m, static_cast<int>(k), w);
     detail::setColumnPattern(m, static_cast<int>(k), w);
   }
   detail::setOutputFrameRotors(m, detail::ClusterScratchAccess::get(*this));
@@ -341,7 +390,8 @@ std::size_t ClusterData::heapBytes() const {
          bufferBytes(w.qStepDy) + bufferBytes(w.outputTb) + bufferBytes(w.constantS) +
          bufferBytes(w.rotors) + bufferBytes(w.rotorU) + bufferBytes(w.rotorD) +
          bufferBytes(w.rotorUbar) + bufferBytes(w.relationTerms) + bufferBytes(w.relationStart) +
-         bufferBytes(w.sColStart) + bufferBytes(w.sCols) + bufferBytes(w.Utc) + bufferBytes(w.Linv);
+         bufferBytes(w.sColStart) + bufferBytes(w.sCols) + bufferBytes(w.idleColumn) +
+         bufferBytes(w.Utc) + bufferBytes(w.Linv);
   return b;
 }
 

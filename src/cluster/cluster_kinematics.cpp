@@ -167,7 +167,7 @@ void clusterMotionSubspace(const ClusterModel& cm, ClusterData& data, int k, Bia
     const int lv = tree.idx_v[b] - c.v0;
     const Joint& joint = tree.joints[b];
     const auto Sb = joint.S.col(0);
-    const int nj = joint.nv;  // > 1: a multi-dof joint of a loop cluster (dense path)
+    const int nj = joint.nv;  // > 1: a multi-dof joint of a loop cluster
     const auto column = [&](int j) {
       Motion s = Sb * w.G(lv, j);
       for (int a = 1; a < nj; ++a) s += joint.S.col(a) * w.G(lv + a, j);

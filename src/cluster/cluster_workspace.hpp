@@ -86,6 +86,14 @@ struct ClusterWorkspace {
   /// pattern, the steps take the dense path.
   std::vector<int> sColStart;
   std::vector<int> sCols;
+  /// Per independent coordinate j (implicit clusters; empty otherwise): 1 when column j of K is
+  /// zero at every configuration, because joint j moves no loop point: a revolute joint whose
+  /// axis passes through the origin of the only loop frame it carries, a spherical loop's
+  /// predecessor frame P fixed in the joint's own body (a delta robot's rod spinning about its
+  /// axis). explicitForm then sets the column of K_i to exact zeros (it is round-off there), so
+  /// column j of G is zero on every dependent row and the column pattern of S keeps it to
+  /// the joint's own subtree.
+  std::vector<char> idleColumn;
   VecX Utc;   ///< d: U^T c (pass 2 of the sparse path; pass 3 reads it)
   MatX Linv;  ///< d x d: L^-1 of the Cholesky factor of D (sparse path: D^-1 = L^-T L^-1)
 };

@@ -114,9 +114,9 @@ void constraintJacobian(const ClusterModel& cm, ClusterData& data, int k) {
         const Joint& joint = tree.joints[b];
         for (int a = 0; a < joint.nv; ++a) {  // every motion axis (multi-dof joints too)
           const Motion s = X.actMotion(joint.S.col(a));
-          const int col = tree.idx_v[b] - c.v0 + a;
-          w.K.block(row, col, nr, 1) += sign * (lj.Trot.transpose() * s.head<3>());
-          w.K.block(row + nr, col, nl, 1) += sign * (lj.Tlin.transpose() * s.tail<3>());
+          double* Kcol = &w.K.coeffRef(row, tree.idx_v[b] - c.v0 + a);
+          for (int r = 0; r < nr; ++r) Kcol[r] += sign * lj.Trot.col(r).dot(s.head<3>());
+          for (int r = 0; r < nl; ++r) Kcol[nr + r] += sign * lj.Tlin.col(r).dot(s.tail<3>());
         }
       }
     };
@@ -213,7 +213,8 @@ Status explicitForm(const ClusterModel& cm, ClusterData& data, int k, Bias bias)
   const double scale = gatherDependentBlock(cm, data, k);
   for (int i = 0; i < nd; ++i) {
     const int r = c.selectedRows[i];
-    for (int j = 0; j < c.ny; ++j) w.Ki(i, j) = w.K(r, c.independent[j]);
+    for (int j = 0; j < c.ny; ++j)  // an idle column: zero but for round-off (idleColumn)
+      w.Ki(i, j) = !w.idleColumn.empty() && w.idleColumn[j] ? 0.0 : w.K(r, c.independent[j]);
     if (bias == Bias::Compute) w.kd[i] = w.k[r];
   }
   if (!factorDependentBlock(w, scale, nullptr))

@@ -18,7 +18,11 @@
 #include "cluster/cluster_joint_dynamics.hpp"
 #include "constrained/constraint_detail.hpp"
 #include "constrained/constraint_types.hpp"
+#include "constrained/symmetric_inertia.hpp"
 #include "core/check.hpp"
+#include "core/small_spd.hpp"
+#include "tree/aba_step.hpp"
+#include "tree/axis_transforms.hpp"
 #include "tree/rnea_passes.hpp"
 
 namespace clusterdyn {
@@ -81,6 +85,57 @@ constexpr double kMaxMu = 1e-2;   ///< the largest mu the accuracy check raises 
 constexpr double kMinMu = 1e-10;  ///< the smallest mu a stall shrinks mu to
 constexpr double kStall = 0.5;    ///< residual ratio per iteration above which mu shrinks
 
+/// Pass 2 of a single-body cluster (Featherstone Table 7.1) as detail::articulatedBodyStep, for a
+/// 1-dof joint or a floating root: U = IA S read from IA's column for a revolute joint about a
+/// coordinate axis, U = IA and D = IA + armature for a floating root (S = I: the same values as
+/// the products with S), the articulated inertia added to the parent's as a symmetric matrix
+/// (addSymmetricInertia, equal to actInertia to rounding). Other joints: articulatedBodyStep.
+Status bodyArticulatedStep(const Model& model, Data& data, int i, int p, const double* tau) {
+  const Joint& joint = model.joints[i];
+  const double* arm = model.hasArmature() ? model.armature.data() + model.idx_v[i] : nullptr;
+  const Mat6& IA = data.IA[i];
+  const bool floatingRoot = joint.type == JointType::Floating && p < 0;
+  if (!floatingRoot && joint.nv != 1) return detail::articulatedBodyStep(model, data, i, p, tau);
+  double D1 = 0.0;
+  Mat6 D6, Dinv6;
+  if (floatingRoot) {
+    data.U[i] = IA;
+    D6 = IA;
+    if (arm) D6.diagonal() += Eigen::Map<const Vec6>(arm);
+  } else {
+    auto U = data.U[i].col(0);
+    if (joint.type == JointType::Revolute && joint.alignedAxis >= 0)
+      U = joint.alignedSign * IA.col(joint.alignedAxis);  // IA s e_a
+    else
+      U.noalias() = IA * joint.S.col(0);
+    D1 = joint.S.col(0).dot(U);
+    if (arm) D1 += arm[0];
+  }
+  if (floatingRoot ? !detail::invertPositiveDefinite<6>(D6, Dinv6) : !(D1 > 0.0))
+    return detail::fail(data, Status::NotPositiveDefinite,
+                        "articulated inertia of body '%s' is singular along its joint '%s'",
+                        model.bodyNames[i].c_str(), model.jointNames[i].c_str());
+  if (floatingRoot) {
+    data.Dinv[i] = Dinv6;
+    data.u[i] = Eigen::Map<const Vec6>(tau) - data.pA[i];
+    return Status::Ok;
+  }
+  const auto U = data.U[i].col(0);
+  const double Dinv = 1.0 / D1;
+  data.Dinv[i](0, 0) = Dinv;
+  const double u = tau[0] - joint.S.col(0).dot(data.pA[i]);
+  data.u[i](0) = u;
+  if (p < 0) return Status::Ok;
+  Mat6 Ia = IA;
+  Ia.noalias() -= (U * Dinv) * U.transpose();
+  Force pa = data.pA[i];
+  pa.noalias() += Ia * data.c[i];
+  pa += U * (Dinv * u);
+  detail::addSymmetricInertia(data.liMi[i], Ia, data.IA[p]);
+  data.pA[p] += detail::forceInParentFrame(model.axisRotation[i], data.liMi[i], pa);
+  return Status::Ok;
+}
+
 /// The augmented solve (Alg. 1 lines 4-12) with penalty mua from the multipliers cd.lambda, after
 /// the velocity pass and the constraint rows: pass 1's inertias and biases, the augmented
 /// inertias and forces, pass 2 over every cluster, pass 3 over the supporting clusters.
@@ -100,8 +155,17 @@ Status augmentedSolve(const ClusterModel& model, ClusterData& data, ConstraintDa
   detail::ForceCoordinates forces = detail::ForceCoordinates::Independent;
   const double* tau =  // + passive joint forces (MJCF springs, dampers)
       detail::withJointDynamicsForces(model, data, q.data(), v.data(), tauY.data(), forces);
-  for (int k = static_cast<int>(model.clusters.size()) - 1; k >= 0; --k)
-    CDYN_TRY(detail::clusterArticulatedStep(model, data, k, tau, forces));
+  for (int k = static_cast<int>(model.clusters.size()) - 1; k >= 0; --k) {
+    const Cluster& c = model.clusters[k];
+    if (c.constrained()) {
+      CDYN_TRY(detail::clusterArticulatedStep(model, data, k, tau, forces));
+      continue;
+    }
+    const int b = c.firstBody;
+    CDYN_TRY(bodyArticulatedStep(
+        model.treeModel, td, b, c.outputBody,
+        tau + (forces == detail::ForceCoordinates::Spanning ? model.treeModel.idx_v[b] : c.y0)));
+  }
   detail::supportAccelerations(model, data, cd);
   return Status::Ok;
 }

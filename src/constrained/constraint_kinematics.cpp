@@ -5,6 +5,7 @@
 #include "constrained/constraint_detail.hpp"
 #include "constrained/constraint_types.hpp"
 #include "core/check.hpp"
+#include "tree/axis_transforms.hpp"
 #include "tree/tree_step.hpp"
 
 namespace clusterdyn {
@@ -17,6 +18,48 @@ const int* selection(ConstraintType t) { return detail::constraintTypeInfo(t).co
 Vec3 rotationLog(const Mat3& R) {
   const Eigen::AngleAxisd aa(R);
   return aa.angle() * aa.axis();
+}
+
+/// Pass 3 of cluster k (detail::clusterAccelerationStep) with a0 the root's parent
+/// acceleration; a floating root (S = I) in fixed-size products: a = X a0 + c,
+/// ydd = D^-1 (u - U^T a), a += ydd.
+void accelerationOf(const ClusterModel& cm, ClusterData& data, int k, const Motion& a0) {
+  const Cluster& c = cm.clusters[k];
+  const int o = c.outputBody, b = c.firstBody;
+  Data& td = data.treeData;
+  if (c.constrained() || o >= 0 || cm.treeModel.joints[b].type != JointType::Floating)
+    return detail::clusterAccelerationStep(cm, data, k, o >= 0 ? td.a_gf[o] : a0);
+  Motion& a = td.a_gf[b];
+  a = td.liMi[b].actInvMotion(a0) + td.c[b];
+  Vec6 rhs = Eigen::Map<const Vec6>(td.u[b].data());
+  rhs.noalias() -= Eigen::Map<const Mat6>(td.U[b].data()).transpose() * a;
+  Vec6 x;
+  x.noalias() = Eigen::Map<const Mat6>(td.Dinv[b].data()) * rhs;
+  a += x;
+  data.qdd.segment<6>(cm.treeModel.idx_v[b]) = x;
+  data.ydd.segment<6>(c.y0) = x;
+}
+
+/// The backward step of the row forces dp (detail::clusterForceBackwardStep) into du; a single
+/// body on a revolute joint about a coordinate axis, or a floating root, without the
+/// products with S (S^T f is one coefficient of f, or f).
+void forceBackwardOf(const ClusterModel& cm, ClusterData& data, int k, Force* dp, double* du) {
+  const Cluster& c = cm.clusters[k];
+  const int b = c.firstBody, o = c.outputBody;
+  const Joint& joint = cm.treeModel.joints[b];
+  const Data& td = data.treeData;
+  if (!c.constrained() && joint.type == JointType::Floating && o < 0) {
+    Eigen::Map<Vec6>(du + c.y0) = -dp[b];
+    return;
+  }
+  if (c.constrained() || joint.type != JointType::Revolute || joint.alignedAxis < 0)
+    return detail::clusterForceBackwardStep(cm, data, k, dp, du);
+  const double d = -(joint.alignedSign * dp[b][joint.alignedAxis]);  // -S^T dp
+  du[c.y0] = d;
+  if (o < 0) return;
+  Force f = dp[b];
+  f += td.U[b].col(0) * (td.Dinv[b](0, 0) * d);
+  dp[o] += detail::forceInParentFrame(cm.treeModel.axisRotation[b], td.liMi[b], f);
 }
 
 }  // namespace
@@ -86,8 +129,10 @@ void constraintRowsAt(const ClusterModel& cm, const ClusterData& data, Constrain
     if (c.type == ConstraintType::Point || lwa) e.tail<3>() += w.cross(nu.tail<3>());
     if (lwa) e.head<3>() += w.cross(nu.head<3>());
     if (c.body2 < 0) e -= Ab2.actMotion(a0);  // the world does not carry the gravity offset
+    bool angular = false;  // a row on the rotation (else phi's rotation part is not read)
+    for (int r = 0; r < m; ++r) angular = angular || sel[r] < 3;
     Vec6 phi6;
-    phi6.head<3>() = rotationLog(oMB.R.transpose() * oMA.R);
+    phi6.head<3>() = angular ? rotationLog(oMB.R.transpose() * oMA.R) : Vec3::Zero();
     phi6.tail<3>() = oMA.R.transpose() * (oMA.p - oMB.p);
     for (int r = 0; r < m; ++r) {
       const double phi = E.row(r).dot(phi6), phidot = E.row(r).dot(nu);
@@ -135,26 +180,17 @@ void bodyJacobian(const ClusterModel& cm, const ClusterData& data, int b,
 
 void supportAccelerations(const ClusterModel& cm, ClusterData& data, const ConstraintData& cd) {
   const Motion a0 = gravityAcceleration(cm.treeModel);
-  for (int k : cd.supportOrder) {
-    const int o = cm.clusters[k].outputBody;
-    clusterAccelerationStep(cm, data, k, o >= 0 ? data.treeData.a_gf[o] : a0);
-  }
+  for (int k : cd.supportOrder) accelerationOf(cm, data, k, a0);
 }
 
 void freeAccelerations(const ClusterModel& cm, ClusterData& data, const ConstraintData& cd) {
   const Motion a0 = gravityAcceleration(cm.treeModel);
-  for (int k : cd.freeOrder) {
-    const int o = cm.clusters[k].outputBody;
-    clusterAccelerationStep(cm, data, k, o >= 0 ? data.treeData.a_gf[o] : a0);
-  }
+  for (int k : cd.freeOrder) accelerationOf(cm, data, k, a0);
 }
 
 void allAccelerations(const ClusterModel& cm, ClusterData& data) {
   const Motion a0 = gravityAcceleration(cm.treeModel);
-  for (int k = 0; k < static_cast<int>(cm.clusters.size()); ++k) {
-    const int o = cm.clusters[k].outputBody;
-    clusterAccelerationStep(cm, data, k, o >= 0 ? data.treeData.a_gf[o] : a0);
-  }
+  for (int k = 0; k < static_cast<int>(cm.clusters.size()); ++k) accelerationOf(cm, data, k, a0);
 }
 
 void applyRowForces(const ClusterModel& cm, ClusterData& data, ConstraintData& cd,
@@ -169,7 +205,7 @@ void applyRowForces(const ClusterModel& cm, ClusterData& data, ConstraintData& c
   for (auto it = cd.supportOrder.rbegin(); it != cd.supportOrder.rend(); ++it) {
     const int k = *it;
     const Cluster& c = cm.clusters[k];
-    clusterForceBackwardStep(cm, data, k, cd.dp.data(), cd.du.data());
+    forceBackwardOf(cm, data, k, cd.dp.data(), cd.du.data());
     if (c.constrained())
       ws[k].u += cd.du.segment(c.y0, c.ny);
     else

@@ -15,7 +15,9 @@
 #include "cluster/cluster_aba_step.hpp"
 #include "cluster/cluster_detail.hpp"
 #include "constrained/constraint_detail.hpp"
+#include "constrained/symmetric_inertia.hpp"
 #include "core/check.hpp"
+#include "core/small_spd.hpp"
 #include "tree/aba_step.hpp"
 #include "tree/axis_transforms.hpp"
 #include "tree/subtree_blocks.hpp"
@@ -30,6 +32,37 @@ namespace {
 /// the propagation: their strictly upper part is not maintained).
 inline double& lower(MatX& L, int r, int s) { return r >= s ? L(r, s) : L(s, r); }
 inline double lower(const MatX& L, int r, int s) { return r >= s ? L(r, s) : L(s, r); }
+
+#if defined(__GNUC__)
+#define CDYN_UNROLL _Pragma("GCC unroll 16")
+#else
+#define CDYN_UNROLL
+#endif
+
+/// The step of a cluster of one body on a 1-dof joint (eq. 13-15 with a rank-one D^-1): its n
+/// rows M (n x 6, rows contiguous), ms = M S, L += ms D^-1 ms^T (lower triangle, column by
+/// column) and, below a parent (X non-null), T = X^*(M - ms D^-1 U^T) row by row. N = n fixed at
+/// compile time (loops unrolled: the point and frame contacts of a leg) or 0 (n at run time);
+/// the same operations in the same order either way.
+template <int N>
+void oneDofRowsStep(const Vec6& sv, const Vec6& U, double Dinv, int axis, const Transform* X,
+                    const double* M, double* ms, double* L, double* T, int nRun) {
+  const int n = N > 0 ? N : nRun;
+  CDYN_UNROLL
+  for (int r = 0; r < n; ++r) ms[r] = Eigen::Map<const Vec6>(M + 6 * r).dot(sv);
+  CDYN_UNROLL
+  for (int s = 0; s < n; ++s) {  // lower triangle, column s
+    const double a = Dinv * ms[s];
+    CDYN_UNROLL
+    for (int r = s; r < n; ++r) L[r + n * s] += a * ms[r];
+  }
+  if (!X) return;
+  CDYN_UNROLL
+  for (int r = 0; r < n; ++r) {
+    const Vec6 row = Eigen::Map<const Vec6>(M + 6 * r) - (Dinv * ms[r]) * U;
+    Eigen::Map<Vec6>(T + 6 * r) = detail::forceInParentFrame(axis, *X, row);
+  }
+}
 }  // namespace
 
 void delassusPropagation(const ClusterModel& cm, ClusterData& data, ConstraintData& cd,
@@ -84,20 +117,19 @@ void delassusPropagation(const ClusterModel& cm, ClusterData& data, ConstraintDa
       const Vec6 sv = cm.treeModel.joints[b].S.col(0);
       const Vec6 U = td.U[b].col(0);
       const double Dinv = td.Dinv[b](0, 0);
-      double* ms = R.MS.data();  // n x 1
-      for (int r = 0; r < n; ++r) ms[r] = Eigen::Map<const Vec6>(R.M.data() + 6 * r).dot(sv);
-      double* L = R.L.data();
-      for (int s = 0; s < n; ++s) {  // lower triangle, column s
-        const double a = Dinv * ms[s];
-        for (int r = s; r < n; ++r) L[r + n * s] += a * ms[r];
-      }
-      if (o >= 0) {
-        const Transform& X = td.liMi[b];
-        const int axis = cm.treeModel.axisRotation[b];
-        for (int r = 0; r < n; ++r) {
-          const Vec6 row = Eigen::Map<const Vec6>(R.M.data() + 6 * r) - (Dinv * ms[r]) * U;
-          Eigen::Map<Vec6>(R.T.data() + 6 * r) = detail::forceInParentFrame(axis, X, row);
-        }
+      const int axis = cm.treeModel.axisRotation[b];
+      const Transform* X = o >= 0 ? &td.liMi[b] : nullptr;
+      const double* Mp = R.M.data();
+      double *ms = R.MS.data(), *L = R.L.data(), *T = R.T.data();  // ms: n x 1
+      switch (n) {
+        case 3:
+          oneDofRowsStep<3>(sv, U, Dinv, axis, X, Mp, ms, L, T, n);
+          break;
+        case 6:
+          oneDofRowsStep<6>(sv, U, Dinv, axis, X, Mp, ms, L, T, n);
+          break;
+        default:
+          oneDofRowsStep<0>(sv, U, Dinv, axis, X, Mp, ms, L, T, n);
       }
     } else if (!c.constrained() && cm.treeModel.joints[c.firstBody].type == JointType::Floating) {
       // Floating base: S = I, D^-1 = IA^-1 (6 x 6), row by row with fixed-size products.
@@ -150,9 +182,18 @@ void delassusPropagation(const ClusterModel& cm, ClusterData& data, ConstraintDa
         }
       }
     }
-    if (o < 0)
-      for (int r = 0; r < n; ++r)
-        for (int s = 0; s < n; ++s) full(R.rows[r], R.rows[s]) += lower(R.L, r, s);
+    if (o < 0) {  // both triangles of the block, from L's lower one (column s, r >= s)
+      const double* L = R.L.data();
+      for (int s = 0; s < n; ++s) {
+        const int gs = R.rows[s];
+        full(gs, gs) += L[s + n * s];
+        for (int r = s + 1; r < n; ++r) {
+          const int gr = R.rows[r];
+          full(gr, gs) += L[r + n * s];
+          full(gs, gr) += L[r + n * s];
+        }
+      }
+    }
   }
   // Expand the compressed rows, highest compression first (PV-OSIMr, Sathya, Decré, Swevers 2024,
   // eq. 13):
@@ -199,12 +240,6 @@ constexpr int kDirectRows = 32;
 /// 12). False when a pivot is not positive (or NaN), as Eigen::LLT. M > 0: m = M known at
 /// compile time (the loops are then unrolled and vectorized without run-time trip counts);
 /// M = 0: m = A.rows().
-#if defined(__GNUC__)
-#define CDYN_UNROLL _Pragma("GCC unroll 16")
-#else
-#define CDYN_UNROLL
-#endif
-
 template <int M>
 bool inverseOfSpd(Eigen::Ref<MatX> A, MatX& out) {
   const int m = M > 0 ? M : static_cast<int>(A.rows());
@@ -339,6 +374,22 @@ Status articulatedInertias(const ClusterModel& cm, ClusterData& data, Constraint
 /// here, are not formed); other joints take the full step with tau = 0.
 Status articulatedInertiaStep(const Model& model, Data& data, int b, int p) {
   const Joint& joint = model.joints[b];
+  if (joint.type == JointType::Floating && p < 0) {
+    // A floating root: S = I, so U = IA and D = IA + armature (the products with S of
+    // articulatedBodyStep give these values exactly), D^-1 by the 6 x 6 Cholesky.
+    const Mat6& IA = data.IA[b];
+    data.U[b] = IA;
+    Mat6 D = IA, Dinv;
+    if (model.hasArmature())
+      D.diagonal() += Eigen::Map<const Vec6>(&model.armature[model.idx_v[b]]);
+    if (!detail::invertPositiveDefinite<6>(D, Dinv))
+      return detail::fail(data, Status::NotPositiveDefinite,
+                          "articulated inertia of body '%s' is singular along its joint '%s'",
+                          model.bodyNames[b].c_str(), model.jointNames[b].c_str());
+    data.Dinv[b] = Dinv;
+    data.u[b].setZero(6);
+    return Status::Ok;
+  }
   if (joint.nv != 1) {
     static constexpr double kZero[6] = {0.0, 0.0, 0.0, 0.0, 0.0, 0.0};
     return detail::articulatedBodyStep(model, data, b, p, kZero);
@@ -360,7 +411,7 @@ Status articulatedInertiaStep(const Model& model, Data& data, int b, int p) {
   if (p < 0) return Status::Ok;
   Mat6 Ia = IA;
   Ia.noalias() -= (U * Dinv) * U.transpose();
-  data.IA[p] += actInertia(data.liMi[b], Ia);
+  detail::addSymmetricInertia(data.liMi[b], Ia, data.IA[p]);
   return Status::Ok;
 }
 

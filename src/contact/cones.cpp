@@ -42,7 +42,6 @@ void ContactSolverWorkspace::resize(int maxRows) {
   capacity = maxRows;
   for (VecX* v : {&sigma, &x, &y, &yPrev, &w, &rhs, &shift}) v->setZero(maxRows);
   A.setZero(maxRows, maxRows);
-  llt.compute(MatX::Identity(maxRows, maxRows));  // sized with its info set (not a moved LLT(n))
 }
 
 Status checkContactProblem(const MatX& G, const VecX& g, const std::vector<ConeBlock>& blocks,

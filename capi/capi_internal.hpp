@@ -66,6 +66,8 @@ struct cdyn_model {
   std::uint32_t tag = cdyn_internal::kModelTag;
   cd::ClusterModel cm;  ///< cm.treeModel: the spanning tree every tree function works on
   std::string treeDescription, clusterDescription, clusterDot;  ///< made at load time
+  std::vector<std::string> loadWarnings;  ///< the reader's warnings (MJCF), in order
+  std::string warningText;                ///< loadWarnings, one per line
   cdyn_internal::Layout layout;
   /// Live handles made for this model (workspaces, pools, constraint sets, forces):
   /// cdyn_model_free refuses while any exists.

@@ -22,7 +22,8 @@ void dropChords(cd::UrdfDescription& urdf) {
   }
 }
 
-/// Parses (build() returns a UrdfDescription) and builds the cluster model.
+/// Parses (build(warnings) returns a UrdfDescription and fills the reader's warnings) and
+/// builds the cluster model.
 template <typename Build>
 cdyn_status loadModel(int abi, unsigned int flags, const double* gravity, cdyn_model** out,
                       char* err, std::size_t errlen, Build&& build) noexcept {
@@ -63,7 +64,8 @@ cdyn_status loadModel(int abi, unsigned int flags, const double* gravity, cdyn_m
       options.fileGravity = false;
     }
     auto m = std::make_unique<cdyn_model>();
-    cd::UrdfDescription urdf = build();
+    cd::UrdfDescription urdf = build(m->loadWarnings);
+    for (const std::string& w : m->loadWarnings) m->warningText += w + "\n";
     if (flags & CDYN_LOAD_IGNORE_CONSTRAINTS) dropChords(urdf);
     m->cm = cd::buildClusterModel(urdf, options);
     m->treeDescription = cd::describeModel(m->cm.treeModel);
@@ -96,7 +98,7 @@ cdyn_status cdyn_model_load(int abi_version, const char* path, unsigned int flag
     return CDYN_ERR_NULL_POINTER;
   }
   return loadModel(abi_version, flags, gravity, model, err, errlen,
-                   [&] { return cd::parseModelFile(path); });
+                   [&](std::vector<std::string>& w) { return cd::parseModelFile(path, &w); });
 }
 
 cdyn_status cdyn_model_load_string(int abi_version, const char* xml, size_t xml_len,
@@ -107,9 +109,10 @@ cdyn_status cdyn_model_load_string(int abi_version, const char* xml, size_t xml_
     writeMessage(err, errlen, "xml is NULL");
     return CDYN_ERR_NULL_POINTER;
   }
-  return loadModel(abi_version, flags, gravity, model, err, errlen, [&] {
-    return cd::parseModelString(std::string(xml ? xml : "", xml_len), "<string>");
-  });
+  return loadModel(
+      abi_version, flags, gravity, model, err, errlen, [&](std::vector<std::string>& w) {
+        return cd::parseModelString(std::string(xml ? xml : "", xml_len), "<string>", &w);
+      });
 }
 
 cdyn_status cdyn_model_free(cdyn_model* model) {
@@ -135,6 +138,12 @@ CDYN_INT_QUERY(cdyn_model_nbodies, model->cm.treeModel.nbodies)
 CDYN_INT_QUERY(cdyn_model_nq, model->cm.treeModel.nq)
 CDYN_INT_QUERY(cdyn_model_nv, model->cm.treeModel.nv)
 CDYN_INT_QUERY(cdyn_model_nframes, static_cast<int>(model->cm.treeModel.frames.size()))
+CDYN_INT_QUERY(cdyn_model_nwarnings, static_cast<int>(model->loadWarnings.size()))
+
+cdyn_status cdyn_model_warnings(const cdyn_model* model, char* buf, size_t len, size_t* needed) {
+  CDYN_CHECK_MODEL(model);
+  return textOut(model->warningText, buf, len, needed);
+}
 
 cdyn_status cdyn_model_total_mass(const cdyn_model* model, double* mass) {
   CDYN_CHECK_MODEL(model);

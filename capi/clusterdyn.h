@@ -302,7 +302,8 @@ CDYN_API cdyn_status cdyn_model_load(int abi_version, const char* path, unsigned
                                      const double* gravity /*optional*/, cdyn_model** model,
                                      char* err /*optional*/, size_t errlen);
 /** Same as cdyn_model_load from URDF text in memory: xml points at xml_len bytes (need not be
- *  NUL-terminated). Messages name the source "<string>". */
+ *  NUL-terminated). Messages name the source "<string>". Text opens no files: an MJCF
+ *  <include file> or <mesh file> is CDYN_ERR_PARSE (load such models from their file). */
 CDYN_API cdyn_status cdyn_model_load_string(int abi_version, const char* xml, size_t xml_len,
                                             unsigned int flags, const double* gravity /*optional*/,
                                             cdyn_model** model, char* err /*optional*/,
@@ -391,6 +392,16 @@ CDYN_API cdyn_status cdyn_model_frame_body(const cdyn_model* model, int frame, i
  *  first call with (NULL, 0, &needed) sizes the buffer. The text is truncated when
  *  len < *needed (not an error). The text is made at load time: no allocation here. */
 CDYN_API cdyn_status cdyn_model_describe(const cdyn_model* model, char* buf /*optional*/,
+                                         size_t len, size_t* needed /*optional*/);
+/** Number of load warnings: what the MJCF reader ignored or approximated (visual geoms,
+ *  materials, cameras, actuators, sensors, frictionloss, ...; docs/mjcf.md), one per kind of
+ *  element / attribute. 0 for URDF(+) files (the URDF reader's warnings go to the log only). */
+CDYN_API cdyn_status cdyn_model_nwarnings(const cdyn_model* model, int* nwarnings);
+/** The load warnings as text, one per line, in the order the reader met them:
+ *  "file:line: <tag>: message" (" (N occurrences)" when repeated); "" when there are none.
+ *  Text function (buf, len, needed) as cdyn_model_describe. The same lines were logged while
+ *  loading (cdyn_set_log_level). */
+CDYN_API cdyn_status cdyn_model_warnings(const cdyn_model* model, char* buf /*optional*/,
                                          size_t len, size_t* needed /*optional*/);
 
 /* ========================================================================================== */

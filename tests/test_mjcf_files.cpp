@@ -149,6 +149,64 @@ TEST(MjcfInclude, ElementsComeFromTheirFilesWithTheirLines) {
   expectError(d + "main.xml", {"parts/leg.xml:5: <include>", "no element below"});
 }
 
+// Text opens files only below a base directory given explicitly: without one, an <include> or
+// a mesh file is an error naming the element, even when the file exists in the working
+// directory (a fuzzer's input must not read local files).
+TEST(MjcfInclude, StringsOpenFilesOnlyFromAnExplicitBaseDirectory) {
+  const std::string d = tempDir("string_base");
+  writeFile(d + "parts/leg.xml",
+            "<mujocoinclude>\n<body name=\"leg\">\n<joint name=\"knee\"/>\n"
+            "<geom size=\"0.1\"/>\n</body>\n</mujocoinclude>\n");
+  writeFile(d + "box.stl", binaryStl(boxTriangles(Vec3(0, 0, 0), Vec3(0.1, 0.2, 0.3))));
+  const std::string withInclude =
+      "<mujoco>\n<worldbody>\n<include file=\"parts/leg.xml\"/>\n</worldbody>\n</mujoco>\n";
+  const std::string withMesh =
+      meshModel("<mesh name=\"box\" file=\"box.stl\"/>\n", "<geom type=\"mesh\" mesh=\"box\"/>\n");
+  auto expectStringError = [](const std::string& xml, const std::vector<std::string>& pieces) {
+    try {
+      parseMjcfString(xml, "s.xml");
+      ADD_FAILURE() << "no error for " << xml;
+    } catch (const ModelError& e) {
+      for (const std::string& p : pieces)
+        EXPECT_NE(std::string(e.what()).find(p), std::string::npos)
+            << e.what() << "\n  lacks " << p;
+    }
+  };
+  // the working directory holds the files: still refused
+  const auto cwd = std::filesystem::current_path();
+  std::filesystem::current_path(d);
+  expectStringError(withInclude,
+                    {"s.xml:3: <include>", "'parts/leg.xml'", "opens no files", "baseDirectory"});
+  expectStringError(withMesh, {"s.xml:3: <mesh", "'box.stl'", "opens no files"});
+  expectStringError("<mujoco>\n<worldbody>\n<include file=\"" + d +
+                        "parts/leg.xml\"/>\n</worldbody>\n</mujoco>\n",
+                    {"s.xml:3: <include>", "opens no files"});  // absolute names too
+  EXPECT_THROW(parseModelString(withInclude), ModelError);      // the C load_string path
+  std::filesystem::current_path(cwd);
+  // with the base directory (with or without its trailing '/'): read from there
+  for (const std::string& base : {d, d.substr(0, d.size() - 1)}) {
+    const MjcfDescription inc = parseMjcfString(withInclude, "s.xml", base);
+    ASSERT_EQ(inc.urdf.joints.size(), 1u);
+    EXPECT_EQ(inc.urdf.joints[0].name, "knee");
+    const MjcfDescription mesh = parseMjcfString(withMesh, "s.xml", base);
+    const MjcfDescription file = [&] {
+      writeFile(d + "m.xml", withMesh);
+      return parseMjcfFile(d + "m.xml");
+    }();
+    ASSERT_EQ(mesh.urdf.links.size(), file.urdf.links.size());
+    for (size_t k = 0; k < mesh.urdf.links.size(); ++k)
+      EXPECT_EQ(mesh.urdf.links[k].inertial.mass, file.urdf.links[k].inertial.mass);
+  }
+  // a base directory without the file: the ordinary "cannot read" error
+  try {
+    parseMjcfString(withInclude, "s.xml", d + "parts");
+    ADD_FAILURE() << "no error";
+  } catch (const ModelError& e) {
+    EXPECT_NE(std::string(e.what()).find("cannot read 'parts/leg.xml'"), std::string::npos)
+        << e.what();
+  }
+}
+
 TEST(MjcfMesh, BoxMeshesGiveTheBoxInertiaInEveryFormat) {
   const std::string d = tempDir("mesh_box");
   const Vec3 lo(-0.1, -0.2, -0.05), hi(0.3, 0.1, 0.15);  // off-centre box

@@ -83,7 +83,7 @@ TEST(MjcfParser, ErrorsNameFileLineElementAndAttribute) {
   expectError(mujoco(two + "<tendon>\n<fixed stiffness=\"3\"><joint joint=\"ja\" coef=\"1\"/>"
                            "</fixed>\n</tendon>\n"),
               12, "tendon", "stiffness");
-  expectError(mujoco("<include file=\"no_such_file.xml\"/>\n"), 2, "include", "cannot read");
+  expectError(mujoco("<include file=\"no_such_file.xml\"/>\n"), 2, "include", "opens no files");
   expectError(mujoco("<worldbody>\n<body>\n<frame pos=\"1 0 0\">\n<joint/>\n</frame>\n"
                      "</body>\n</worldbody>\n"),
               5, "joint", "cannot be inside a <frame>");

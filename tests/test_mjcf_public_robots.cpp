@@ -1,9 +1,10 @@
 // Public MJCF robots with closed loops (third-party files, never copied into the project): read
 // from $CLUSTERDYN_MJCF_ROBOTS_DIR (bash tools/fetch_mjcf_robots.sh DIR), skipped, saying so,
 // when it is unset. MuJoCo is their oracle in python/tests/test_mjcf_public_robots.py; here
-// CE-ABA runs with every loop embedded that can be (a loop through a ball joint is cut: issue
-// #25) and agrees with the same robot with every loop cut and solved as constraints
-// (proxPv), and with its own dense form (H_y ydd + C_y = tau, CE-RNEA o CE-ABA = id).
+// CE-ABA runs with every loop embedded that can be (Cassie's achilles rods, on ball joints
+// whose spin about the rod no coordinate carries, are cut: docs/mjcf.md section 3) and agrees with
+// the same robot with every loop cut and solved as constraints (proxPv), and with its own dense
+// form (H_y ydd + C_y = tau, CE-RNEA o CE-ABA = id).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -29,7 +30,9 @@ std::string robotFile(const std::string& rel) {
 }
 
 /// The description with every loop embedded except those the builder cannot embed (it names
-/// them: a ball joint inside the loop), which are cut one by one.
+/// them: a ball joint of the loop moves along a direction the constraints leave free, e.g. a
+/// rod's spin, so that, dependent as a whole, it has no coordinate for it), which are cut one
+/// by one.
 ClusterModel embedWhatCanBe(UrdfDescription urdf, std::vector<std::string>& cut) {
   for (size_t attempt = 0; attempt <= urdf.loops.size(); ++attempt) {
     try {
@@ -38,8 +41,8 @@ ClusterModel embedWhatCanBe(UrdfDescription urdf, std::vector<std::string>& cut)
       std::smatch m;
       const std::string msg = e.what();
       if (!std::regex_search(msg, m,
-                             std::regex("<loop name=\"([^\"]+)\">: joint '[^']+' of type "
-                                        "spherical lies inside the loop")))
+                             std::regex("cluster '([^']+)': .*joint '[^']+' of type spherical "
+                                        "moves along a direction the constraints leave free")))
         throw;
       for (UrdfLoop& l : urdf.loops)
         if (l.name == m[1].str()) l.cut = true;

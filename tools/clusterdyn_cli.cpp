@@ -47,11 +47,14 @@ const char* kUsage =
     "      (default: parent of the folder holding the JSON file)\n"
     "  bench MODEL.urdf [--calls N] [--json] [--floating-base] [--contact 3:LINK|6:LINK]...\n"
     "        [--only ALGO[,ALGO...]] [--mu 1e-4] [--tol 1e-10] [--max-iter 50]\n"
+    "        [--cut LOOP]... [--cut-loops]\n"
     "      median ns per call of forward kinematics (q, v), RNEA, ABA, CRBA at random states and\n"
     "      of CE-ABA, CE-RNEA, cluster mass matrix H and bias C at random closed states; with\n"
     "      contacts (3D point or 6D weld, LOCAL, on the link's frame) also of the Delassus\n"
     "      matrix, its damped inverse (rho 1e-6), constrainedABA, proxPV and the dense baseline\n"
-    "      (proximal settings --mu, --tol, --max-iter); --only: just these (JSON names)\n"
+    "      (proximal settings --mu, --tol, --max-iter); --only: just these (JSON names).\n"
+    "      --cut LOOP / --cut-loops: cut that loop / every loop instead of embedding it; the\n"
+    "      cut loops join the constraint set of the constrained algorithms (as contacts do)\n"
     "  forces MODEL.urdf [--json] [--seed N] [--floating-base]\n"
     "      CE-ABA at a random closed state (efforts uniform in [-1, 1]) and the resulting\n"
     "      force of every tree joint (child body frame), wrench of every loop joint (loop\n"
@@ -133,10 +136,18 @@ struct CliModel {
   Model tree;  ///< cluster->treeModel (bodies numbered cluster by cluster), or the tree
 };
 
-CliModel loadForCli(const std::string& path, bool floatingBase) {
+CliModel loadForCli(const std::string& path, bool floatingBase,
+                    const std::vector<std::string>& cut = {}, bool cutAll = false) {
   ModelOptions options;
   options.floatingBase = floatingBase;
-  const UrdfDescription urdf = parseModelFile(path);
+  options.cutLoops = cutAll;
+  UrdfDescription urdf = parseModelFile(path);
+  for (const std::string& name : cut) {  // bench --cut LOOP
+    auto l = std::find_if(urdf.loops.begin(), urdf.loops.end(),
+                          [&](const UrdfLoop& x) { return x.name == name; });
+    if (l == urdf.loops.end()) throw UsageError("--cut: the model has no loop '" + name + "'");
+    l->cut = true;
+  }
   CliModel m;
   try {
     m.cluster = std::make_unique<ClusterModel>(buildClusterModel(urdf, options));
@@ -437,7 +448,9 @@ int cmdBench(const Args& args) {
     const std::string n = args.value("--max-iter", "");
     ps.maxIterations = n == "0" ? 0 : static_cast<int>(parsePositive(n, "--max-iter"));
   }
-  const CliModel m = loadForCli(args.positional[0], args.has("--floating-base"));
+  const CliModel m = loadForCli(args.positional[0], args.has("--floating-base"),
+                                args.values("--cut"), args.has("--cut-loops"));
+  const bool cutLoops = m.cluster && cutLoopConstraints(*m.cluster).size() > 0;
   if (!contacts.empty() && !m.cluster)
     throw ModelError("--contact needs the cluster model: " + m.clusterError);
   const Model& model = m.tree;
@@ -602,14 +615,16 @@ int cmdBench(const Args& args) {
           });
         }
       }
-      if (!contacts.empty()) {
-        ConstraintSet set(cm);  // ModelError (unknown link ...) goes to main: exit 1
+      if (!contacts.empty() || cutLoops) {
+        ConstraintSet set = cutLoopConstraints(cm);  // the cut loops, then the contacts
+        // ModelError (unknown link ...) goes to main: exit 1
         for (const auto& c : contacts) set.addContact(c.second, c.first);
         ConstraintData con(cm, set);
+        const bool world = set.allWorldAttached();  // constrainedAba: body-world rows only
         const Status cons[] = {
             delassusMatrix(cm, cd, set, con, st[0].q),
             dampedDelassusInverse(cm, cd, set, con, st[0].q, 1e-6),
-            constrainedAba(cm, cd, set, con, st[0].q, st[0].v, tauYs[0], ps),
+            world ? constrainedAba(cm, cd, set, con, st[0].q, st[0].v, tauYs[0], ps) : Status::Ok,
             proxPv(cm, cd, set, con, st[0].q, st[0].v, tauYs[0], ps),
             constrainedDynamicsDense(cm, cd, set, con, st[0].q, st[0].v, tauYs[0], ps)};
         for (Status s : cons)
@@ -620,7 +635,7 @@ int cmdBench(const Args& args) {
         constraintRows = set.rows();
         // Mean constrainedABA iterations over the state pool (convergence is the check).
         double iterations = 0.0;
-        for (int k = 0; k < kPool; ++k) {
+        for (int k = 0; k < kPool && world; ++k) {
           const Status s = constrainedAba(cm, cd, set, con, st[k].q, st[k].v, tauYs[k], ps);
           if (s != Status::Ok && s != Status::NotConverged) {
             std::cerr << "error: " << statusName(s) << ": " << cd.errorMessage() << "\n";
@@ -628,7 +643,7 @@ int cmdBench(const Args& args) {
           }
           iterations += con.result.iterations;
         }
-        cabaIterations = iterations / kPool;
+        cabaIterations = world ? iterations / kPool : -1.0;
         // Sorted diagonal of the Delassus matrix at the reference configuration (for a tree
         // the neutral one): independent of the row order, compared with Pinocchio's by
         // tools/bench/side_by_side.py.
@@ -646,10 +661,12 @@ int cmdBench(const Args& args) {
           dampedDelassusInverse(cm, cd, set, con, st[k % kPool].q, 1e-6);
           sink = sink + con.dampedInverse(0, 0);
         });
-        timed("constrained_aba", "constrainedABA", [&](long k) {
-          constrainedAba(cm, cd, set, con, st[k % kPool].q, st[k % kPool].v, tauYs[k % kPool], ps);
-          sink = sink + con.lambda[0];
-        });
+        if (world)
+          timed("constrained_aba", "constrainedABA", [&](long k) {
+            constrainedAba(cm, cd, set, con, st[k % kPool].q, st[k % kPool].v, tauYs[k % kPool],
+                           ps);
+            sink = sink + con.lambda[0];
+          });
         timed("prox_pv", "proxPV", [&](long k) {
           proxPv(cm, cd, set, con, st[k % kPool].q, st[k % kPool].v, tauYs[k % kPool], ps);
           sink = sink + con.lambda[0];
@@ -662,7 +679,7 @@ int cmdBench(const Args& args) {
       }
     }
   }
-  if (!contacts.empty() && constraintRows < 0) {
+  if ((!contacts.empty() || cutLoops) && constraintRows < 0) {
     std::cerr << "error: the constraint algorithms could not be timed: " << clusterNote << "\n";
     return kExitFailure;
   }
@@ -683,8 +700,9 @@ int cmdBench(const Args& args) {
       j["nrelations"] = m.cluster->relations.size();
     }
     if (!clusterNote.empty()) j["cluster_note"] = clusterNote;
-    if (!contacts.empty()) {
+    if (!contacts.empty() || cutLoops) {
       j["contacts"] = args.values("--contact");
+      j["cut_loops"] = cutLoopConstraints(*m.cluster).size();
       j["constraint_rows"] = constraintRows;
       j["prox"] = {
           {"mu", ps.mu}, {"tolerance", ps.tolerance}, {"max_iterations", ps.maxIterations}};
@@ -838,8 +856,9 @@ int main(int argc, char** argv) {
     if (cmd == "forces")
       return cmdForces(Args(argc, argv, 2, {"--floating-base", "--json"}, {"--seed"}));
     if (cmd == "bench")
-      return cmdBench(Args(argc, argv, 2, {"--floating-base", "--json"},
-                           {"--calls", "--contact", "--only", "--mu", "--tol", "--max-iter"}));
+      return cmdBench(
+          Args(argc, argv, 2, {"--floating-base", "--json", "--cut-loops"},
+               {"--calls", "--contact", "--only", "--mu", "--tol", "--max-iter", "--cut"}));
     throw UsageError("unknown command '" + cmd + "'");
   } catch (const UsageError& e) {
     std::cerr << "clusterdyn: " << e.what() << "\n\n" << kUsage;

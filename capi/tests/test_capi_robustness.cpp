@@ -1,10 +1,12 @@
 // C API robustness: singular loop configurations and overflowing inputs give documented
 // statuses with a message (never CDYN_OK with NaN), the workspace stays usable, and the header's
-// promises about leading dimensions and the floating joint's frame hold.
+// promises about leading dimensions and the floating joint's frame hold; MJCF text opens no
+// files and its load warnings reach the C API.
 #include <gtest/gtest.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -357,3 +359,66 @@ TEST(Robustness, FloatingJointOriginFrame) {
 }
 
 }  // namespace
+
+// MJCF load warnings reach the C API (cdyn_model_nwarnings / cdyn_model_warnings), and text
+// never opens local files (an <include> is CDYN_ERR_PARSE naming the element, even when the
+// file exists in the working directory).
+TEST(Robustness, MjcfWarningsAndTextWithoutFiles) {
+  const std::string xml =
+      "<mujoco>\n<worldbody>\n<camera name=\"c\"/>\n<body name=\"a\">\n"
+      "<joint name=\"ja\"/>\n<geom size=\"0.1\"/>\n</body>\n</worldbody>\n"
+      "<actuator><motor joint=\"ja\"/></actuator>\n</mujoco>\n";
+  cdyn_model* m = nullptr;
+  char err[512];
+  ASSERT_EQ(cdyn_model_load_string(CDYN_ABI_VERSION, xml.data(), xml.size(), 0, nullptr, &m, err,
+                                   sizeof err),
+            CDYN_OK)
+      << err;
+  int n = -1;
+  ASSERT_EQ(cdyn_model_nwarnings(m, &n), CDYN_OK);
+  EXPECT_EQ(n, 2);
+  size_t needed = 0;
+  ASSERT_EQ(cdyn_model_warnings(m, nullptr, 0, &needed), CDYN_OK);
+  std::vector<char> buf(needed);
+  ASSERT_EQ(cdyn_model_warnings(m, buf.data(), buf.size(), nullptr), CDYN_OK);
+  const std::string text(buf.data());
+  EXPECT_EQ(text.substr(0, text.find('\n')),
+            "<string>:3: <camera>: ignored (no effect on the "
+            "dynamics)")
+      << text;
+  EXPECT_NE(text.find("<string>:9: <actuator>: ignored"), std::string::npos) << text;
+  EXPECT_EQ(std::count(text.begin(), text.end(), '\n'), 2);
+  EXPECT_EQ(cdyn_model_nwarnings(nullptr, &n), CDYN_ERR_NULL_POINTER);
+  EXPECT_EQ(cdyn_model_nwarnings(m, nullptr), CDYN_ERR_NULL_POINTER);
+  EXPECT_EQ(cdyn_model_free(m), CDYN_OK);
+  // a URDF file: no warnings
+  ASSERT_EQ(cdyn_model_load(CDYN_ABI_VERSION, CAPI_MODELS_DIR "/cd_four_bar.urdf", 0, nullptr, &m,
+                            err, sizeof err),
+            CDYN_OK)
+      << err;
+  ASSERT_EQ(cdyn_model_nwarnings(m, &n), CDYN_OK);
+  EXPECT_EQ(n, 0);
+  ASSERT_EQ(cdyn_model_warnings(m, nullptr, 0, &needed), CDYN_OK);
+  EXPECT_EQ(needed, 1u);
+  EXPECT_EQ(cdyn_model_free(m), CDYN_OK);
+
+  // <include> in text: refused, although the working directory holds the file
+  const std::string dir =
+      ::testing::TempDir() + "clusterdyn_" + std::to_string(::getpid()) + "_capi_mjcf_text/";
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir + "leg.xml") << "<mujocoinclude>\n<body name=\"leg\">\n<joint/>\n"
+                                    "<geom size=\"0.1\"/>\n</body>\n</mujocoinclude>\n";
+  const auto cwd = std::filesystem::current_path();
+  std::filesystem::current_path(dir);
+  const std::string inc =
+      "<mujoco>\n<worldbody>\n<include file=\"leg.xml\"/>\n</worldbody>\n</mujoco>\n";
+  m = reinterpret_cast<cdyn_model*>(1);
+  EXPECT_EQ(cdyn_model_load_string(CDYN_ABI_VERSION, inc.data(), inc.size(), 0, nullptr, &m, err,
+                                   sizeof err),
+            CDYN_ERR_PARSE);
+  EXPECT_EQ(m, nullptr);
+  EXPECT_NE(std::string(err).find("<string>:3: <include>"), std::string::npos) << err;
+  EXPECT_NE(std::string(err).find("opens no files"), std::string::npos) << err;
+  std::filesystem::current_path(cwd);
+  std::filesystem::remove_all(dir);
+}

@@ -40,10 +40,14 @@ struct MjcfDescription {
 
 /// <include file> and <asset><mesh file> names are resolved as MuJoCo does: relative to the
 /// directory of `path` (an included file's name: else relative to the including file's
-/// directory); meshes through <compiler meshdir / assetdir / strippath>. A string's relative
-/// names start from the working directory.
+/// directory); meshes through <compiler meshdir / assetdir / strippath>.
 MjcfDescription parseMjcfFile(const std::string& path);
-MjcfDescription parseMjcfString(const std::string& xml, const std::string& sourceName = "<string>");
+/// The same from text. A string opens files only when given the directory its relative file
+/// names start from (baseDirectory, as the directory of `path` above; absolute names are read
+/// as they are): without one (""), an <include file> or <mesh file> is a ModelError naming the
+/// element, so text from an untrusted source (a fuzzer, a network) never reads local files.
+MjcfDescription parseMjcfString(const std::string& xml, const std::string& sourceName = "<string>",
+                                const std::string& baseDirectory = "");
 
 /// True for a file named *.mjcf (any case) or whose root element is <mujoco> (so a URDF named
 /// *.xml stays URDF); an unreadable or malformed *.xml counts as MJCF (its reader reports it).
@@ -53,10 +57,14 @@ bool isMjcfFile(const std::string& path);
 /// the root element is <mujoco>), else URDF. The MJCF joint dynamics (armature, springs,
 /// dampers) and <option gravity> travel in the UrdfJoint / UrdfDescription fields, which the
 /// builders apply (ModelOptions::jointDynamics, fileGravity). loadModel and the C load functions
-/// read files through these.
-UrdfDescription parseModelFile(const std::string& path);
-UrdfDescription parseModelString(const std::string& xml,
-                                 const std::string& sourceName = "<string>");
+/// read files through these. parseModelString opens no files (MJCF <include> / <mesh file>:
+/// ModelError, see parseMjcfString).
+/// warnings (optional): receives MjcfDescription::warnings of an MJCF model (cleared first;
+/// URDF files give none here: the URDF reader's warnings go to the log only).
+UrdfDescription parseModelFile(const std::string& path,
+                               std::vector<std::string>* warnings = nullptr);
+UrdfDescription parseModelString(const std::string& xml, const std::string& sourceName = "<string>",
+                                 std::vector<std::string>* warnings = nullptr);
 
 /// Passive joint parameters of a model built from an MJCF description, per coordinate of
 /// `model` (any Model built from that description: the tree of buildTreeModel or a

@@ -312,7 +312,8 @@ class Model(DerivativesMixin, _Handle):
     @classmethod
     def from_string(cls, xml, floating_base=False, ignore_constraints=False, gravity=None,
                     cut_loops=False, joint_dynamics=True):
-        """Loads URDF / URDF+ or MJCF text (str or bytes); arguments as :meth:`load`."""
+        """Loads URDF / URDF+ or MJCF text (str or bytes); arguments as :meth:`load`. Text opens
+        no files: an MJCF ``<include>`` or mesh file raises (load such a model from its file)."""
         data = xml.encode() if isinstance(xml, str) else bytes(xml)
         return cls._load(None, data, floating_base, ignore_constraints, gravity, cut_loops,
                          joint_dynamics)
@@ -381,6 +382,20 @@ class Model(DerivativesMixin, _Handle):
     nclusters = property(lambda self: self._nclusters, doc="Clusters of the cluster tree.")
     nloops = property(lambda self: self._nloops, doc="Implicit loop joints (URDF+ <loop>).")
     nrelations = property(lambda self: self._nrelations, doc="<coupling> and <mimic> chords.")
+
+    @property
+    def warnings(self):
+        """Load warnings, a tuple of lines "file:line: <tag>: message" in the order the reader met
+        them: what the MJCF reader ignored or approximated (visual geoms, materials, cameras,
+        actuators, ...; one line per kind, " (N occurrences)" when repeated). Empty for URDF(+) files
+        (cdyn_model_nwarnings, cdyn_model_warnings)."""
+        n = C.c_int()
+        _check(lib().cdyn_model_nwarnings(self.handle, C.byref(n)), "cdyn_model_nwarnings")
+        lines = tuple(self._text("cdyn_model_warnings").splitlines())
+        if len(lines) != n.value:
+            raise RuntimeError(f"cdyn_model_warnings gave {len(lines)} lines for "
+                               f"{n.value} warnings")
+        return lines
 
     @property
     def total_mass(self):

@@ -179,7 +179,7 @@ def _declare(lib):
     f("cdyn_model_free", _H)
     f("cdyn_model_name", _H, _S)
     for name in ("nbodies", "nq", "nv", "nframes", "nclusters", "ny", "nyq", "nloops",
-                 "nrelations"):
+                 "nrelations", "nwarnings"):
         f("cdyn_model_" + name, _H, _I)
     f("cdyn_model_total_mass", _H, _D)
     f("cdyn_model_gravity", _H, _D)
@@ -195,7 +195,7 @@ def _declare(lib):
     f("cdyn_model_position_limits", _H, _D, _D, _int)
     f("cdyn_model_velocity_limits", _H, _D, _int)
     f("cdyn_model_effort_limits", _H, _D, _int)
-    for name in ("describe", "describe_clusters", "cluster_tree_dot"):
+    for name in ("describe", "describe_clusters", "cluster_tree_dot", "warnings"):
         f("cdyn_model_" + name, _H, C.c_char_p, _size, C.POINTER(_size))
     f("cdyn_model_independent_indices", _H, _I, _int, _I, _int)
     f("cdyn_model_reference_configuration", _H, _D, _int)

@@ -10,11 +10,17 @@ Cassie (osudrl/cassie-mujoco-sim, model/cassie.xml): four <connect> loops, two p
 four-bars of hinges and two achilles rods on ball joints; pelvis on three slides and a ball.
   - loops cut: mj_fullM, qfrc_bias, qfrc_passive, body poses at random states; the 12 connect
     rows of efc_J at qpos0 (closed as drawn) = R_P K of the cut loops; to 1e-9;
-  - plantar loops embedded (the achilles connects removed from the file for both programs: a
-    ball joint inside an embedded loop is issue #25): at closed configurations the cluster mass
-    matrix = G^T M_mj G, the plantar connect rows of efc_J = R_P K, and CE-ABA = the dense
-    solve (H_y ydd + C_y = tau) with C_y = G^T (bias_mj - passive_mj + M_mj g), g = dG/dt ydot
-    by central differences.
+  - the achilles loops do not embed: the error names the ball joint and the rod's free spin;
+  - plantar loops embedded (the achilles connects removed from the file for both programs):
+    at closed configurations the cluster mass matrix = G^T M_mj G, the plantar connect rows of
+    efc_J = R_P K, and CE-ABA = the dense solve (H_y ydd + C_y = tau) with
+    C_y = G^T (bias_mj - passive_mj + M_mj g), g = dG/dt ydot by central differences.
+
+Robotiq 2F-85 (google-deepmind/mujoco_menagerie, robotiq_2f85/2f85.xml, unchanged): two
+five-bar fingers closed by <connect>, a joint equality between the drivers, springs, dampers,
+armature, STL meshes (the silicone pads' inertia from their meshes):
+  - loops cut: total mass, mj_fullM, qfrc_bias, qfrc_passive, body poses at random states;
+  - everything embedded (one cluster, ny = 3): the same comparisons as Cassie's plantar loops.
 """
 import os
 import re
@@ -124,6 +130,16 @@ def test_cassie_tree_and_connect_rows_match_mujoco(cassie):
         assert np.abs(efc[3 * k:3 * k + 3] - R1 @ K[3 * k:3 * k + 3]).max() < TOL
 
 
+def test_cassie_achilles_loops_do_not_embed_and_say_why():
+    # each achilles rod hangs on a ball joint at the hip and is connected at the heel spring:
+    # its spin about its own axis is a degree of freedom of the loop, but the ball joint is a
+    # dependent joint as a whole (no 1-dof coordinate can carry that spin): the load names it
+    with pytest.raises(cd.ClusterdynError,
+                       match=r"achilles-rod-eq'.*joint '[^']*achilles[^']*' of type spherical "
+                             r"moves along a direction the constraints leave free.*cut the loop"):
+        cd.Model.load(robot_file(CASSIE))
+
+
 def test_cassie_embedded_plantar_loops_match_mujoco(cassie):
     path = cassie(drop=("left-achilles-rod-eq", "right-achilles-rod-eq"))
     c = cd.Model.load(path)  # the two plantar four-bars embedded
@@ -183,3 +199,98 @@ def test_cassie_embedded_plantar_loops_match_mujoco(cassie):
         dense = np.linalg.solve(Gm.T @ M_mj @ Gm, tau - Cy)
         assert np.abs(ydd - dense).max() < 1e-8 * max(1.0, np.abs(dense).max())
         assert np.abs(H @ ydd + w.cluster_bias(q, v) - tau).max() < TOL * np.abs(tau).max() * 1e3
+
+
+# ---- Robotiq 2F-85 (MuJoCo Menagerie, robotiq_2f85/2f85.xml): two five-bar finger linkages
+# closed by <connect>, a joint equality between the drivers, springs, dampers, armature, and
+# mesh geoms (the silicone pads take their mass from their STL meshes) -------------------------
+GRIPPER = "mujoco_menagerie/robotiq_2f85/2f85.xml"
+
+
+def hinge_map(c, m):
+    """P (nv_cd, nv_mj) and the qpos of a clusterdyn spanning q of an all-hinge model."""
+    P = np.zeros((c.nv, m.nv))
+    for j in range(m.njnt):
+        assert m.jnt_type[j] == mujoco.mjtJoint.mjJNT_HINGE
+        P[c.velocity_index[m.joint(j).name], m.jnt_dofadr[j]] = 1.0
+
+    def qpos_of(q):
+        qpos = m.qpos0.copy()
+        for j in range(m.njnt):
+            qpos[m.jnt_qposadr[j]] += q[c.position_index[m.joint(j).name]]
+        return qpos
+    return P, qpos_of
+
+
+def test_robotiq_2f85_tree_matches_mujoco():
+    path = robot_file(GRIPPER)
+    p = Pair(path, cut_loops=True)
+    rigid = cd.Model.load(path, cut_loops=True, joint_dynamics=False).workspace()
+    m = p.mjm
+    assert (m.nv, m.neq) == (8, 3)
+    # the moving bodies' mass (the base is welded to the world), the silicone pads' from their
+    # STL meshes (no <inertial>)
+    moving = m.body_mass[m.body_weldid != 0].sum()
+    assert abs(p.cdm.total_mass - moving) < TOL * moving
+    rng = np.random.default_rng(11)
+    for _ in range(10):
+        qpos, qvel = p.random_state(rng, scale=0.4)
+        M_mj, bias_mj = p.mujoco_at(qpos, qvel)
+        q, v, T, _ = p.to_cd(qpos, qvel)
+        H = p.ws.crba(q)
+        assert np.abs(T.T @ H @ T - M_mj).max() < TOL * np.abs(M_mj).max()
+        bias_rigid = T.T @ rigid.nonlinear_effects(q, v)
+        assert np.abs(bias_rigid - bias_mj).max() < TOL * np.abs(bias_mj).max()
+        passive = T.T @ (rigid.nonlinear_effects(q, v) - p.ws.nonlinear_effects(q, v))
+        assert np.abs(passive - p.mjd.qfrc_passive).max() < TOL * np.abs(bias_mj).max()
+        assert np.abs(p.mjd.qfrc_passive).max() > 1e-4  # springs and dampers act
+        p.ws.forward_kinematics(q)
+        for b in range(1, m.nbody):
+            R, x = p.ws.frame_placement(m.body(b).name)
+            assert np.abs(x - p.mjd.xpos[b]).max() < TOL
+            assert np.abs(R - p.mjd.xmat[b].reshape(3, 3)).max() < TOL
+
+
+def test_robotiq_2f85_embedded_matches_mujoco():
+    path = robot_file(GRIPPER)
+    c = cd.Model.load(path)  # both five-bars and the driver coupling embedded
+    assert c.ny == 3 and c.nclusters == 1, (c.ny, c.nclusters)
+    w = c.workspace()
+    cut = Pair(path, cut_loops=True)
+    m, d = cut.mjm, cut.mjd
+    P, qpos_of = hinge_map(c, m)
+    rng = np.random.default_rng(5)
+    y0, _ = w.spanning_to_independent(c.reference_configuration(), np.zeros(c.nv))
+    for _ in range(5):
+        y = y0 + rng.uniform(-0.15, 0.15, c.nyq)
+        ydot = rng.uniform(-1, 1, c.ny)
+        q, v = w.independent_to_spanning(y, ydot, q_guess=c.reference_configuration())
+        G = np.column_stack([w.independent_to_spanning(y, e, q_guess=q)[1] for e in np.eye(c.ny)])
+        Gm = P.T @ G
+        qpos, qvel = qpos_of(q), P.T @ v
+        M_mj, bias_mj = cut.mujoco_at(qpos, qvel)
+        H = w.cluster_mass_matrix(q)
+        assert np.abs(Gm.T @ M_mj @ Gm - H).max() < TOL * np.abs(H).max()
+        # the connect rows of efc_J at this closed configuration = R_P K (cut loops' K, on the
+        # cut model's independent velocities: the driver coupling stays embedded there, Gc)
+        qc, _, T, _ = cut.to_cd(qpos, np.zeros(m.nv))
+        K, _ = cut.cdm.cut_loop_constraints().workspace().jacobian(qc)
+        yc, _ = cut.ws.spanning_to_independent(qc, np.zeros(m.nv))
+        Gc = np.column_stack([cut.ws.independent_to_spanning(yc, e, q_guess=qc)[1]
+                              for e in np.eye(cut.cdm.ny)])
+        efc = connect_rows(cut, qc, (0, 1)) @ np.linalg.inv(T) @ Gc
+        cut.ws.forward_kinematics(qc)
+        for k in range(2):
+            R1, _ = cut.ws.frame_placement(m.body(int(m.eq_obj1id[k])).name)
+            assert np.abs(efc[3 * k:3 * k + 3] - R1 @ K[3 * k:3 * k + 3]).max() < TOL
+        # CE-ABA = the dense solve with MuJoCo's M and bias; g = dG/dt ydot (central differences)
+        h = 1e-6
+        g = (w.independent_to_spanning(y + h * ydot, ydot, q_guess=q)[1] -
+             w.independent_to_spanning(y - h * ydot, ydot, q_guess=q)[1]) / (2 * h)
+        M_mj, bias_mj = cut.mujoco_at(qpos, qvel)
+        Cy = Gm.T @ (bias_mj - d.qfrc_passive + M_mj @ (P.T @ g))
+        assert np.abs(w.cluster_bias(q, v) - Cy).max() < 1e-8 * max(1.0, np.abs(Cy).max())
+        tau = rng.uniform(-0.5, 0.5, c.ny)
+        ydd = w.ce_aba(q, v, tau)
+        dense = np.linalg.solve(Gm.T @ M_mj @ Gm, tau - Cy)
+        assert np.abs(ydd - dense).max() < 1e-8 * max(1.0, np.abs(dense).max())

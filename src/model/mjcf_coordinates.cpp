@@ -1,9 +1,9 @@
 // Independent coordinates of MJCF loops. MJCF has no URDF+ independent="false" mark, so the
 // reader chooses the dependent joints: the equalities' constraint Jacobian K on the spanning
-// tree at qpos0 (clusterdyn q = 0), then a greedy column basis of K over the 1-dof joints,
-// unactuated joints first, last joint in file order first (the actuated joints, the mimic
-// leaders and the first joints of a loop stay independent). Joint-equality followers (<mimic>) are
-// dependent already.
+// tree at qpos0 (clusterdyn q = 0); the multi-dof joints it moves are dependent as a whole, and a
+// greedy column basis of K over the 1-dof joints completes them, unactuated joints first, last
+// joint in file order first (the actuated joints, the mimic leaders and the first joints of a loop
+// stay independent). Joint-equality followers (<mimic>) are dependent already.
 #include <Eigen/QR>
 #include <map>
 #include <set>
@@ -84,6 +84,14 @@ void chooseDependentJoints(UrdfDescription& urdf, const std::set<std::string>& a
     rows += static_cast<int>(b.rows());
   }
   const int rank = rankOf(K);
+  // A multi-dof joint (ball, free) that the equalities move is dependent as a whole (the cluster
+  // builder's rule, docs/urdfplus.md 3.3); the 1-dof joints complete the rank. (Choosing 1-dof
+  // dependents only would leave it dependent anyway and miscount: the builder could then not
+  // name the direction it leaves free, e.g. a rod's spin on its ball joint.)
+  for (int b = 0; b < m.nbodies; ++b) {
+    if (m.nvs[b] <= 1 || K.middleCols(m.idx_v[b], m.nvs[b]).norm() <= kRankThreshold) continue;
+    for (int k = 0; k < m.nvs[b]; ++k) dependent.insert(m.idx_v[b] + k);
+  }
   // Candidates: 1-dof joints with a nonzero column, unactuated first, last in file order first.
   std::vector<int> candidates;
   for (int pass = 0; pass < 2; ++pass)

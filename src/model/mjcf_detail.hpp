@@ -39,11 +39,14 @@ using AttributeMap = std::map<std::string, std::string>;
 class Context {
  public:
   /// source: the main file's name in messages; modelDir: the directory relative <include> and
-  /// mesh file names start from (MuJoCo: the main model file's directory).
-  Context(std::string source, std::string modelDir)
-      : source_(std::move(source)), modelDir_(std::move(modelDir)) {}
+  /// mesh file names start from (MuJoCo: the main model file's directory). filesAllowed false
+  /// (a string without a base directory): every <include file> / <mesh file> is an error.
+  Context(std::string source, std::string modelDir, bool filesAllowed = true)
+      : source_(std::move(source)), modelDir_(std::move(modelDir)), filesAllowed_(filesAllowed) {}
   const std::string& source() const { return source_; }
   const std::string& modelDir() const { return modelDir_; }
+  /// Fails at e unless this model may open files (its attribute 'file' names `file`).
+  void requireFiles(const XMLElement* e, const std::string& file) const;
   Compiler compiler;
 
   [[noreturn]] void fail(const XMLElement* e, const std::string& what) const;
@@ -80,6 +83,7 @@ class Context {
     int count = 0;
   };
   std::string source_, modelDir_;
+  bool filesAllowed_ = true;
   std::vector<std::unique_ptr<tinyxml2::XMLDocument>> includedDocs_;
   std::map<const tinyxml2::XMLDocument*, std::string> docFile_;
   std::map<const XMLElement*, const XMLElement*> includeRoot_;  ///< <include> -> file root

@@ -50,6 +50,7 @@ void Context::expandBelow(const XMLElement* e, const std::string& dir) {
     const char* f = c->Attribute("file");
     if (!f || !*f) fail(c, "missing attribute 'file'");
     const std::string file = f;
+    requireFiles(c, file);
     // MuJoCo: relative to the main model file's directory; else (newer rule) relative to the
     // including file's directory.
     std::string rel = file;
@@ -111,6 +112,14 @@ void Context::appendChildren(const XMLElement* e, const char* name,
     else if (!name || std::string(c->Name()) == name)
       out.push_back(c);
   }
+}
+
+void Context::requireFiles(const XMLElement* e, const std::string& file) const {
+  if (filesAllowed_) return;
+  fail(e, "attribute 'file' ('" + file +
+              "'): a model read from a string opens no files; pass the directory its file "
+              "names are relative to (parseMjcfString baseDirectory), or load the model from "
+              "its file");
 }
 
 const std::string& Context::fileOf(const XMLElement* e) const {

@@ -64,6 +64,7 @@ detail::TriangleMesh loadMesh(const Elem& m) {
   if (m.has("file")) {
     if (m.has("vertex") || m.has("face"))
       m.fail("attribute 'file' together with 'vertex' / 'face' (MuJoCo: repeated specification)");
+    m.ctx().requireFiles(m.xml(), m.str("file", ""));
     const std::string path = meshPath(m.ctx(), m.str("file", ""));
     std::string type = lowerExtension(path);
     const std::string ct = m.str("content_type", "");

@@ -22,7 +22,8 @@ const char* const kWorld = "world";
 
 class Reader {
  public:
-  Reader(const std::string& source, const std::string& modelDir) : ctx_(source, modelDir) {}
+  Reader(const std::string& source, const std::string& modelDir, bool filesAllowed)
+      : ctx_(source, modelDir, filesAllowed) {}
 
   MjcfDescription read(const tinyxml2::XMLDocument& doc) {
     out_.urdf.source = ctx_.source();
@@ -462,11 +463,11 @@ class Reader {
 };
 
 MjcfDescription parseDocument(tinyxml2::XMLDocument& doc, const std::string& source,
-                              const std::string& modelDir) {
+                              const std::string& modelDir, bool filesAllowed) {
   if (doc.Error())
     throw ModelError(source + ":" + std::to_string(doc.ErrorLineNum()) +
                      ": malformed XML: " + doc.ErrorStr());
-  return Reader(source, modelDir).read(doc);
+  return Reader(source, modelDir, filesAllowed).read(doc);
 }
 
 /// The directory of a file name ("" for a bare name: the working directory).
@@ -491,13 +492,16 @@ bool endsWith(const std::string& s, const std::string& suffix) {
 MjcfDescription parseMjcfFile(const std::string& path) {
   tinyxml2::XMLDocument doc;
   detail::loadXmlFile(doc, path);
-  return mjcf::parseDocument(doc, path, mjcf::directoryOf(path));
+  return mjcf::parseDocument(doc, path, mjcf::directoryOf(path), true);
 }
 
-MjcfDescription parseMjcfString(const std::string& xml, const std::string& sourceName) {
+MjcfDescription parseMjcfString(const std::string& xml, const std::string& sourceName,
+                                const std::string& baseDirectory) {
   tinyxml2::XMLDocument doc;
   doc.Parse(xml.c_str(), xml.size());
-  return mjcf::parseDocument(doc, sourceName, "");
+  std::string dir = baseDirectory;
+  if (!dir.empty() && dir.back() != '/') dir += '/';
+  return mjcf::parseDocument(doc, sourceName, dir, !baseDirectory.empty());
 }
 
 bool isMjcfFile(const std::string& path) {
@@ -512,15 +516,25 @@ bool isMjcfFile(const std::string& path) {
   return std::string(doc.RootElement()->Name()) == "mujoco";
 }
 
-UrdfDescription parseModelFile(const std::string& path) {
-  return isMjcfFile(path) ? parseMjcfFile(path).urdf : parseUrdfFile(path);
+namespace {
+UrdfDescription takeWarnings(MjcfDescription&& d, std::vector<std::string>* warnings) {
+  if (warnings) *warnings = std::move(d.warnings);
+  return std::move(d.urdf);
+}
+}  // namespace
+
+UrdfDescription parseModelFile(const std::string& path, std::vector<std::string>* warnings) {
+  if (warnings) warnings->clear();
+  return isMjcfFile(path) ? takeWarnings(parseMjcfFile(path), warnings) : parseUrdfFile(path);
 }
 
-UrdfDescription parseModelString(const std::string& xml, const std::string& sourceName) {
+UrdfDescription parseModelString(const std::string& xml, const std::string& sourceName,
+                                 std::vector<std::string>* warnings) {
+  if (warnings) warnings->clear();
   tinyxml2::XMLDocument doc;
   doc.Parse(xml.c_str(), xml.size());
   if (!doc.Error() && doc.RootElement() && std::string(doc.RootElement()->Name()) == "mujoco")
-    return parseMjcfString(xml, sourceName).urdf;
+    return takeWarnings(parseMjcfString(xml, sourceName), warnings);
   return parseUrdfString(xml, sourceName);
 }
 

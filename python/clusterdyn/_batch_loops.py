@@ -9,7 +9,8 @@ import functools
 
 import numpy as np
 
-from ._constrained_derivatives import ConstrainedDerivatives
+from ._constrained_derivatives import (ConstrainedDerivatives, _derivative_workspace,
+                                      _rank_tolerance)
 from ._core import (_COL_MAJOR, _ROW_MAJOR, OK, ClusterdynError, _check, _check_out, _stack,
                     _stack_fext, _threads, lib)
 
@@ -26,15 +27,6 @@ def rollout_batch(problem, Q0, V0, TAU, caller=None, threads=None, use_pool=True
         return problem.rollout(Q0, V0, TAU, pool=problem.model.pool(n), caller=caller,
                                **settings)
     return problem.rollout(Q0, V0, TAU, threads=n, caller=caller, **settings)
-
-
-def _rank_tolerance(value):
-    if value is None:
-        return 0.0  # the library's default (1e-10)
-    if isinstance(value, (bool, np.bool_)) or not isinstance(
-            value, (int, float, np.integer, np.floating)):
-        raise TypeError(f"rank_tolerance must be a real number, got {value!r}")
-    return float(value)
 
 
 def _outputs(out, N, ny, m):
@@ -87,12 +79,7 @@ def constrained_dynamics_derivatives_batch(cset, Q, V, TAU, fext=None, rank_tole
     rt = _rank_tolerance(rank_tolerance)
     ny, m = model.ny, cset.nrows
     res = _outputs(out, N, ny, m)
-    if cset._cdws is None:
-        h = C.c_void_p()
-        _check(lib().cdyn_constrained_derivative_workspace_create(cset.handle, C.byref(h)),
-               "cdyn_constrained_derivative_workspace_create",
-               lib().cdyn_last_error().decode(errors="replace"))
-        cset._cdws = h
+    _derivative_workspace(cset)
     # Row i of an array starts at its address + i * (bytes per state).
     rows = [(a.ctypes.data, a.strides[0]) for a in (Q, V, TAU) + ((F,) if F is not None else ())]
     outs = [(a.ctypes.data, a.strides[0]) for a in res[:8]]

@@ -23,6 +23,27 @@ class ConstrainedDerivatives(collections.namedtuple(
     __slots__ = ()
 
 
+
+def _rank_tolerance(value):
+    """The C argument for rank_tolerance: 0 selects the library's default (1e-10)."""
+    if value is None:
+        return 0.0
+    if isinstance(value, (bool, np.bool_)) or not isinstance(
+            value, (int, float, np.integer, np.floating)):
+        raise TypeError(f"rank_tolerance must be a real number, got {value!r}")
+    return float(value)
+
+
+def _derivative_workspace(cset):
+    """The set's constrained derivative workspace, created on first use (freed by cset.close())."""
+    if cset._cdws is None:
+        h = C.c_void_p()
+        _check(lib().cdyn_constrained_derivative_workspace_create(cset.handle, C.byref(h)),
+               "cdyn_constrained_derivative_workspace_create",
+               lib().cdyn_last_error().decode(errors="replace"))
+        cset._cdws = h
+    return cset._cdws
+
 def constrained_dynamics_derivatives(cset, q, v, tau, fext=None, rank_tolerance=None):
     """The constrained dynamics of the ConstraintSet cset and its derivatives.
 
@@ -41,19 +62,8 @@ def constrained_dynamics_derivatives(cset, q, v, tau, fext=None, rank_tolerance=
     q, v = _vec(q, model.nq, "q"), _vec(v, model.nv, "v")
     tau = _vec(tau, model.ny, "tau")
     f = _fext(fext, model.nbodies)
-    if rank_tolerance is None:
-        rt = 0.0
-    elif isinstance(rank_tolerance, (bool, np.bool_)) or not isinstance(
-            rank_tolerance, (int, float, np.integer, np.floating)):
-        raise TypeError(f"rank_tolerance must be a real number, got {rank_tolerance!r}")
-    else:
-        rt = float(rank_tolerance)
-    if cset._cdws is None:
-        h = C.c_void_p()
-        _check(lib().cdyn_constrained_derivative_workspace_create(cset.handle, C.byref(h)),
-               "cdyn_constrained_derivative_workspace_create",
-               lib().cdyn_last_error().decode(errors="replace"))
-        cset._cdws = h
+    rt = _rank_tolerance(rank_tolerance)
+    _derivative_workspace(cset)
     ny, m = model.ny, cset.nrows
     ydd, lam = np.zeros(ny), np.zeros(m)
     mats = [np.zeros((ny, ny), order="F") for _ in range(3)]

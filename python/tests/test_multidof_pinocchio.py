@@ -74,9 +74,9 @@ def pinocchio_dynamics(pm, cms, qp, vp, taup):
     return qdd, lam, settings
 
 
-@pytest.mark.parametrize("name", NAMES)
-def test_loops_match_pinocchio_constraint_dynamics(name):
-    path = MODELS_DIR / f"{name}.urdf"
+def both_sides(pin, path):
+    """The file loaded embedded and cut by clusterdyn and as a Pinocchio model with its loops as
+    constraint models: (emb, cut, pm, loops, cms, pmap, pmap_cut, ws, cset, cws)."""
     emb = cd.Model.load(path)
     cut = cd.Model.load(path, cut_loops=True)
     pm, loops = build(pin, path)
@@ -84,7 +84,13 @@ def test_loops_match_pinocchio_constraint_dynamics(name):
     pmap, pmap_cut = PinocchioMap(emb, pm), PinocchioMap(cut, pm)
     ws = emb.workspace()
     cset = cut.cut_loop_constraints()
-    cws = cset.workspace()
+    return emb, cut, pm, loops, cms, pmap, pmap_cut, ws, cset, cset.workspace()
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_loops_match_pinocchio_constraint_dynamics(name):
+    path = MODELS_DIR / f"{name}.urdf"
+    emb, cut, pm, loops, cms, pmap, pmap_cut, ws, cset, cws = both_sides(pin, path)
     assert len(loops) == len(cset), "every <loop> of the file is a cut-loop constraint"
     axes = [_floats(lp.find("axis").get("xyz") if lp.find("axis") is not None else None,
                     [1, 0, 0]) for lp in ET.parse(str(path)).getroot().findall("loop")]

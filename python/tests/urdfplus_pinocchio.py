@@ -20,10 +20,11 @@ and S (joint2), LOCAL frame:
   unique; Pinocchio's proximal solver handles the redundancy, the accelerations stay unique);
 - prismatic and planar loops have no CONTACT_3D / CONTACT_6D form: NotExpressible.
 """
-import math
 import xml.etree.ElementTree as ET
 
 import numpy as np
+
+from anchors_util import _rpy_matrix
 
 AXIS_OFFSET = 0.1  # m: the second point of a revolute loop, along its axis
 
@@ -36,16 +37,6 @@ def _floats(text, default):
     return np.array([float(x) for x in text.split()]) if text else np.array(default, float)
 
 
-def _rpy(r, p, y):
-    """URDF's R = Rz(y) Ry(p) Rx(r)."""
-    cr, sr, cp, sp, cy, sy = (math.cos(r), math.sin(r), math.cos(p), math.sin(p), math.cos(y),
-                              math.sin(y))
-    Rx = np.array([[1, 0, 0], [0, cr, -sr], [0, sr, cr]])
-    Ry = np.array([[cp, 0, sp], [0, 1, 0], [-sp, 0, cp]])
-    Rz = np.array([[cy, -sy, 0], [sy, cy, 0], [0, 0, 1]])
-    return Rz @ Ry @ Rx
-
-
 def _origin(pin, el):
     """SE3 of an element's <origin xyz rpy> child (identity when absent)."""
     o = el.find("origin") if el is not None else None
@@ -53,7 +44,7 @@ def _origin(pin, el):
         return pin.SE3.Identity()
     xyz = _floats(o.get("xyz"), [0, 0, 0])
     rpy = _floats(o.get("rpy"), [0, 0, 0])
-    return pin.SE3(_rpy(*rpy), xyz)
+    return pin.SE3(_rpy_matrix(*rpy), xyz)
 
 
 def _inertia(pin, link):

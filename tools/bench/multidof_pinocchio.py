@@ -38,9 +38,7 @@ except ImportError as e:  # pragma: no cover - depends on the environment
     sys.exit(77)
 
 import clusterdyn as cd  # noqa: E402
-from anchors_util import PinocchioMap  # noqa: E402
-from test_multidof_pinocchio import random_closed_state  # noqa: E402
-from urdfplus_pinocchio import build  # noqa: E402
+from test_multidof_pinocchio import both_sides, random_closed_state  # noqa: E402
 
 ONE_JOINT = """<robot name="one"><link name="base"/><link name="l"><inertial><mass value="1"/>
 <inertia ixx="1" iyy="1" izz="1" ixy="0" ixz="0" iyz="0"/></inertial></link>
@@ -104,13 +102,7 @@ def main():
     print("|---|---|---|---|---|")
     for name in args.models:
         path = REPO / "models" / f"{name}.urdf"
-        emb, cut = cd.Model.load(path), cd.Model.load(path, cut_loops=True)
-        pm, loops = build(pin, path)
-        cms = [cm for _, _, group in loops for cm in group]
-        pmap, pmap_cut = PinocchioMap(emb, pm), PinocchioMap(cut, pm)
-        ws = emb.workspace()
-        cset = cut.cut_loop_constraints()
-        cws = cset.workspace()
+        emb, cut, pm, loops, cms, pmap, pmap_cut, ws, cset, cws = both_sides(pin, path)
         q, v, tau, iv = random_closed_state(emb, ws, path, np.random.default_rng(1))
         tau_span = np.zeros(emb.nv)
         tau_span[iv] = tau

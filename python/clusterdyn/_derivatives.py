@@ -79,27 +79,24 @@ class DerivativeWorkspace(core._Handle):
 
     def minverse(self, q):
         """M(q)^-1 (nv, nv) of the spanning tree (articulated-body recursion)."""
-        m = self.model
-        q = core._vec(q, m.nq, "q")
-        out = np.zeros((m.nv, m.nv), order="F")
-        status = core.lib().cdyn_minverse(m.handle, self.handle, core._ptr(q), q.size,
-                                          core._ptr(out), max(1, m.nv))
-        if status != core.OK:
-            raise core.ClusterdynError(status, self.last_error, "cdyn_minverse")
-        return np.ascontiguousarray(out)
+        return self._inverse("cdyn_minverse", q, self.model.nv)
 
     def cluster_minverse(self, q):
         """H(q)^-1 (ny, ny) of the cluster tree at a closed configuration q, by the recursion on
         the cluster tree (cdyn_cluster_minverse), without forming or factoring H. Refused
         (ClusterdynError, CDYN_ERR_INVALID_ARGUMENT) for models with joint dynamics (armature,
         springs, dampers)."""
+        return self._inverse("cdyn_cluster_minverse", q, self.model.ny)
+
+    def _inverse(self, fn, q, n):
+        """The (n, n) matrix of the C function fn(model, dws, q, nq, out, ld), C-ordered."""
         m = self.model
         q = core._vec(q, m.nq, "q")
-        out = np.zeros((m.ny, m.ny), order="F")
-        status = core.lib().cdyn_cluster_minverse(m.handle, self.handle, core._ptr(q), q.size,
-                                                  core._ptr(out), max(1, m.ny))
+        out = np.zeros((n, n), order="F")
+        status = getattr(core.lib(), fn)(m.handle, self.handle, core._ptr(q), q.size,
+                                         core._ptr(out), max(1, n))
         if status != core.OK:
-            raise core.ClusterdynError(status, self.last_error, "cdyn_cluster_minverse")
+            raise core.ClusterdynError(status, self.last_error, fn)
         return np.ascontiguousarray(out)
 
     def ce_rnea_derivatives(self, q, v, ydd, fext=None, return_tau=False):

@@ -351,17 +351,22 @@ Status derivativePasses(const ClusterModel& cm, ClusterData& data, ClusterDeriva
 /// H^-1 = L^-T L^-1 from the Cholesky factor L of dd.llt: L^-1 by forward substitution column by
 /// column (into dd.Linv's lower triangle), then the upper triangle of L^-T L^-1 as dot products
 /// of contiguous column tails, mirrored (about n^3 / 3 multiplications; Eigen's solve against the
-/// identity does n^3 in blocked kernels sized for large matrices).
+/// identity does n^3 in blocked kernels sized for large matrices). The substitution runs column-
+/// oriented (x_i += L(i, k) Li(k, j) over contiguous columns of L, in the order k = j, ..., i - 1
+/// of the row-oriented sums: the same roundings).
 void choleskyInverse(ClusterDerivativeData& dd) {
   const MatX& L = dd.llt.matrixLLT();  // lower triangle: L
   MatX& Li = dd.Linv;
   const Eigen::Index n = L.rows();
   for (Eigen::Index j = 0; j < n; ++j) {
-    Li(j, j) = 1.0 / L(j, j);
-    for (Eigen::Index i = j + 1; i < n; ++i) {
-      double x = 0.0;
-      for (Eigen::Index k = j; k < i; ++k) x += L(i, k) * Li(k, j);
-      Li(i, j) = -x / L(i, i);
+    double* const x = &Li(0, j);  // x_i (i > j) until row i is reached, then Li(i, j)
+    for (Eigen::Index i = j + 1; i < n; ++i) x[i] = 0.0;
+    x[j] = 1.0 / L(j, j);
+    for (Eigen::Index k = j; k < n; ++k) {
+      if (k > j) x[k] = -x[k] / L(k, k);
+      const double lk = x[k];
+      const double* const Lk = &L(0, k);
+      for (Eigen::Index i = k + 1; i < n; ++i) x[i] += Lk[i] * lk;
     }
   }
   for (Eigen::Index j = 0; j < n; ++j)

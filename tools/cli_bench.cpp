@@ -36,6 +36,20 @@ double medianNsPerCall(const std::function<void(long)>& fn, long calls) {
   return t[nbatches / 2];
 }
 
+/// Runs the checks in order up to the first whose status is not accepted (Ok, or also
+/// NotConverged when notConverged is true) and returns "STATUS: message" of that one, the
+/// message read before any later call (a successful call clears the workspace's message), or
+/// "" when every check passes.
+std::string firstFailure(std::initializer_list<std::function<Status()>> checks,
+                         const std::function<std::string()>& message, bool notConverged = false) {
+  for (const auto& check : checks) {
+    const Status s = check();
+    if (s != Status::Ok && !(notConverged && s == Status::NotConverged))
+      return std::string(statusName(s)) + ": " + message();
+  }
+  return "";
+}
+
 }  // namespace
 
 int cmdBench(const Args& args) {
@@ -108,14 +122,17 @@ int cmdBench(const Args& args) {
     vs.push_back(v), as.push_back(a), taus.push_back(tau);
   }
   // Check once that every algorithm accepts the states (timed calls do not look at Status).
-  const Status checks[] = {forwardKinematics(model, data, qs[0], vs[0]),
-                           rnea(model, data, qs[0], vs[0], as[0]),
-                           aba(model, data, qs[0], vs[0], taus[0]), crba(model, data, qs[0])};
-  for (Status s : checks)
-    if (s != Status::Ok) {
-      std::cerr << "error: " << statusName(s) << ": " << data.errorMessage() << "\n";
-      return kExitFailure;
-    }
+  const auto treeMessage = [&] { return std::string(data.errorMessage()); };
+  const std::string treeFailure =
+      firstFailure({[&] { return forwardKinematics(model, data, qs[0], vs[0]); },
+                    [&] { return rnea(model, data, qs[0], vs[0], as[0]); },
+                    [&] { return aba(model, data, qs[0], vs[0], taus[0]); },
+                    [&] { return crba(model, data, qs[0]); }},
+                   treeMessage);
+  if (!treeFailure.empty()) {
+    std::cerr << "error: " << treeFailure << "\n";
+    return kExitFailure;
+  }
 
   volatile double sink = 0.0;
   struct Entry {
@@ -152,14 +169,15 @@ int cmdBench(const Args& args) {
       });
   if (anyDerivative) {
     DerivativeData dd(model);
-    const Status ds[] = {computeRNEADerivatives(model, data, dd, qs[0], vs[0], as[0]),
-                         computeABADerivatives(model, data, dd, qs[0], vs[0], taus[0]),
-                         computeMinverse(model, data, dd, qs[0])};
-    for (Status s : ds)
-      if (s != Status::Ok) {
-        std::cerr << "error: " << statusName(s) << ": " << data.errorMessage() << "\n";
-        return kExitFailure;
-      }
+    const std::string failure =
+        firstFailure({[&] { return computeRNEADerivatives(model, data, dd, qs[0], vs[0], as[0]); },
+                      [&] { return computeABADerivatives(model, data, dd, qs[0], vs[0], taus[0]); },
+                      [&] { return computeMinverse(model, data, dd, qs[0]); }},
+                     treeMessage);
+    if (!failure.empty()) {
+      std::cerr << "error: " << failure << "\n";
+      return kExitFailure;
+    }
     timed("rnea_derivatives", "rnea derivatives", [&](long k) {
       computeRNEADerivatives(model, data, dd, qs[k % kPool], vs[k % kPool], as[k % kPool]);
       sink = sink + dd.dtau_dq(0, 0);
@@ -195,15 +213,17 @@ int cmdBench(const Args& args) {
       tauYs.push_back(tauY), ydds.push_back(ydd);
     }
     if (clusterNote.empty()) {
-      const Status cchecks[] = {ceAba(cm, cd, states[0].q, states[0].v, tauYs[0]),
-                                ceRnea(cm, cd, states[0].q, states[0].v, ydds[0]),
-                                clusterMassMatrix(cm, cd, states[0].q),
-                                clusterBias(cm, cd, states[0].q, states[0].v)};
-      for (Status s : cchecks)
-        if (s != Status::Ok) {
-          std::cerr << "error: " << statusName(s) << ": " << cd.errorMessage() << "\n";
-          return kExitFailure;
-        }
+      const auto clusterMessage = [&] { return std::string(cd.errorMessage()); };
+      const std::string failure =
+          firstFailure({[&] { return ceAba(cm, cd, states[0].q, states[0].v, tauYs[0]); },
+                        [&] { return ceRnea(cm, cd, states[0].q, states[0].v, ydds[0]); },
+                        [&] { return clusterMassMatrix(cm, cd, states[0].q); },
+                        [&] { return clusterBias(cm, cd, states[0].q, states[0].v); }},
+                       clusterMessage);
+      if (!failure.empty()) {
+        std::cerr << "error: " << failure << "\n";
+        return kExitFailure;
+      }
       const auto& st = states;
       timed("ce_aba", "ce-aba", [&](long k) {
         ceAba(cm, cd, st[k % kPool].q, st[k % kPool].v, tauYs[k % kPool]);
@@ -230,14 +250,13 @@ int cmdBench(const Args& args) {
           });
       if (anyClusterDerivative) {
         ClusterDerivativeData cdd(cm);
-        const Status ds[] = {computeCeRneaDerivatives(cm, cd, cdd, st[0].q, st[0].v, ydds[0]),
-                             computeCeAbaDerivatives(cm, cd, cdd, st[0].q, st[0].v, tauYs[0]),
-                             computeClusterMinverse(cm, cd, cdd, st[0].q)};
-        const Status* bad =
-            std::find_if(std::begin(ds), std::end(ds), [](Status s) { return s != Status::Ok; });
-        if (bad != std::end(ds)) {
-          std::cerr << "clusterdyn: warning: cluster derivatives not timed: " << statusName(*bad)
-                    << ": " << cd.errorMessage() << "\n";
+        const std::string failure = firstFailure(
+            {[&] { return computeCeRneaDerivatives(cm, cd, cdd, st[0].q, st[0].v, ydds[0]); },
+             [&] { return computeCeAbaDerivatives(cm, cd, cdd, st[0].q, st[0].v, tauYs[0]); },
+             [&] { return computeClusterMinverse(cm, cd, cdd, st[0].q); }},
+            clusterMessage);
+        if (!failure.empty()) {
+          std::cerr << "clusterdyn: warning: cluster derivatives not timed: " << failure << "\n";
         } else {
           timed("ce_rnea_derivatives", "ce-rnea derivatives", [&](long k) {
             computeCeRneaDerivatives(cm, cd, cdd, st[k % kPool].q, st[k % kPool].v,
@@ -261,17 +280,21 @@ int cmdBench(const Args& args) {
         for (const auto& c : contacts) set.addContact(c.second, c.first);
         ConstraintData con(cm, set);
         const bool world = set.allWorldAttached();  // constrainedAba: body-world rows only
-        const Status cons[] = {
-            delassusMatrix(cm, cd, set, con, st[0].q),
-            dampedDelassusInverse(cm, cd, set, con, st[0].q, 1e-6),
-            world ? constrainedAba(cm, cd, set, con, st[0].q, st[0].v, tauYs[0], ps) : Status::Ok,
-            proxPv(cm, cd, set, con, st[0].q, st[0].v, tauYs[0], ps),
-            constrainedDynamicsDense(cm, cd, set, con, st[0].q, st[0].v, tauYs[0], ps)};
-        for (Status s : cons)
-          if (s != Status::Ok && s != Status::NotConverged) {
-            std::cerr << "error: " << statusName(s) << ": " << cd.errorMessage() << "\n";
-            return kExitFailure;
-          }
+        const auto& q0 = st[0].q;
+        const auto& v0 = st[0].v;
+        const std::string failure = firstFailure(
+            {[&] { return delassusMatrix(cm, cd, set, con, q0); },
+             [&] { return dampedDelassusInverse(cm, cd, set, con, q0, 1e-6); },
+             [&] {
+               return world ? constrainedAba(cm, cd, set, con, q0, v0, tauYs[0], ps) : Status::Ok;
+             },
+             [&] { return proxPv(cm, cd, set, con, q0, v0, tauYs[0], ps); },
+             [&] { return constrainedDynamicsDense(cm, cd, set, con, q0, v0, tauYs[0], ps); }},
+            clusterMessage, true);
+        if (!failure.empty()) {
+          std::cerr << "error: " << failure << "\n";
+          return kExitFailure;
+        }
         constraintRows = set.rows();
         // Mean constrainedABA iterations over the state pool (convergence is the check).
         double iterations = 0.0;

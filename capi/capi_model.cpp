@@ -117,11 +117,11 @@ cdyn_status cdyn_model_load_string_dir(int abi_version, const char* xml, size_t 
     writeMessage(err, errlen, "xml is NULL");
     return CDYN_ERR_NULL_POINTER;
   }
-  return loadModel(
-      abi_version, flags, gravity, model, err, errlen, [&](std::vector<std::string>& w) {
-        return cd::parseModelString(std::string(xml ? xml : "", xml_len), "<string>", &w,
-                                    base_dir ? base_dir : "");
-      });
+  return loadModel(abi_version, flags, gravity, model, err, errlen,
+                   [&](std::vector<std::string>& w) {
+                     return cd::parseModelString(std::string(xml ? xml : "", xml_len), "<string>",
+                                                 &w, base_dir ? base_dir : "");
+                   });
 }
 
 cdyn_status cdyn_model_free(cdyn_model* model) {

@@ -104,15 +104,24 @@ cdyn_status cdyn_model_load(int abi_version, const char* path, unsigned int flag
 cdyn_status cdyn_model_load_string(int abi_version, const char* xml, size_t xml_len,
                                    unsigned int flags, const double* gravity, cdyn_model** model,
                                    char* err, size_t errlen) {
+  return cdyn_model_load_string_dir(abi_version, xml, xml_len, nullptr, flags, gravity, model, err,
+                                    errlen);
+}
+
+cdyn_status cdyn_model_load_string_dir(int abi_version, const char* xml, size_t xml_len,
+                                       const char* base_dir, unsigned int flags,
+                                       const double* gravity, cdyn_model** model, char* err,
+                                       size_t errlen) {
   if (xml == nullptr && xml_len > 0) {
     if (model) *model = nullptr;
     writeMessage(err, errlen, "xml is NULL");
     return CDYN_ERR_NULL_POINTER;
   }
-  return loadModel(
-      abi_version, flags, gravity, model, err, errlen, [&](std::vector<std::string>& w) {
-        return cd::parseModelString(std::string(xml ? xml : "", xml_len), "<string>", &w);
-      });
+  return loadModel(abi_version, flags, gravity, model, err, errlen,
+                   [&](std::vector<std::string>& w) {
+                     return cd::parseModelString(std::string(xml ? xml : "", xml_len), "<string>",
+                                                 &w, base_dir ? base_dir : "");
+                   });
 }
 
 cdyn_status cdyn_model_free(cdyn_model* model) {

@@ -303,11 +303,22 @@ CDYN_API cdyn_status cdyn_model_load(int abi_version, const char* path, unsigned
                                      char* err /*optional*/, size_t errlen);
 /** Same as cdyn_model_load from URDF text in memory: xml points at xml_len bytes (need not be
  *  NUL-terminated). Messages name the source "<string>". Text opens no files: an MJCF
- *  <include file> or <mesh file> is CDYN_ERR_PARSE (load such models from their file). */
+ *  <include file> or <mesh file> is CDYN_ERR_PARSE (load such models from their file, or give
+ *  their directory to cdyn_model_load_string_dir). */
 CDYN_API cdyn_status cdyn_model_load_string(int abi_version, const char* xml, size_t xml_len,
                                             unsigned int flags, const double* gravity /*optional*/,
                                             cdyn_model** model, char* err /*optional*/,
                                             size_t errlen);
+/** Same as cdyn_model_load_string, and an MJCF text's relative <include file> and <mesh file>
+ *  names are resolved against base_dir (as against the directory of a loaded file; absolute
+ *  names are read as they are). base_dir: NUL-terminated directory, or NULL (or "") to open no
+ *  files, as cdyn_model_load_string. URDF text ignores it. */
+CDYN_API cdyn_status cdyn_model_load_string_dir(int abi_version, const char* xml, size_t xml_len,
+                                                const char* base_dir /*optional*/,
+                                                unsigned int flags,
+                                                const double* gravity /*optional*/,
+                                                cdyn_model** model, char* err /*optional*/,
+                                                size_t errlen);
 /** Frees a model. NULL is accepted (CDYN_OK). Fails with CDYN_ERR_INVALID_ARGUMENT, freeing
  *  nothing (message in cdyn_last_error), while workspaces, pools, constraint sets or cdyn_forces
  *  of the model still exist. Not concurrent with other uses of the model. */

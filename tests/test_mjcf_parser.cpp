@@ -248,6 +248,11 @@ TEST(MjcfParser, EqualitiesBecomeLoopsAndMimics) {
   } catch (const ModelError& e) {
     EXPECT_NE(std::string(e.what()).find("rod_ball"), std::string::npos) << e.what();
     EXPECT_NE(std::string(e.what()).find("cut the loop instead"), std::string::npos) << e.what();
+    // An MJCF user has no independent="true" to set: the message says what the reader does.
+    EXPECT_NE(std::string(e.what()).find("MJCF (no such mark): the reader makes dependent"),
+              std::string::npos)
+        << e.what();
+    EXPECT_NE(std::string(e.what()).find("MJCF: hinge joints"), std::string::npos) << e.what();
   }
   ModelOptions cut;
   cut.cutLoops = true;

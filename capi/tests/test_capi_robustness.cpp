@@ -420,5 +420,21 @@ TEST(Robustness, MjcfWarningsAndTextWithoutFiles) {
   EXPECT_NE(std::string(err).find("<string>:3: <include>"), std::string::npos) << err;
   EXPECT_NE(std::string(err).find("opens no files"), std::string::npos) << err;
   std::filesystem::current_path(cwd);
+  // ... and resolved against the directory given to cdyn_model_load_string_dir
+  ASSERT_EQ(cdyn_model_load_string_dir(CDYN_ABI_VERSION, inc.data(), inc.size(), dir.c_str(), 0,
+                                       nullptr, &m, err, sizeof err),
+            CDYN_OK)
+      << err;
+  ASSERT_EQ(cdyn_model_nbodies(m, &n), CDYN_OK);
+  EXPECT_EQ(n, 1);
+  const char* link = nullptr;
+  ASSERT_EQ(cdyn_model_body_name(m, 0, &link), CDYN_OK);
+  EXPECT_STREQ(link, "leg");
+  EXPECT_EQ(cdyn_model_free(m), CDYN_OK);
+  m = reinterpret_cast<cdyn_model*>(1);
+  EXPECT_EQ(cdyn_model_load_string_dir(CDYN_ABI_VERSION, inc.data(), inc.size(), nullptr, 0,
+                                       nullptr, &m, err, sizeof err),
+            CDYN_ERR_PARSE);  // NULL base_dir: no files, as cdyn_model_load_string
+  EXPECT_EQ(m, nullptr);
   std::filesystem::remove_all(dir);
 }

@@ -57,14 +57,15 @@ bool isMjcfFile(const std::string& path);
 /// the root element is <mujoco>), else URDF. The MJCF joint dynamics (armature, springs,
 /// dampers) and <option gravity> travel in the UrdfJoint / UrdfDescription fields, which the
 /// builders apply (ModelOptions::jointDynamics, fileGravity). loadModel and the C load functions
-/// read files through these. parseModelString opens no files (MJCF <include> / <mesh file>:
-/// ModelError, see parseMjcfString).
+/// read files through these. parseModelString opens files only with a baseDirectory (MJCF
+/// <include> / <mesh file>: ModelError without one, see parseMjcfString; URDF text ignores it).
 /// warnings (optional): receives MjcfDescription::warnings of an MJCF model (cleared first;
 /// URDF files give none here: the URDF reader's warnings go to the log only).
 UrdfDescription parseModelFile(const std::string& path,
                                std::vector<std::string>* warnings = nullptr);
 UrdfDescription parseModelString(const std::string& xml, const std::string& sourceName = "<string>",
-                                 std::vector<std::string>* warnings = nullptr);
+                                 std::vector<std::string>* warnings = nullptr,
+                                 const std::string& baseDirectory = "");
 
 /// Passive joint parameters of a model built from an MJCF description, per coordinate of
 /// `model` (any Model built from that description: the tree of buildTreeModel or a

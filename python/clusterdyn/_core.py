@@ -311,16 +311,20 @@ class Model(DerivativesMixin, _Handle):
 
     @classmethod
     def from_string(cls, xml, floating_base=False, ignore_constraints=False, gravity=None,
-                    cut_loops=False, joint_dynamics=True):
+                    cut_loops=False, joint_dynamics=True, base_dir=None):
         """Loads URDF / URDF+ or MJCF text (str or bytes); arguments as :meth:`load`. Text opens
-        no files: an MJCF ``<include>`` or mesh file raises (load such a model from its file)."""
+        files only when given ``base_dir`` (str or path-like): an MJCF ``<include file>`` or
+        ``<mesh file>`` name is then resolved against that directory (absolute names as they
+        are), as against a loaded file's directory; without it such text raises (load the model
+        from its file, or pass its directory)."""
         data = xml.encode() if isinstance(xml, str) else bytes(xml)
+        base = None if base_dir is None else os.fsencode(os.fspath(base_dir))
         return cls._load(None, data, floating_base, ignore_constraints, gravity, cut_loops,
-                         joint_dynamics)
+                         joint_dynamics, base)
 
     @classmethod
     def _load(cls, path, xml, floating_base, ignore_constraints, gravity, cut_loops=False,
-              joint_dynamics=True):
+              joint_dynamics=True, base_dir=None):
         L = lib()
         flags = ((1 if floating_base else 0) | (2 if ignore_constraints else 0)
                  | (4 if cut_loops else 0) | (0 if joint_dynamics else 8))
@@ -331,9 +335,9 @@ class Model(DerivativesMixin, _Handle):
                                   err, len(err))
             fn = "cdyn_model_load"
         else:
-            s = L.cdyn_model_load_string(_library.ABI_VERSION, xml, len(xml), flags, _ptr(g),
-                                         C.byref(handle), err, len(err))
-            fn = "cdyn_model_load_string"
+            s = L.cdyn_model_load_string_dir(_library.ABI_VERSION, xml, len(xml), base_dir,
+                                             flags, _ptr(g), C.byref(handle), err, len(err))
+            fn = "cdyn_model_load_string_dir"
         _check(s, fn, err.value.decode(errors="replace"))
         return cls(handle.value)
 

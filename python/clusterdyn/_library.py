@@ -176,6 +176,8 @@ def _declare(lib):
     f("cdyn_model_load", _int, C.c_char_p, C.c_uint, _D, C.POINTER(_H), C.c_char_p, _size)
     f("cdyn_model_load_string", _int, C.c_char_p, _size, C.c_uint, _D, C.POINTER(_H),
       C.c_char_p, _size)
+    f("cdyn_model_load_string_dir", _int, C.c_char_p, _size, C.c_char_p, C.c_uint, _D,
+      C.POINTER(_H), C.c_char_p, _size)
     f("cdyn_model_free", _H)
     f("cdyn_model_name", _H, _S)
     for name in ("nbodies", "nq", "nv", "nframes", "nclusters", "ny", "nyq", "nloops",

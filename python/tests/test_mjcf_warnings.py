@@ -52,3 +52,25 @@ def test_text_opens_no_files(tmp_path, monkeypatch):
         cd.Model.from_string(xml)
     (tmp_path / "main.xml").write_text(xml)
     assert cd.Model.load(tmp_path / "main.xml").nv == 1  # from its file: read
+
+
+def test_text_reads_includes_and_meshes_relative_to_base_dir(tmp_path):
+    """from_string(..., base_dir=DIR): relative <include file> / <mesh file> names resolve
+    against DIR (not the working directory), as against a loaded file's own directory."""
+    (tmp_path / "parts").mkdir()
+    (tmp_path / "parts" / "leg.xml").write_text(
+        '<mujocoinclude><body name="leg"><joint name="j"/><geom size="0.1"/>'
+        '<body name="shin" pos="0 0 -0.3"><joint name="k"/><geom size="0.05"/></body>'
+        '</body></mujocoinclude>')
+    xml = '<mujoco>\n<worldbody>\n<include file="parts/leg.xml"/>\n</worldbody>\n</mujoco>\n'
+    (tmp_path / "main.xml").write_text(xml)
+    with cd.Model.from_string(xml, base_dir=tmp_path) as a, \
+            cd.Model.from_string(xml.encode(), base_dir=str(tmp_path)) as b, \
+            cd.Model.load(tmp_path / "main.xml") as ref:
+        for m in (a, b):
+            assert (m.nq, m.nv) == (ref.nq, ref.nv) == (2, 2)
+            assert m.total_mass == ref.total_mass > 0
+    with pytest.raises(cd.ClusterdynError, match=r"<string>:3: <include>"):
+        cd.Model.from_string(xml, base_dir=tmp_path / "parts")  # parts/parts/leg.xml: missing
+    with pytest.raises(cd.ClusterdynError, match=r"opens no files"):
+        cd.Model.from_string(xml, base_dir=None)

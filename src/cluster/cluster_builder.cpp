@@ -522,10 +522,9 @@ std::string velocityNameList(const Model& tree, const Cluster& c, const std::vec
   fail(where, elem,
        "has " + std::to_string(c.ny) + " independent coordinates (" +
            velocityNameList(tree, c, c.independent) + ") but its constraints leave " + qualifier +
-           std::to_string(freedom) +
-           " degrees of freedom; mark exactly that many of its joints independent=\"true\"" +
+           std::to_string(freedom) + " degrees of freedom" +
            (c.ny > freedom ? " (more independent coordinates than the cluster's freedom)" : "") +
-           hint);
+           "; " + detail::kIndependentCountAdvice + hint);
 }
 
 /// Closes constrained cluster k in cm.qReference and checks its independent set: the

@@ -60,7 +60,8 @@ std::string multiDofFreeDirectionHint(const ClusterModel& cm, const ClusterData&
          " moves along a direction the constraints leave free (e.g. a rod's spin between two "
          "ball joints), but a multi-dof joint inside a loop cluster is dependent as a whole: "
          "write it as revolute joints with intersecting axes and mark the free one "
-         "independent=\"true\", or cut the loop instead (URDF+ closure=\"cut\", "
+         "independent=\"true\" (MJCF: hinge joints; the reader leaves the free one "
+         "independent), or cut the loop instead (URDF+ closure=\"cut\", "
          "ModelOptions::cutLoops, CDYN_LOAD_CUT_LOOPS, Python cut_loops=True)";
 }
 

@@ -15,6 +15,15 @@ namespace clusterdyn::detail {
 void checkMultiDofJoint(const ClusterModel& cm, const UrdfDescription& urdf, const Cluster& c,
                         int b, const UrdfJoint* uj);
 
+/// How to fix a cluster whose independent set does not match its freedom, in both idioms: URDF+
+/// marks the joints, the MJCF reader chooses them at qpos0 (mjcf_coordinates.cpp).
+inline constexpr const char* kIndependentCountAdvice =
+    "URDF+: mark exactly that many of its joints independent=\"true\"; MJCF (no such mark): the "
+    "reader makes dependent the joints that span the equality constraints' Jacobian at qpos0 "
+    "(docs/mjcf.md section 3), so a loop drawn open or at a singular pose at qpos0 miscounts: "
+    "draw it closed and away from singular poses at qpos0, or cut the loop "
+    "(ModelOptions::cutLoops, CDYN_LOAD_CUT_LOOPS, Python cut_loops=True, clusterdyn bench --cut)";
+
 /// "" or a hint naming the multi-dof joint that carries a null direction of the dependent
 /// columns of cluster k's K (in data): a direction without a coordinate (a rod's idle spin).
 std::string multiDofFreeDirectionHint(const ClusterModel& cm, const ClusterData& data, int k);

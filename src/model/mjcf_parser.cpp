@@ -529,12 +529,13 @@ UrdfDescription parseModelFile(const std::string& path, std::vector<std::string>
 }
 
 UrdfDescription parseModelString(const std::string& xml, const std::string& sourceName,
-                                 std::vector<std::string>* warnings) {
+                                 std::vector<std::string>* warnings,
+                                 const std::string& baseDirectory) {
   if (warnings) warnings->clear();
   tinyxml2::XMLDocument doc;
   doc.Parse(xml.c_str(), xml.size());
   if (!doc.Error() && doc.RootElement() && std::string(doc.RootElement()->Name()) == "mujoco")
-    return takeWarnings(parseMjcfString(xml, sourceName), warnings);
+    return takeWarnings(parseMjcfString(xml, sourceName, baseDirectory), warnings);
   return parseUrdfString(xml, sourceName);
 }
 

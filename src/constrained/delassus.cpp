@@ -295,20 +295,22 @@ bool inverseOfSpd(double* L, Eigen::Index lda, double* X, Eigen::Index ldo, int 
   return true;
 }
 
-/// out = A^-1 for a 12 x 12 symmetric positive definite A (lower triangle read, overwritten)
-/// in 6 x 6 blocks (two frame contacts), A = [P E^T; E Q]: with W = E P^-1 and the Schur
+/// out = A^-1 for the 12 x 12 symmetric positive definite A = D + rho I (D's lower triangle
+/// read) in 6 x 6 blocks (two frame contacts), A = [P E^T; E Q]: with W = E P^-1 and the Schur
 /// complement S = Q - W E^T (positive definite with A),
 ///   A^-1 = [P^-1 + W^T S^-1 W, (.)^T; -S^-1 W, S^-1],
 /// two 6 x 6 inverses and four fixed-size 6 x 6 products, which Eigen vectorizes (the flops of
 /// the 12 x 12 Cholesky inverse, in fewer instructions). False when A is not positive definite
 /// (P or S is not: a pivot of the Cholesky factor of A is not positive).
-bool inverseOfSpd12(Eigen::Ref<MatX> A, MatX& out) {
-  Mat6 P = A.topLeftCorner<6, 6>(), Pinv;
+bool inverseOfSpd12(const MatX& D, double rho, MatX& out) {
+  Mat6 P = D.topLeftCorner<6, 6>(), Pinv;
+  P.diagonal().array() += rho;
   if (!inverseOfSpd<6>(P.data(), 6, Pinv.data(), 6, 6)) return false;
-  const Mat6 E = A.bottomLeftCorner<6, 6>();
+  const Mat6 E = D.bottomLeftCorner<6, 6>();
   Mat6 W, S, Sinv, V;
   W.noalias() = E.lazyProduct(Pinv);
-  S = A.bottomRightCorner<6, 6>();
+  S = D.bottomRightCorner<6, 6>();
+  S.diagonal().array() += rho;
   S.noalias() -= W.lazyProduct(E.transpose());
   if (!inverseOfSpd<6>(S.data(), 6, Sinv.data(), 6, 6)) return false;
   V.noalias() = -Sinv.lazyProduct(W);  // the lower-left block
@@ -320,12 +322,16 @@ bool inverseOfSpd12(Eigen::Ref<MatX> A, MatX& out) {
   return true;
 }
 
-/// inverseOfSpd with the size fixed at compile time (loops fully unrolled) for the row counts
-/// of small point (3) and frame (6) contact sets, in 6 x 6 blocks at 12 rows; at run time
-/// otherwise.
-bool inverseOfSpd(Eigen::Ref<MatX> A, MatX& out) {
+/// out = (D + rho I)^-1 for a symmetric m x m D (lower triangle read) with D + rho I positive
+/// definite, through A (m x m scratch): inverseOfSpd with the size fixed at compile time (loops
+/// fully unrolled) for the row counts of small point (3) and frame (6) contact sets, in 6 x 6
+/// blocks at 12 rows (A unused); at run time otherwise.
+bool dampedInverseOf(const MatX& D, double rho, Eigen::Ref<MatX> A, MatX& out) {
+  const int m = static_cast<int>(D.rows());
+  if (m == 12) return inverseOfSpd12(D, rho, out);
+  A = D;
+  A.diagonal().array() += rho;
   const Eigen::Index lda = A.outerStride(), ldo = out.outerStride();
-  const int m = static_cast<int>(A.rows());
   switch (m) {
     case 3:
       return inverseOfSpd<3>(A.data(), lda, out.data(), ldo, m);
@@ -333,8 +339,6 @@ bool inverseOfSpd(Eigen::Ref<MatX> A, MatX& out) {
       return inverseOfSpd<6>(A.data(), lda, out.data(), ldo, m);
     case 9:
       return inverseOfSpd<9>(A.data(), lda, out.data(), ldo, m);
-    case 12:
-      return inverseOfSpd12(A, out);
     default:
       return inverseOfSpd<0>(A.data(), lda, out.data(), ldo, m);
   }
@@ -492,10 +496,7 @@ Status dampedDelassusInverse(const ClusterModel& model, ClusterData& data, const
   const auto factorized = [&]() -> Status {
     CDYN_TRY(pass2(model, data, cd.du.data()));
     detail::delassusPropagation(model, data, cd, cd.delassus);
-    auto A = cd.work.topLeftCorner(m, m);
-    A = cd.delassus;
-    A.diagonal().array() += rho;
-    if (!inverseOfSpd(A, cd.dampedInverse))
+    if (!dampedInverseOf(cd.delassus, rho, cd.work.topLeftCorner(m, m), cd.dampedInverse))
       return detail::fail(data.treeData, Status::NotPositiveDefinite,
                           "the damped Delassus matrix is not positive definite");
     return Status::Ok;

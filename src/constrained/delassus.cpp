@@ -297,8 +297,7 @@ bool inverseOfSpd(double* L, Eigen::Index lda, double* X, Eigen::Index ldo, int 
 
 /// out = A^-1 for the 12 x 12 symmetric positive definite A = D + rho I (D's lower triangle
 /// read) in 6 x 6 blocks (any 12 rows: two frame or four point contacts), A = [P E^T; E Q]: with
-/// W = E P^-1 and the Schur
-/// complement S = Q - W E^T (positive definite with A),
+/// W = E P^-1 and the Schur complement S = Q - W E^T (positive definite with A),
 ///   A^-1 = [P^-1 + W^T S^-1 W, (.)^T; -S^-1 W, S^-1],
 /// two 6 x 6 inverses and four fixed-size 6 x 6 products, which Eigen vectorizes (the flops of
 /// the 12 x 12 Cholesky inverse, in fewer instructions). False when A is not positive definite

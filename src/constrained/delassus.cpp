@@ -233,18 +233,17 @@ constexpr double kDampedCancellation = 1e-2;
 /// inverse cost less than cABA-OSIM's articulated sweep and propagation.
 constexpr int kDirectRows = 32;
 
-/// out = A^-1 for a symmetric positive definite A (m x m, lower triangle read, overwritten):
-/// Cholesky A = L L^T in place, X = L^-1 into out's lower triangle, A^-1 = X^T X (lower
-/// triangle into A, then both triangles of out), scalar loops (m^3 / 2 flops; Eigen's blocked
+/// X = A^-1 for a symmetric positive definite A (m x m, column-major at L with leading dimension
+/// lda, lower triangle read, overwritten; X likewise with ldo): Cholesky A = L L^T in place,
+/// X = L^-1 into X's lower triangle, A^-1 = X^T X (lower triangle into A, then both triangles
+/// of X), scalar loops (m^3 / 2 flops; Eigen's blocked
 /// LLT and triangular solve against the identity cost several times more instructions at m ~
 /// 12). False when a pivot is not positive (or NaN), as Eigen::LLT. M > 0: m = M known at
 /// compile time (the loops are then unrolled and vectorized without run-time trip counts);
-/// M = 0: m = A.rows().
+/// M = 0: m = mRun.
 template <int M>
-bool inverseOfSpd(Eigen::Ref<MatX> A, MatX& out) {
-  const int m = M > 0 ? M : static_cast<int>(A.rows());
-  const Eigen::Index lda = A.outerStride(), ldo = out.outerStride();
-  double* L = A.data();
+bool inverseOfSpd(double* L, Eigen::Index lda, double* X, Eigen::Index ldo, int mRun) {
+  const int m = M > 0 ? M : mRun;
   CDYN_UNROLL
   for (int j = 0; j < m; ++j) {  // left-looking Cholesky, column j
     double* lj = L + j * lda;
@@ -262,7 +261,6 @@ bool inverseOfSpd(Eigen::Ref<MatX> A, MatX& out) {
     CDYN_UNROLL
     for (int i = j + 1; i < m; ++i) lj[i] *= inv;
   }
-  double* X = out.data();
   CDYN_UNROLL
   for (int j = 0; j < m; ++j) {  // column j of X = L^-1: L x = e_j
     double* x = X + j * ldo;
@@ -297,20 +295,52 @@ bool inverseOfSpd(Eigen::Ref<MatX> A, MatX& out) {
   return true;
 }
 
-/// inverseOfSpd with the size fixed at compile time (loops fully unrolled) for the row counts
-/// of small point (3) and frame (6) contact sets, up to 12 rows; at run time otherwise.
-bool inverseOfSpd(Eigen::Ref<MatX> A, MatX& out) {
-  switch (A.rows()) {
+/// out = A^-1 for the 12 x 12 symmetric positive definite A = D + rho I (D's lower triangle
+/// read) in 6 x 6 blocks (any 12 rows: two frame or four point contacts), A = [P E^T; E Q]: with
+/// W = E P^-1 and the Schur complement S = Q - W E^T (positive definite with A),
+///   A^-1 = [P^-1 + W^T S^-1 W, (.)^T; -S^-1 W, S^-1],
+/// two 6 x 6 inverses and four fixed-size 6 x 6 products, which Eigen vectorizes (the flops of
+/// the 12 x 12 Cholesky inverse, in fewer instructions). False when A is not positive definite
+/// (P or S is not: a pivot of the Cholesky factor of A is not positive).
+bool inverseOfSpd12(const MatX& D, double rho, MatX& out) {
+  Mat6 P = D.topLeftCorner<6, 6>(), Pinv;
+  P.diagonal().array() += rho;
+  if (!inverseOfSpd<6>(P.data(), 6, Pinv.data(), 6, 6)) return false;
+  const Mat6 E = D.bottomLeftCorner<6, 6>();
+  Mat6 W, S, Sinv, V;
+  W.noalias() = E.lazyProduct(Pinv);
+  S = D.bottomRightCorner<6, 6>();
+  S.diagonal().array() += rho;
+  S.noalias() -= W.lazyProduct(E.transpose());
+  if (!inverseOfSpd<6>(S.data(), 6, Sinv.data(), 6, 6)) return false;
+  V.noalias() = -Sinv.lazyProduct(W);  // the lower-left block
+  out.bottomLeftCorner<6, 6>() = V;
+  out.topRightCorner<6, 6>() = V.transpose();
+  out.bottomRightCorner<6, 6>() = Sinv;
+  Pinv.noalias() -= W.transpose().lazyProduct(V);
+  out.topLeftCorner<6, 6>() = Pinv;
+  return true;
+}
+
+/// out = (D + rho I)^-1 for a symmetric m x m D (lower triangle read) with D + rho I positive
+/// definite, through A (m x m scratch): inverseOfSpd with the size fixed at compile time (loops
+/// fully unrolled) for the row counts of small point (3) and frame (6) contact sets, in 6 x 6
+/// blocks at 12 rows (A unused); at run time otherwise.
+bool dampedInverseOf(const MatX& D, double rho, Eigen::Ref<MatX> A, MatX& out) {
+  const int m = static_cast<int>(D.rows());
+  if (m == 12) return inverseOfSpd12(D, rho, out);
+  A = D;
+  A.diagonal().array() += rho;
+  const Eigen::Index lda = A.outerStride(), ldo = out.outerStride();
+  switch (m) {
     case 3:
-      return inverseOfSpd<3>(A, out);
+      return inverseOfSpd<3>(A.data(), lda, out.data(), ldo, m);
     case 6:
-      return inverseOfSpd<6>(A, out);
+      return inverseOfSpd<6>(A.data(), lda, out.data(), ldo, m);
     case 9:
-      return inverseOfSpd<9>(A, out);
-    case 12:
-      return inverseOfSpd<12>(A, out);
+      return inverseOfSpd<9>(A.data(), lda, out.data(), ldo, m);
     default:
-      return inverseOfSpd<0>(A, out);
+      return inverseOfSpd<0>(A.data(), lda, out.data(), ldo, m);
   }
 }
 
@@ -466,10 +496,7 @@ Status dampedDelassusInverse(const ClusterModel& model, ClusterData& data, const
   const auto factorized = [&]() -> Status {
     CDYN_TRY(pass2(model, data, cd.du.data()));
     detail::delassusPropagation(model, data, cd, cd.delassus);
-    auto A = cd.work.topLeftCorner(m, m);
-    A = cd.delassus;
-    A.diagonal().array() += rho;
-    if (!inverseOfSpd(A, cd.dampedInverse))
+    if (!dampedInverseOf(cd.delassus, rho, cd.work.topLeftCorner(m, m), cd.dampedInverse))
       return detail::fail(data.treeData, Status::NotPositiveDefinite,
                           "the damped Delassus matrix is not positive definite");
     return Status::Ok;

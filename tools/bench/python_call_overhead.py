@@ -14,6 +14,7 @@ velocity of its independent coordinates (closed), fixed seed.
 """
 
 import argparse
+import ctypes
 import importlib.util
 import os
 import statistics
@@ -56,6 +57,15 @@ def calls(cd, path):
     cset.add_contact(frame)
     cws = cset.workspace()
     keep = (model, ws, cset, cws)  # alive as long as the closures
+    # The floor: cdyn_rnea called through ctypes with pointers made beforehand.
+    out = np.zeros(model.nv)
+    q_p, v_p, a_p, out_p = (x.ctypes.data_as(ctypes.POINTER(ctypes.c_double))
+                            for x in (q, v, a, out))
+    args = (model.handle, ws.handle, q_p, model.nq, v_p, model.nv, a_p, model.nv, None, 0,
+            out_p, model.nv)
+    rnea_c = cd.lib().cdyn_rnea
+    assert rnea_c(*args) == 0 and np.array_equal(out, ws.rnea(q, v, a))
+    keep += (out, args)
     return {
         "rnea(q, v, a)": lambda: ws.rnea(q, v, a),
         "aba(q, v, tau)": lambda: ws.aba(q, v, a),
@@ -67,6 +77,7 @@ def calls(cd, path):
         "forward_kinematics(q)": lambda: ws.forward_kinematics(q),
         "constrained_aba (1 contact)": lambda: cws.constrained_aba(q, v, tau),
         "rnea, list inputs": lambda: ws.rnea(q.tolist(), v.tolist(), a.tolist()),
+        "cdyn_rnea alone (ctypes, pointers made before)": lambda: rnea_c(*args),
     }, keep
 
 

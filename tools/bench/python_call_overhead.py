@@ -94,7 +94,18 @@ def main():
     p.add_argument("--baseline", help="directory holding another copy of the clusterdyn package")
     p.add_argument("--rounds", type=int, default=15)
     p.add_argument("--number", type=int, default=2000)
+    p.add_argument("--calls", nargs=2, metavar=("METHOD", "N"),
+                   help="only make N calls of METHOD (a name above, e.g. 'rnea(q, v, a)') with "
+                        "this package, untimed: run under valgrind --tool=callgrind with N and "
+                        "with 0, the difference / N is the instructions per call")
     args = p.parse_args()
+    if args.calls:
+        fns, _ = calls(clusterdyn, args.model)
+        fn = fns[args.calls[0]]
+        fn(), fn()
+        for _ in range(int(args.calls[1])):
+            fn()
+        return
     packages = {"this": clusterdyn}
     if args.baseline:  # the baseline copy loads the library this checkout's package finds
         os.environ.setdefault("CLUSTERDYN_LIBRARY", str(clusterdyn._library.find_library()))

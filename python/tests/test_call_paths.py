@@ -50,7 +50,7 @@ def test_fast_path_returns_the_array_itself():
     assert _core._vec(ro, 4, "x") is ro  # read-only: passed as it is, through data_as
 
 
-def test_pointer_is_the_first_element(state):
+def test_pointer_is_the_first_element():
     """_ptr gives the address of element 0 for every layout it may get, or None."""
     assert _core._ptr(None) is None
     ro = np.arange(3.0)

@@ -10,6 +10,7 @@
 #include "cluster/cluster_derivatives_detail.hpp"
 #include "clusterdyn/cluster_algorithms.hpp"
 #include "core/check.hpp"
+#include "core/joint_dynamics_refusal.hpp"
 #include "tree/derivatives_steps.hpp"
 
 namespace clusterdyn {
@@ -382,11 +383,8 @@ Status checkArguments(const ClusterModel& cm, ClusterData& data, const ClusterDe
                       const Force* fext) {
   CDYN_TRY(detail::checkClusterArgs(cm, data, q, &v));
   if (cm.treeModel.hasJointDynamics())
-    return detail::fail(data.treeData, Status::InvalidArgument,
-                        "the derivatives do not take the joint dynamics (armature, springs, "
-                        "dampers) of model '%s' into account; build it with "
-                        "ModelOptions::jointDynamics = false",
-                        cm.treeModel.name.c_str());
+    return detail::refuseJointDynamics(data.treeData, "the cluster derivatives",
+                                       cm.treeModel.name.c_str());
   if (dd.model != &cm)
     return detail::fail(data.treeData, Status::WorkspaceMismatch,
                         "the derivative workspace was created for another model");

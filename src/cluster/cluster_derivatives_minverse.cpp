@@ -7,6 +7,7 @@
 #include "cluster/cluster_derivatives_detail.hpp"
 #include "clusterdyn/cluster_algorithms.hpp"
 #include "core/check.hpp"
+#include "core/joint_dynamics_refusal.hpp"
 
 namespace clusterdyn {
 
@@ -221,11 +222,8 @@ Status computeClusterMinverse(const ClusterModel& model, ClusterData& data,
                               ClusterDerivativeData& dd, ConstVecRef q) {
   CDYN_TRY(detail::checkClusterArgs(model, data, q, nullptr));
   if (model.treeModel.hasJointDynamics())
-    return detail::fail(data.treeData, Status::InvalidArgument,
-                        "computeClusterMinverse does not take the joint dynamics (armature, "
-                        "springs, dampers) of model '%s' into account; build it with "
-                        "ModelOptions::jointDynamics = false",
-                        model.treeModel.name.c_str());
+    return detail::refuseJointDynamics(data.treeData, "computeClusterMinverse",
+                                       model.treeModel.name.c_str());
   if (dd.model != &model)
     return detail::fail(data.treeData, Status::WorkspaceMismatch,
                         "the derivative workspace was created for another model");

@@ -9,6 +9,7 @@
 #include "constrained/constrained_derivatives_detail.hpp"
 #include "constrained/constraint_detail.hpp"
 #include "core/check.hpp"
+#include "core/joint_dynamics_refusal.hpp"
 
 namespace clusterdyn {
 
@@ -93,11 +94,8 @@ Status computeConstrainedDynamicsDerivatives(const ClusterModel& model, ClusterD
   Data& td = data.treeData;
   CDYN_TRY(checkArguments(model, data, set, cdd, q, v, tauY, fext, settings));
   if (model.treeModel.hasJointDynamics())
-    return detail::fail(td, Status::InvalidArgument,
-                        "the derivatives do not take the joint dynamics (armature, springs, "
-                        "dampers) of model '%s' into account; build it with "
-                        "ModelOptions::jointDynamics = false",
-                        model.treeModel.name.c_str());
+    return detail::refuseJointDynamics(td, "computeConstrainedDynamicsDerivatives",
+                                       model.treeModel.name.c_str());
   const int m = set.rows();
   ConstraintData& cd = cdd.constraints;
   // The solution (eq. K9): C, H, J, gamma, k; Cholesky of H, pseudo-inverse of the Delassus.

@@ -4,6 +4,7 @@
 #include "clusterdyn/aba.hpp"
 #include "clusterdyn/derivatives.hpp"
 #include "core/check.hpp"
+#include "core/joint_dynamics_refusal.hpp"
 #include "tree/derivatives_steps.hpp"
 
 namespace clusterdyn {
@@ -33,11 +34,7 @@ void minversePasses(const Model& model, const Data& data, DerivativeData& dd) {
 Status computeMinverse(const Model& model, Data& data, DerivativeData& dd, ConstVecRef q) {
   CDYN_TRY(detail::checkWorkspace(model, data));
   if (model.hasJointDynamics())
-    return detail::fail(
-        data, Status::InvalidArgument,
-        "the derivatives do not take the joint dynamics (armature, springs, dampers) of "
-        "model '%s' into account; build it with ModelOptions::jointDynamics = false",
-        model.name.c_str());
+    return detail::refuseJointDynamics(data, "computeABADerivatives", model.name.c_str());
   if (dd.model != &model)
     return detail::fail(data, Status::WorkspaceMismatch,
                         "the derivative workspace was created for another model");

@@ -5,6 +5,7 @@
 
 #include "clusterdyn/derivatives.hpp"
 #include "core/check.hpp"
+#include "core/joint_dynamics_refusal.hpp"
 #include "tree/derivatives_steps.hpp"
 
 namespace clusterdyn {
@@ -52,10 +53,7 @@ Status checkDerivativeArguments(const Model& model, Data& data, const Derivative
                                 const Force* fext) {
   CDYN_TRY(checkWorkspace(model, data));
   if (model.hasJointDynamics())
-    return fail(data, Status::InvalidArgument,
-                "the derivatives do not take the joint dynamics (armature, springs, dampers) of "
-                "model '%s' into account; build it with ModelOptions::jointDynamics = false",
-                model.name.c_str());
+    return detail::refuseJointDynamics(data, "computeRNEADerivatives", model.name.c_str());
   if (dd.model != &model)
     return fail(data, Status::WorkspaceMismatch,
                 "the derivative workspace was created for another model");

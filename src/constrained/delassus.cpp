@@ -15,6 +15,7 @@
 #include "cluster/cluster_aba_step.hpp"
 #include "cluster/cluster_detail.hpp"
 #include "constrained/constraint_detail.hpp"
+#include "constrained/delassus_aba.hpp"
 #include "constrained/symmetric_inertia.hpp"
 #include "core/check.hpp"
 #include "core/small_spd.hpp"
@@ -63,12 +64,16 @@ void oneDofRowsStep(const Vec6& sv, const Vec6& U, double Dinv, int axis, const 
     Eigen::Map<Vec6>(T + 6 * r) = detail::forceInParentFrame(axis, *X, row);
   }
 }
-}  // namespace
 
-void delassusPropagation(const ClusterModel& cm, ClusterData& data, ConstraintData& cd,
-                         Eigen::Ref<MatX> out) {
+/// The propagation on pass 2's quantities. AfterAba: on those of ceAba (delassus_aba.hpp), whose
+/// rotors in their output body's frame (OutputFrameRotor::aba) have no pose of their own: their
+/// blocks of M are zero (no rows attach to them), so they are not visited.
+template <bool AfterAba>
+void propagate(const ClusterModel& cm, ClusterData& data, ConstraintData& cd,
+               Eigen::Ref<MatX> out) {
   const Data& td = data.treeData;
-  const std::vector<ClusterWorkspace>& ws = detail::scratch(data);
+  const ClusterScratch& scr = detail::fullScratch(data);
+  const std::vector<ClusterWorkspace>& ws = scr.clusters;
   MatX& full = cd.full;
   full.setZero();
   for (auto it = cd.supportOrder.rbegin(); it != cd.supportOrder.rend(); ++it) {
@@ -175,6 +180,8 @@ void delassusPropagation(const ClusterModel& cm, ClusterData& data, ConstraintDa
       if (o >= 0) {
         R.T.noalias() = -R.MSD.lazyProduct(w.Ubar.transpose());
         for (int b = c.firstBody; b < c.firstBody + c.nbodies; ++b) {
+          if constexpr (AfterAba)
+            if (isOutputFrameRotor(scr, b)) continue;
           const Transform& X = w.outputTb[b - c.firstBody];
           const int i = 6 * (b - c.firstBody);
           for (int r = 0; r < n; ++r)
@@ -218,6 +225,18 @@ void delassusPropagation(const ClusterModel& cm, ClusterData& data, ConstraintDa
   }
   const int m = static_cast<int>(out.rows());
   out = full.topLeftCorner(m, m);
+}
+
+}  // namespace
+
+void delassusPropagation(const ClusterModel& cm, ClusterData& data, ConstraintData& cd,
+                         Eigen::Ref<MatX> out) {
+  propagate<false>(cm, data, cd, out);
+}
+
+void delassusPropagationAfterAba(const ClusterModel& cm, ClusterData& data, ConstraintData& cd,
+                                 Eigen::Ref<MatX> out) {
+  propagate<true>(cm, data, cd, out);
 }
 
 }  // namespace detail

@@ -172,6 +172,39 @@ void propagate(const ClusterModel& cm, ClusterData& data, ConstraintData& cd,
           Eigen::Map<Vec6>(R.T.data() + 6 * r) =
               td.liMi[b].actForce(Eigen::Map<const Vec6>(R.M.data() + 6 * r));
       }
+    } else if (AfterAba && c.ny == 1) {
+      // One independent coordinate (a rotor-link pair, a belt): M S, L and T row by row in
+      // fixed-size products over the bodies that carry rows.
+      const ClusterWorkspace& w = ws[k];
+      const double Dinv = w.Dinv(0, 0);
+      const Vec6 Ubar = w.Ubar.col(0);
+      const int cols = 6 * c.nbodies;
+      double *ms = R.MS.data(), *L = R.L.data();
+      for (int r = 0; r < n; ++r) {
+        const double* Mr = R.M.data() + r * cols;
+        double a = 0.0;
+        for (int b = c.firstBody; b < c.firstBody + c.nbodies; ++b) {
+          if (isOutputFrameRotor(scr, b)) continue;
+          const int i = 6 * (b - c.firstBody);
+          a += Eigen::Map<const Vec6>(Mr + i).dot(w.S.block<6, 1>(i, 0));
+        }
+        ms[r] = a;
+      }
+      for (int s = 0; s < n; ++s) {  // lower triangle, column s
+        const double a = Dinv * ms[s];
+        for (int r = s; r < n; ++r) L[r + n * s] += a * ms[r];
+      }
+      if (o >= 0)
+        for (int r = 0; r < n; ++r) {
+          const double* Mr = R.M.data() + r * cols;
+          Vec6 t = -(Dinv * ms[r]) * Ubar;
+          for (int b = c.firstBody; b < c.firstBody + c.nbodies; ++b) {
+            if (isOutputFrameRotor(scr, b)) continue;
+            const int i = 6 * (b - c.firstBody);
+            t += w.outputTb[b - c.firstBody].actForce(Eigen::Map<const Vec6>(Mr + i));
+          }
+          Eigen::Map<Vec6>(R.T.data() + 6 * r) = t;
+        }
     } else {
       const ClusterWorkspace& w = ws[k];
       R.MS.noalias() = R.M.lazyProduct(w.S);

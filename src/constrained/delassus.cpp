@@ -90,10 +90,20 @@ void propagate(const ClusterModel& cm, ClusterData& data, ConstraintData& cd,
     const bool chain = oneDof && R.attachments.empty() && R.virtuals.empty() &&
                        R.children.size() == 1 &&
                        static_cast<int>(cd.clusterRows[R.children[0]].rows.size()) == n;
+    // On ceAba's quantities, a chain of one-coordinate clusters (a leg of rotor-link pairs): M
+    // is the child's T at the body it hangs from (chainBody), read in place; L moved.
+    int chainBody = -1;
+    if constexpr (AfterAba)
+      if (!oneDof && c.constrained() && c.ny == 1 && R.attachments.empty() && R.virtuals.empty() &&
+          R.children.size() == 1 &&
+          static_cast<int>(cd.clusterRows[R.children[0]].rows.size()) == n)
+        chainBody = cm.clusters[R.children[0]].outputBody;
     if (chain) {  // the child's T and L are not read again (it is not a compression): moved
       ConstraintData::ClusterRows& Rc = cd.clusterRows[R.children[0]];
       R.M.swap(Rc.T);  // equal sizes (n x 6): the buffers are exchanged, nothing is allocated
       R.L.swap(Rc.L);
+    } else if (chainBody >= 0) {
+      R.L.swap(cd.clusterRows[R.children[0]].L);
     } else {
       R.M.setZero();
       for (size_t i = 0; i < R.attachments.size(); ++i) {
@@ -174,20 +184,26 @@ void propagate(const ClusterModel& cm, ClusterData& data, ConstraintData& cd,
       }
     } else if (AfterAba && c.ny == 1) {
       // One independent coordinate (a rotor-link pair, a belt): M S, L and T row by row in
-      // fixed-size products over the bodies that carry rows.
+      // fixed-size products over the bodies that carry rows (in a chain: the child's T at
+      // chainBody, l0 = its local index; else M over all of k's bodies).
       const ClusterWorkspace& w = ws[k];
       const double Dinv = w.Dinv(0, 0);
       const Vec6 Ubar = w.Ubar.col(0);
-      const int cols = 6 * c.nbodies;
+      const bool inChain = chainBody >= 0;
+      const int l0 = inChain ? chainBody - c.firstBody : 0;
+      const int lEnd = inChain ? l0 + 1 : c.nbodies;
+      const double* M0 = inChain ? cd.clusterRows[R.children[0]].T.data() : R.M.data();
+      const int stride = inChain ? 6 : 6 * c.nbodies;  // of M0's rows
+      const int base = inChain ? l0 : 0;               // M0's first local body
+      const auto block = [&](int r, int l) {           // row r of M at local body l
+        return Eigen::Map<const Vec6>(M0 + r * stride + 6 * (l - base));
+      };
       double *ms = R.MS.data(), *L = R.L.data();
       for (int r = 0; r < n; ++r) {
-        const double* Mr = R.M.data() + r * cols;
         double a = 0.0;
-        for (int b = c.firstBody; b < c.firstBody + c.nbodies; ++b) {
-          if (isOutputFrameRotor(scr, b)) continue;
-          const int i = 6 * (b - c.firstBody);
-          a += Eigen::Map<const Vec6>(Mr + i).dot(w.S.block<6, 1>(i, 0));
-        }
+        for (int l = l0; l < lEnd; ++l)
+          if (!isOutputFrameRotor(scr, c.firstBody + l))
+            a += block(r, l).dot(w.S.block<6, 1>(6 * l, 0));
         ms[r] = a;
       }
       for (int s = 0; s < n; ++s) {  // lower triangle, column s
@@ -196,13 +212,9 @@ void propagate(const ClusterModel& cm, ClusterData& data, ConstraintData& cd,
       }
       if (o >= 0)
         for (int r = 0; r < n; ++r) {
-          const double* Mr = R.M.data() + r * cols;
           Vec6 t = -(Dinv * ms[r]) * Ubar;
-          for (int b = c.firstBody; b < c.firstBody + c.nbodies; ++b) {
-            if (isOutputFrameRotor(scr, b)) continue;
-            const int i = 6 * (b - c.firstBody);
-            t += w.outputTb[b - c.firstBody].actForce(Eigen::Map<const Vec6>(Mr + i));
-          }
+          for (int l = l0; l < lEnd; ++l)
+            if (!isOutputFrameRotor(scr, c.firstBody + l)) t += w.outputTb[l].actForce(block(r, l));
           Eigen::Map<Vec6>(R.T.data() + 6 * r) = t;
         }
     } else {

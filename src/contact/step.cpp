@@ -1,8 +1,8 @@
 // One semi-implicit Euler step with contacts on the cluster tree: the impulses from the
 // constraint-space problem (contact_problem.cpp, the solvers), the new independent velocities as
-// the free ones plus the impulse response H^-1 J^T lambda (on the Delassus matrix's articulated
-// inertias), the independent positions integrated, the loop closure putting the dependent
-// coordinates back on the manifold.
+// the free ones plus the impulse response H^-1 J^T lambda (on the articulated inertias the
+// Delassus matrix read: CE-ABA's, delassus_aba.hpp), the independent positions integrated, the loop
+// closure putting the dependent coordinates back on the manifold.
 #include "cluster/cluster_aba_step.hpp"
 #include "cluster/cluster_detail.hpp"
 #include "clusterdyn/configuration.hpp"

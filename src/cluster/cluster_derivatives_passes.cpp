@@ -13,6 +13,13 @@ namespace {
 using RowTerms = ClusterDerivativeData::RowTerms;
 using GEntry = ClusterDerivativeData::GEntry;
 
+/// The three outputs d tau_y / dy, d tau_y / d y_dot, H (ny x ny, column-major) by their data.
+struct Outputs {
+  double *dq, *dv, *M;
+  Eigen::Index n;
+  Eigen::Index at(int row, int col) const { return row + col * n; }
+};
+
 inline bool inCluster(const Cluster& c, int b) {
   return b >= c.firstBody && b < c.firstBody + c.nbodies;
 }
@@ -128,11 +135,12 @@ void bodyRowTerms(const Model& tree, ClusterDerivativeData& dd, int b) {
     x.Ipsi.noalias() = Ic * psi;
     x.Bpsi.noalias() = Bc.transpose() * psi;
     t.tau[ib + m] = psi.dot(F);
+    const Motion w = t.wps[b].col(m), u = t.ups[b].col(m), z = t.zps[b].col(m);
     x.Y = crossForce(psi, F);  // eq. D9
-    x.Y.noalias() -= Ic * t.wps[b].col(m);
-    x.Y.noalias() -= Bc * t.ups[b].col(m);
+    x.Y.noalias() -= Ic * w;
+    x.Y.noalias() -= Bc * u;
     x.Yv.noalias() = Bc * psi;  // eq. D10
-    x.Yv.noalias() += Ic * t.zps[b].col(m);
+    x.Yv.noalias() += Ic * z;
   }
   const int p = tree.parent[b];
   if (p < 0) return;
@@ -143,20 +151,22 @@ void bodyRowTerms(const Model& tree, ClusterDerivativeData& dd, int b) {
 
 /// Adds g g' (dq, dv, m) to (y, y') of dtau_dy, dtau_dydot, H over the entries (y, g) of G's row
 /// e and (y', g') of its row f (eq. F2); with mirror also g g' (dqc, dvc, m) to (y', y).
-inline void scatter(ClusterDerivativeData& dd, int e, int f, double dq, double dv, double m,
-                    bool mirror, double dqc, double dvc) {
+inline void scatter(const ClusterDerivativeData& dd, const Outputs& o, int e, int f, double dq,
+                    double dv, double m, bool mirror, double dqc, double dvc) {
   const GEntry* const E = dd.Gentries.data();
   for (int i = dd.dofEntryBegin[e]; i < dd.dofEntryEnd[e]; ++i)
     for (int j = dd.dofEntryBegin[f]; j < dd.dofEntryEnd[f]; ++j) {
       const double g = E[i].value * E[j].value;
       const int y = E[i].y, yp = E[j].y;
-      dd.dtau_dy(y, yp) += g * dq;
-      dd.dtau_dydot(y, yp) += g * dv;
-      dd.H(y, yp) += g * m;
+      const Eigen::Index a = o.at(y, yp);
+      o.dq[a] += g * dq;
+      o.dv[a] += g * dv;
+      o.M[a] += g * m;
       if (!mirror) continue;
-      dd.dtau_dy(yp, y) += g * dqc;
-      dd.dtau_dydot(yp, y) += g * dvc;
-      dd.H(yp, y) += g * m;
+      const Eigen::Index b = o.at(yp, y);
+      o.dq[b] += g * dqc;
+      o.dv[b] += g * dvc;
+      o.M[b] += g * m;
     }
 }
 
@@ -164,41 +174,45 @@ inline void scatter(ClusterDerivativeData& dd, int e, int f, double dq, double d
 /// itself inside the cluster (D7-D10 per joint column, then times G's rows, eq. F2); H's block
 /// made exactly symmetric.
 void clusterBlock(const ClusterModel& cm, const ClusterScratch& s, bool outputFrame,
-                  ClusterDerivativeData& dd, int k) {
+                  const Outputs& o, ClusterDerivativeData& dd, int k) {
   const Model& tree = cm.treeModel;
   const Cluster& c = cm.clusters[k];
   const DerivativeData& t = dd.tree;
+  const int y1 = c.y0 + c.ny;
+  for (int z = c.y0; z < y1; ++z)  // the block's only writer (eq. F2): zeroed here
+    for (int y = c.y0; y < y1; ++y) o.dq[o.at(y, z)] = o.dv[o.at(y, z)] = o.M[o.at(y, z)] = 0.0;
   for (int b = c.firstBody; b < c.firstBody + c.nbodies; ++b) {
     const int ib = tree.idx_v[b];
     const bool rotor = outputFrame && s.rotorSlot[b] >= 0;
     for (int i = b; inCluster(c, i); i = tree.parent[i]) {
       const int ii = tree.idx_v[i];
       if (rotor && i == b) {  // R2: d tau_R / d(q_R, v_R) = 0, M(R, R) = s^T I s
-        scatter(dd, ib, ib, 0.0, 0.0, s.rotors[s.rotorSlot[b]].axisInertia, false, 0.0, 0.0);
+        scatter(dd, o, ib, ib, 0.0, 0.0, s.rotors[s.rotorSlot[b]].axisInertia, false, 0.0, 0.0);
         continue;
       }
-      for (int r = 0; r < tree.nvs[b]; ++r) {
-        const RowTerms& x = dd.dofTerms[ib + r];
-        for (int m = 0; m < tree.nvs[i]; ++m) {
-          const auto psi = t.psi[i].col(m);
-          const double dq = -(x.Ipsi.dot(t.wps[i].col(m)) + x.Bpsi.dot(t.ups[i].col(m)));
-          const double dv = x.Bpsi.dot(psi) + x.Ipsi.dot(t.zps[i].col(m));
+      for (int m = 0; m < tree.nvs[i]; ++m) {
+        const Motion psi = t.psi[i].col(m), u = t.ups[i].col(m), w = t.wps[i].col(m),
+                     z = t.zps[i].col(m);
+        for (int r = 0; r < tree.nvs[b]; ++r) {
+          const RowTerms& x = dd.dofTerms[ib + r];
+          const double dq = -(x.Ipsi.dot(w) + x.Bpsi.dot(u));
+          const double dv = x.Bpsi.dot(psi) + x.Ipsi.dot(z);
           const double mm = x.Ipsi.dot(psi);
           if (i == b)
-            scatter(dd, ib + r, ii + m, dq, dv, mm, false, 0.0, 0.0);
+            scatter(dd, o, ib + r, ii + m, dq, dv, mm, false, 0.0, 0.0);
           else
-            scatter(dd, ib + r, ii + m, dq, dv, mm, true, psi.dot(x.Y), psi.dot(x.Yv));
+            scatter(dd, o, ib + r, ii + m, dq, dv, mm, true, psi.dot(x.Y), psi.dot(x.Yv));
         }
       }
     }
   }
-  for (int y = c.y0; y < c.y0 + c.ny; ++y)
-    for (int z = y + 1; z < c.y0 + c.ny; ++z) dd.H(z, y) = dd.H(y, z);
+  for (int y = c.y0; y < y1; ++y)
+    for (int z = y + 1; z < y1; ++z) o.M[o.at(z, y)] = o.M[o.at(y, z)];
 }
 
 /// Cluster k's rows and columns against the joints j above its output body (D7-D10 with the
 /// cluster's folded row terms, eq. F1: sum_e G(e, y) terms_e; then times G's rows of j, F3).
-void ancestorBlocks(const ClusterModel& cm, ClusterDerivativeData& dd, int k) {
+void ancestorBlocks(const ClusterModel& cm, const Outputs& o, ClusterDerivativeData& dd, int k) {
   const Model& tree = cm.treeModel;
   const Cluster& c = cm.clusters[k];
   const DerivativeData& t = dd.tree;
@@ -218,14 +232,22 @@ void ancestorBlocks(const ClusterModel& cm, ClusterDerivativeData& dd, int k) {
     f.Y += e.value * x.Y;
     f.Yv += e.value * x.Yv;
   }
+  // The blocks (k, a) and (a, k) of the ancestor clusters a: written by this step only, zeroed
+  // here (the entries between unrelated clusters stay zero from the constructor).
+  for (int a = c.parent; a >= 0; a = cm.clusters[a].parent) {
+    const Cluster& ca = cm.clusters[a];
+    for (int yp = ca.y0; yp < ca.y0 + ca.ny; ++yp)
+      for (int y = c.y0; y < c.y0 + c.ny; ++y) {
+        const Eigen::Index i1 = o.at(y, yp), i2 = o.at(yp, y);
+        o.dq[i1] = o.dv[i1] = o.M[i1] = o.dq[i2] = o.dv[i2] = o.M[i2] = 0.0;
+      }
+  }
   const GEntry* const E = dd.Gentries.data();
   for (int j = c.outputBody; j >= 0; j = tree.parent[j]) {
     const int ij = tree.idx_v[j];
     for (int m = 0; m < tree.nvs[j]; ++m) {
-      const auto psi = t.psi[j].col(m);
-      const auto u = t.ups[j].col(m);
-      const auto w = t.wps[j].col(m);
-      const auto z = t.zps[j].col(m);
+      const Motion psi = t.psi[j].col(m), u = t.ups[j].col(m), w = t.wps[j].col(m),
+                   z = t.zps[j].col(m);
       const int f = ij + m;
       for (int y = c.y0; y < c.y0 + c.ny; ++y) {
         const RowTerms& x = fold[y];
@@ -236,12 +258,13 @@ void ancestorBlocks(const ClusterModel& cm, ClusterDerivativeData& dd, int k) {
         for (int n = dd.dofEntryBegin[f]; n < dd.dofEntryEnd[f]; ++n) {  // eq. F3
           const double g = E[n].value;
           const int yp = E[n].y;
-          dd.dtau_dy(y, yp) += g * dq;
-          dd.dtau_dydot(y, yp) += g * dv;
-          dd.H(y, yp) += g * mm;
-          dd.H(yp, y) += g * mm;
-          dd.dtau_dy(yp, y) += g * dqc;
-          dd.dtau_dydot(yp, y) += g * dvc;
+          const Eigen::Index i1 = o.at(y, yp), i2 = o.at(yp, y);
+          o.dq[i1] += g * dq;
+          o.dv[i1] += g * dv;
+          o.M[i1] += g * mm;
+          o.M[i2] += g * mm;
+          o.dq[i2] += g * dqc;
+          o.dv[i2] += g * dvc;
         }
       }
     }
@@ -276,17 +299,15 @@ void foldedDerivativePasses(const ClusterModel& cm, ClusterData& data, ClusterDe
   const ClusterScratch& s = fullScratch(data);
   const bool outputFrame = !fext && !s.rotors.empty();
   forwardPass(cm, data, dd, q, v, a, fext, placements, outputFrame);
-  dd.dtau_dy.setZero();
-  dd.dtau_dydot.setZero();
-  dd.H.setZero();
+  const Outputs o{dd.dtau_dy.data(), dd.dtau_dydot.data(), dd.H.data(), dd.H.rows()};
   // Clusters last to first: every body's subtree sums are complete when its cluster is reached
   // (the bodies are numbered cluster by cluster, a parent before its children).
   for (int k = static_cast<int>(cm.clusters.size()) - 1; k >= 0; --k) {
     const Cluster& c = cm.clusters[k];
     for (int b = c.firstBody + c.nbodies - 1; b >= c.firstBody; --b)
       if (!(outputFrame && s.rotorSlot[b] >= 0)) bodyRowTerms(tree, dd, b);  // rotors: forward
-    clusterBlock(cm, s, outputFrame, dd, k);
-    ancestorBlocks(cm, dd, k);
+    clusterBlock(cm, s, outputFrame, o, dd, k);
+    ancestorBlocks(cm, o, dd, k);
   }
 }
 

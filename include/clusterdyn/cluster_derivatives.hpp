@@ -32,7 +32,9 @@ struct ClusterDerivativeData {
 
   const ClusterModel* model = nullptr;  ///< the model this workspace was made for
 
-  // Outputs (ny x ny unless stated).
+  // Outputs (ny x ny unless stated). On a model without loop joints the calls write the blocks
+  // between related clusters (one an ancestor of the other, or the same) and leave the others
+  // as the constructor made them (zero), like the tree derivatives: do not write into them.
   MatX dtau_dy;     ///< d tau_y / d y (tangent columns)
   MatX dtau_dydot;  ///< d tau_y / d y_dot
   MatX H;           ///< d tau_y / d y_ddot = G^T M G

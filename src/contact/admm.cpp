@@ -97,6 +97,7 @@ Status solveContactAdmm(const MatX& G, const VecX& g, const std::vector<ConeBloc
   constexpr double kCheckRatio = 100.0;
   const double diagonalMax = m ? G.diagonal().cwiseAbs().maxCoeff() : 0.0;
   double change = std::numeric_limits<double>::infinity();
+  int nextPolish = settings.polishAfter;
   for (int it = 0;; ++it) {
     result.iterations = it;
     if (it == 0 || it == settings.maxIterations ||
@@ -105,8 +106,24 @@ Status solveContactAdmm(const MatX& G, const VecX& g, const std::vector<ConeBloc
       const ContactResiduals& r = result.residuals;
       result.converged = r.cone <= settings.tolerance && r.velocity <= settings.tolerance &&
                          r.complementarity <= settings.tolerance;
-      if (result.converged || it == settings.maxIterations || !std::isfinite(r.velocity)) break;
+      if (result.converged || !std::isfinite(r.velocity)) break;
     }
+    // A stalled solve: try the Newton polish on the modes of y (every polishAfter iterations and
+    // at the last one); it replaces y only when it converged.
+    if (settings.polishAfter > 0 && (it == nextPolish || it == settings.maxIterations)) {
+      nextPolish += settings.polishAfter;
+      ContactResiduals pr;
+      int steps = 0;
+      const bool ok = detail::polishContactSolution(G, g, blocks, settings, ws, y, pr, steps);
+      result.polishSteps += steps;
+      if (ok) {
+        y = ws.polishLambda.head(m);
+        result.residuals = pr;
+        result.converged = result.polished = true;
+        break;
+      }
+    }
+    if (it == settings.maxIterations) break;
     // The shift from the dual estimate of the velocity, -w (as Pinocchio's solver computes it
     // from its dual variable): s_n = mu |w_t| (the shift moves the normal row only).
     for (const ConeBlock& b : blocks) {

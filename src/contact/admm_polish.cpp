@@ -25,15 +25,21 @@ namespace {
 
 enum Mode : int { kSeparated = 0, kSticking = 1, kSliding = 2, kFrictionless = 3 };
 
-/// Relative pivot below which the Newton system is treated as rank deficient.
-constexpr double kRankTol = 1e-10;
-/// Newton steps per polish.
+/// Phase 1: Newton steps with mode changes, the linear solve cut at this relative pivot.
 constexpr int kNewtonSteps = 8;
+constexpr double kRankTol = 1e-10;
+/// Phase 2 (when phase 1 failed): damped Newton steps on the iterate's modes, kept fixed, with
+/// the near-null directions of G resolved (pivots down to kFullRankTol), each step cut so that
+/// no slip direction turns by more than kMaxTurn (rad) and no normal impulse loses more than
+/// half of itself.
+constexpr int kDampedSteps = 30;
+constexpr double kFullRankTol = 1e-14;
+constexpr double kMaxTurn = 0.2;
 
 /// x <- the basic least-squares solution of A x = b (A: n x n in ws.polishJ, overwritten by its
 /// QR; b in x) by Householder QR with column pivoting (Businger & Golub 1965), columns whose
-/// pivot is below kRankTol times the first are dropped (x = 0 there). No allocation.
-void pivotedQrSolve(ContactSolverWorkspace& ws, int n, double* x) {
+/// pivot is below rankTol times the first are dropped (x = 0 there). No allocation.
+void pivotedQrSolve(ContactSolverWorkspace& ws, int n, double rankTol, double* x) {
   auto A = ws.polishJ.topLeftCorner(n, n);
   auto norms = ws.polishNorms.head(n);
   int* perm = ws.polishPerm.data();
@@ -54,7 +60,7 @@ void pivotedQrSolve(ContactSolverWorkspace& ws, int n, double* x) {
     }
     const double alpha = A.col(k).tail(n - k).norm();
     if (k == 0) first = alpha;
-    if (!(alpha > kRankTol * first)) break;
+    if (!(alpha > rankTol * first)) break;
     ++rank;
     // Householder vector v (in A's column k below the diagonal), R_kk = -sign(a_kk) alpha.
     const double akk = A(k, k);
@@ -120,21 +126,12 @@ void startSliding(const ConeBlock& b, int index, const double* lambda, const dou
   ws.polishMode[index] = kSliding;
 }
 
-}  // namespace
-
-bool polishContactSolution(const MatX& G, const VecX& g, const std::vector<ConeBlock>& blocks,
-                           const ContactSolverSettings& settings, ContactSolverWorkspace& ws,
-                           ConstVecRef start, ContactResiduals& residuals, int& steps) {
-  const int m = static_cast<int>(g.size());
-  auto lam = ws.polishLambda.head(m), c = ws.polishC.head(m), F = ws.polishF.head(m);
-  auto J = ws.polishJ.topLeftCorner(m, m);
-  lam = start;
-  c.noalias() = G * lam;
-  c += g;
-  double largest = lam.cwiseAbs().maxCoeff();
-  for (std::size_t b = 0; b < blocks.size(); ++b) {  // the modes of the iterate
+/// The modes of the iterate lam (c = G lam + g).
+void identifyModes(const std::vector<ConeBlock>& blocks, const double* lam, const double* c,
+                   double largest, ContactSolverWorkspace& ws) {
+  for (std::size_t b = 0; b < blocks.size(); ++b) {
     const ConeBlock& k = blocks[b];
-    const double* l = lam.data() + k.row0;
+    const double* l = lam + k.row0;
     int& mode = ws.polishMode[b];
     if (k.type == ConeType::Inactive)
       mode = kSeparated;
@@ -147,15 +144,27 @@ bool polishContactSolution(const MatX& G, const VecX& g, const std::vector<ConeB
     else if (std::hypot(l[0], l[1]) < k.mu * l[2] * (1.0 - 1e-9))
       mode = kSticking;
     else
-      startSliding(k, static_cast<int>(b), lam.data(), c.data(), ws);
+      startSliding(k, static_cast<int>(b), lam, c, ws);
   }
-  for (steps = 0;; ++steps) {
+}
+
+/// Newton steps on F(z) = 0 from ws.polishLambda and the modes in ws.polishMode: true when an
+/// iterate meets the tolerance (left in ws.polishLambda). damped: the modes stay fixed and the
+/// steps are cut (phase 2); else blocks change mode when they leave their region (phase 1).
+bool newtonOnModes(const MatX& G, const VecX& g, const std::vector<ConeBlock>& blocks,
+                   const ContactSolverSettings& settings, ContactSolverWorkspace& ws, int maxSteps,
+                   double rankTol, bool damped, ContactResiduals& residuals, int& steps) {
+  const int m = static_cast<int>(g.size());
+  auto lam = ws.polishLambda.head(m), c = ws.polishC.head(m), F = ws.polishF.head(m);
+  auto J = ws.polishJ.topLeftCorner(m, m);
+  for (int step = 0;; ++step) {
     applyModes(blocks, ws, lam.data());
     residuals = contactResiduals(G, g, blocks, lam, ws);
     if (residuals.cone <= settings.tolerance && residuals.velocity <= settings.tolerance &&
         residuals.complementarity <= settings.tolerance)
       return true;
-    if (steps == kNewtonSteps) return false;
+    if (step == maxSteps) return false;
+    ++steps;
     // F(z) and its Jacobian: dF/dz = G dlambda/dz + the direct terms of the sliding rows.
     c.noalias() = G * lam;
     c += g;
@@ -206,7 +215,19 @@ bool polishContactSolution(const MatX& G, const VecX& g, const std::vector<ConeB
         }
     }
     auto d = ws.polishF.head(m);  // F -> -step
-    pivotedQrSolve(ws, m, d.data());
+    pivotedQrSolve(ws, m, rankTol, d.data());
+    if (damped) {  // the step d (z -= d) cut: slip directions turn by <= kMaxTurn, lambda_n > 0
+      double scale = 1.0;
+      for (std::size_t b = 0; b < blocks.size(); ++b) {
+        const int r = blocks[b].row0;
+        if (ws.polishMode[b] == kSliding && std::abs(d[r]) * scale > kMaxTurn)
+          scale = kMaxTurn / std::abs(d[r]);
+        const int mode = ws.polishMode[b];
+        if ((mode == kSliding || mode == kFrictionless) && d[r + 2] * scale > 0.5 * lam[r + 2])
+          scale = 0.5 * lam[r + 2] / d[r + 2];
+      }
+      d *= scale;
+    }
     for (std::size_t b = 0; b < blocks.size(); ++b) {
       const ConeBlock& k = blocks[b];
       const int r = k.row0;
@@ -227,10 +248,10 @@ bool polishContactSolution(const MatX& G, const VecX& g, const std::vector<ConeB
       }
     }
     if (!lam.allFinite()) return false;
+    if (damped) continue;
     applyModes(blocks, ws, lam.data());
     c.noalias() = G * lam;
     c += g;
-    largest = lam.cwiseAbs().maxCoeff();
     for (std::size_t b = 0; b < blocks.size(); ++b) {  // mode changes
       const ConeBlock& k = blocks[b];
       if (k.type != ConeType::Coulomb) continue;
@@ -253,6 +274,26 @@ bool polishContactSolution(const MatX& G, const VecX& g, const std::vector<ConeB
       }
     }
   }
+}
+
+}  // namespace
+
+bool polishContactSolution(const MatX& G, const VecX& g, const std::vector<ConeBlock>& blocks,
+                           const ContactSolverSettings& settings, ContactSolverWorkspace& ws,
+                           ConstVecRef start, ContactResiduals& residuals, int& steps) {
+  const int m = static_cast<int>(g.size());
+  auto lam = ws.polishLambda.head(m), c = ws.polishC.head(m);
+  steps = 0;
+  for (const bool damped : {false, true}) {
+    lam = start;
+    c.noalias() = G * lam;
+    c += g;
+    identifyModes(blocks, lam.data(), c.data(), lam.cwiseAbs().maxCoeff(), ws);
+    if (newtonOnModes(G, g, blocks, settings, ws, damped ? kDampedSteps : kNewtonSteps,
+                      damped ? kFullRankTol : kRankTol, damped, residuals, steps))
+      return true;
+  }
+  return false;
 }
 
 }  // namespace clusterdyn::detail

@@ -73,10 +73,11 @@ struct ContactSolverSettings {
   int maxRhoUpdates = 10;
   /// ADMM over-relaxation alpha in (0, 2) (Boyd et al. 2011, §3.4.3).
   double overRelaxation = 1.0;
-  /// ADMM Newton polish (docs/contact.md, "Solvers"): every polishAfter iterations without
-  /// convergence and at maxIterations, a few Newton
-  /// steps on the contact modes of the iterate (separated, sticking, sliding) solve for an exact
-  /// solution; it is taken only when its three residuals are <= tolerance. 0: no polish.
+  /// ADMM Newton polish (src/contact/admm_polish.cpp, docs/contact.md "Solvers"): every
+  /// polishAfter iterations without convergence and at maxIterations, Newton steps on the
+  /// contact modes of the iterate (separated, sticking, sliding, frictionless) solve for an
+  /// exact solution; it is taken only when its three residuals are <= tolerance (else ADMM goes
+  /// on from its own iterate). >= 0; 0: no polish.
   int polishAfter = 100;
 };
 

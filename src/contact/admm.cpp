@@ -2,8 +2,10 @@
 // the ADMMContactSolver of Pinocchio 3): the splitting x = y of
 //   min 1/2 x^T G x + (g + s)^T x + I_K(y),
 // with the De Saxce shift s refreshed every iteration, and the penalty rho adapted by residual
-// balancing (Boyd, Parikh, Chu, Peleato, Eckstein 2011, §3.4.1). The returned impulse is y (in K
-// by construction); convergence is judged on its three residuals (cones.cpp).
+// balancing (Boyd, Parikh, Chu, Peleato, Eckstein 2011, §3.4.1), and a Newton polish on the
+// contact modes of a stalled iterate (admm_polish.cpp). The returned impulse is y (in K by
+// construction, or the polish's when it met the tolerance); convergence is judged on its three
+// residuals (cones.cpp).
 #include <algorithm>
 #include <cmath>
 #include <limits>

@@ -1,5 +1,5 @@
 // Newton polish of a contact solution on its identified contact modes (the active-set step after
-// ADMM, Carpentier, Le Lidec, Montaut, Mansard 2024, where ADMM stalls on a near-singular
+// ADMM of Carpentier, Le Lidec, Montaut, Mansard 2024, where ADMM stalls on a near-singular
 // Delassus matrix). From an iterate lambda in K, each block gets a mode:
 //   separated (lambda_b = 0; also Inactive blocks): no unknowns;
 //   sticking (Bilateral blocks, Coulomb blocks inside the cone): lambda_b free, c_b = 0;
@@ -12,8 +12,12 @@
 // kRankTol (G is singular with more contact rows than degrees of freedom: the basic solution, no
 // step along the numerically null directions). A block that leaves its mode's region (impulse out
 // of the cone, negative normal impulse, slip along the friction, a separated contact
-// approaching) changes mode. The candidate is accepted only when its three ContactResiduals are
-// <= the tolerance; the caller keeps its iterate otherwise.
+// approaching) changes mode (phase 1). When that fails (the residual left lies along a near-null
+// eigenvector of G: a stance that is nearly a mechanism, whose exact solution has the slip
+// directions turned far from the iterate's), phase 2 keeps the iterate's modes and takes damped
+// Newton steps with those directions resolved (a slip direction turns by at most 0.2 rad per
+// step, a normal impulse keeps half of itself). The candidate is accepted only when its three
+// ContactResiduals are <= the tolerance; the caller keeps its iterate otherwise.
 #include <algorithm>
 #include <cmath>
 

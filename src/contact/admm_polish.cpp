@@ -163,10 +163,17 @@ bool newtonOnModes(const MatX& G, const VecX& g, const std::vector<ConeBlock>& b
   auto J = ws.polishJ.topLeftCorner(m, m);
   for (int step = 0;; ++step) {
     applyModes(blocks, ws, lam.data());
-    residuals = contactResiduals(G, g, blocks, lam, ws);
+    // The candidate: lam projected onto K (a sliding impulse is on the boundary up to rounding),
+    // judged by its residuals as returned.
+    auto candidate = ws.polishStep.head(m);
+    candidate = lam;
+    for (const ConeBlock& k : blocks) projectCone(k, candidate.data() + k.row0);
+    residuals = contactResiduals(G, g, blocks, candidate, ws);
     if (residuals.cone <= settings.tolerance && residuals.velocity <= settings.tolerance &&
-        residuals.complementarity <= settings.tolerance)
+        residuals.complementarity <= settings.tolerance) {
+      lam = candidate;
       return true;
+    }
     if (step == maxSteps) return false;
     ++steps;
     // F(z) and its Jacobian: dF/dz = G dlambda/dz + the direct terms of the sliding rows.

@@ -48,7 +48,7 @@ def test_drop_comes_to_rest(walker):
     m, problem = walker
     q, v = closed_state(m, 0.34, yaw_rate=0.5)
     stepper = problem.stepper(max_iterations=5000, on_not_converged="ignore")
-    speeds, landed, stalled = [], 0, 0
+    speeds, landed, stalled = [], 0, []
     ws = m.workspace()
     crank0 = ws.spanning_to_independent(q, v)[0][7:11]
     for _ in range(2000):
@@ -56,17 +56,17 @@ def test_drop_comes_to_rest(walker):
         tau = np.zeros(m.ny)  # PD on the four cranks holds the legs (the trunk is free)
         tau[6:10] = -20.0 * (y[7:11] - crank0) - 1.0 * ydot[6:10]
         r = stepper.step(q, v, tau)
-        # ADMM stalls just above its 1e-10 tolerance on a few steps (docs/contact.md, "Known");
-        # the report says so, and the residuals stay small.
+        # The crouched stance is nearly a mechanism (docs/contact.md, "Known: ill-conditioned
+        # stances"): plain ADMM stalled just above its 1e-10 tolerance on 8 of these steps; with
+        # the Newton polish every step converges.
         rep = r.report
-        stalled += not rep.converged
-        assert rep.converged or max(rep.primal_residual, rep.dual_residual,
-                                    rep.complementarity) < 1e-8, rep
+        if not rep.converged:
+            stalled.append((len(speeds), rep))
         q, v = r.q, r.v
         landed += r.lam[2::3].max() > 0
         speeds.append(np.abs(v).max())
     assert landed > 1000
-    assert stalled <= 10  # 2 of 2000 when this was written
+    assert stalled == []
     assert max(speeds[-200:]) < 1e-3  # at rest on its feet
     R, gap, _ = stepper.frames()
     assert np.allclose(R[:, :, 2], [0.0, 0.0, 1.0])  # n = +z for every foot

@@ -390,7 +390,7 @@ Status clusterMassMatrix(const ClusterModel& model, ClusterData& data, ConstVecR
   for (int k = 0; k < ncl && !blocks; ++k) {
     const Cluster& c = model.clusters[k];
     if (c.constrained() && (c.implicit() || !ws[k].bodiesOnOutput))
-      detail::clusterMotionSubspace(model, data, k, detail::Bias::Skip);
+      detail::clusterMotionSubspace(model, data, k, detail::Bias::Skip, detail::RotorFrame::Body);
   }
   for (int k = ncl - 1; k >= (blocks ? 1 : 0); --k) {
     const Cluster& c = model.clusters[k];

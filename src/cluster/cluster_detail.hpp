@@ -89,19 +89,33 @@ Status clusterPositionPass(const ClusterModel& cm, ClusterData& data,
 Status checkClusterState(const ClusterModel& cm, ClusterData& data, int k,
                          const Eigen::Ref<const VecX>& q, const double* v);
 
-/// clusterVelocityPass for cluster k only (its parent cluster's bodies must be done).
+/// clusterVelocityPass for cluster k only (its parent cluster's bodies must be done). With
+/// RotorFrame::Output, the rotors the steps keep in their output body's frame are skipped.
 Status clusterVelocityStep(const ClusterModel& cm, ClusterData& data, int k,
                            const Eigen::Ref<const VecX>& q, const double* v, Bias bias,
-                           StateCheck check, OutputPoses poses);
+                           StateCheck check, OutputPoses poses, RotorFrame frame);
 
 /// Cluster motion subspace S (6m x d, eq. 15) into scratch(data)[k].S and, with Bias::Compute,
-/// the cluster bias c (6m, eq. 19) (after clusterVelocityPass).
-void clusterMotionSubspace(const ClusterModel& cm, ClusterData& data, int k, Bias bias);
+/// the cluster bias c (6m, eq. 19) (after clusterVelocityPass); with RotorFrame::Output, not
+/// the rows of c of the rotors kept in their output body's frame.
+void clusterMotionSubspace(const ClusterModel& cm, ClusterData& data, int k, Bias bias,
+                           RotorFrame frame);
 
-/// After an algorithm that left the rotors in their output body's frame
-/// (ClusterScratch::rotorsPending): their liMi, oMi, v, a_gf, c and f in treeData, at that
-/// call's configuration. Does nothing otherwise. Every reader of the rotors' entries of
-/// treeData after a cluster algorithm calls it first.
+// The rotors' deferred entries of treeData (ClusterScratch::deferredRotors): these three
+// functions are its only writers. An algorithm in RotorFrame::Output records its state once at
+// its end (deferRotorBodies); a reader of the rotors' entries calls completeRotorBodies once
+// before reading; a step that writes those entries, or the entries of the output bodies they are
+// completed from, calls discardDeferredRotors.
+
+/// Records that the rotors' entries of treeData were left for the state (q, v) (v: nullptr for
+/// zero velocity) of an algorithm in RotorFrame::Output.
+void deferRotorBodies(ClusterScratch& s, const Eigen::Ref<const VecX>& q, const double* v);
+/// Forgets a deferral: the rotors' entries are written (or left stale, as documented) by the
+/// caller.
+inline void discardDeferredRotors(ClusterScratch& s) { s.deferredRotors.pending = false; }
+/// After deferRotorBodies: the rotors' liMi, oMi, v, a_gf, c, f, IA and pA in treeData, at that
+/// call's state. Does nothing otherwise. Every reader of the rotors' entries of treeData after a
+/// cluster algorithm calls it first.
 void completeRotorBodies(const ClusterModel& cm, ClusterData& data);
 
 /// tau_y = G^T tau for every cluster (Chignoli et al. 2023, eq. 23 and 65), tau = S^T f of the

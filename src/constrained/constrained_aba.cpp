@@ -158,7 +158,8 @@ Status augmentedSolve(const ClusterModel& model, ClusterData& data, ConstraintDa
   for (int k = static_cast<int>(model.clusters.size()) - 1; k >= 0; --k) {
     const Cluster& c = model.clusters[k];
     if (c.constrained()) {
-      CDYN_TRY(detail::clusterArticulatedStep(model, data, k, tau, forces));
+      CDYN_TRY(
+          detail::clusterArticulatedStep(model, data, k, tau, forces, detail::RotorFrame::Body));
       continue;
     }
     const int b = c.firstBody;

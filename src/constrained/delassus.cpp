@@ -356,7 +356,8 @@ Status positionPass(const ClusterModel& cm, ClusterData& data, const ConstraintS
     const Cluster& c = cm.clusters[k];
     if (c.constrained()) {
       CDYN_TRY(detail::clusterVelocityStep(cm, data, k, q, nullptr, detail::Bias::Skip,
-                                           detail::StateCheck::Check, detail::OutputPoses::All));
+                                           detail::StateCheck::Check, detail::OutputPoses::All,
+                                           detail::RotorFrame::Body));
       continue;
     }
     const int b = c.firstBody;
@@ -387,7 +388,7 @@ Status articulatedInertias(const ClusterModel& cm, ClusterData& data, Constraint
   for (int k = 0; k < static_cast<int>(cm.clusters.size()); ++k) {
     const Cluster& c = cm.clusters[k];
     if (c.constrained()) {
-      detail::clusterInertiaAndBiasStep(cm, data, k, nullptr);
+      detail::clusterInertiaAndBiasStep(cm, data, k, nullptr, detail::RotorFrame::Body);
       continue;
     }
     const int b = c.firstBody;
@@ -451,8 +452,8 @@ Status pass2(const ClusterModel& cm, ClusterData& data, const double* tau) {
   for (int k = static_cast<int>(cm.clusters.size()) - 1; k >= 0; --k) {
     const Cluster& c = cm.clusters[k];
     if (c.constrained())
-      CDYN_TRY(
-          detail::clusterArticulatedStep(cm, data, k, tau, detail::ForceCoordinates::Independent));
+      CDYN_TRY(detail::clusterArticulatedStep(
+          cm, data, k, tau, detail::ForceCoordinates::Independent, detail::RotorFrame::Body));
     else
       CDYN_TRY(articulatedInertiaStep(cm.treeModel, data.treeData, c.firstBody, c.outputBody));
   }

@@ -71,7 +71,7 @@ Status proxPv(const ClusterModel& model, ClusterData& data, const ConstraintSet&
   const double* tau =  // + passive joint forces (MJCF springs, dampers)
       detail::withJointDynamicsForces(model, data, q.data(), v.data(), tauY.data(), forces);
   for (int k = static_cast<int>(model.clusters.size()) - 1; k >= 0; --k)
-    CDYN_TRY(detail::clusterArticulatedStep(model, data, k, tau, forces));
+    CDYN_TRY(detail::clusterArticulatedStep(model, data, k, tau, forces, detail::RotorFrame::Body));
   detail::supportAccelerations(model, data, cd);  // the free motion of the constrained bodies
   detail::rowResidual(model, data, cd, cd.z);
   // Delassus matrix from the same articulated inertias, then the dual iterations.

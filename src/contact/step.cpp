@@ -40,7 +40,8 @@ Status contactStep(const ClusterModel& model, ClusterData& data, const ContactPr
   const Motion zero = Motion::Zero();
   for (int k = 0; k < static_cast<int>(model.clusters.size()); ++k) {
     const int o = model.clusters[k].outputBody;
-    detail::clusterAccelerationStep(model, data, k, o >= 0 ? td.a_gf[o] : zero);
+    detail::clusterAccelerationStep(model, data, k, o >= 0 ? td.a_gf[o] : zero,
+                                    detail::RotorFrame::Body);
   }
   cd.ydot = cd.ydotFree + data.ydd;
   data.ydd = cd.yddFree + (1.0 / s.dt) * data.ydd;  // the step's accelerations

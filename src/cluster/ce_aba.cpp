@@ -2,9 +2,10 @@
 // passes over the cluster tree; the per-cluster steps and their equations are in
 // cluster_aba_step.cpp.
 #include "cluster/cluster_aba_step.hpp"
-#include "cluster/cluster_detail.hpp"
 #include "cluster/cluster_joint_dynamics.hpp"
+#include "cluster/cluster_kinematics.hpp"
 #include "cluster/cluster_workspace.hpp"
+#include "cluster/loop_closure.hpp"
 #include "clusterdyn/cluster_algorithms.hpp"
 #include "core/check.hpp"
 #include "tree/tree_step.hpp"

@@ -1,6 +1,6 @@
 // Constraint-embedding RNEA (Chignoli et al. 2023, §V): spanning accelerations v_dot = G y_ddot + g
 // per cluster, Newton-Euler on the tree, then tau_k = S_k^T f_k = G_k^T (S^T f)_k (eq. 62-65, 23).
-#include "cluster/cluster_detail.hpp"
+#include "cluster/cluster_kinematics.hpp"
 #include "clusterdyn/cluster_algorithms.hpp"
 #include "core/check.hpp"
 #include "tree/joint_dynamics.hpp"
@@ -8,29 +8,6 @@
 #include "tree/tree_step.hpp"
 
 namespace clusterdyn {
-
-namespace detail {
-
-void independentForces(const ClusterModel& cm, ClusterData& data, VecX& out) {
-  const double* const tau = data.treeData.tau.data();
-  const std::vector<ClusterWorkspace>& ws = detail::scratch(data);
-  for (int k = 0; k < static_cast<int>(cm.clusters.size()); ++k) {
-    const Cluster& c = cm.clusters[k];
-    if (!c.constrained()) {
-      for (int i = 0; i < c.nv; ++i) out[c.y0 + i] = tau[c.v0 + i];
-    } else if (c.ny == 1) {
-      const double* const G = ws[k].G.data();
-      double x = 0.0;
-      for (int i = 0; i < c.nv; ++i) x += G[i] * tau[c.v0 + i];
-      out[c.y0] = x;
-    } else {
-      out.segment(c.y0, c.ny).noalias() =
-          ws[k].G.transpose() * data.treeData.tau.segment(c.v0, c.nv);
-    }
-  }
-}
-
-}  // namespace detail
 
 namespace {
 

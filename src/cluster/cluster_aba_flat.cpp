@@ -13,8 +13,8 @@
 //   y_ddot = D^-1 (u - U^T c - Ubar^T a_o),  a_b = X_b a_o + c_b + s_b y_ddot          (eq. 53, 61)
 // with c_r = v_o x s_r qd_r and p_r = v_r x* I_r v_r (outputFrameRotorBias).
 #include "cluster/cluster_aba_step.hpp"
-#include "cluster/cluster_detail.hpp"
 #include "cluster/cluster_joint_dynamics.hpp"
+#include "cluster/cluster_kinematics.hpp"
 #include "core/check.hpp"
 #include "tree/tree_step.hpp"
 

@@ -11,8 +11,8 @@
 // Xh is applied body by body as a transform (outputTb), never as a 6m x 6 matrix.
 #include "cluster/cluster_aba_step.hpp"
 
-#include "cluster/cluster_detail.hpp"
 #include "cluster/cluster_joint_dynamics.hpp"
+#include "cluster/cluster_kinematics.hpp"
 #include "core/check.hpp"
 #include "core/small_spd.hpp"
 #include "tree/aba_step.hpp"

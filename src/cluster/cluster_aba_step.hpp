@@ -5,7 +5,8 @@
 // three or more independent coordinates.
 #pragma once
 
-#include "cluster/cluster_detail.hpp"
+#include "cluster/cluster_workspace.hpp"
+#include "cluster/step_modes.hpp"
 #include "clusterdyn/cluster_data.hpp"
 
 namespace clusterdyn::detail {

@@ -28,8 +28,8 @@
 // column-by-column path above stays for the other models.
 #include <algorithm>
 
-#include "cluster/cluster_detail.hpp"
 #include "cluster/cluster_joint_dynamics.hpp"
+#include "cluster/cluster_kinematics.hpp"
 #include "clusterdyn/cluster_algorithms.hpp"
 #include "core/check.hpp"
 #include "tree/axis_transforms.hpp"

@@ -1,5 +1,7 @@
 // Kinematics on the cluster tree and the per-cluster explicit constraint (G, g).
-#include "cluster/cluster_detail.hpp"
+#include "cluster/cluster_kinematics.hpp"
+
+#include "cluster/loop_constraints.hpp"
 #include "clusterdyn/cluster_algorithms.hpp"
 #include "core/check.hpp"
 #include "tree/rnea_passes.hpp"
@@ -220,6 +222,25 @@ void completeRotorBodies(const ClusterModel& cm, ClusterData& data) {
     data.rigidInertia[b] = 1;
   }
   discardDeferredRotors(s);
+}
+
+void independentForces(const ClusterModel& cm, ClusterData& data, VecX& out) {
+  const double* const tau = data.treeData.tau.data();
+  const std::vector<ClusterWorkspace>& ws = detail::scratch(data);
+  for (int k = 0; k < static_cast<int>(cm.clusters.size()); ++k) {
+    const Cluster& c = cm.clusters[k];
+    if (!c.constrained()) {
+      for (int i = 0; i < c.nv; ++i) out[c.y0 + i] = tau[c.v0 + i];
+    } else if (c.ny == 1) {
+      const double* const G = ws[k].G.data();
+      double x = 0.0;
+      for (int i = 0; i < c.nv; ++i) x += G[i] * tau[c.v0 + i];
+      out[c.y0] = x;
+    } else {
+      out.segment(c.y0, c.ny).noalias() =
+          ws[k].G.transpose() * data.treeData.tau.segment(c.v0, c.nv);
+    }
+  }
 }
 
 }  // namespace clusterdyn::detail

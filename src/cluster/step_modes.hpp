@@ -1,9 +1,22 @@
-// The modes of the per-cluster steps, passed as arguments (call sites read
-// `RotorFrame::Output`, not `true`). Each is a bool underneath: the same code as the flags they
-// replace.
+// The modes of the per-cluster building blocks, passed as arguments (call sites read
+// `Bias::Compute` or `RotorFrame::Output`, not `true`). Each is a bool underneath: the same code
+// as the flags they replace.
 #pragma once
 
 namespace clusterdyn::detail {
+
+/// Whether a step also computes the velocity-product terms: the explicit-form bias g
+/// (Chignoli et al. 2023, eq. 14) and the constraint bias k, and the cluster bias c (eq. 19).
+/// Kinematics-only users (CRBA, v = G y_dot, the Delassus rows, the builder) skip them.
+enum class Bias : bool { Skip = false, Compute = true };
+
+/// Whether the cluster velocity pass rejects spanning states (q, v) that violate the
+/// constraints (checkClusterState, ConstraintFailure).
+enum class StateCheck : bool { Skip = false, Check = true };
+
+/// Poses relative to the output body (ClusterWorkspace::outputTb) in the cluster velocity pass:
+/// of every constrained cluster, or of the implicit ones only (which always need them).
+enum class OutputPoses : bool { ImplicitOnly = false, All = true };
 
 /// Where the per-cluster steps keep the rotors (ClusterScratch::rotors: axisymmetric leaves on
 /// the output body of a coupling cluster) of the clusters with one to three independent

@@ -14,8 +14,8 @@
 // row residual stalls (slow contraction mu / (mu + sigma_min) on an ill-conditioned set),
 // multiplied by 100 when the dynamics check fails (never again below a mu that failed it).
 #include "cluster/cluster_aba_step.hpp"
-#include "cluster/cluster_detail.hpp"
 #include "cluster/cluster_joint_dynamics.hpp"
+#include "cluster/cluster_kinematics.hpp"
 #include "constrained/constraint_detail.hpp"
 #include "constrained/constraint_types.hpp"
 #include "constrained/symmetric_inertia.hpp"

@@ -1,7 +1,7 @@
 // Constraint rows on the cluster tree: the covectors C that map body accelerations to row
 // accelerations, their bias, position errors and Baumgarte targets; the dense row Jacobian.
 #include "cluster/cluster_aba_step.hpp"
-#include "cluster/cluster_detail.hpp"
+#include "cluster/cluster_kinematics.hpp"
 #include "constrained/constraint_detail.hpp"
 #include "constrained/constraint_types.hpp"
 #include "core/check.hpp"

@@ -13,7 +13,7 @@
 #include <cmath>
 
 #include "cluster/cluster_aba_step.hpp"
-#include "cluster/cluster_detail.hpp"
+#include "cluster/cluster_kinematics.hpp"
 #include "constrained/constraint_detail.hpp"
 #include "constrained/symmetric_inertia.hpp"
 #include "core/check.hpp"

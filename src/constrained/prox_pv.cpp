@@ -6,8 +6,8 @@
 // r_free = k' - C a_free the row-acceleration error of the unconstrained motion; the roll-out
 // applies the forces C^T lambda by the reduced backward sweep and one pass 3.
 #include "cluster/cluster_aba_step.hpp"
-#include "cluster/cluster_detail.hpp"
 #include "cluster/cluster_joint_dynamics.hpp"
+#include "cluster/cluster_kinematics.hpp"
 #include "constrained/constraint_detail.hpp"
 #include "constrained/constraint_types.hpp"
 #include "core/check.hpp"

@@ -4,7 +4,7 @@
 // inertias), the independent positions integrated, the loop closure putting the dependent
 // coordinates back on the manifold.
 #include "cluster/cluster_aba_step.hpp"
-#include "cluster/cluster_detail.hpp"
+#include "cluster/step_modes.hpp"
 #include "clusterdyn/configuration.hpp"
 #include "constrained/constraint_detail.hpp"
 #include "contact/contact_detail.hpp"

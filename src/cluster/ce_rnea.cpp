@@ -1,5 +1,7 @@
 // Constraint-embedding RNEA (Chignoli et al. 2023, §V): spanning accelerations v_dot = G y_ddot + g
 // per cluster, Newton-Euler on the tree, then tau_k = S_k^T f_k = G_k^T (S^T f)_k (eq. 62-65, 23).
+// ceRnea, and clusterBias: C = ceRnea at y_ddot = 0 (the same passes, as Pinocchio's
+// nonLinearEffects is its RNEA at zero acceleration).
 #include "cluster/cluster_kinematics.hpp"
 #include "clusterdyn/cluster_algorithms.hpp"
 #include "core/check.hpp"

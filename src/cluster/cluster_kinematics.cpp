@@ -1,6 +1,8 @@
 // Kinematics on the cluster tree and the per-cluster explicit constraint (G, g).
 #include "cluster/cluster_kinematics.hpp"
 
+#include <algorithm>
+
 #include "cluster/loop_constraints.hpp"
 #include "clusterdyn/cluster_algorithms.hpp"
 #include "core/check.hpp"
@@ -195,10 +197,10 @@ void clusterMotionSubspace(const ClusterModel& cm, ClusterData& data, int k, Bia
 }
 
 void deferRotorBodies(ClusterScratch& s, const Eigen::Ref<const VecX>& q, const double* v) {
-  ClusterScratch::DeferredRotors& d = s.deferredRotors;
-  d.q = q;
+  ClusterScratch::DeferredRotors& d = s.deferredRotors;  // sized nq, nv (q: checked nq)
+  std::copy_n(q.data(), d.q.size(), d.q.data());
   if (v)
-    d.v = Eigen::Map<const VecX>(v, d.v.size());
+    std::copy_n(v, d.v.size(), d.v.data());
   else
     d.v.setZero();
   d.pending = true;

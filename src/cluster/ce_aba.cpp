@@ -2,9 +2,10 @@
 // passes over the cluster tree; the per-cluster steps and their equations are in
 // cluster_aba_step.cpp.
 #include "cluster/cluster_aba_step.hpp"
-#include "cluster/cluster_detail.hpp"
 #include "cluster/cluster_joint_dynamics.hpp"
+#include "cluster/cluster_kinematics.hpp"
 #include "cluster/cluster_workspace.hpp"
+#include "cluster/loop_closure.hpp"
 #include "clusterdyn/cluster_algorithms.hpp"
 #include "core/check.hpp"
 #include "tree/tree_step.hpp"
@@ -13,55 +14,42 @@ namespace clusterdyn {
 
 namespace {
 
-/// Sets ClusterScratch::outputFrameAba for the length of one CE-ABA call.
-class OutputFrameRotors {
- public:
-  OutputFrameRotors(ClusterScratch& s, bool on) : s_(s) { s_.outputFrameAba = on; }
-  ~OutputFrameRotors() { s_.outputFrameAba = false; }
-  OutputFrameRotors(const OutputFrameRotors&) = delete;
-  OutputFrameRotors& operator=(const OutputFrameRotors&) = delete;
-
- private:
-  ClusterScratch& s_;
-};
-
 Status ceAbaCore(const ClusterModel& cm, ClusterData& data, ConstVecRef q, ConstVecRef v,
                  const double* tau, detail::ForceCoordinates forces, const Force* fext) {
   Data& td = data.treeData;
   const int ncl = static_cast<int>(cm.clusters.size());
-  // Without external forces: the rotors of one-coordinate clusters in their output body's frame
-  // (their entries of treeData: completeRotorBodies) and the flat scalar clusters' fused steps.
+  // Without external forces: the rotors of clusters with one to three coordinates in their
+  // output body's frame (their entries of treeData deferred to completeRotorBodies) and the flat
+  // scalar clusters' fused steps.
+  const detail::RotorFrame frame = fext ? detail::RotorFrame::Body : detail::RotorFrame::Output;
   ClusterScratch& scr = detail::fullScratch(data);
-  const bool outputFrame = !fext;
-  const OutputFrameRotors mode(scr, outputFrame);
+  detail::discardDeferredRotors(scr);
   // Pass 1: kinematics, G and g, inertias, bias forces, cluster motion subspaces.
   const std::vector<ClusterWorkspace>& ws = scr.clusters;
   for (int k = 0; k < ncl; ++k) {
-    if (outputFrame && ws[k].flatScalar) {
+    if (frame == detail::RotorFrame::Output && ws[k].flatScalar) {
       CDYN_TRY(detail::flatClusterKinematics(cm, data, k, q, v.data(), detail::StateCheck::Check));
       continue;
     }
     CDYN_TRY(detail::clusterVelocityStep(cm, data, k, q, v.data(), detail::Bias::Compute,
-                                         detail::StateCheck::Check, detail::OutputPoses::All));
-    detail::clusterInertiaAndBiasStep(cm, data, k, fext);
-    if (outputFrame) detail::clusterRotorBias(cm, data, k, v.data());
+                                         detail::StateCheck::Check, detail::OutputPoses::All,
+                                         frame));
+    detail::clusterInertiaAndBiasStep(cm, data, k, fext, frame);
+    if (frame == detail::RotorFrame::Output) detail::clusterRotorBias(cm, data, k, v.data());
   }
   // Joint dynamics (MJCF springs, dampers, armature in loops): spanning forces.
   tau = detail::withJointDynamicsForces(cm, data, q.data(), v.data(), tau, forces);
   // Pass 2: articulated inertias, leaf clusters to root (eq. 53, 58-60).
   for (int k = ncl - 1; k >= 0; --k)
-    CDYN_TRY(detail::clusterArticulatedStep(cm, data, k, tau, forces));
+    CDYN_TRY(detail::clusterArticulatedStep(cm, data, k, tau, forces, frame));
   // Pass 3: accelerations, root cluster to leaves (eq. 53, 61).
   const Motion a0 = detail::gravityAcceleration(cm.treeModel);
   for (int k = 0; k < ncl; ++k) {
     const int o = cm.clusters[k].outputBody;
-    detail::clusterAccelerationStep(cm, data, k, o >= 0 ? td.a_gf[o] : a0);
+    detail::clusterAccelerationStep(cm, data, k, o >= 0 ? td.a_gf[o] : a0, frame);
   }
-  if (outputFrame && !scr.rotors.empty()) {
-    scr.rotorQ = q;
-    scr.rotorVelocity = v;
-    scr.rotorsPending = true;
-  }
+  if (frame == detail::RotorFrame::Output && !scr.rotors.empty())
+    detail::deferRotorBodies(scr, q, v.data());
   return detail::ok(td);
 }
 

@@ -1,6 +1,8 @@
 // Constraint-embedding RNEA (Chignoli et al. 2023, §V): spanning accelerations v_dot = G y_ddot + g
 // per cluster, Newton-Euler on the tree, then tau_k = S_k^T f_k = G_k^T (S^T f)_k (eq. 62-65, 23).
-#include "cluster/cluster_detail.hpp"
+// ceRnea, and clusterBias: C = ceRnea at y_ddot = 0 (the same passes, as Pinocchio's
+// nonLinearEffects is its RNEA at zero acceleration).
+#include "cluster/cluster_kinematics.hpp"
 #include "clusterdyn/cluster_algorithms.hpp"
 #include "core/check.hpp"
 #include "tree/joint_dynamics.hpp"
@@ -8,29 +10,6 @@
 #include "tree/tree_step.hpp"
 
 namespace clusterdyn {
-
-namespace detail {
-
-void independentForces(const ClusterModel& cm, ClusterData& data, VecX& out) {
-  const double* const tau = data.treeData.tau.data();
-  const std::vector<ClusterWorkspace>& ws = detail::scratch(data);
-  for (int k = 0; k < static_cast<int>(cm.clusters.size()); ++k) {
-    const Cluster& c = cm.clusters[k];
-    if (!c.constrained()) {
-      for (int i = 0; i < c.nv; ++i) out[c.y0 + i] = tau[c.v0 + i];
-    } else if (c.ny == 1) {
-      const double* const G = ws[k].G.data();
-      double x = 0.0;
-      for (int i = 0; i < c.nv; ++i) x += G[i] * tau[c.v0 + i];
-      out[c.y0] = x;
-    } else {
-      out.segment(c.y0, c.ny).noalias() =
-          ws[k].G.transpose() * data.treeData.tau.segment(c.v0, c.nv);
-    }
-  }
-}
-
-}  // namespace detail
 
 namespace {
 
@@ -65,7 +44,7 @@ void spanningAccelerations(const ClusterModel& cm, ClusterData& data, int k, con
 /// with M v = I (v x s) + v x* (I s) + s x* (I v) (OutputFrameRotor::velocityForce; v^T M v =
 /// 2 (v x s)^T I v, and the qd terms of s^T f_r cancel). f_o += f_r in the forward pass (o
 /// comes first and the backward pass only adds to it); no joint transform of their own
-/// (ClusterScratch::rotorsPending, completeRotorBodies). No external forces.
+/// (deferRotorBodies, completeRotorBodies). No external forces.
 void rneaOutputFrameRotors(const ClusterModel& cm, ClusterData& data, ConstVecRef q,
                            const double* v) {
   const Model& tree = cm.treeModel;
@@ -95,12 +74,7 @@ void rneaOutputFrameRotors(const ClusterModel& cm, ClusterData& data, ConstVecRe
   }
   for (int i = tree.nbodies - 1; i >= 0; --i)
     if (s.rotorSlot[i] < 0) detail::rneaBackwardStep(tree, td, i, td.tau);
-  s.rotorQ = q;
-  if (v)
-    s.rotorVelocity = Eigen::Map<const VecX>(v, tree.nv);
-  else
-    s.rotorVelocity.setZero();
-  s.rotorsPending = true;
+  detail::deferRotorBodies(s, q, v);
 }
 
 /// Models whose clusters all have a constant G (couplings, mimics): check the state, q_ddot =
@@ -128,7 +102,7 @@ Status ceRneaConstantG(const ClusterModel& cm, ClusterData& data, ConstVecRef q,
   data.qdd.setZero();
   if (ydd)
     for (const ClusterScratch::GEntry& e : s.constantG) qdd[e.v] += e.value * ydd[e.y];
-  s.rotorsPending = false;
+  detail::discardDeferredRotors(s);
   if (!fext && !s.rotors.empty())
     rneaOutputFrameRotors(cm, data, q, v);
   else
@@ -150,9 +124,9 @@ Status ceRneaCore(const ClusterModel& cm, ClusterData& data, ConstVecRef q, cons
   const Motion a0 = detail::gravityAcceleration(tree);
   for (int k = 0; k < static_cast<int>(cm.clusters.size()); ++k) {
     // Kinematics (and G, g) of cluster k, then its accelerations and forces (eq. 62-63).
-    CDYN_TRY(detail::clusterVelocityStep(cm, data, k, q, v, detail::Bias::Compute,
-                                         detail::StateCheck::Check,
-                                         detail::OutputPoses::ImplicitOnly));
+    CDYN_TRY(detail::clusterVelocityStep(
+        cm, data, k, q, v, detail::Bias::Compute, detail::StateCheck::Check,
+        detail::OutputPoses::ImplicitOnly, detail::RotorFrame::Body));
     spanningAccelerations(cm, data, k, ydd);
     const Cluster& c = cm.clusters[k];
     for (int b = c.firstBody; b < c.firstBody + c.nbodies; ++b) {

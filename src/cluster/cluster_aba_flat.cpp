@@ -1,5 +1,6 @@
 // CE-ABA's fused steps for a flat scalar cluster (ClusterWorkspace::flatScalar: explicit, one
-// independent coordinate y, every body on the output body o), without external forces. The
+// independent coordinate y, every body on the output body o), in RotorFrame::Output (without
+// external forces). The
 // generic steps (cluster_aba_step.cpp: articulatedScalar, accelerationsScalar, with the
 // cluster-sized S, c and outputTb) compute the same; tests/test_cluster_flat_steps.cpp proves
 // them equal. Each link b is a tree body (Featherstone Table 7.1) whose motion subspace is
@@ -12,8 +13,8 @@
 //   y_ddot = D^-1 (u - U^T c - Ubar^T a_o),  a_b = X_b a_o + c_b + s_b y_ddot          (eq. 53, 61)
 // with c_r = v_o x s_r qd_r and p_r = v_r x* I_r v_r (outputFrameRotorBias).
 #include "cluster/cluster_aba_step.hpp"
-#include "cluster/cluster_detail.hpp"
 #include "cluster/cluster_joint_dynamics.hpp"
+#include "cluster/cluster_kinematics.hpp"
 #include "core/check.hpp"
 #include "tree/tree_step.hpp"
 
@@ -27,7 +28,6 @@ Status flatClusterKinematics(const ClusterModel& cm, ClusterData& data, int k,
   ClusterScratch& scr = fullScratch(data);
   const int o = c.outputBody, last = c.firstBody + c.nbodies;
   const Motion vo = o >= 0 ? td.v[o] : Motion::Zero();
-  scr.rotorsPending = false;  // (as clusterVelocityStep)
   for (int b = c.firstBody; b < last; ++b) {
     const int iv = tree.idx_v[b];
     const int r = scr.rotorSlot[b];

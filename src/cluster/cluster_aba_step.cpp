@@ -11,8 +11,8 @@
 // Xh is applied body by body as a transform (outputTb), never as a 6m x 6 matrix.
 #include "cluster/cluster_aba_step.hpp"
 
-#include "cluster/cluster_detail.hpp"
 #include "cluster/cluster_joint_dynamics.hpp"
+#include "cluster/cluster_kinematics.hpp"
 #include "core/check.hpp"
 #include "core/small_spd.hpp"
 #include "tree/aba_step.hpp"
@@ -54,7 +54,7 @@ inline bool rigidRotors(const ClusterData& data, const Cluster& c, const Cluster
 /// Pass 2 with one independent coordinate (rotor-link pairs, belts, four-bars): S a 6m x 1
 /// column, D a scalar.
 Status articulatedScalar(const ClusterModel& cm, ClusterData& data, int k, const double* tau,
-                         ForceCoordinates forces) {
+                         ForceCoordinates forces, RotorFrame frame) {
   const Cluster& c = cm.clusters[k];
   Data& td = data.treeData;
   ClusterWorkspace& w = detail::scratch(data)[k];
@@ -70,7 +70,7 @@ Status articulatedScalar(const ClusterModel& cm, ClusterData& data, int k, const
     const int i = 6 * (b - c.firstBody);
     const auto s = w.S.block<6, 1>(i, 0);
     auto U = w.U.block<6, 1>(i, 0);
-    if (scr.abaRotor(b)) {  // output body's frame: s = X_T S g, pA = rotorP (eq. 53: u)
+    if (scr.abaRotor(b, frame)) {  // output body's frame: s = X_T S g, pA = rotorP (eq. 53: u)
       const OutputFrameRotor& r = scr.rotors[scr.rotorSlot[b]];
       u -= r.g * r.axis.dot(scr.rotorP[scr.rotorSlot[b]]);
       continue;
@@ -95,7 +95,7 @@ Status articulatedScalar(const ClusterModel& cm, ClusterData& data, int k, const
   double t = u;  // u - U^T c
   for (int b = c.firstBody; b < c.firstBody + c.nbodies; ++b) {
     const int i = 6 * (b - c.firstBody);
-    if (scr.abaRotor(b)) {  // eq. 59-60 in the output body's frame (Ubar: in rotorUbar)
+    if (scr.abaRotor(b, frame)) {  // eq. 59-60 in the output body's frame (Ubar: in rotorUbar)
       const int r = scr.rotorSlot[b];
       const Motion& cr = scr.rotorC[r];
       t -= scr.rotors[r].g * scr.rotors[r].Iaxis.dot(cr);
@@ -128,7 +128,7 @@ Status articulatedScalar(const ClusterModel& cm, ClusterData& data, int k, const
 /// pair, D = 2).
 template <int D>
 Status articulatedFixed(const ClusterModel& cm, ClusterData& data, int k, const double* tau,
-                        ForceCoordinates forces) {
+                        ForceCoordinates forces, RotorFrame frame) {
   using Mat6D = Eigen::Matrix<double, 6, D>;
   using MatDD = Eigen::Matrix<double, D, D>;
   using VecD = Eigen::Matrix<double, D, 1>;
@@ -147,7 +147,7 @@ Status articulatedFixed(const ClusterModel& cm, ClusterData& data, int k, const 
   const ClusterScratch& scr = detail::fullScratch(data);
   for (int b = c.firstBody; b < c.firstBody + c.nbodies; ++b) {
     const int i = 6 * (b - c.firstBody);
-    if (scr.abaRotor(b)) {  // output body's frame: S = X_T s G_row, pA = rotorP (eq. 53: u)
+    if (scr.abaRotor(b, frame)) {  // output body's frame: S = X_T s G_row, pA = rotorP (eq. 53: u)
       const OutputFrameRotor& r = scr.rotors[scr.rotorSlot[b]];
       u.noalias() -= w.G.row(r.row).transpose() * r.axis.dot(scr.rotorP[scr.rotorSlot[b]]);
       continue;
@@ -174,7 +174,7 @@ Status articulatedFixed(const ClusterModel& cm, ClusterData& data, int k, const 
   VecD t = u;  // u - U^T c
   for (int b = c.firstBody; b < c.firstBody + c.nbodies; ++b) {
     const int i = 6 * (b - c.firstBody);
-    if (scr.abaRotor(b)) {  // eq. 59-60 in the output body's frame (Ubar: in rotorUbar)
+    if (scr.abaRotor(b, frame)) {  // eq. 59-60 in the output body's frame (Ubar: in rotorUbar)
       const int r = scr.rotorSlot[b];
       const Motion& cr = scr.rotorC[r];
       t.noalias() -= w.G.row(scr.rotors[r].row).transpose() * scr.rotors[r].Iaxis.dot(cr);
@@ -335,7 +335,8 @@ Status articulatedGeneric(const ClusterModel& cm, ClusterData& data, int k, cons
 }
 
 /// Pass 3 with one independent coordinate (eq. 53 and 61): accelerationsOf<1> with scalars.
-void accelerationsScalar(const ClusterModel& cm, ClusterData& data, int k, const Motion& ao) {
+void accelerationsScalar(const ClusterModel& cm, ClusterData& data, int k, const Motion& ao,
+                         RotorFrame frame) {
   const Cluster& c = cm.clusters[k];
   Data& td = data.treeData;
   ClusterWorkspace& w = detail::scratch(data)[k];
@@ -344,7 +345,7 @@ void accelerationsScalar(const ClusterModel& cm, ClusterData& data, int k, const
   double t = w.u[0];
   for (int b = c.firstBody; b < last; ++b) {  // a' = Xh a_out + c
     const int i = 6 * (b - c.firstBody);
-    if (scr.abaRotor(b)) {  // output body's frame: a' = a_out + c_r
+    if (scr.abaRotor(b, frame)) {  // output body's frame: a' = a_out + c_r
       const int r = scr.rotorSlot[b];
       t -= scr.rotors[r].g * scr.rotors[r].Iaxis.dot(ao + scr.rotorC[r]);
       continue;
@@ -356,7 +357,8 @@ void accelerationsScalar(const ClusterModel& cm, ClusterData& data, int k, const
   const double ydd = w.Dinv(0, 0) * t;  // eq. 53
   data.ydd[c.y0] = ydd;
   for (int b = c.firstBody; b < last; ++b)  // eq. 61 (rotors: completeRotorBodies)
-    if (!scr.abaRotor(b)) td.a_gf[b].noalias() += w.S.block<6, 1>(6 * (b - c.firstBody), 0) * ydd;
+    if (!scr.abaRotor(b, frame))
+      td.a_gf[b].noalias() += w.S.block<6, 1>(6 * (b - c.firstBody), 0) * ydd;
   auto qdd = data.qdd.segment(c.v0, c.nv);
   qdd = w.g + w.G.col(0) * ydd;
 }
@@ -387,7 +389,8 @@ void accelerationsSparse(const ClusterModel& cm, ClusterData& data, int k, const
 
 /// Pass 3 with D independent coordinates (D = Eigen::Dynamic: any), eq. 53 and 61.
 template <int D>
-void accelerationsOf(const ClusterModel& cm, ClusterData& data, int k, const Motion& ao) {
+void accelerationsOf(const ClusterModel& cm, ClusterData& data, int k, const Motion& ao,
+                     RotorFrame frame) {
   const Cluster& c = cm.clusters[k];
   Data& td = data.treeData;
   ClusterWorkspace& w = detail::scratch(data)[k];
@@ -398,7 +401,7 @@ void accelerationsOf(const ClusterModel& cm, ClusterData& data, int k, const Mot
   t = w.u.template head<D>(d);
   for (int b = c.firstBody; b < c.firstBody + c.nbodies; ++b) {  // a' = Xh a_out + c
     const int i = 6 * (b - c.firstBody);
-    if (D != Eigen::Dynamic && scr.abaRotor(b)) {  // output body's frame: a' = a_out + c_r
+    if (D != Eigen::Dynamic && scr.abaRotor(b, frame)) {  // output body's frame: a' = a_out + c_r
       const int r = scr.rotorSlot[b];
       t.noalias() -= w.G.row(scr.rotors[r].row).transpose().template head<D>(d) *
                      scr.rotors[r].Iaxis.dot(ao + scr.rotorC[r]);
@@ -411,7 +414,7 @@ void accelerationsOf(const ClusterModel& cm, ClusterData& data, int k, const Mot
   auto ydd = data.ydd.template segment<D>(c.y0, d);
   ydd.noalias() = w.Dinv.template topLeftCorner<D, D>(d, d) * t;  // eq. 53
   for (int b = c.firstBody; b < c.firstBody + c.nbodies; ++b)     // eq. 61
-    if (D == Eigen::Dynamic || !scr.abaRotor(b))                  // (rotors: completeRotorBodies)
+    if (D == Eigen::Dynamic || !scr.abaRotor(b, frame))           // (rotors: completeRotorBodies)
       td.a_gf[b].noalias() += w.S.template block<6, D>(6 * (b - c.firstBody), 0, 6, d) * ydd;
   auto qdd = data.qdd.segment(c.v0, c.nv);
   qdd = w.g;
@@ -420,8 +423,8 @@ void accelerationsOf(const ClusterModel& cm, ClusterData& data, int k, const Mot
 
 }  // namespace
 
-void clusterInertiaAndBiasStep(const ClusterModel& cm, ClusterData& data, int k,
-                               const Force* fext) {
+void clusterInertiaAndBiasStep(const ClusterModel& cm, ClusterData& data, int k, const Force* fext,
+                               RotorFrame frame) {
   const Model& tree = cm.treeModel;
   Data& td = data.treeData;
   const ClusterScratch& scr = detail::fullScratch(data);
@@ -429,17 +432,17 @@ void clusterInertiaAndBiasStep(const ClusterModel& cm, ClusterData& data, int k,
   for (int b = c.firstBody; b < c.firstBody + c.nbodies; ++b) {
     const SpatialInertia& I = tree.inertias[b];
     data.rigidInertia[b] = 1;
-    if (scr.abaRotor(b)) continue;  // clusterRotorBias
+    if (scr.abaRotor(b, frame)) continue;  // clusterRotorBias
     td.IA[b] = I.matrix();
     td.pA[b] = crossForce(td.v[b], I * td.v[b]);
     if (fext) td.pA[b] -= fext[b];
   }
-  if (c.constrained()) clusterMotionSubspace(cm, data, k, Bias::Compute);
+  if (c.constrained()) clusterMotionSubspace(cm, data, k, Bias::Compute, frame);
 }
 
 void clusterInertiaAndBias(const ClusterModel& cm, ClusterData& data, const Force* fext) {
   for (int k = 0; k < static_cast<int>(cm.clusters.size()); ++k)
-    clusterInertiaAndBiasStep(cm, data, k, fext);
+    clusterInertiaAndBiasStep(cm, data, k, fext, RotorFrame::Body);
 }
 
 void clusterRotorBias(const ClusterModel& cm, ClusterData& data, int k, const double* v) {
@@ -448,7 +451,7 @@ void clusterRotorBias(const ClusterModel& cm, ClusterData& data, int k, const do
   const Data& td = data.treeData;
   for (const int l : s.clusters[k].rotors) {
     const int b = c.firstBody + l;
-    if (!s.abaRotor(b)) continue;
+    if (!s.abaRotor(b, RotorFrame::Output)) continue;
     const int r = s.rotorSlot[b];
     const int o = s.rotors[r].parent;
     outputFrameRotorBias(s, r, o >= 0 ? td.v[o] : Motion::Zero(), v[s.rotors[r].iv]);
@@ -456,7 +459,7 @@ void clusterRotorBias(const ClusterModel& cm, ClusterData& data, int k, const do
 }
 
 Status clusterArticulatedStep(const ClusterModel& cm, ClusterData& data, int k, const double* tau,
-                              ForceCoordinates forces) {
+                              ForceCoordinates forces, RotorFrame frame) {
   const Cluster& c = cm.clusters[k];
   if (!c.constrained()) {  // one body: the ABA step (Featherstone Table 7.1)
     const int b = c.firstBody;
@@ -466,19 +469,20 @@ Status clusterArticulatedStep(const ClusterModel& cm, ClusterData& data, int k, 
   }
   switch (c.ny) {
     case 1:
-      if (detail::fullScratch(data).outputFrameAba && detail::scratch(data)[k].flatScalar)
+      if (frame == RotorFrame::Output && detail::scratch(data)[k].flatScalar)
         return articulatedFlat(cm, data, k, tau, forces);  // cluster_aba_flat.cpp
-      return articulatedScalar(cm, data, k, tau, forces);
+      return articulatedScalar(cm, data, k, tau, forces, frame);
     case 2:
-      return articulatedFixed<2>(cm, data, k, tau, forces);
+      return articulatedFixed<2>(cm, data, k, tau, forces, frame);
     case 3:
-      return articulatedFixed<3>(cm, data, k, tau, forces);
+      return articulatedFixed<3>(cm, data, k, tau, forces, frame);
     default:
       return articulatedGeneric(cm, data, k, tau, forces);
   }
 }
 
-void clusterAccelerationStep(const ClusterModel& cm, ClusterData& data, int k, const Motion& ao) {
+void clusterAccelerationStep(const ClusterModel& cm, ClusterData& data, int k, const Motion& ao,
+                             RotorFrame frame) {
   const Cluster& c = cm.clusters[k];
   if (!c.constrained()) {
     const int b = c.firstBody;
@@ -489,15 +493,15 @@ void clusterAccelerationStep(const ClusterModel& cm, ClusterData& data, int k, c
   }
   switch (c.ny) {
     case 1:
-      if (detail::fullScratch(data).outputFrameAba && detail::scratch(data)[k].flatScalar)
+      if (frame == RotorFrame::Output && detail::scratch(data)[k].flatScalar)
         return accelerationsFlat(cm, data, k, ao);  // cluster_aba_flat.cpp
-      return accelerationsScalar(cm, data, k, ao);
+      return accelerationsScalar(cm, data, k, ao, frame);
     case 2:
-      return accelerationsOf<2>(cm, data, k, ao);
+      return accelerationsOf<2>(cm, data, k, ao, frame);
     case 3:
-      return accelerationsOf<3>(cm, data, k, ao);
+      return accelerationsOf<3>(cm, data, k, ao, frame);
     default:
-      return accelerationsOf<Eigen::Dynamic>(cm, data, k, ao);
+      return accelerationsOf<Eigen::Dynamic>(cm, data, k, ao, frame);
   }
 }
 

@@ -5,7 +5,8 @@
 // three or more independent coordinates.
 #pragma once
 
-#include "cluster/cluster_detail.hpp"
+#include "cluster/cluster_workspace.hpp"
+#include "cluster/step_modes.hpp"
 #include "clusterdyn/cluster_data.hpp"
 
 namespace clusterdyn::detail {
@@ -15,7 +16,8 @@ namespace clusterdyn::detail {
 enum class ForceCoordinates : bool { Independent = false, Spanning = true };
 
 /// Pass 1 after clusterVelocityPass: IA_b = I_b, pA_b = v_b x* I_b v_b - fext_b for every body
-/// and the motion subspace S and bias c of every constrained cluster (eq. 15, 19).
+/// and the motion subspace S and bias c of every constrained cluster (eq. 15, 19), every rotor
+/// a body of the tree (RotorFrame::Body).
 void clusterInertiaAndBias(const ClusterModel& cm, ClusterData& data, const Force* fext);
 
 /// Rotor r's (ClusterScratch::rotors) pass-1 terms in its output body's frame, from the output
@@ -28,18 +30,20 @@ inline void outputFrameRotorBias(ClusterScratch& s, int r, const Motion& vo, dou
   s.rotorP[r] = crossForce(vr, rotor.inertia * vr);
 }
 
-/// clusterInertiaAndBias for the bodies of cluster k only (its velocity step done).
-void clusterInertiaAndBiasStep(const ClusterModel& cm, ClusterData& data, int k, const Force* fext);
+/// clusterInertiaAndBias for the bodies of cluster k only (its velocity step done, in the same
+/// mode frame: with RotorFrame::Output, not the rotors kept in their output body's frame).
+void clusterInertiaAndBiasStep(const ClusterModel& cm, ClusterData& data, int k, const Force* fext,
+                               RotorFrame frame);
 
-/// Pass 1 of cluster k's rotors that ceAba treats in their output body's frame
-/// (ClusterScratch::outputFrameAba): outputFrameRotorBias (v: spanning velocities).
+/// Pass 1 in RotorFrame::Output of cluster k's rotors kept in their output body's frame
+/// (OutputFrameRotor::aba): outputFrameRotorBias (v: spanning velocities).
 void clusterRotorBias(const ClusterModel& cm, ClusterData& data, int k, const double* v);
 
-/// Pass 1 of a flat scalar cluster k (ClusterWorkspace::flatScalar) in CE-ABA without external
-/// forces (ClusterScratch::outputFrameAba), in place of clusterVelocityStep and the cluster's
-/// share of clusterInertiaAndBias and clusterRotorBias: each link's liMi, oMi, v, c, IA,
-/// pA as a tree body, each rotor's c and p in its output body's frame (cluster_aba_flat.cpp).
-/// The cluster's S, c and outputTb in the workspace are not written (S is constant).
+/// Pass 1 in RotorFrame::Output of a flat scalar cluster k (ClusterWorkspace::flatScalar), in
+/// place of clusterVelocityStep and the cluster's share of clusterInertiaAndBiasStep and
+/// clusterRotorBias: each link's liMi, oMi, v, c, IA, pA as a tree body, each rotor's c and p
+/// in its output body's frame (cluster_aba_flat.cpp). The cluster's S, c and outputTb in the
+/// workspace are not written (S is constant).
 Status flatClusterKinematics(const ClusterModel& cm, ClusterData& data, int k,
                              const Eigen::Ref<const VecX>& q, const double* v, StateCheck check);
 
@@ -55,13 +59,16 @@ void accelerationsFlat(const ClusterModel& cm, ClusterData& data, int k, const M
 /// Pass 2 for cluster k: U, D^-1, u (eq. 53) and the articulated inertia and bias it adds to
 /// its output body (eq. 59-60). tau: independent forces (ny) or, with
 /// ForceCoordinates::Spanning, spanning forces (nv) mapped by G^T. Also stores Ubar = Xh^T U
-/// (scratch(data)[k].Ubar, cluster_workspace.hpp) for the constraint-space propagation.
+/// (scratch(data)[k].Ubar, cluster_workspace.hpp) for the constraint-space propagation. frame:
+/// the mode of pass 1 (RotorFrame::Output: flat scalar clusters take articulatedFlat).
 Status clusterArticulatedStep(const ClusterModel& cm, ClusterData& data, int k, const double* tau,
-                              ForceCoordinates forces);
+                              ForceCoordinates forces, RotorFrame frame);
 
 /// Pass 3 for cluster k: y_ddot (eq. 53), body accelerations a_gf (eq. 61) and spanning
-/// accelerations qdd = G y_ddot + g, from the output body's acceleration ao.
-void clusterAccelerationStep(const ClusterModel& cm, ClusterData& data, int k, const Motion& ao);
+/// accelerations qdd = G y_ddot + g, from the output body's acceleration ao. frame: the mode of
+/// passes 1 and 2 (RotorFrame::Output: the rotors' a_gf are left for completeRotorBodies).
+void clusterAccelerationStep(const ClusterModel& cm, ClusterData& data, int k, const Motion& ao,
+                             RotorFrame frame);
 
 /// Reduced backward step (Sathya & Carpentier 2024, Alg. 2 line 3): body force changes dp
 /// (pA convention: minus the applied force) of cluster k's bodies give du_k = -S^T dp (written

@@ -192,7 +192,7 @@ void setOutputFrameRotors(const ClusterModel& m, ClusterScratch& s) {
       s.rotors.push_back(rotor);
     }
   }
-  s.rotorsPending = false;
+  s.deferredRotors.pending = false;
   s.rneaInertias = tree.inertias;
   for (const OutputFrameRotor& r : s.rotors)
     if (r.parent >= 0) s.rneaInertias[r.parent] += r.inertia;
@@ -208,9 +208,8 @@ void setOutputFrameRotors(const ClusterModel& m, ClusterScratch& s) {
         for (int i = 0; i < c.nv; ++i)
           if (G(i, j) != 0.0) s.constantG.push_back({c.v0 + i, c.y0 + j, G(i, j)});
     }
-  s.rotorQ.setZero(tree.nq);
-  s.rotorVelocity.setZero(tree.nv);
-  s.outputFrameAba = false;
+  s.deferredRotors.q.setZero(tree.nq);  // sized once: deferRotorBodies does not allocate
+  s.deferredRotors.v.setZero(tree.nv);
   s.rotorC.assign(s.rotors.size(), Motion::Zero());
   s.rotorP.assign(s.rotors.size(), Force::Zero());
 }
@@ -373,8 +372,8 @@ std::size_t ClusterData::heapBytes() const {
   const std::vector<ClusterWorkspace>& clusters = detail::scratch(*this);
   const ClusterScratch& scr = detail::ClusterScratchAccess::get(*this);
   b += sizeof(ClusterScratch) + bufferBytes(clusters) + bufferBytes(scr.rotors) +
-       bufferBytes(scr.rotorSlot) + bufferBytes(scr.constantG) + bufferBytes(scr.rotorVelocity) +
-       bufferBytes(scr.rotorQ) + bufferBytes(scr.rotorC) + bufferBytes(scr.rotorP) +
+       bufferBytes(scr.rotorSlot) + bufferBytes(scr.constantG) + bufferBytes(scr.deferredRotors.v) +
+       bufferBytes(scr.deferredRotors.q) + bufferBytes(scr.rotorC) + bufferBytes(scr.rotorP) +
        bufferBytes(scr.subtreeYEnd) + bufferBytes(scr.blockInertias) +
        bufferBytes(scr.rneaInertias) + bufferBytes(scr.relationChecks) +
        bufferBytes(scr.placementBodies) + bufferBytes(scr.relationCheckTerms);

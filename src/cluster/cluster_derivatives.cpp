@@ -168,7 +168,7 @@ void addDependentTerm(const ClusterModel& cm, const ClusterDerivativeData& dd, c
 Status checkConstantGState(const ClusterModel& cm, ClusterData& data, ConstVecRef q,
                            const double* v) {
   ClusterScratch& s = detail::fullScratch(data);
-  s.rotorsPending = false;
+  detail::discardDeferredRotors(s);
   const ClusterWorkspace::RelationTerm* term = s.relationCheckTerms.data();
   for (const ClusterScratch::RelationCheck& rel : s.relationChecks) {
     double pos = -rel.offset, vel = 0.0;

@@ -1,7 +1,7 @@
 // Internal steps of the cluster-tree derivatives (cluster_derivatives*.cpp).
 #pragma once
 
-#include "cluster/cluster_detail.hpp"
+#include "cluster/cluster_kinematics.hpp"
 #include "clusterdyn/cluster_derivatives.hpp"
 
 namespace clusterdyn::detail {

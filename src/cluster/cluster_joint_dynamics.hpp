@@ -5,7 +5,6 @@
 #pragma once
 
 #include "cluster/cluster_aba_step.hpp"
-#include "cluster/cluster_detail.hpp"
 #include "clusterdyn/cluster_data.hpp"
 #include "clusterdyn/cluster_model.hpp"
 #include "tree/joint_dynamics.hpp"

@@ -1,5 +1,9 @@
 // Kinematics on the cluster tree and the per-cluster explicit constraint (G, g).
-#include "cluster/cluster_detail.hpp"
+#include "cluster/cluster_kinematics.hpp"
+
+#include <algorithm>
+
+#include "cluster/loop_constraints.hpp"
 #include "clusterdyn/cluster_algorithms.hpp"
 #include "core/check.hpp"
 #include "tree/rnea_passes.hpp"
@@ -71,15 +75,15 @@ Status checkClusterState(const ClusterModel& cm, ClusterData& data, int k,
 
 Status clusterVelocityStep(const ClusterModel& cm, ClusterData& data, int k,
                            const Eigen::Ref<const VecX>& q, const double* v, Bias bias,
-                           StateCheck check, OutputPoses poses) {
+                           StateCheck check, OutputPoses poses, RotorFrame frame) {
   const Model& tree = cm.treeModel;
   Data& td = data.treeData;
   const Cluster& c = cm.clusters[k];
   const int last = c.firstBody + c.nbodies;
   ClusterScratch& scr = detail::fullScratch(data);
-  scr.rotorsPending = false;  // the rotors' entries are written here (or by completeRotorBodies)
+  discardDeferredRotors(scr);  // the rotors' entries are written here (or by completeRotorBodies)
   for (int b = c.firstBody; b < last; ++b) {
-    if (scr.abaRotor(b)) continue;  // ceAba: in its output body's frame
+    if (scr.abaRotor(b, frame)) continue;  // in its output body's frame
     placementStep(tree, td, b, q);
     const int p = tree.parent[b];
     const Motion vJ = v ? jointMotion(tree.joints[b], v + tree.idx_v[b]) : Motion::Zero();
@@ -108,7 +112,7 @@ Status clusterPositionPass(const ClusterModel& cm, ClusterData& data,
   Data& td = data.treeData;
   ClusterScratch& scr = detail::fullScratch(data);
   const std::vector<ClusterWorkspace>& ws = scr.clusters;
-  scr.rotorsPending = false;         // rotors left as they are (documented)
+  discardDeferredRotors(scr);        // rotors left as they are (documented)
   if (check == StateCheck::Check) {  // the relations of the clusters without loops, in one loop
     const ClusterWorkspace::RelationTerm* term = scr.relationCheckTerms.data();
     for (const ClusterScratch::RelationCheck& rel : scr.relationChecks) {
@@ -146,14 +150,15 @@ Status clusterVelocityPass(const ClusterModel& cm, ClusterData& data,
                            const Eigen::Ref<const VecX>& q, const double* v, Bias bias,
                            StateCheck check, OutputPoses poses) {
   for (int k = 0; k < static_cast<int>(cm.clusters.size()); ++k)
-    CDYN_TRY(clusterVelocityStep(cm, data, k, q, v, bias, check, poses));
+    CDYN_TRY(clusterVelocityStep(cm, data, k, q, v, bias, check, poses, RotorFrame::Body));
   return Status::Ok;
 }
 
 /// Cluster motion subspace S_k = JXJ diag(S_i) G_k (Chignoli et al. 2023, eq. 15) and, with
 /// Bias::Compute, the cluster bias c_k = JXJ [diag(S_i) g_k + stack(v_i x S_i qd_i)] (eq. 19), in
 /// body coordinates (after clusterVelocityPass set G and g).
-void clusterMotionSubspace(const ClusterModel& cm, ClusterData& data, int k, Bias bias) {
+void clusterMotionSubspace(const ClusterModel& cm, ClusterData& data, int k, Bias bias,
+                           RotorFrame frame) {
   const ClusterScratch& scr = detail::fullScratch(data);
   const Cluster& c = cm.clusters[k];
   const Model& tree = cm.treeModel;
@@ -182,7 +187,7 @@ void clusterMotionSubspace(const ClusterModel& cm, ClusterData& data, int k, Bia
       const int l = b - c.firstBody;
       for (int n = w.sColStart[l]; n < w.sColStart[l + 1]; ++n) column(w.sCols[n]);
     }
-    if (bias == Bias::Skip || scr.abaRotor(b)) continue;
+    if (bias == Bias::Skip || scr.abaRotor(b, frame)) continue;
     Motion cb = data.treeData.c[b];
     if (c.implicit())  // g = 0 without loop joints
       for (int a = 0; a < nj; ++a) cb += joint.S.col(a) * w.g[lv + a];
@@ -191,25 +196,53 @@ void clusterMotionSubspace(const ClusterModel& cm, ClusterData& data, int k, Bia
   }
 }
 
+void deferRotorBodies(ClusterScratch& s, const Eigen::Ref<const VecX>& q, const double* v) {
+  ClusterScratch::DeferredRotors& d = s.deferredRotors;  // sized nq, nv (q: checked nq)
+  std::copy_n(q.data(), d.q.size(), d.q.data());
+  if (v)
+    std::copy_n(v, d.v.size(), d.v.data());
+  else
+    d.v.setZero();
+  d.pending = true;
+}
+
 void completeRotorBodies(const ClusterModel& cm, ClusterData& data) {
   ClusterScratch& s = detail::fullScratch(data);
-  if (!s.rotorsPending) return;
+  const ClusterScratch::DeferredRotors& d = s.deferredRotors;
+  if (!d.pending) return;
   // The rotors are leaves: the tree's forward step (Featherstone Table 5.1) gives their final
   // entries from their output bodies', which the algorithm left in treeData.
   const Motion a0 = gravityAcceleration(cm.treeModel);
   Data& td = data.treeData;
   for (const OutputFrameRotor& rotor : s.rotors) {
     const int b = rotor.body;
-    rneaForwardStep(cm.treeModel, td, b, s.rotorQ, s.rotorVelocity.data(), data.qdd.data(), nullptr,
-                    a0);
-    td.c[b] = crossMotion(td.v[b],
-                          jointMotion(cm.treeModel.joints[b], s.rotorVelocity.data() + rotor.iv));
+    rneaForwardStep(cm.treeModel, td, b, d.q, d.v.data(), data.qdd.data(), nullptr, a0);
+    td.c[b] = crossMotion(td.v[b], jointMotion(cm.treeModel.joints[b], d.v.data() + rotor.iv));
     const SpatialInertia& I = cm.treeModel.inertias[b];  // CE-ABA's pass-1 terms of a leaf
     td.IA[b] = I.matrix();
     td.pA[b] = crossForce(td.v[b], I * td.v[b]);
     data.rigidInertia[b] = 1;
   }
-  s.rotorsPending = false;
+  discardDeferredRotors(s);
+}
+
+void independentForces(const ClusterModel& cm, ClusterData& data, VecX& out) {
+  const double* const tau = data.treeData.tau.data();
+  const std::vector<ClusterWorkspace>& ws = detail::scratch(data);
+  for (int k = 0; k < static_cast<int>(cm.clusters.size()); ++k) {
+    const Cluster& c = cm.clusters[k];
+    if (!c.constrained()) {
+      for (int i = 0; i < c.nv; ++i) out[c.y0 + i] = tau[c.v0 + i];
+    } else if (c.ny == 1) {
+      const double* const G = ws[k].G.data();
+      double x = 0.0;
+      for (int i = 0; i < c.nv; ++i) x += G[i] * tau[c.v0 + i];
+      out[c.y0] = x;
+    } else {
+      out.segment(c.y0, c.ny).noalias() =
+          ws[k].G.transpose() * data.treeData.tau.segment(c.v0, c.nv);
+    }
+  }
 }
 
 }  // namespace clusterdyn::detail

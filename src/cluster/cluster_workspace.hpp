@@ -8,6 +8,7 @@
 #include <Eigen/Cholesky>
 #include <vector>
 
+#include "cluster/step_modes.hpp"
 #include "clusterdyn/cluster_data.hpp"
 
 namespace clusterdyn {
@@ -75,9 +76,10 @@ struct ClusterWorkspace {
   /// pose of body b relative to the output body is its joint transform liMi[b].
   bool bodiesOnOutput = false;
   /// A flat scalar cluster: explicit (couplings, mimics), one independent coordinate, every body
-  /// on the output body (a link with its geared rotors, coupled sibling joints). Without external
-  /// forces CE-ABA runs its fused steps (cluster_aba_flat.cpp): each link as a tree body, each
-  /// rotor in its output body's frame, no cluster-sized S, c or outputTb.
+  /// on the output body (a link with its geared rotors, coupled sibling joints). In
+  /// RotorFrame::Output (CE-ABA without external forces) the steps take its fused steps
+  /// (cluster_aba_flat.cpp): each link as a tree body, each rotor in its output body's frame, no
+  /// cluster-sized S, c or outputTb.
   bool flatScalar = false;
   /// Column pattern of S (eq. 15: S_b = S_i G_row(i) + X S_parent inside the cluster): body i's
   /// rows can be non-zero only in columns sCols[sColStart[i] .. sColStart[i + 1]) (sorted), the
@@ -102,7 +104,7 @@ struct ClusterWorkspace {
 /// A rotor (ClusterWorkspace::rotors: an axisymmetric leaf on a revolute joint hanging from the
 /// output body of a coupling cluster) seen from its output body, where its joint axis and its
 /// inertia are the same at every rotor angle: the recursions can then treat it without its own
-/// joint transform (see ClusterScratch::rotorsPending).
+/// joint transform (see detail::RotorFrame and ClusterScratch::deferredRotors).
 struct OutputFrameRotor {
   int body = -1, parent = -1;  ///< the rotor and its output body
   int iv = -1;                 ///< its spanning velocity index
@@ -138,29 +140,30 @@ struct ClusterScratch {
     double value = 0.0;
   };
   std::vector<GEntry> constantG;  ///< empty when some cluster has a loop joint
-  /// True after an algorithm that treated the rotors in their output body's frame without
-  /// writing their entries of treeData (liMi, oMi, v, a_gf, c, f): completeRotorBodies writes
-  /// them from the state of that call (rotorQ, rotorVelocity, data.qdd) and clears it;
-  /// clusterVelocityStep and clusterPositionPass clear it.
-  bool rotorsPending = false;
-  VecX rotorQ;         ///< nq: the spanning configuration of that call
-  VecX rotorVelocity;  ///< nv: its spanning velocity
-  /// Set by ceAba (without external forces) for the length of the call: the steps of clusters
-  /// with one to three independent coordinates treat their rotors in the output body's frame,
-  /// with the bias rotorC (v_o x s qd) and the force rotorP (v_r x* I v_r) per rotor, and the
-  /// flat scalar clusters take their fused steps (ClusterWorkspace::flatScalar).
-  bool outputFrameAba = false;
+  /// The rotors' entries of treeData (liMi, oMi, v, a_gf, c, f, IA, pA) that an algorithm in
+  /// RotorFrame::Output left unwritten, and the state of that call. Owned by three functions
+  /// (cluster_kinematics.hpp): deferRotorBodies records it, discardDeferredRotors forgets it
+  /// (a step that writes or invalidates the entries it would be completed from),
+  /// completeRotorBodies writes the entries and forgets it.
+  struct DeferredRotors {
+    bool pending = false;
+    VecX q;  ///< nq: the spanning configuration of that call
+    VecX v;  ///< nv: its spanning velocity
+  };
+  DeferredRotors deferredRotors;
+  /// RotorFrame::Output's pass-1 terms per rotor: the bias rotorC (v_o x s qd) and the force
+  /// rotorP (v_r x* I v_r) (outputFrameRotorBias).
   std::vector<Motion> rotorC;
   std::vector<Force> rotorP;
   /// Per body: its inertia plus that of the rotors hanging from it (OutputFrameRotor, constant
   /// in its frame): CE-RNEA's rigid inertia of the body with its rotors.
   std::vector<SpatialInertia> rneaInertias;
-  /// True when step code for cluster body b treats it in the output body's frame.
-  bool abaRotor(int b) const {
-    return outputFrameAba && rotorSlot[b] >= 0 && rotors[rotorSlot[b]].aba;
+  /// True when the steps in mode `frame` treat cluster body b in its output body's frame.
+  bool abaRotor(int b, detail::RotorFrame frame) const {
+    return frame == detail::RotorFrame::Output && rotorSlot[b] >= 0 && rotors[rotorSlot[b]].aba;
   }
 
-  // clusterMassMatrix (cluster_crba.cpp) and its position pass; set by the ClusterData constructor.
+  // clusterMassMatrix (cluster_mass_matrix.cpp) and its position pass; set by the ClusterData constructor.
   /// Per cluster k: the end of its subtree's independent velocities, [y0_k, subtreeYEnd[k])
   /// holding k and its descendant clusters. Set when cluster 0 is the only root, one body on a
   /// floating joint (ny = 6), and the clusters are numbered depth first with consecutive y0;

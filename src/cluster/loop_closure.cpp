@@ -2,12 +2,15 @@
 // the dependent coordinates, cluster by cluster; from a closed warm start, predictor-corrector
 // continuation of its assembly branch), velocities v = G y_dot, and projection onto the
 // constraint manifold. Every tolerance is a ClosureSettings field (cluster_algorithms.hpp).
+#include "cluster/loop_closure.hpp"
+
 #include <Eigen/QR>
 #include <algorithm>
 #include <cmath>
 #include <limits>
 
-#include "cluster/cluster_detail.hpp"
+#include "cluster/cluster_kinematics.hpp"
+#include "cluster/loop_constraints.hpp"
 #include "clusterdyn/cluster_algorithms.hpp"
 #include "core/check.hpp"
 #include "core/small_lu.hpp"

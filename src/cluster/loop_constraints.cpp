@@ -2,11 +2,12 @@
 // Rows are expressed in the loop's predecessor frame P, so only poses relative to the cluster's
 // output body are needed. G and g follow from partitioning K into dependent and independent
 // columns (Chignoli et al. 2023, eq. 2-4, 6): G = [I; -Kd^-1 Ki], g = [0; Kd^-1 k].
+#include "cluster/loop_constraints.hpp"
+
 #include <Eigen/SVD>
 #include <cmath>
 #include <limits>
 
-#include "cluster/cluster_detail.hpp"
 #include "clusterdyn/cluster_algorithms.hpp"
 #include "core/check.hpp"
 #include "core/small_lu.hpp"

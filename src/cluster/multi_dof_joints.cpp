@@ -5,7 +5,7 @@
 #include <Eigen/SVD>
 #include <algorithm>
 
-#include "cluster/cluster_detail.hpp"
+#include "cluster/cluster_workspace.hpp"
 #include "clusterdyn/cluster_algorithms.hpp"
 #include "clusterdyn/model_builder.hpp"
 

@@ -14,8 +14,8 @@
 // row residual stalls (slow contraction mu / (mu + sigma_min) on an ill-conditioned set),
 // multiplied by 100 when the dynamics check fails (never again below a mu that failed it).
 #include "cluster/cluster_aba_step.hpp"
-#include "cluster/cluster_detail.hpp"
 #include "cluster/cluster_joint_dynamics.hpp"
+#include "cluster/cluster_kinematics.hpp"
 #include "constrained/constraint_detail.hpp"
 #include "constrained/constraint_types.hpp"
 #include "constrained/symmetric_inertia.hpp"
@@ -158,7 +158,8 @@ Status augmentedSolve(const ClusterModel& model, ClusterData& data, ConstraintDa
   for (int k = static_cast<int>(model.clusters.size()) - 1; k >= 0; --k) {
     const Cluster& c = model.clusters[k];
     if (c.constrained()) {
-      CDYN_TRY(detail::clusterArticulatedStep(model, data, k, tau, forces));
+      CDYN_TRY(
+          detail::clusterArticulatedStep(model, data, k, tau, forces, detail::RotorFrame::Body));
       continue;
     }
     const int b = c.firstBody;

@@ -1,7 +1,7 @@
 // Baselines for tests and benchmarks: constrained dynamics with a dense Cholesky factorization
 // of the cluster mass matrix H, and the Delassus matrix from the branch-sparsity L^T D L
 // factorization of H (Featherstone 2005; LTL-OSIM in Sathya et al. 2024, §II-A).
-#include "cluster/cluster_detail.hpp"
+#include "cluster/cluster_kinematics.hpp"
 #include "constrained/constraint_detail.hpp"
 #include "core/check.hpp"
 

@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "cluster/cluster_detail.hpp"
+#include "cluster/cluster_kinematics.hpp"
 #include "constrained/constrained_derivatives_detail.hpp"
 #include "constrained/constraint_detail.hpp"
 #include "core/check.hpp"

@@ -15,7 +15,8 @@
 
 #include <algorithm>
 
-#include "cluster/cluster_detail.hpp"
+#include "cluster/cluster_kinematics.hpp"
+#include "cluster/loop_constraints.hpp"
 #include "core/check.hpp"
 #include "core/small_lu.hpp"
 

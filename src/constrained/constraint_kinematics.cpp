@@ -1,7 +1,7 @@
 // Constraint rows on the cluster tree: the covectors C that map body accelerations to row
 // accelerations, their bias, position errors and Baumgarte targets; the dense row Jacobian.
 #include "cluster/cluster_aba_step.hpp"
-#include "cluster/cluster_detail.hpp"
+#include "cluster/cluster_kinematics.hpp"
 #include "constrained/constraint_detail.hpp"
 #include "constrained/constraint_types.hpp"
 #include "core/check.hpp"
@@ -28,7 +28,8 @@ void accelerationOf(const ClusterModel& cm, ClusterData& data, int k, const Moti
   const int o = c.outputBody, b = c.firstBody;
   Data& td = data.treeData;
   if (c.constrained() || o >= 0 || cm.treeModel.joints[b].type != JointType::Floating)
-    return detail::clusterAccelerationStep(cm, data, k, o >= 0 ? td.a_gf[o] : a0);
+    return detail::clusterAccelerationStep(cm, data, k, o >= 0 ? td.a_gf[o] : a0,
+                                           detail::RotorFrame::Body);
   Motion& a = td.a_gf[b];
   a = td.liMi[b].actInvMotion(a0) + td.c[b];
   Vec6 rhs = Eigen::Map<const Vec6>(td.u[b].data());
@@ -221,7 +222,8 @@ Status denseConstraintJacobian(const ClusterModel& model, ClusterData& data, Con
                                const Eigen::Ref<const VecX>& q, const double* v) {
   CDYN_TRY(clusterVelocityPass(model, data, q, v, Bias::Compute, StateCheck::Check));
   for (int k = 0; k < static_cast<int>(model.clusters.size()); ++k)
-    if (model.clusters[k].constrained()) clusterMotionSubspace(model, data, k, Bias::Compute);
+    if (model.clusters[k].constrained())
+      clusterMotionSubspace(model, data, k, Bias::Compute, RotorFrame::Body);
   constraintRowsAt(model, data, cd);
   // Bias accelerations (y_ddot = 0), gravity-offset: a_b = Xh a_out + c_b.
   Data& td = data.treeData;

@@ -13,7 +13,7 @@
 #include <cmath>
 
 #include "cluster/cluster_aba_step.hpp"
-#include "cluster/cluster_detail.hpp"
+#include "cluster/cluster_kinematics.hpp"
 #include "constrained/constraint_detail.hpp"
 #include "constrained/delassus_aba.hpp"
 #include "constrained/symmetric_inertia.hpp"
@@ -420,7 +420,8 @@ Status positionPass(const ClusterModel& cm, ClusterData& data, const ConstraintS
     const Cluster& c = cm.clusters[k];
     if (c.constrained()) {
       CDYN_TRY(detail::clusterVelocityStep(cm, data, k, q, nullptr, detail::Bias::Skip,
-                                           detail::StateCheck::Check, detail::OutputPoses::All));
+                                           detail::StateCheck::Check, detail::OutputPoses::All,
+                                           detail::RotorFrame::Body));
       continue;
     }
     const int b = c.firstBody;
@@ -451,7 +452,7 @@ Status articulatedInertias(const ClusterModel& cm, ClusterData& data, Constraint
   for (int k = 0; k < static_cast<int>(cm.clusters.size()); ++k) {
     const Cluster& c = cm.clusters[k];
     if (c.constrained()) {
-      detail::clusterInertiaAndBiasStep(cm, data, k, nullptr);
+      detail::clusterInertiaAndBiasStep(cm, data, k, nullptr, detail::RotorFrame::Body);
       continue;
     }
     const int b = c.firstBody;
@@ -515,8 +516,8 @@ Status pass2(const ClusterModel& cm, ClusterData& data, const double* tau) {
   for (int k = static_cast<int>(cm.clusters.size()) - 1; k >= 0; --k) {
     const Cluster& c = cm.clusters[k];
     if (c.constrained())
-      CDYN_TRY(
-          detail::clusterArticulatedStep(cm, data, k, tau, detail::ForceCoordinates::Independent));
+      CDYN_TRY(detail::clusterArticulatedStep(
+          cm, data, k, tau, detail::ForceCoordinates::Independent, detail::RotorFrame::Body));
     else
       CDYN_TRY(articulatedInertiaStep(cm.treeModel, data.treeData, c.firstBody, c.outputBody));
   }

@@ -6,8 +6,8 @@
 // r_free = k' - C a_free the row-acceleration error of the unconstrained motion; the roll-out
 // applies the forces C^T lambda by the reduced backward sweep and one pass 3.
 #include "cluster/cluster_aba_step.hpp"
-#include "cluster/cluster_detail.hpp"
 #include "cluster/cluster_joint_dynamics.hpp"
+#include "cluster/cluster_kinematics.hpp"
 #include "constrained/constraint_detail.hpp"
 #include "constrained/constraint_types.hpp"
 #include "core/check.hpp"
@@ -71,7 +71,7 @@ Status proxPv(const ClusterModel& model, ClusterData& data, const ConstraintSet&
   const double* tau =  // + passive joint forces (MJCF springs, dampers)
       detail::withJointDynamicsForces(model, data, q.data(), v.data(), tauY.data(), forces);
   for (int k = static_cast<int>(model.clusters.size()) - 1; k >= 0; --k)
-    CDYN_TRY(detail::clusterArticulatedStep(model, data, k, tau, forces));
+    CDYN_TRY(detail::clusterArticulatedStep(model, data, k, tau, forces, detail::RotorFrame::Body));
   detail::supportAccelerations(model, data, cd);  // the free motion of the constrained bodies
   detail::rowResidual(model, data, cd, cd.z);
   // Delassus matrix from the same articulated inertias, then the dual iterations.

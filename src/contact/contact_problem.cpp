@@ -3,7 +3,6 @@
 // in contact frames, free velocity, position feedback).
 #include <cmath>
 
-#include "cluster/cluster_detail.hpp"
 #include "constrained/constraint_detail.hpp"
 #include "constrained/delassus_aba.hpp"
 #include "contact/contact_detail.hpp"

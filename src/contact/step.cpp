@@ -4,7 +4,7 @@
 // Delassus matrix read: CE-ABA's, delassus_aba.hpp), the independent positions integrated, the loop
 // closure putting the dependent coordinates back on the manifold.
 #include "cluster/cluster_aba_step.hpp"
-#include "cluster/cluster_detail.hpp"
+#include "cluster/step_modes.hpp"
 #include "clusterdyn/configuration.hpp"
 #include "constrained/constraint_detail.hpp"
 #include "constrained/delassus_aba.hpp"
@@ -44,7 +44,8 @@ Status contactStep(const ClusterModel& model, ClusterData& data, const ContactPr
     const Motion zero = Motion::Zero();
     for (int k = 0; k < static_cast<int>(model.clusters.size()); ++k) {
       const int o = model.clusters[k].outputBody;
-      detail::clusterAccelerationStep(model, data, k, o >= 0 ? td.a_gf[o] : zero);
+      detail::clusterAccelerationStep(model, data, k, o >= 0 ? td.a_gf[o] : zero,
+                                      detail::RotorFrame::Body);
     }
   }
   cd.ydot = cd.ydotFree + data.ydd;

@@ -28,8 +28,8 @@
 // column-by-column path above stays for the other models.
 #include <algorithm>
 
-#include "cluster/cluster_detail.hpp"
 #include "cluster/cluster_joint_dynamics.hpp"
+#include "cluster/cluster_kinematics.hpp"
 #include "clusterdyn/cluster_algorithms.hpp"
 #include "core/check.hpp"
 #include "tree/axis_transforms.hpp"
@@ -390,7 +390,7 @@ Status clusterMassMatrix(const ClusterModel& model, ClusterData& data, ConstVecR
   for (int k = 0; k < ncl && !blocks; ++k) {
     const Cluster& c = model.clusters[k];
     if (c.constrained() && (c.implicit() || !ws[k].bodiesOnOutput))
-      detail::clusterMotionSubspace(model, data, k, detail::Bias::Skip);
+      detail::clusterMotionSubspace(model, data, k, detail::Bias::Skip, detail::RotorFrame::Body);
   }
   for (int k = ncl - 1; k >= (blocks ? 1 : 0); --k) {
     const Cluster& c = model.clusters[k];

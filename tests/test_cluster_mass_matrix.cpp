@@ -1,4 +1,4 @@
-// clusterMassMatrix by subtree blocks (src/cluster/cluster_crba.cpp: a floating root cluster,
+// clusterMassMatrix by subtree blocks (src/cluster/cluster_mass_matrix.cpp: a floating root cluster,
 // clusters numbered depth first, each cluster carrying the forces of its whole subtree joint by
 // joint, constrained clusters by the spanning tree inside them) against the column-by-column
 // path it replaces (the same workspace with ClusterScratch::subtreeYEnd cleared) and against

@@ -96,6 +96,9 @@ struct ClusterDerivativeData {
   /// mirrored), else every column.
   std::vector<int> colStart, colEnd;
   bool upperTriangle = false;
+  /// Per cluster k, from mCarrierStart[k]: its bodies that are some cluster's output body, the
+  /// only ones whose F, A are non-zero or read.
+  std::vector<int> mCarrier, mCarrierStart;
 };
 
 /// d tau_y / d y, d tau_y / d y_dot, d tau_y / d y_ddot = H of tau_y = ceRnea(q, v, ydd, fext)

@@ -71,6 +71,7 @@ bool minverseBackwardScalar(const ClusterModel& cm, ClusterDerivativeData& dd, i
   const Cluster& c = cm.clusters[k];
   const int y0 = c.y0, o = c.outputBody, c0 = dd.colStart[k], c1 = dd.colEnd[k];
   const int b0 = c.firstBody, b1 = c.firstBody + c.nbodies;
+  const int e0 = dd.mCarrierStart[k], e1 = dd.mCarrierStart[k + 1];
   double D = 0.0;
   Vec6 Ubar = Vec6::Zero();
   for (int b = b0; b < b1; ++b) {
@@ -90,7 +91,10 @@ bool minverseBackwardScalar(const ClusterModel& cm, ClusterDerivativeData& dd, i
       continue;
     }
     double t = 0.0;
-    for (int b = b0; b < b1; ++b) t += dd.mPsi[b].col(0).dot(dd.mFA[b].col(col));
+    for (int e = e0; e < e1; ++e) {  // F_b = 0 on the bodies no cluster hangs from
+      const int b = dd.mCarrier[e];
+      t += dd.mPsi[b].col(0).dot(dd.mFA[b].col(col));
+    }
     Hinv(y0, col) = -Dinv * t;
   }
   for (int col = c1; col < cm.ny; ++col) Hinv(y0, col) = 0.0;
@@ -103,7 +107,7 @@ bool minverseBackwardScalar(const ClusterModel& cm, ClusterDerivativeData& dd, i
   IAo.noalias() -= UbarDinv * Ubar.transpose();
   for (int col = c0; col < c1; ++col) {
     Vec6 f = Ubar * Hinv(y0, col);
-    for (int b = b0; b < b1; ++b) f += dd.mFA[b].col(col);
+    for (int e = e0; e < e1; ++e) f += dd.mFA[dd.mCarrier[e]].col(col);
     Fo.col(col) += f;
   }
   return true;
@@ -147,8 +151,10 @@ bool minverseBackward(const ClusterModel& cm, ClusterDerivativeData& dd, int k) 
     }
     auto t = dd.mTmp.head(d);
     t.setZero();
-    for (int b = c.firstBody; b < c.firstBody + c.nbodies; ++b)
+    for (int e = dd.mCarrierStart[k]; e < dd.mCarrierStart[k + 1]; ++e) {
+      const int b = dd.mCarrier[e];
       t.noalias() += dd.mPsi[b].transpose() * dd.mFA[b].col(col);
+    }
     auto h = Hinv.col(col).segment(y0, d);
     h.noalias() = Dinv * t;  // (-(Dinv * t) would evaluate the product into a heap temporary)
     h = -h;
@@ -159,10 +165,9 @@ bool minverseBackward(const ClusterModel& cm, ClusterDerivativeData& dd, int k) 
   Mat6X& Fo = dd.mFA[o];
   auto UbarDinv = dd.mUbarDinv[k].leftCols(d);
   UbarDinv.noalias() = Ubar.lazyProduct(Dinv);
-  for (int b = c.firstBody; b < c.firstBody + c.nbodies; ++b) {
-    IAo += dd.mIA[b];
-    Fo.middleCols(c0, c1 - c0) += dd.mFA[b].middleCols(c0, c1 - c0);
-  }
+  for (int b = c.firstBody; b < c.firstBody + c.nbodies; ++b) IAo += dd.mIA[b];
+  for (int e = dd.mCarrierStart[k]; e < dd.mCarrierStart[k + 1]; ++e)
+    Fo.middleCols(c0, c1 - c0) += dd.mFA[dd.mCarrier[e]].middleCols(c0, c1 - c0);
   IAo.noalias() -= UbarDinv.lazyProduct(Ubar.transpose());
   Fo.middleCols(c0, c1 - c0).noalias() += Ubar.lazyProduct(Hinv.block(y0, c0, d, c1 - c0));
   return true;
@@ -173,11 +178,13 @@ bool minverseBackward(const ClusterModel& cm, ClusterDerivativeData& dd, int k) 
 void minverseForward(const ClusterModel& cm, ClusterDerivativeData& dd, int k) {
   const Cluster& c = cm.clusters[k];
   const int d = c.ny, y0 = c.y0, o = c.outputBody, c0 = dd.colStart[k], n = cm.ny - c0;
+  // A_b only on the bodies clusters hang from (the others' are never read).
+  const int e0 = dd.mCarrierStart[k], e1 = dd.mCarrierStart[k + 1];
   if (d == 1) {  // the same on 6-vectors
-    const int b0 = c.firstBody, b1 = c.firstBody + c.nbodies;
     if (o < 0) {
       for (int col = c0; col < cm.ny; ++col)
-        for (int b = b0; b < b1; ++b) dd.mFA[b].col(col) = dd.mPsi[b].col(0) * dd.Hinv(y0, col);
+        for (int e = e0; e < e1; ++e)
+          dd.mFA[dd.mCarrier[e]].col(col) = dd.mPsi[dd.mCarrier[e]].col(0) * dd.Hinv(y0, col);
       return;
     }
     const Vec6 UbarDinv = dd.mUbarDinv[k].col(0);
@@ -185,7 +192,8 @@ void minverseForward(const ClusterModel& cm, ClusterDerivativeData& dd, int k) {
     for (int col = c0; col < cm.ny; ++col) {
       const Vec6 ao = Ao.col(col);
       const double h = dd.Hinv(y0, col) -= UbarDinv.dot(ao);
-      for (int b = b0; b < b1; ++b) dd.mFA[b].col(col) = ao + dd.mPsi[b].col(0) * h;
+      for (int e = e0; e < e1; ++e)
+        dd.mFA[dd.mCarrier[e]].col(col) = ao + dd.mPsi[dd.mCarrier[e]].col(0) * h;
     }
     return;
   }
@@ -193,15 +201,16 @@ void minverseForward(const ClusterModel& cm, ClusterDerivativeData& dd, int k) {
   if (o >= 0) {
     const auto Ao = dd.mFA[o].middleCols(c0, n);
     rows.noalias() -= dd.mUbarDinv[k].leftCols(d).transpose().lazyProduct(Ao);
-    for (int b = c.firstBody; b < c.firstBody + c.nbodies; ++b) {
+    for (int e = e0; e < e1; ++e) {
+      const int b = dd.mCarrier[e];
       auto Ab = dd.mFA[b].middleCols(c0, n);
       Ab = Ao;
       Ab.noalias() += dd.mPsi[b].lazyProduct(rows);
     }
     return;
   }
-  for (int b = c.firstBody; b < c.firstBody + c.nbodies; ++b)
-    dd.mFA[b].middleCols(c0, n).noalias() = dd.mPsi[b].lazyProduct(rows);
+  for (int e = e0; e < e1; ++e)
+    dd.mFA[dd.mCarrier[e]].middleCols(c0, n).noalias() = dd.mPsi[dd.mCarrier[e]].lazyProduct(rows);
 }
 
 }  // namespace
@@ -209,7 +218,7 @@ void minverseForward(const ClusterModel& cm, ClusterDerivativeData& dd, int k) {
 Status clusterMinversePasses(const ClusterModel& cm, ClusterData& data, ClusterDerivativeData& dd) {
   const int nc = static_cast<int>(cm.clusters.size());
   for (int k = 0; k < nc; ++k) worldClusterSubspace(cm, data, dd, k);
-  for (Mat6X& F : dd.mFA) F.setZero();
+  for (const int b : dd.mCarrier) dd.mFA[b].setZero();
   for (int k = nc - 1; k >= 0; --k)
     if (!minverseBackward(cm, dd, k))
       return fail(data.treeData, Status::NotPositiveDefinite,
@@ -224,6 +233,19 @@ Status clusterMinversePasses(const ClusterModel& cm, ClusterData& data, ClusterD
 }
 
 void initBranchFactor(const ClusterModel& cm, ClusterDerivativeData& dd) {
+  // The recursion's carriers: per cluster, its bodies that are the output body of a cluster.
+  const int nc = static_cast<int>(cm.clusters.size());
+  std::vector<char> carries(cm.treeModel.nbodies, 0);
+  for (const Cluster& c : cm.clusters)
+    if (c.outputBody >= 0) carries[c.outputBody] = 1;
+  dd.mCarrier.clear();
+  dd.mCarrierStart.assign(nc + 1, 0);
+  for (int k = 0; k < nc; ++k) {
+    const Cluster& c = cm.clusters[k];
+    for (int b = c.firstBody; b < c.firstBody + c.nbodies; ++b)
+      if (carries[b]) dd.mCarrier.push_back(b);
+    dd.mCarrierStart[k + 1] = static_cast<int>(dd.mCarrier.size());
+  }
   // lambda(i): the previous velocity of i's cluster, else the last one of the nearest ancestor
   // cluster with independent velocities (-1: none). H(i, j) != 0 only if j is on i's path or i
   // on j's (the clusters related; congruenceG), so L keeps the pattern of the paths.

@@ -174,7 +174,7 @@ inline constexpr ArgSpec kAbaDerivatives[] = {{"q", Len::Nq, In, kReq},
                                               {"ddq_dq", Len::NvNv, Dir::MatrixOut, kReq},
                                               {"ddq_dv", Len::NvNv, Dir::MatrixOut, kReq},
                                               {"Minv", Len::NvNv, Dir::MatrixOut, kOpt}};
-/// cdyn_minverse
+/// cdyn_minverse, cdyn_batch_minverse
 inline constexpr ArgSpec kMinverse[] = {{"q", Len::Nq, In, kReq},
                                         {"Minv", Len::NvNv, Dir::MatrixOut, kReq}};
 /// cdyn_ce_rnea_derivatives, cdyn_batch_ce_rnea_derivatives

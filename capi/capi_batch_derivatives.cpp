@@ -1,5 +1,6 @@
 // Batched derivatives of the C API (cdyn_batch_rnea_derivatives, cdyn_batch_aba_derivatives,
-// cdyn_batch_ce_rnea_derivatives, cdyn_batch_ce_aba_derivatives, cdyn_batch_cluster_minverse):
+// cdyn_batch_ce_rnea_derivatives, cdyn_batch_ce_aba_derivatives, cdyn_batch_minverse,
+// cdyn_batch_cluster_minverse):
 // n states per call on the
 // threads of the batch machinery (capi_batch_job.hpp, capi_batch_run.cpp), one caller
 // derivative workspace per thread. Every state is evaluated by the public single-state function,
@@ -53,10 +54,14 @@ cdyn_status stateDerivatives(const Job& j, const Worker& w, int, double* const* 
             a[4].len, p[5], p[6], p[7], leadingDimension(j, 5));
 }
 
-/// Arguments: 0 q, 1 Hinv.
-cdyn_status stateClusterMinverse(const Job& j, const Worker& w, int, double* const* p, double*) {
+using InverseFn = cdyn_status (*)(const cdyn_model*, cdyn_derivative_workspace*, const double*, int,
+                                  double*, int);
+
+/// Arguments: 0 q, 1 Minv (cdyn_minverse) or Hinv (cdyn_cluster_minverse).
+template <InverseFn fn>
+cdyn_status stateInverse(const Job& j, const Worker& w, int, double* const* p, double*) {
   if (cdyn_status s = matrixLengths(j, w, p, 1)) return s;
-  return cdyn_cluster_minverse(j.model, w.dws, p[0], j.args[0].len, p[1], leadingDimension(j, 1));
+  return fn(j.model, w.dws, p[0], j.args[0].len, p[1], leadingDimension(j, 1));
 }
 
 /// A derivative job from the description spec (capi_args.hpp).
@@ -207,12 +212,20 @@ cdyn_status cdyn_batch_ce_aba_derivatives(const cdyn_model* model,
                           stateDerivatives<cdyn_ce_aba_derivatives>, failed_index);
 }
 
+cdyn_status cdyn_batch_minverse(const cdyn_model* model, cdyn_derivative_workspace* const* dws,
+                                int nws, int n, int layout, const double* q, int nq, double* Minv,
+                                int nminv, int* failed_index) {
+  return batchDerivatives(model, dws, nws, n, layout, cdyn_args::kMinverse,
+                          {{q, nq}, {Minv, nminv}}, stateInverse<cdyn_minverse>, failed_index);
+}
+
 cdyn_status cdyn_batch_cluster_minverse(const cdyn_model* model,
                                         cdyn_derivative_workspace* const* dws, int nws, int n,
                                         int layout, const double* q, int nq, double* Hinv,
                                         int nhinv, int* failed_index) {
   return batchDerivatives(model, dws, nws, n, layout, cdyn_args::kClusterMinverse,
-                          {{q, nq}, {Hinv, nhinv}}, stateClusterMinverse, failed_index);
+                          {{q, nq}, {Hinv, nhinv}}, stateInverse<cdyn_cluster_minverse>,
+                          failed_index);
 }
 
 }  // extern "C"

@@ -1415,6 +1415,11 @@ CDYN_API cdyn_status cdyn_batch_ce_aba_derivatives(
     int ndy, double* dydd_dydot, int ndydot, double* Hinv /*optional*/, int nhinv,
     int* failed_index /*optional*/);
 
+/** n x cdyn_minverse: q (n x nq) -> Minv (n x nv^2). */
+CDYN_API cdyn_status cdyn_batch_minverse(const cdyn_model* model,
+                                         cdyn_derivative_workspace* const* dws, int nws, int n,
+                                         int layout, const double* q, int nq, double* Minv,
+                                         int nminv, int* failed_index /*optional*/);
 /** n x cdyn_cluster_minverse: closed q (n x nq) -> Hinv (n x ny^2). */
 CDYN_API cdyn_status cdyn_batch_cluster_minverse(const cdyn_model* model,
                                                  cdyn_derivative_workspace* const* dws, int nws,

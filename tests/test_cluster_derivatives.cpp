@@ -276,6 +276,50 @@ TEST(ClusterDerivatives, TrivialClustersGiveTreeDerivatives) {
   EXPECT_GT(checked, 0);
 }
 
+/// Models with couplings, mimics or rotors but no loop joint (G constant): the backward pass that
+/// folds each cluster's rows with G (docs/derivatives.md, eq. F1-F3) against G^T (d tau / dq,
+/// d tau / dv, M) G of the spanning tree's own RNEA derivatives at a = G ydd, with and without
+/// external forces (rotors in their output body's frame, or bodies of their own); a workspace
+/// reused over the states gives what a fresh one gives (each call zeroes the blocks it writes).
+TEST(ClusterDerivatives, FoldedRowsEqualSpanningTreeProducts) {
+  int checked = 0;
+  for (const Case& mc : fileCases()) {
+    const ClusterModel& cm = mc.cm;
+    if (!cm.hasLoops() || cm.hasImplicitClusters()) continue;
+    SCOPED_TRACE(mc.name);
+    ++checked;
+    MatX G = MatX::Zero(cm.treeModel.nv, cm.ny);
+    for (const Cluster& c : cm.clusters) G.block(c.v0, c.y0, c.nv, c.ny) = c.G;
+    ClusterData data(cm);
+    ClusterDerivativeData dd(cm);
+    Data td(cm.treeModel);
+    DerivativeData tdd(cm.treeModel);
+    std::mt19937_64 rng(23);
+    for (int s = 0; s < 4; ++s) {
+      support::ClosedState st;
+      ASSERT_TRUE(support::randomClosedStateNearReference(cm, data, rng, st, 0.3, 4));
+      const VecX ydd = randomVector(cm.ny, rng);
+      const std::vector<Force> fx = randomForces(cm.treeModel, rng);
+      const Force* fext = s % 2 ? fx.data() : nullptr;
+      ASSERT_EQ(computeCeRneaDerivatives(cm, data, dd, st.q, st.v, ydd, fext), Status::Ok);
+      ASSERT_EQ(computeRNEADerivatives(cm.treeModel, td, tdd, st.q, st.v, G * ydd, fext),
+                Status::Ok);
+      EXPECT_LT(relErr(dd.dtau_dy, G.transpose() * tdd.dtau_dq * G), 1e-12) << "state " << s;
+      EXPECT_LT(relErr(dd.dtau_dydot, G.transpose() * tdd.dtau_dv * G), 1e-12) << "state " << s;
+      EXPECT_LT(relErr(dd.H, G.transpose() * tdd.dtau_da * G), 1e-12) << "state " << s;
+      EXPECT_LT(relErr(dd.tauY, G.transpose() * tdd.tau), 1e-12) << "state " << s;
+      EXPECT_EQ(dd.H, MatX(dd.H.transpose()));
+      ClusterData freshData(cm);
+      ClusterDerivativeData fresh(cm);
+      ASSERT_EQ(computeCeRneaDerivatives(cm, freshData, fresh, st.q, st.v, ydd, fext), Status::Ok);
+      EXPECT_EQ(dd.dtau_dy, fresh.dtau_dy);
+      EXPECT_EQ(dd.dtau_dydot, fresh.dtau_dydot);
+      EXPECT_EQ(dd.H, fresh.H);
+    }
+  }
+  EXPECT_GE(checked, 5);
+}
+
 TEST(ClusterDerivatives, RejectsBadArguments) {
   const std::vector<Case> cases = generatedCases();
   const auto loop = std::find_if(cases.begin(), cases.end(),

@@ -189,6 +189,27 @@ TEST(Constraints, DelassusMatchesDenseAndLtl) {
     }
 }
 
+// The dense KKT oracle on an empty constraint set is the unconstrained dynamics (it crashed in
+// the complete orthogonal decomposition of a 0 x 0 Delassus matrix).
+TEST(Constraints, DenseKktOfAnEmptySetIsCeAba) {
+  std::mt19937_64 rng(11);
+  for (auto& mc : randomLoopModels(3, true, 41)) {
+    const ClusterModel& cm = mc.cm;
+    ClusterData data(cm);
+    VecX q, v;
+    ASSERT_TRUE(closedState(cm, data, rng, q, v)) << mc.name;
+    const ConstraintSet set(cm);
+    ConstraintData cd(cm, set);
+    const VecX tau = VecX::Random(cm.ny);
+    const auto kkt = oracle::denseClusterKkt(cm, data, set, cd, q, v, tau);
+    ASSERT_TRUE(kkt.ok) << mc.name;
+    EXPECT_EQ(kkt.lambda.size(), 0);
+    EXPECT_EQ(kkt.delassus.rows(), 0);
+    ASSERT_EQ(ceAba(cm, data, q, v, tau), Status::Ok) << data.errorMessage();
+    EXPECT_TRUE(isClose(kkt.ydd, data.ydd, 1e-9)) << mc.name;
+  }
+}
+
 // Contacts: up to 32 rows the damped inverse is factorized first (cABA-OSIM when rho is large
 // against the Delassus matrix); above, cABA-OSIM's augmented inertias first (here with redundant
 // rows: the Delassus matrix is singular, so its result is kept).

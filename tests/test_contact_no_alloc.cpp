@@ -2,8 +2,11 @@
 // allocation while an AllocationScope is armed is counted (alloc_counter.hpp).
 #include <gtest/gtest.h>
 
+#include <random>
+
 #include "alloc_counter.hpp"
 #include "clusterdyn/clusterdyn.hpp"
+#include "contact/contact_detail.hpp"
 #include "test_util.hpp"
 
 using namespace clusterdyn;
@@ -46,4 +49,34 @@ TEST(ContactNoAlloc, StepsWithBothSolversRunWithoutHeap) {
     }
     EXPECT_GT(cd.lambda.tail(12).cwiseAbs().maxCoeff(), 0.0);  // the feet did touch down
   }
+}
+
+TEST(ContactNoAlloc, AdmmNewtonPolishRunsWithoutHeap) {
+  // The polish (both phases: mode changes, then damped steps on fixed modes) on problems with
+  // Coulomb (one frictionless), Bilateral and Inactive blocks, G of deficient rank, from
+  // starting points far from the solution so that phase 2 runs too.
+  std::mt19937_64 rng(7);
+  const int m = 14;
+  std::vector<ConeBlock> blocks = {{ConeType::Bilateral, 0, 2, 0.0},
+                                   {ConeType::Coulomb, 2, 3, 0.7},
+                                   {ConeType::Coulomb, 5, 3, 0.0},
+                                   {ConeType::Inactive, 8, 3, 0.5},
+                                   {ConeType::Coulomb, 11, 3, 0.4}};
+  ContactSolverWorkspace ws(m);
+  ContactSolverSettings s;
+  ContactResiduals r;
+  int phase2 = 0;
+  for (int trial = 0; trial < 20; ++trial) {
+    const MatX A = MatX::Random(m, 9);
+    const MatX G = A * A.transpose();
+    const VecX g = A * test::randomVector(9, rng) + 0.1 * VecX::Ones(m);
+    VecX start = 0.3 * test::randomVector(m, rng);
+    for (const ConeBlock& b : blocks) detail::projectCone(b, start.data() + b.row0);
+    int steps = 0;
+    AllocationScope scope;
+    detail::polishContactSolution(G, g, blocks, s, ws, start, r, steps);
+    EXPECT_TRUE(noAllocation(scope.stop(), "polish"));
+    phase2 += steps > 8;
+  }
+  EXPECT_GT(phase2, 0);
 }

@@ -196,3 +196,68 @@ TEST(ContactSolvers, PgsIgnoresRowsWhoseDelassusDiagonalIsRoundoff) {
   EXPECT_LT(std::abs(lp[1]), 1.0) << "impulse on the roundoff row";
   EXPECT_LT(lp.cwiseAbs().maxCoeff(), 10.0 * la.cwiseAbs().maxCoeff());
 }
+
+TEST(ContactSolvers, AdmmNewtonPolishIsExactOrNotTaken) {
+  // ADMM stopped early (maxIterations 15, no polish) leaves an inexact iterate; the same solve
+  // with the Newton polish at its last iteration identifies the contact modes (separated,
+  // sticking, sliding, frictionless with mu = 0, the bilateral rows) and solves them exactly.
+  // Whenever it reports Ok, the residuals recomputed from the definitions meet the tolerance and
+  // the velocities equal those of a fully converged ADMM; when the polish fails the result is
+  // NotConverged with ADMM's own iterate (never a polished lambda with larger residuals).
+  std::mt19937_64 rng(29);
+  int polished = 0, notConverged = 0;
+  for (int trial = 0; trial < 60; ++trial) {
+    const int nc = 1 + trial % 5;
+    const bool bilateral = trial % 3 == 0;
+    const int m = 3 * nc + (bilateral ? 2 : 0);
+    const bool full = trial % 2 == 0;
+    RandomProblem p = randomProblem(rng, nc, bilateral, full ? m : std::max(2, m / 2));
+    if (trial % 4 == 1) p.blocks.back().mu = 0.0;  // a frictionless contact
+    ContactSolverWorkspace ws(m);
+    ContactSolverSettings s;
+    s.maxIterations = 15;
+    s.polishAfter = 0;
+    VecX plain = VecX::Zero(m), lp = VecX::Zero(m), ref = VecX::Zero(m);
+    ContactSolverResult r0, r1, rr;
+    const Status s0 = solveContactAdmm(p.G, p.g, p.blocks, s, ws, plain, r0);
+    s.polishAfter = 15;
+    const Status s1 = solveContactAdmm(p.G, p.g, p.blocks, s, ws, lp, r1);
+    ContactSolverSettings exact;
+    exact.maxIterations = 20000;
+    exact.polishAfter = 0;
+    ASSERT_EQ(solveContactAdmm(p.G, p.g, p.blocks, exact, ws, ref, rr), Status::Ok) << trial;
+    if (s0 == Status::Ok) {  // converged without the polish: the polish is never called
+      EXPECT_EQ(s1, Status::Ok);
+      EXPECT_FALSE(r1.polished);
+      EXPECT_EQ(lp, plain);
+      continue;
+    }
+    if (s1 == Status::Ok) {
+      ++polished;
+      EXPECT_TRUE(r1.polished);
+      EXPECT_GT(r1.polishSteps, 0);
+      EXPECT_LT(oracleResidual(p, lp), 1e-9) << "trial " << trial;
+      const VecX vp = p.G * lp + p.g, vr = p.G * ref + p.g;
+      EXPECT_LT((vp - vr).cwiseAbs().maxCoeff(), 1e-8) << "trial " << trial;
+      if (full) EXPECT_LT((lp - ref).cwiseAbs().maxCoeff(), 1e-7) << "trial " << trial;
+    } else {
+      ++notConverged;
+      EXPECT_EQ(s1, Status::NotConverged);
+      EXPECT_FALSE(r1.polished);
+      EXPECT_EQ(lp, plain);  // ADMM's iterate, unchanged
+    }
+  }
+  EXPECT_GT(polished, 20);
+  RecordProperty("polished", polished);
+  RecordProperty("not_polished", notConverged);
+  // polishAfter < 0 is rejected.
+  std::mt19937_64 rng2(3);
+  const RandomProblem p = randomProblem(rng2, 2, false, 6);
+  ContactSolverWorkspace ws(6);
+  ContactSolverSettings s;
+  s.polishAfter = -1;
+  VecX l = VecX::Zero(6);
+  ContactSolverResult r;
+  EXPECT_EQ(solveContactAdmm(p.G, p.g, p.blocks, s, ws, l, r), Status::InvalidArgument);
+  EXPECT_NE(std::string(ws.lastError).find("polishAfter"), std::string::npos) << ws.lastError;
+}

@@ -249,6 +249,42 @@ TEST(CapiDerivatives, BatchesEqualSingleCalls) {
                 "Hinv has length " + std::to_string(nn - 1) + " per state, expected " +
                     std::to_string(nn));
     }
+    // cdyn_batch_minverse (the spanning tree's M^-1, nv x nv per state): as above.
+    {
+      const int mv = f.nv * f.nv;
+      Vec Qt(n * f.nq), Qtc(n * f.nq), Ms(n * mv), mi(mv), dq(f.nv);
+      for (int i = 0; i < n; ++i) {  // distinct configurations (not closed: M^-1 needs none)
+        for (int k = 0; k < f.nv; ++k) dq[k] = 0.1 * (i + 1) * std::sin(1.0 + k + 3.0 * i);
+        ASSERT_EQ(cdyn_integrate(f.m, f.ws, f.q.data(), f.nq, dq.data(), f.nv, 1.0,
+                                 Qt.data() + i * f.nq, f.nq),
+                  CDYN_OK);
+        for (int k = 0; k < f.nq; ++k) Qtc[i + k * n] = Qt[i * f.nq + k];
+      }
+      for (int layout : {CDYN_BATCH_ROW_MAJOR, CDYN_BATCH_COL_MAJOR})
+        for (int nws : {1, 2}) {
+          int failed = 7;
+          ASSERT_EQ(cdyn_batch_minverse(f.m, both, nws, n, layout,
+                                        layout == CDYN_BATCH_ROW_MAJOR ? Qt.data() : Qtc.data(),
+                                        f.nq, Ms.data(), mv, &failed),
+                    CDYN_OK)
+              << cdyn_derivative_workspace_last_error(f.dws);
+          EXPECT_EQ(failed, -1);
+          for (int i = 0; i < n; ++i) {
+            ASSERT_EQ(
+                cdyn_minverse(f.m, f.dws, Qt.data() + i * f.nq, f.nq, mi.data(), std::max(1, f.nv)),
+                CDYN_OK);
+            for (int j = 0; j < mv; ++j)
+              ASSERT_EQ(layout == CDYN_BATCH_ROW_MAJOR ? Ms[i * mv + j] : Ms[i + j * n], mi[j]);
+          }
+        }
+      int failed = -1;
+      EXPECT_EQ(cdyn_batch_minverse(f.m, both, 1, n, CDYN_BATCH_ROW_MAJOR, Qt.data(), f.nq,
+                                    Ms.data(), mv + 1, &failed),
+                CDYN_ERR_INVALID_SIZE);
+      EXPECT_EQ(std::string(cdyn_derivative_workspace_last_error(f.dws)),
+                "Minv has length " + std::to_string(mv + 1) + " per state, expected " +
+                    std::to_string(mv));
+    }
     // A failing state: its index, its status, the message in dws[0]; a wrong matrix length.
     Vec Vbad = V, A(n * nn), B(n * nn);
     Vbad[3 * f.nv] = NAN;

@@ -1,12 +1,14 @@
 // Thread safety of the C API: 8 threads share one model, each with its own workspace (one on
 // the heap, the next in caller memory, alternately), and must reproduce the single-threaded
 // results bit for bit: tree functions, cluster-tree dynamics (CE-ABA, CE-RNEA, H, C, G) and
-// loop-closure solves (always given the same warm start, so the Newton iterates are the same).
+// loop-closure solves (always given the same warm start, so the Newton iterates are the same),
+// and the derivatives (tree and cluster tree, M^-1 and H^-1) on a derivative workspace per thread.
 //
 // Usage: test_capi_threads model.urdf...
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <initializer_list>
 #include <random>
 #include <thread>
 #include <vector>
@@ -28,8 +30,9 @@ struct Inputs {
 };
 
 /// Everything computed for one state, concatenated.
-std::vector<double> computeAll(const cdyn_model* m, cdyn_workspace* ws, const Inputs& in, int k,
-                               int nq, int nv, int nb, int nf, bool* ok) {
+std::vector<double> computeAll(const cdyn_model* m, cdyn_workspace* ws,
+                               cdyn_derivative_workspace* dws, const Inputs& in, int k, int nq,
+                               int nv, int nb, int nf, bool* ok) {
   std::vector<double> r;
   std::vector<double> out(nv), M(nv * nv), J(6 * nv), fext(6 * nb);
   for (int i = 0; i < 6 * nb; ++i) fext[i] = std::sin(0.1 * i + k);
@@ -98,13 +101,39 @@ std::vector<double> computeAll(const cdyn_model* m, cdyn_workspace* ws, const In
                                     nv));
   append(oq.data(), nq);
   append(ov.data(), nv);
+
+  // Derivatives. A model the H^-1 recursion or the derivatives do not cover (joint dynamics)
+  // returns the same status in every thread: the status is compared, the outputs when Ok.
+  const int ldv = nv > 0 ? nv : 1, ldy = ny > 0 ? ny : 1;
+  std::vector<double> A(ldv * ldv), B(ldv * ldv), Cm(ldv * ldv), Y1(ldy * ldy), Y2(ldy * ldy),
+      Y3(ldy * ldy);
+  auto appendStatus = [&](cdyn_status s, std::initializer_list<const std::vector<double>*> outs) {
+    const double code = s;
+    append(&code, 1);
+    if (s == CDYN_OK)
+      for (const std::vector<double>* o : outs) append(o->data(), static_cast<int>(o->size()));
+  };
+  appendStatus(cdyn_rnea_derivatives(m, dws, q, nq, v, nv, a, nv, fext.data(), 6 * nb, out.data(),
+                                     nv, A.data(), B.data(), Cm.data(), ldv),
+               {&out, &A, &B, &Cm});
+  appendStatus(cdyn_aba_derivatives(m, dws, q, nq, v, nv, tau, nv, fext.data(), 6 * nb, out.data(),
+                                    nv, A.data(), B.data(), Cm.data(), ldv),
+               {&out, &A, &B, &Cm});
+  appendStatus(cdyn_minverse(m, dws, q, nq, A.data(), ldv), {&A});
+  appendStatus(cdyn_ce_rnea_derivatives(m, dws, qc, nq, vc, nv, tauY, ny, fext.data(), 6 * nb,
+                                        oy.data(), ny, Y1.data(), Y2.data(), Y3.data(), ldy),
+               {&oy, &Y1, &Y2, &Y3});
+  appendStatus(cdyn_ce_aba_derivatives(m, dws, qc, nq, vc, nv, tauY, ny, fext.data(), 6 * nb,
+                                       oy.data(), ny, Y1.data(), Y2.data(), Y3.data(), ldy),
+               {&oy, &Y1, &Y2, &Y3});
+  appendStatus(cdyn_cluster_minverse(m, dws, qc, nq, Y1.data(), ldy), {&Y1});
   return r;
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  int failures = 0;
+  int failures = 0, derivativeModels = 0;
   for (int arg = 1; arg < argc; ++arg) {
     char err[512];
     cdyn_model* m = nullptr;
@@ -165,7 +194,24 @@ int main(int argc, char** argv) {
     // Single-threaded reference.
     std::vector<std::vector<double>> ref;
     bool ok = true;
-    for (int k = 0; k < kStates; ++k) ref.push_back(computeAll(m, ws0, in, k, nq, nv, nb, nf, &ok));
+    cdyn_derivative_workspace* dws0 = nullptr;
+    if (cdyn_derivative_workspace_create(m, &dws0) != CDYN_OK) {
+      std::fprintf(stderr, "%s: cannot create a derivative workspace: %s\n", argv[arg],
+                   cdyn_last_error());
+      return 1;
+    }
+    for (int k = 0; k < kStates; ++k)
+      ref.push_back(computeAll(m, ws0, dws0, in, k, nq, nv, nb, nf, &ok));
+    {  // the derivatives are compared, not only their statuses, on the models they cover
+      std::vector<double> d1(nv * nv + 1), d2(nv * nv + 1), yy(in.ny * in.ny + 1);
+      if (cdyn_aba_derivatives(m, dws0, in.q[0].data(), nq, in.v[0].data(), nv, in.tau[0].data(),
+                               nv, nullptr, 0, nullptr, 0, d1.data(), d2.data(), nullptr,
+                               nv > 0 ? nv : 1) == CDYN_OK &&
+          cdyn_ce_aba_derivatives(m, dws0, in.qc[0].data(), nq, in.vc[0].data(), nv,
+                                  in.tauY[0].data(), in.ny, nullptr, 0, nullptr, 0, yy.data(),
+                                  yy.data(), nullptr, in.ny > 0 ? in.ny : 1) == CDYN_OK)
+        ++derivativeModels;
+    }
     if (!ok) {
       std::fprintf(stderr, "%s: a reference call failed: %s\n", argv[arg],
                    cdyn_workspace_last_error(ws0));
@@ -177,10 +223,16 @@ int main(int argc, char** argv) {
     for (int t = 0; t < kThreads; ++t) {
       threads.emplace_back([&, t] {
         cdyn_workspace* ws = nullptr;
+        cdyn_derivative_workspace* dws = nullptr;
+        if (cdyn_derivative_workspace_create(m, &dws) != CDYN_OK) {
+          ++errors[t];
+          return;
+        }
         std::vector<unsigned char> mem;
         if (t % 2 == 0) {
           if (cdyn_workspace_create(m, &ws) != CDYN_OK) {
             ++errors[t];
+            cdyn_derivative_workspace_free(dws);
             return;
           }
         } else {
@@ -189,6 +241,7 @@ int main(int argc, char** argv) {
           mem.resize(size);
           if (cdyn_workspace_init_in(m, mem.data(), size, &ws) != CDYN_OK) {
             ++errors[t];
+            cdyn_derivative_workspace_free(dws);
             return;
           }
         }
@@ -196,7 +249,7 @@ int main(int argc, char** argv) {
           for (int j = 0; j < kStates; ++j) {
             const int k = (j + t * 3 + round) % kStates;  // threads interleave differently
             bool good = true;
-            const std::vector<double> r = computeAll(m, ws, in, k, nq, nv, nb, nf, &good);
+            const std::vector<double> r = computeAll(m, ws, dws, in, k, nq, nv, nb, nf, &good);
             if (!good) ++errors[t];
             if (r.size() != ref[k].size() ||
                 std::memcmp(r.data(), ref[k].data(), r.size() * sizeof(double)) != 0)
@@ -204,6 +257,7 @@ int main(int argc, char** argv) {
           }
         }
         cdyn_workspace_free(ws);
+        cdyn_derivative_workspace_free(dws);
       });
     }
     for (auto& th : threads) th.join();
@@ -216,7 +270,10 @@ int main(int argc, char** argv) {
                 kThreads, kRounds, kStates, total, totalErrors);
     if (total || totalErrors) ++failures;
     cdyn_workspace_free(ws0);
+    cdyn_derivative_workspace_free(dws0);
     if (cdyn_model_free(m) != CDYN_OK) ++failures;
   }
+  std::printf("derivatives compared on %d of %d models\n", derivativeModels, argc - 1);
+  if (argc > 1 && derivativeModels == 0) ++failures;
   return failures ? 1 : 0;
 }

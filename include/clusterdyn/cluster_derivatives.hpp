@@ -32,7 +32,9 @@ struct ClusterDerivativeData {
 
   const ClusterModel* model = nullptr;  ///< the model this workspace was made for
 
-  // Outputs (ny x ny unless stated).
+  // Outputs (ny x ny unless stated). On a model without loop joints the calls write the blocks
+  // between related clusters (one an ancestor of the other, or the same) and leave the others
+  // as the constructor made them (zero), like the tree derivatives: do not write into them.
   MatX dtau_dy;     ///< d tau_y / d y (tangent columns)
   MatX dtau_dydot;  ///< d tau_y / d y_dot
   MatX H;           ///< d tau_y / d y_ddot = G^T M G
@@ -41,8 +43,9 @@ struct ClusterDerivativeData {
   MatX Hinv;        ///< H^-1 = d y_ddot / d tau_y
   VecX tauY, ydd;   ///< the CE-RNEA forces / CE-ABA accelerations the derivatives were taken at
 
-  /// The spanning-tree derivatives (treeModel) at (q, v, a = G y_ddot + g): dtau_dq, dtau_dv,
-  /// dtau_da = M, tau, and the per-body world quantities (psi, ov, oa) they used.
+  /// The spanning-tree derivative passes (treeModel) at (q, v, a = G y_ddot + g): tau and the
+  /// per-body world quantities (psi, ov, oa, ...); dtau_dq, dtau_dv, dtau_da = M only for a model
+  /// with loop joints (without, the backward pass writes the cluster rows directly, eq. F1-F3).
   DerivativeData tree;
 
   // Scratch (spanning nv x ny unless stated).
@@ -56,6 +59,16 @@ struct ClusterDerivativeData {
   };
   std::vector<GEntry> Gentries;  ///< non-zero pattern of the block-diagonal G (capacity fixed)
   std::vector<int> entryStart;   ///< per cluster: its first entry in Gentries (+ the end)
+  /// Per spanning velocity e: its row of G, the entries [dofEntryBegin[e], dofEntryEnd[e]).
+  std::vector<int> dofEntryBegin, dofEntryEnd;
+  /// A joint column's terms of the backward pass (Carpentier & Mansard 2018, eq. D7-D10): Ic psi,
+  /// Bc^T psi, Y, Yv of its subtree; per independent velocity y the same summed over G's column y
+  /// (eq. F1: the cluster's row).
+  struct RowTerms {
+    Force Ipsi = Force::Zero(), Bpsi = Force::Zero(), Y = Force::Zero(), Yv = Force::Zero();
+  };
+  std::vector<RowTerms> dofTerms;     ///< nv
+  std::vector<RowTerms> foldedTerms;  ///< ny
   /// Pairs of clusters (a, b), a an ancestor of b or b of a or a = b: the only blocks of
   /// G^T A G that can be non-zero for A = M, d tau / dq, d tau / dv.
   std::vector<std::pair<int, int>> relatedClusters;

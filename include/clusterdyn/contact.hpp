@@ -73,6 +73,12 @@ struct ContactSolverSettings {
   int maxRhoUpdates = 10;
   /// ADMM over-relaxation alpha in (0, 2) (Boyd et al. 2011, §3.4.3).
   double overRelaxation = 1.0;
+  /// ADMM Newton polish (src/contact/admm_polish.cpp, docs/contact.md "Solvers"): every
+  /// polishAfter iterations without convergence and at maxIterations, Newton steps on the
+  /// contact modes of the iterate (separated, sticking, sliding, frictionless) solve for an
+  /// exact solution; it is taken only when its three residuals are <= tolerance (else ADMM goes
+  /// on from its own iterate). >= 0; 0: no polish.
+  int polishAfter = 100;
 };
 
 /// Outcome of a contact solve.
@@ -82,6 +88,8 @@ struct ContactSolverResult {
   ContactResiduals residuals;  ///< of the returned lambda
   double rho = 0.0;            ///< ADMM: the final penalty (0 for PGS)
   int rhoUpdates = 0;          ///< ADMM: refactorizations after the first
+  bool polished = false;       ///< ADMM: the returned lambda is the Newton polish's
+  int polishSteps = 0;         ///< ADMM: Newton steps of the polish attempts (0: none)
 };
 
 /// Scratch of the constraint-space solvers for up to maxRows rows (allocates once).
@@ -91,6 +99,10 @@ struct ContactSolverWorkspace {
   int capacity = 0;
   VecX sigma, x, y, yPrev, w, rhs, shift;
   MatX A;  ///< ADMM: Cholesky factor of G + rho I (lower triangle)
+  /// ADMM's Newton polish (admm_polish.cpp): its system and QR, iterate, per-block modes.
+  MatX polishJ;
+  VecX polishLambda, polishC, polishF, polishNorms, polishStep, polishTheta, polishKappa;
+  std::vector<int> polishMode, polishPerm;
   char lastError[256] = {0};
 };
 

@@ -22,7 +22,7 @@ import weakref
 import numpy as np
 
 from ._constraints import NotConvergedError, NotConvergedWarning
-from ._core import (ERR_INVALID_SIZE, ERR_NOT_CONVERGED, OK, ClusterdynError, Pool, _check,
+from ._core import (ERR_INVALID_ARGUMENT, ERR_INVALID_SIZE, ERR_NOT_CONVERGED, OK, ClusterdynError, Pool, _check,
                     _Handle, _index, _real, lib)
 from ._library import ContactReport as _CReport
 from ._library import ContactSettings as _CSettings
@@ -116,6 +116,7 @@ class ContactProblem(_Handle):
                "cdyn_contact_problem_create")
         self._h = h
         self._ws = []  # the rollouts' contact workspaces (one per thread), made on first use
+        self._ncaller = 0  # caller contacts (add_point): a rollout needs their data every call
         self._steppers = weakref.WeakSet()  # closed by close()
 
     def close(self):
@@ -162,6 +163,7 @@ class ContactProblem(_Handle):
         index = C.c_int(-1)
         self._call("cdyn_contact_problem_add_point", str(name).encode(), self._body(body),
                    _ptr(p), p.size, C.byref(index))
+        self._ncaller += 1
         return index.value
 
     def add_bilateral(self, constraint_set):
@@ -202,8 +204,9 @@ class ContactProblem(_Handle):
         """N rollouts of T steps from the closed states Q0 (N, nq), V0 (N, nv) with efforts TAU
         (N, T, ny); each bit-identical to T single :meth:`Stepper.step` calls from a reset warm
         start. threads: contact workspaces (threads started per call), or pool: a
-        :class:`Pool` of the model (its threads). caller: None or (normal, gap, mu) of the
-        caller contacts (as :meth:`Stepper.set_caller`). A failed state raises ClusterdynError
+        :class:`Pool` of the model (its threads). caller: (normal, gap, mu) of the caller
+        contacts (as :meth:`Stepper.set_caller`), required when the problem has caller contacts
+        (:meth:`add_point`) and None otherwise; nothing of it outlives the call. A failed state raises ClusterdynError
         with ``state`` its index; steps that did not converge are reported in ``reports``
         (``converged`` False) and do not raise. Returns a :class:`RolloutResult`."""
         q0 = np.ascontiguousarray(_real(Q0, "Q0"), dtype=np.float64)
@@ -225,6 +228,12 @@ class ContactProblem(_Handle):
         reports = np.zeros((N, T), dtype=_REPORT_DTYPE)
         nthreads = pool.threads if pool is not None else max(1, int(threads))
         ws = self._workspaces(nthreads)
+        if (caller is None) != (self._ncaller == 0):
+            raise ClusterdynError(
+                ERR_INVALID_ARGUMENT,
+                f"caller: the problem has {self._ncaller} caller contacts (add_point): pass "
+                "caller=(normal, gap, mu)" if caller is None else
+                "caller: the problem has no caller contacts (add_point): pass caller=None", fn)
         if caller is not None:
             self._ws[0].set_caller(*caller)
         failed = C.c_int(-1)

@@ -229,6 +229,11 @@ class DerivativesMixin:
         return self._derivative_batch("ce_aba_derivatives", Q, V, TAU, "TAU", self.ny, self.ny,
                                       fext, threads, out)
 
+    def minverse_batch(self, Q, threads=None, out=None):
+        """N configurations of :meth:`DerivativeWorkspace.minverse`: Q (N, nq) -> MINV (N, nv,
+        nv), bit-identical to single calls (cdyn_batch_minverse); threads, layout and out as
+        :meth:`cluster_minverse_batch`."""
+        return self._inverse_batch("cdyn_batch_minverse", Q, self.nv, threads, out)
 
     def cluster_minverse_batch(self, Q, threads=None, out=None):
         """N closed configurations of :meth:`cluster_minverse`: Q (N, nq) -> HINV (N, ny, ny),
@@ -236,23 +241,26 @@ class DerivativesMixin:
         :meth:`rnea_derivatives_batch`. HINV is a view of the library's output (each state's
         matrix column-major, as the matrices of :meth:`rnea_derivatives_batch`); out: None or
         such an (N, ny, ny) array to write into, returned."""
+        return self._inverse_batch("cdyn_batch_cluster_minverse", Q, self.ny, threads, out)
+
+    def _inverse_batch(self, fn, Q, dim, threads, out):
+        """N matrices (N, dim, dim) of the batch function fn(model, dws, nws, N, layout, Q, nq,
+        out, dim^2, failed)."""
         n = core._threads(threads)
         N, (Q,), layout = core._stack([(Q, self.nq, "Q")])
         if out is None:
-            H = _new_mat(N, self.ny, layout)
+            H = _new_mat(N, dim, layout)
         else:
-            H = _check_mat_out(out, N, self.ny, layout, "out")
+            H = _check_mat_out(out, N, dim, layout, "out")
         with self._own_dws():
             arr = self._batch_dws(n)
             failed = C.c_int(-1)
-            status = core.lib().cdyn_batch_cluster_minverse(
-                self.handle, arr, n, N, layout, core._ptr(Q), self.nq, *_mat_ptr(H),
-                C.byref(failed))
+            status = getattr(core.lib(), fn)(self.handle, arr, n, N, layout, core._ptr(Q),
+                                             self.nq, *_mat_ptr(H), C.byref(failed))
             message = self._dws[0].last_error
         if status != core.OK:
             where = f" (state {failed.value})" if failed.value >= 0 else ""
-            raise core.ClusterdynError(status, message + where, "cdyn_batch_cluster_minverse",
-                                       state=failed.value)
+            raise core.ClusterdynError(status, message + where, fn, state=failed.value)
         return H
 
 def _mat_ptr(M):

@@ -307,7 +307,8 @@ def _declare(lib):
     batch = (_H, C.POINTER(_H), _int, _int, _int) + (_D, _int) * 8 + (_I,)
     for name in ("rnea", "aba", "ce_rnea", "ce_aba"):
         f(f"cdyn_batch_{name}_derivatives", *batch)
-    f("cdyn_batch_cluster_minverse", _H, C.POINTER(_H), _int, _int, _int, _D, _int, _D, _int, _I)
+    for name in ("minverse", "cluster_minverse"):
+        f(f"cdyn_batch_{name}", _H, C.POINTER(_H), _int, _int, _int, _D, _int, _D, _int, _I)
     _declare_contacts(f)
     _declare_constrained_derivatives(f)
     return lib

@@ -37,29 +37,35 @@ def test_equals_the_inverse_of_the_mass_matrix(path):
 
 
 @pytest.mark.parametrize("order", ["C", "F"])
-def test_batch_equals_single_calls(order):
+@pytest.mark.parametrize("which", ["cluster_minverse", "minverse"])
+def test_batch_equals_single_calls(order, which):
+    """cdyn_batch_cluster_minverse (H^-1, ny) and cdyn_batch_minverse (the spanning tree's M^-1,
+    nv): bit-identical to single calls in both layouts, failures name the state."""
     model = cd.Model.load(REPO / "models" / "cd_quadruped.urdf")
     ws = model.workspace()
     rng = np.random.default_rng(5)
-    N, n = 5, model.ny
+    batch, single = getattr(model, which + "_batch"), getattr(model, which)
+    N, n = 5, model.ny if which == "cluster_minverse" else model.nv
     Q = np.asarray([random_closed_state(model, ws, rng)[0] for _ in range(N)], order=order)
-    fresh = model.cluster_minverse_batch(Q, threads=2)
+    fresh = batch(Q, threads=2)
     assert fresh.shape == (N, n, n)
     assert (fresh.flags.f_contiguous if order == "F" else
             fresh.transpose(0, 2, 1).flags.c_contiguous)
     out = (np.full((N, n, n), np.nan, order="F") if order == "F" else
            np.full((N, n, n), np.nan).transpose(0, 2, 1))
-    got = model.cluster_minverse_batch(Q, threads=1, out=out)
+    got = batch(Q, threads=1, out=out)
     assert got is out
     np.testing.assert_array_equal(got, fresh)
     for i in range(N):
-        np.testing.assert_array_equal(fresh[i], model.cluster_minverse(Q[i]))
+        np.testing.assert_array_equal(fresh[i], single(Q[i]))
+    if which == "minverse":
+        assert rel_err(fresh[0], np.linalg.inv(ws.crba(Q[0]))) <= 1e-9
     with pytest.raises(ValueError, match="out must be"):
-        model.cluster_minverse_batch(Q, out=np.zeros((N, n, n + 1)))
+        batch(Q, out=np.zeros((N, n, n + 1)))
     bad = np.array(Q)
     bad[3, 0] = np.nan
     with pytest.raises(cd.ClusterdynError) as e:
-        model.cluster_minverse_batch(bad, threads=2)
+        batch(bad, threads=2)
     assert e.value.status == cd.ERR_NON_FINITE and "state 3" in str(e.value)
 
 

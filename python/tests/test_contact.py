@@ -48,7 +48,7 @@ def test_drop_comes_to_rest(walker):
     m, problem = walker
     q, v = closed_state(m, 0.34, yaw_rate=0.5)
     stepper = problem.stepper(max_iterations=5000, on_not_converged="ignore")
-    speeds, landed, stalled = [], 0, 0
+    speeds, landed, stalled = [], 0, []
     ws = m.workspace()
     crank0 = ws.spanning_to_independent(q, v)[0][7:11]
     for _ in range(2000):
@@ -56,17 +56,17 @@ def test_drop_comes_to_rest(walker):
         tau = np.zeros(m.ny)  # PD on the four cranks holds the legs (the trunk is free)
         tau[6:10] = -20.0 * (y[7:11] - crank0) - 1.0 * ydot[6:10]
         r = stepper.step(q, v, tau)
-        # ADMM stalls just above its 1e-10 tolerance on a few steps (docs/contact.md, "Known");
-        # the report says so, and the residuals stay small.
+        # The crouched stance is nearly a mechanism (docs/contact.md, "Known: ill-conditioned
+        # stances"): plain ADMM stalled just above its 1e-10 tolerance on 8 of these steps; with
+        # the Newton polish every step converges.
         rep = r.report
-        stalled += not rep.converged
-        assert rep.converged or max(rep.primal_residual, rep.dual_residual,
-                                    rep.complementarity) < 1e-8, rep
+        if not rep.converged:
+            stalled.append((len(speeds), rep))
         q, v = r.q, r.v
         landed += r.lam[2::3].max() > 0
         speeds.append(np.abs(v).max())
     assert landed > 1000
-    assert stalled <= 10  # 2 of 2000 when this was written
+    assert stalled == []
     assert max(speeds[-200:]) < 1e-3  # at rest on its feet
     R, gap, _ = stepper.frames()
     assert np.allclose(R[:, :, 2], [0.0, 0.0, 1.0])  # n = +z for every foot
@@ -154,6 +154,43 @@ def test_bad_input_names_the_argument(walker):
     assert e.value.state == 2
     with pytest.raises(cd.ClusterdynError, match="q0 has length"):
         problem.rollout(Q0[:, :-1], np.array([v] * 4), np.zeros((4, 3, m.ny)))
+
+
+def test_rollout_caller_contacts_are_per_call(walker):
+    """A rollout of a problem with caller contacts takes their data in every call (as a reset
+    Stepper with set_caller, bit for bit); without it, or with it on a problem without caller
+    contacts, it raises instead of reusing an earlier call's data."""
+    m, problem = walker
+    q, v = closed_state(m, 0.236)
+    N, T = 2, 15
+    Q0, V0 = np.array([q] * N), np.array([v] * N)
+    TAU = np.zeros((N, T, m.ny))
+    with pytest.raises(cd.ClusterdynError, match="no caller contacts") as e:
+        problem.rollout(Q0, V0, TAU, caller=(np.tile([0.0, 0.0, 1.0], 4), np.zeros(4),
+                                             np.full(4, 0.5)))
+    assert e.value.status == cd.ERR_INVALID_ARGUMENT
+    with cd.ContactProblem(m) as p2:
+        for leg in LEGS:
+            p2.add_foot(leg + "_foot", leg + "_coupler", (0.03, 0.0, -0.05), radius=0.02,
+                        mu=0.8)
+        p2.add_point("trunk", 0, (0.0, 0.0, 0.0))
+        normal = np.tile([0.0, 0.0, 1.0], 5)
+        results = []
+        for gap in (-0.01, 1.0):  # penetrating, then far away
+            caller = (normal, np.full(5, gap), np.full(5, 0.5))
+            stepper = p2.stepper(max_iterations=5000, on_not_converged="ignore")
+            stepper.set_caller(*caller)
+            qs, vs = q, v
+            for t in range(T):
+                r = stepper.step(qs, vs, TAU[0, t])
+                qs, vs = r.q, r.v
+            R = p2.rollout(Q0, V0, TAU, caller=caller, max_iterations=5000, threads=2)
+            assert np.array_equal(R.q[1, -1], qs) and np.array_equal(R.v[1, -1], vs)
+            results.append(R.lam[0, :, 12:15])
+        assert not np.array_equal(results[0], results[1])
+        with pytest.raises(cd.ClusterdynError, match="1 caller contacts") as e:
+            p2.rollout(Q0, V0, TAU)
+        assert e.value.status == cd.ERR_INVALID_ARGUMENT
 
 
 def test_docs_example_runs():

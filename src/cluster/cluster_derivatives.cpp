@@ -32,6 +32,10 @@ ClusterDerivativeData::ClusterDerivativeData(const ClusterModel& m) : model(&m),
   }
   Gentries.reserve(entries);
   entryStart.assign(m.clusters.size() + 1, 0);
+  dofEntryBegin.assign(nv, 0);
+  dofEntryEnd.assign(nv, 0);
+  dofTerms.resize(nv);
+  foldedTerms.resize(ny);
   for (int b = 0; b < static_cast<int>(m.clusters.size()); ++b)
     for (int a = b; a >= 0; a = m.clusters[a].parent) {
       relatedClusters.emplace_back(a, b);
@@ -154,106 +158,6 @@ void addDependentTerm(const ClusterModel& cm, const ClusterDerivativeData& dd, c
   }
 }
 
-/// A rotor R (OutputFrameRotor: an axisymmetric leaf on a revolute joint, hanging from its
-/// output body o) in the spanning-tree derivative passes, seen from o, where its axis s and
-/// inertia I are constants: world psi_R = 0X_o s and I psi_R = 0X_o^* (I s) from o's placement,
-/// no joint transform, inertia or Coriolis matrix of its own. I is invariant under the rotation
-/// about s (I (s x) = (s x*) I, to the 1e-12 of the rotor test of the model builder), which
-/// reduces the rotor's terms of D1-D10 to (docs/derivatives.md, eq. R1, R2; v_o = ov_o,
-/// a_o = oa_o, b = v_o x* I psi_R):
-///  * f_R = I a_o + v_o x* I v_o + I psi_R qdd + b qd: o's step carries the first two with its
-///    inertia plus its rotors' (rneaInertias), the rest is added to oF_o here;
-///  * B(I, v_R) = B(I, v_o) + qd (I psi_R) bar-x*: the first in o's B (rneaInertias), the second
-///    added to oBc_o here; oIc_o gets I through rneaInertias;
-///  * tau_R = (I psi_R) . a_o + s^T I s qdd; Bc_R^T psi_R = Yv_R = b; Y_R = 0 (column R of
-///    d tau / dq vanishes: turning the rotor about its axis changes nothing), and
-///    dv(R, R) = 0.
-/// Forward part: psi_R, ov_R, oa_R (for readers of dd.tree), tau_R and the additions to o's sums.
-void rotorForwardStep(const OutputFrameRotor& r, const Data& td, DerivativeData& t, int R,
-                      const double* v, const double* a, const Motion& a0) {
-  const int o = r.parent, iv = r.iv;
-  const double qd = v[iv], qdd = a[iv];
-  const Motion psi = o >= 0 ? td.oMi[o].actMotion(r.axis) : r.axis;
-  const Force Is = o >= 0 ? td.oMi[o].actForce(r.Iaxis) : r.Iaxis;
-  const Motion ovo = o >= 0 ? t.ov[o] : Motion::Zero();
-  const Motion& oao = o >= 0 ? t.oa[o] : a0;
-  const Motion u = crossMotion(psi, ovo);  // D4
-  t.psi[R].col(0) = psi;
-  t.ups[R].col(0) = u;
-  t.ov[R] = ovo + psi * qd;            // D1
-  t.oa[R] = oao + psi * qdd - u * qd;  // D1: v_R x psi qd = v_o x psi qd
-  t.tau[iv] = Is.dot(oao) + r.axisInertia * qdd;
-  if (o < 0) return;
-  const Force b = crossForce(ovo, Is);
-  t.oF[o] += Is * qdd + b * qd;
-  // + qd (I psi) bar-x* = -qd [[n x, f x], [f x, 0]] with I psi = [n; f] (eq. D3).
-  const Mat3 N = skew(Is.head<3>() * qd), F = skew(Is.tail<3>() * qd);
-  Mat6& B = t.oBc[o];
-  B.topLeftCorner<3, 3>() -= N;
-  B.topRightCorner<3, 3>() -= F;
-  B.bottomLeftCorner<3, 3>() -= F;
-}
-
-/// Backward part of rotor R (rotorForwardStep): its row of d tau / dq, d tau / dv and M over o
-/// and o's ancestors (D7, D8 with I psi_R and b), its column of d tau / dv (D10: psi_j . b), its
-/// column of d tau / dq zero.
-void rotorBackwardStep(const Model& tree, const OutputFrameRotor& r, const Data& td,
-                       DerivativeData& t) {
-  const int o = r.parent, iv = r.iv;
-  const Force Is = o >= 0 ? td.oMi[o].actForce(r.Iaxis) : r.Iaxis;
-  const Force b = o >= 0 ? crossForce(t.ov[o], Is) : Force::Zero();
-  MatX& dq = t.dtau_dq;
-  MatX& dv = t.dtau_dv;
-  MatX& M = t.dtau_da;
-  dq(iv, iv) = 0.0;
-  dv(iv, iv) = 0.0;
-  M(iv, iv) = r.axisInertia;
-  for (int j = o; j >= 0; j = tree.parent[j]) {
-    const int ij = tree.idx_v[j];
-    for (int c = 0; c < tree.nvs[j]; ++c) {
-      const auto pj = t.psi[j].col(c);
-      dq(iv, ij + c) = -(Is.dot(t.wps[j].col(c)) + b.dot(t.ups[j].col(c)));
-      dv(iv, ij + c) = b.dot(pj) + Is.dot(t.zps[j].col(c));
-      M(iv, ij + c) = M(ij + c, iv) = Is.dot(pj);
-      dq(ij + c, iv) = 0.0;
-      dv(ij + c, iv) = pj.dot(b);
-    }
-  }
-}
-
-/// The spanning-tree RNEA derivative passes (Carpentier & Mansard 2018; D1-D10) at (q, v, a),
-/// with the placements of data.treeData (placements: computed here, else reused). Without external
-/// forces the rotors run in their output body's frame (rotorForwardStep, rotorBackwardStep) and the
-/// other bodies carry their rotors' inertia (rneaInertias): the same matrices, without the rotors'
-/// own inertia and Coriolis matrices and their pair terms of d tau / dq's columns.
-void spanningDerivativePasses(const ClusterModel& cm, ClusterData& data, DerivativeData& t,
-                              ConstVecRef q, const double* v, const double* a, const Force* fext,
-                              bool placements) {
-  const Model& tree = cm.treeModel;
-  Data& td = data.treeData;
-  const ClusterScratch& s = detail::fullScratch(data);
-  if (fext || s.rotors.empty()) {
-    detail::rneaDerivativePasses(tree, td, t, q, v, a, fext, placements);
-    return;
-  }
-  const Motion a0 = detail::gravityAcceleration(tree);
-  for (int i = 0; i < tree.nbodies; ++i) {
-    const int r = s.rotorSlot[i];
-    if (r >= 0)
-      rotorForwardStep(s.rotors[r], td, t, i, v, a, a0);
-    else
-      detail::derivativeForwardStep(tree, td, t, i, q, v, a, nullptr, a0, placements,
-                                    &s.rneaInertias[i]);
-  }
-  for (int k = tree.nbodies - 1; k >= 0; --k) {
-    const int r = s.rotorSlot[k];
-    if (r >= 0)
-      rotorBackwardStep(tree, s.rotors[r], td, t);
-    else
-      detail::derivativeBackwardStep(tree, t, k);
-  }
-}
-
 /// A model without loop joints (G constant): ConstraintFailure unless (q, v) satisfies every
 /// explicit relation, checked in one loop over ClusterScratch::relationChecks as ceRnea does (a
 /// relation above the tolerance gets its cluster's full check and message). The rotors' entries
@@ -303,6 +207,7 @@ Status derivativePasses(const ClusterModel& cm, ClusterData& data, ClusterDeriva
     const ClusterWorkspace& w = ws[k];
     dd.entryStart[k] = static_cast<int>(dd.Gentries.size());
     for (int i = 0; i < c.nv; ++i) {
+      dd.dofEntryBegin[c.v0 + i] = static_cast<int>(dd.Gentries.size());
       double ai = c.implicit() ? w.g[i] : 0.0;  // eq. 3: a = G y_ddot + g
       for (int j = 0; j < c.ny; ++j) {
         const double gij = w.G(i, j);
@@ -311,17 +216,20 @@ Status derivativePasses(const ClusterModel& cm, ClusterData& data, ClusterDeriva
         ai += gij * ydd[c.y0 + j];
       }
       dd.a[c.v0 + i] = ai;
+      dd.dofEntryEnd[c.v0 + i] = static_cast<int>(dd.Gentries.size());
     }
   }
   dd.entryStart[cm.clusters.size()] = static_cast<int>(dd.Gentries.size());
-  const Model& tree = cm.treeModel;
   // Placements (liMi, oMi) at q: left by the cluster velocity pass or ceAba, else computed here.
-  spanningDerivativePasses(cm, data, dd.tree, q, v.data(), dd.a.data(), fext,
-                           check == StateCheck::Check && constantG);
-  const DerivativeData& t = dd.tree;
-  const bool loops = cm.hasImplicitClusters();
-  if (loops) {
-    const Motion a0 = detail::gravityAcceleration(tree);
+  const bool placements = check == StateCheck::Check && constantG;
+  if (constantG) {
+    // eq. F1-F3: the backward pass writes d tau_y / dy = G^T dtau/dq G, d tau_y / d y_dot =
+    // G^T dtau/dv G and H = G^T M G directly, cluster row by cluster row.
+    detail::foldedDerivativePasses(cm, data, dd, q, v.data(), dd.a.data(), fext, placements);
+  } else {
+    detail::spanningDerivativePasses(cm, data, dd, q, v.data(), dd.a.data(), fext, placements);
+    const DerivativeData& t = dd.tree;
+    const Motion a0 = detail::gravityAcceleration(cm.treeModel);
     dd.dv_dy.setZero();
     dd.da_dy.setZero();
     dd.da_dyd.setZero();
@@ -330,18 +238,17 @@ Status derivativePasses(const ClusterModel& cm, ClusterData& data, ClusterDeriva
       detail::loopRowDerivatives(cm, data, dd, k, a0);
       detail::loopVelocityTerms(cm, data, dd, k);
     }
-  }
-  // eq. C9: d tau_y / dy = G^T (dtau/dq G + dtau/dv dv/dy + M da/dy) + (dG/dy)^T tau;
-  // d tau_y / d y_dot = G^T (dtau/dv G + M da/dy_dot); H = G^T M G (Chignoli et al. 2023,
-  // eq. 24).
-  congruenceG(dd);
-  if (loops) {
+    // eq. C9: d tau_y / dy = G^T (dtau/dq G + dtau/dv dv/dy + M da/dy) + (dG/dy)^T tau;
+    // d tau_y / d y_dot = G^T (dtau/dv G + M da/dy_dot); H = G^T M G (Chignoli et al. 2023,
+    // eq. 24).
+    congruenceG(dd);
     addDependentTerm(cm, dd, t.dtau_dv, dd.dv_dy, dd.dtau_dy);
     addDependentTerm(cm, dd, t.dtau_da, dd.da_dy, dd.dtau_dy);
     for (int k = 0; k < static_cast<int>(cm.clusters.size()); ++k)
       if (cm.clusters[k].implicit()) detail::loopGdotTerm(cm, data, dd, k);
+    addDependentTerm(cm, dd, t.dtau_da, dd.da_dyd, dd.dtau_dydot);
   }
-  if (loops) addDependentTerm(cm, dd, t.dtau_da, dd.da_dyd, dd.dtau_dydot);
+  const DerivativeData& t = dd.tree;
   dd.tauY.setZero();
   for (const ClusterDerivativeData::GEntry& e : dd.Gentries) dd.tauY[e.y] += e.value * t.tau[e.v];
   return Status::Ok;

@@ -6,6 +6,23 @@
 
 namespace clusterdyn::detail {
 
+/// The spanning-tree RNEA derivative passes (Carpentier & Mansard 2018; D1-D10) at (q, v, a)
+/// into dd.tree (dtau_dq, dtau_dv, dtau_da, tau), with the placements of data.treeData
+/// (placements: computed here, else reused). Without external forces the rotors run in their
+/// output body's frame (R1, R2) and the other bodies carry their rotors' inertia (rneaInertias):
+/// the same matrices, without the rotors' own inertia and Coriolis matrices.
+void spanningDerivativePasses(const ClusterModel& cm, ClusterData& data, ClusterDerivativeData& dd,
+                              ConstVecRef q, const double* v, const double* a, const Force* fext,
+                              bool placements);
+
+/// A model without loop joints (G constant, dd.Gentries and dd.dofEntry* current): the same
+/// forward pass, and a backward pass over the clusters that folds each cluster's rows with G
+/// (eq. F1-F3) and writes dd.dtau_dy = G^T dtau/dq G, dd.dtau_dydot = G^T dtau/dv G, dd.H =
+/// G^T M G and dd.tree.tau, without the spanning nv x nv matrices.
+void foldedDerivativePasses(const ClusterModel& cm, ClusterData& data, ClusterDerivativeData& dd,
+                            ConstVecRef q, const double* v, const double* a, const Force* fext,
+                            bool placements);
+
 /// Loop cluster k (after the spanning-tree derivative pass): its constraint rows as world
 /// wrenches (dd.ow, eq. C1) and, over its selected rows, d Psi / dq, d Phi / dq, d Phi / dv
 /// (dd.Psiq, dd.Phiq, dd.Phiv: selected rows x the cluster's spanning velocities, eq. C2, C3).

@@ -400,14 +400,13 @@ Status solveClusterPositions(const ClusterModel& cm, ClusterData& data, int k, E
   if (path) w.tangentValid = false;
   if (ok)  // closed on another branch: never returned in place of the warm start's branch
     return fail(data.treeData, Status::ConstraintFailure,
-                "cluster '%s': the assembly branch of the warm start does not reach y (%s); a "
-                "closed configuration exists there on another branch: a branch or dead point "
-                "lies between. Solve in smaller steps, or set a warm start on the wanted branch",
+                "cluster '%s': the warm start's assembly branch does not reach y (%s); y closes on "
+                "another branch (a branch or dead point lies between): solve in smaller steps or "
+                "warm-start on the wanted branch",
                 c.name.c_str(),
-                singular      ? "it passes a singular configuration"
-                : otherBranch ? "Newton from the predicted configuration went to another "
-                                "branch, in up to 33 continuation steps"
-                              : "Newton did not converge in up to 33 continuation steps");
+                singularOnBranch ? "a singular configuration on the way"
+                : otherBranch    ? "Newton jumped branch in 33 continuation steps"
+                                 : "Newton did not converge in 33 continuation steps");
   if (singular) {
     residualAt(cm, data, k, q);
     constraintJacobian(cm, data, k);

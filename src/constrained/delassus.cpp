@@ -15,6 +15,7 @@
 #include "cluster/cluster_aba_step.hpp"
 #include "cluster/cluster_detail.hpp"
 #include "constrained/constraint_detail.hpp"
+#include "constrained/delassus_aba.hpp"
 #include "constrained/symmetric_inertia.hpp"
 #include "core/check.hpp"
 #include "core/small_spd.hpp"
@@ -63,12 +64,16 @@ void oneDofRowsStep(const Vec6& sv, const Vec6& U, double Dinv, int axis, const 
     Eigen::Map<Vec6>(T + 6 * r) = detail::forceInParentFrame(axis, *X, row);
   }
 }
-}  // namespace
 
-void delassusPropagation(const ClusterModel& cm, ClusterData& data, ConstraintData& cd,
-                         Eigen::Ref<MatX> out) {
+/// The propagation on pass 2's quantities. AfterAba: on those of ceAba (delassus_aba.hpp), whose
+/// rotors in their output body's frame (OutputFrameRotor::aba) have no pose of their own: their
+/// blocks of M are zero (no rows attach to them), so they are not visited.
+template <bool AfterAba>
+void propagate(const ClusterModel& cm, ClusterData& data, ConstraintData& cd,
+               Eigen::Ref<MatX> out) {
   const Data& td = data.treeData;
-  const std::vector<ClusterWorkspace>& ws = detail::scratch(data);
+  const ClusterScratch& scr = detail::fullScratch(data);
+  const std::vector<ClusterWorkspace>& ws = scr.clusters;
   MatX& full = cd.full;
   full.setZero();
   for (auto it = cd.supportOrder.rbegin(); it != cd.supportOrder.rend(); ++it) {
@@ -85,10 +90,20 @@ void delassusPropagation(const ClusterModel& cm, ClusterData& data, ConstraintDa
     const bool chain = oneDof && R.attachments.empty() && R.virtuals.empty() &&
                        R.children.size() == 1 &&
                        static_cast<int>(cd.clusterRows[R.children[0]].rows.size()) == n;
+    // On ceAba's quantities, a chain of one-coordinate clusters (a leg of rotor-link pairs): M
+    // is the child's T at the body it hangs from (chainBody), read in place; L moved.
+    int chainBody = -1;
+    if constexpr (AfterAba)
+      if (!oneDof && c.constrained() && c.ny == 1 && R.attachments.empty() && R.virtuals.empty() &&
+          R.children.size() == 1 &&
+          static_cast<int>(cd.clusterRows[R.children[0]].rows.size()) == n)
+        chainBody = cm.clusters[R.children[0]].outputBody;
     if (chain) {  // the child's T and L are not read again (it is not a compression): moved
       ConstraintData::ClusterRows& Rc = cd.clusterRows[R.children[0]];
       R.M.swap(Rc.T);  // equal sizes (n x 6): the buffers are exchanged, nothing is allocated
       R.L.swap(Rc.L);
+    } else if (chainBody >= 0) {
+      R.L.swap(cd.clusterRows[R.children[0]].L);
     } else {
       R.M.setZero();
       for (size_t i = 0; i < R.attachments.size(); ++i) {
@@ -167,6 +182,41 @@ void delassusPropagation(const ClusterModel& cm, ClusterData& data, ConstraintDa
           Eigen::Map<Vec6>(R.T.data() + 6 * r) =
               td.liMi[b].actForce(Eigen::Map<const Vec6>(R.M.data() + 6 * r));
       }
+    } else if (AfterAba && c.ny == 1) {
+      // One independent coordinate (a rotor-link pair, a belt): M S, L and T row by row in
+      // fixed-size products over the bodies that carry rows (in a chain: the child's T at
+      // chainBody, l0 = its local index; else M over all of k's bodies).
+      const ClusterWorkspace& w = ws[k];
+      const double Dinv = w.Dinv(0, 0);
+      const Vec6 Ubar = w.Ubar.col(0);
+      const bool inChain = chainBody >= 0;
+      const int l0 = inChain ? chainBody - c.firstBody : 0;
+      const int lEnd = inChain ? l0 + 1 : c.nbodies;
+      const double* M0 = inChain ? cd.clusterRows[R.children[0]].T.data() : R.M.data();
+      const int stride = inChain ? 6 : 6 * c.nbodies;  // of M0's rows
+      const int base = inChain ? l0 : 0;               // M0's first local body
+      const auto block = [&](int r, int l) {           // row r of M at local body l
+        return Eigen::Map<const Vec6>(M0 + r * stride + 6 * (l - base));
+      };
+      double *ms = R.MS.data(), *L = R.L.data();
+      for (int r = 0; r < n; ++r) {
+        double a = 0.0;
+        for (int l = l0; l < lEnd; ++l)
+          if (!isOutputFrameRotor(scr, c.firstBody + l))
+            a += block(r, l).dot(w.S.block<6, 1>(6 * l, 0));
+        ms[r] = a;
+      }
+      for (int s = 0; s < n; ++s) {  // lower triangle, column s
+        const double a = Dinv * ms[s];
+        for (int r = s; r < n; ++r) L[r + n * s] += a * ms[r];
+      }
+      if (o >= 0)
+        for (int r = 0; r < n; ++r) {
+          Vec6 t = -(Dinv * ms[r]) * Ubar;
+          for (int l = l0; l < lEnd; ++l)
+            if (!isOutputFrameRotor(scr, c.firstBody + l)) t += w.outputTb[l].actForce(block(r, l));
+          Eigen::Map<Vec6>(R.T.data() + 6 * r) = t;
+        }
     } else {
       const ClusterWorkspace& w = ws[k];
       R.MS.noalias() = R.M.lazyProduct(w.S);
@@ -175,6 +225,8 @@ void delassusPropagation(const ClusterModel& cm, ClusterData& data, ConstraintDa
       if (o >= 0) {
         R.T.noalias() = -R.MSD.lazyProduct(w.Ubar.transpose());
         for (int b = c.firstBody; b < c.firstBody + c.nbodies; ++b) {
+          if constexpr (AfterAba)
+            if (isOutputFrameRotor(scr, b)) continue;
           const Transform& X = w.outputTb[b - c.firstBody];
           const int i = 6 * (b - c.firstBody);
           for (int r = 0; r < n; ++r)
@@ -218,6 +270,18 @@ void delassusPropagation(const ClusterModel& cm, ClusterData& data, ConstraintDa
   }
   const int m = static_cast<int>(out.rows());
   out = full.topLeftCorner(m, m);
+}
+
+}  // namespace
+
+void delassusPropagation(const ClusterModel& cm, ClusterData& data, ConstraintData& cd,
+                         Eigen::Ref<MatX> out) {
+  propagate<false>(cm, data, cd, out);
+}
+
+void delassusPropagationAfterAba(const ClusterModel& cm, ClusterData& data, ConstraintData& cd,
+                                 Eigen::Ref<MatX> out) {
+  propagate<true>(cm, data, cd, out);
 }
 
 }  // namespace detail

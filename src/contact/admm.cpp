@@ -2,8 +2,10 @@
 // the ADMMContactSolver of Pinocchio 3): the splitting x = y of
 //   min 1/2 x^T G x + (g + s)^T x + I_K(y),
 // with the De Saxce shift s refreshed every iteration, and the penalty rho adapted by residual
-// balancing (Boyd, Parikh, Chu, Peleato, Eckstein 2011, §3.4.1). The returned impulse is y (in K
-// by construction); convergence is judged on its three residuals (cones.cpp).
+// balancing (Boyd, Parikh, Chu, Peleato, Eckstein 2011, §3.4.1), and a Newton polish on the
+// contact modes of a stalled iterate (admm_polish.cpp). The returned impulse is y (in K by
+// construction, or the polish's when it met the tolerance); convergence is judged on its three
+// residuals (cones.cpp).
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -57,6 +59,24 @@ void solveFactored(const ContactSolverWorkspace& ws, int m, double* x) {
   }
 }
 
+/// The Newton polish of the iterate ws.y (admm_polish.cpp): true when it met the tolerance, then
+/// ws.y holds the polished impulse and result its residuals.
+__attribute__((noinline)) bool tryPolish(const MatX& G, const VecX& g,
+                                         const std::vector<ConeBlock>& blocks,
+                                         const ContactSolverSettings& settings,
+                                         ContactSolverWorkspace& ws, ContactSolverResult& result) {
+  const Eigen::Index m = g.size();
+  ContactResiduals r;
+  int steps = 0;
+  const bool ok = detail::polishContactSolution(G, g, blocks, settings, ws, ws.y.head(m), r, steps);
+  result.polishSteps += steps;
+  if (!ok) return false;
+  ws.y.head(m) = ws.polishLambda.head(m);
+  result.residuals = r;
+  result.converged = result.polished = true;
+  return true;
+}
+
 }  // namespace
 
 Status solveContactAdmm(const MatX& G, const VecX& g, const std::vector<ConeBlock>& blocks,
@@ -97,6 +117,8 @@ Status solveContactAdmm(const MatX& G, const VecX& g, const std::vector<ConeBloc
   constexpr double kCheckRatio = 100.0;
   const double diagonalMax = m ? G.diagonal().cwiseAbs().maxCoeff() : 0.0;
   double change = std::numeric_limits<double>::infinity();
+  int checkpoint = settings.polishAfter > 0 ? std::min(settings.polishAfter, settings.maxIterations)
+                                            : settings.maxIterations;
   for (int it = 0;; ++it) {
     result.iterations = it;
     if (it == 0 || it == settings.maxIterations ||
@@ -105,7 +127,14 @@ Status solveContactAdmm(const MatX& G, const VecX& g, const std::vector<ConeBloc
       const ContactResiduals& r = result.residuals;
       result.converged = r.cone <= settings.tolerance && r.velocity <= settings.tolerance &&
                          r.complementarity <= settings.tolerance;
-      if (result.converged || it == settings.maxIterations || !std::isfinite(r.velocity)) break;
+      if (result.converged || !std::isfinite(r.velocity)) break;
+    }
+    // A stalled solve: the Newton polish on the modes of y every polishAfter iterations and at
+    // the last one (out of line: the common solve never gets there).
+    if (it == checkpoint) {
+      if (settings.polishAfter > 0 && tryPolish(G, g, blocks, settings, ws, result)) break;
+      if (it == settings.maxIterations) break;
+      checkpoint = std::min(checkpoint + settings.polishAfter, settings.maxIterations);
     }
     // The shift from the dual estimate of the velocity, -w (as Pinocchio's solver computes it
     // from its dual variable): s_n = mu |w_t| (the shift moves the normal row only).

@@ -30,6 +30,13 @@ void deSaxceShift(const ConeBlock& b, const double* sigma, double* s);
 void deSaxceVelocity(const MatX& G, const VecX& g, const std::vector<ConeBlock>& blocks,
                      ConstVecRef lambda, ContactSolverWorkspace& ws);
 
+/// Newton polish of `start` (in K) on the contact modes it identifies (admm_polish.cpp): true
+/// when the polished impulse, left in ws.polishLambda, has all three residuals <= the tolerance
+/// (returned in `residuals`); steps: the Newton steps taken.
+bool polishContactSolution(const MatX& G, const VecX& g, const std::vector<ConeBlock>& blocks,
+                           const ContactSolverSettings& settings, ContactSolverWorkspace& ws,
+                           ConstVecRef start, ContactResiduals& residuals, int& steps);
+
 template <typename... Args>
 Status contactFail(ContactSolverWorkspace& ws, Status s, const char* fmt, Args... args) {
   std::snprintf(ws.lastError, sizeof(ws.lastError), fmt, args...);

@@ -5,6 +5,7 @@
 
 #include "cluster/cluster_detail.hpp"
 #include "constrained/constraint_detail.hpp"
+#include "constrained/delassus_aba.hpp"
 #include "contact/contact_detail.hpp"
 #include "core/check.hpp"
 
@@ -142,19 +143,23 @@ Status assembleContactProblem(const ClusterModel& model, ClusterData& data,
                           i, problem.contacts()[i].name.c_str());
   }
   // Free motion (CE-ABA), the row Jacobian (world-aligned contact rows) and the Delassus matrix
-  // of the cluster tree (PV-OSIMr).
+  // of the cluster tree (PV-OSIMr) on CE-ABA's poses and articulated inertias (delassus_aba.hpp;
+  // delassusMatrix's own position pass and pass 2 when a row is on a rotor CE-ABA keeps in its
+  // output body's frame).
   CDYN_TRY(ceAba(model, data, q, v, tauY));
   cd.yddFree = data.ydd;
   for (int i = 0; i < model.ny; ++i) cd.ydot[i] = v[model.independentVelocity[i]];
   cd.ydotFree = cd.ydot + s.dt * cd.yddFree;
-  if (problem.bilateralRows() > 0) {
-    // The bilateral rows' position errors phi (feedback below) come with the dense Jacobian.
-    CDYN_TRY(constraintJacobian(model, data, set, cd.rows, q, v));  // also the body poses
+  // The bilateral rows' position errors phi (feedback below) come with the dense Jacobian (its
+  // velocity pass leaves the articulated quantities of CE-ABA as they are).
+  if (problem.bilateralRows() > 0) CDYN_TRY(constraintJacobian(model, data, set, cd.rows, q, v));
+  if (detail::afterAbaServes(model, data, cd.rows))
+    CDYN_TRY(detail::delassusAfterAba(model, data, cd.rows));
+  else
     CDYN_TRY(delassusMatrix(model, data, set, cd.rows, q));
-  } else {
-    // Contacts only: the row Jacobian J = C Jb from the position pass of the Delassus matrix
-    // (body poses, cluster motion subspaces, the rows C), without a second velocity pass.
-    CDYN_TRY(delassusMatrix(model, data, set, cd.rows, q));
+  if (problem.bilateralRows() == 0) {
+    // Contacts only: the row Jacobian J = C Jb from the body poses, cluster motion subspaces
+    // and rows C the Delassus matrix read, without a second velocity pass.
     auto Jb = td.J.leftCols(model.ny);
     cd.rows.jacobian.setZero();
     for (const ConstraintData::Attachment& a : cd.rows.attachments) {

@@ -1,12 +1,13 @@
 // One semi-implicit Euler step with contacts on the cluster tree: the impulses from the
 // constraint-space problem (contact_problem.cpp, the solvers), the new independent velocities as
-// the free ones plus the impulse response H^-1 J^T lambda (on the Delassus matrix's articulated
-// inertias), the independent positions integrated, the loop closure putting the dependent
-// coordinates back on the manifold.
+// the free ones plus the impulse response H^-1 J^T lambda (on the articulated inertias the
+// Delassus matrix read: CE-ABA's, delassus_aba.hpp), the independent positions integrated, the loop
+// closure putting the dependent coordinates back on the manifold.
 #include "cluster/cluster_aba_step.hpp"
 #include "cluster/cluster_detail.hpp"
 #include "clusterdyn/configuration.hpp"
 #include "constrained/constraint_detail.hpp"
+#include "constrained/delassus_aba.hpp"
 #include "contact/contact_detail.hpp"
 #include "core/check.hpp"
 
@@ -25,10 +26,10 @@ Status contactStep(const ClusterModel& model, ClusterData& data, const ContactPr
           : solveContactAdmm(cd.G, cd.g, cd.blocks, s.contact, cd.solver, cd.lambda, cd.result);
   if (solve != Status::Ok && solve != Status::NotConverged)
     return detail::fail(td, solve, "contactStep: %.200s", cd.solver.lastError);
-  // y_dot+ = y_dot_free + H^-1 J^T lambda: the impulses through the articulated inertias that
-  // the Delassus matrix's pass 2 left (zero velocity and force: linear in lambda), by the
-  // reduced backward sweep of the row forces (Sathya & Carpentier 2024, Alg. 2) and pass 3
-  // without gravity; instead of a second CE-ABA with tau + J^T lambda / dt.
+  // y_dot+ = y_dot_free + H^-1 J^T lambda: the impulses through the articulated inertias the
+  // Delassus matrix read, by the reduced backward sweep of the row forces and the reduced forward
+  // sweep from a zero root acceleration (Sathya & Carpentier 2024, Alg. 2); instead of a second
+  // CE-ABA with tau + J^T lambda / dt.
   const int nb = problem.bilateralCount();
   const int mb = problem.bilateralRows();
   cd.lambdaRows.head(mb) = cd.lambda.head(mb);
@@ -36,11 +37,15 @@ Status contactStep(const ClusterModel& model, ClusterData& data, const ContactPr
     const int r = problem.rows().rowOffset(nb + i);
     cd.lambdaRows.segment<3>(r).noalias() = cd.frame[i] * cd.lambda.segment<3>(r);
   }
-  detail::applyRowForces(model, data, cd.rows, cd.lambdaRows);
-  const Motion zero = Motion::Zero();
-  for (int k = 0; k < static_cast<int>(model.clusters.size()); ++k) {
-    const int o = model.clusters[k].outputBody;
-    detail::clusterAccelerationStep(model, data, k, o >= 0 ? td.a_gf[o] : zero);
+  if (detail::afterAbaServes(model, data, cd.rows)) {  // CE-ABA's quantities (delassus_aba.hpp)
+    detail::impulseResponseAfterAba(model, data, cd.rows, cd.lambdaRows, data.ydd);
+  } else {  // delassusMatrix's, at zero velocity and force: pass 3 without gravity
+    detail::applyRowForces(model, data, cd.rows, cd.lambdaRows);
+    const Motion zero = Motion::Zero();
+    for (int k = 0; k < static_cast<int>(model.clusters.size()); ++k) {
+      const int o = model.clusters[k].outputBody;
+      detail::clusterAccelerationStep(model, data, k, o >= 0 ? td.a_gf[o] : zero);
+    }
   }
   cd.ydot = cd.ydotFree + data.ydd;
   data.ydd = cd.yddFree + (1.0 / s.dt) * data.ydd;  // the step's accelerations

@@ -169,6 +169,9 @@ void checkModel(const Case& mc, int states, double* worst) {
         << data.errorMessage();
     const MatX dydd_dy = dd.dydd_dy, dydd_dydot = dd.dydd_dydot, Hinv = dd.Hinv;
     EXPECT_LT(relErr(Hinv * H, MatX::Identity(cm.ny, cm.ny)), 1e-9);
+    // H^-1 of the branch-sparse factor (eq. C14-C16) against the cluster-tree recursion's.
+    EXPECT_LT(relErr(Hinv, HinvRecursive), 1e-10) << "branch-sparse H^-1";
+    EXPECT_EQ(Hinv, MatX(Hinv.transpose()));
     ASSERT_EQ(ceAba(cm, data, st.q, st.v, tauY, fext), Status::Ok);
     EXPECT_LT(relErr(dd.ydd, data.ydd), 1e-12);
     const Fn aba = [&](const VecX& q, const VecX& v) {

@@ -83,8 +83,14 @@ struct ClusterDerivativeData {
   std::vector<char> onS,
       onP;                  ///< per cluster body: on the path to the loop's successor / predecessor
   std::vector<Motion> ovx;  ///< per cluster body: world twist from a velocity G_c (eq. C7)
-  Eigen::LLT<MatX> llt;     ///< Cholesky factor of H (CE-ABA derivatives)
-  MatX Linv;                ///< ny x ny: L^-1 of that factor (lower triangle)
+  // Branch-sparse factor H = L^T L of the CE-ABA derivatives (Featherstone 2005, LTL; eq.
+  // C14-C16): per independent velocity i, its path on the cluster tree (root first, i last; the
+  // velocities of a cluster chained in order) from hPath[hStart[i]]; rows i of L and of L^-1
+  // over that path at the same offsets in hL, hW.
+  std::vector<int> hPath, hStart;
+  std::vector<int> hOrder;   ///< the velocities by path length (ancestors first)
+  std::vector<int> hCommon;  ///< ny x ny: length of the common start of the paths of i and j
+  VecX hL, hW;
 
   // Scratch of the cluster-tree recursion for H^-1 (computeClusterMinverse, eq. C11-C13), in
   // world axes. Per body:
@@ -103,6 +109,9 @@ struct ClusterDerivativeData {
   /// mirrored), else every column.
   std::vector<int> colStart, colEnd;
   bool upperTriangle = false;
+  /// Per cluster k, from mCarrierStart[k]: its bodies that are some cluster's output body, the
+  /// only ones whose F, A are non-zero or read.
+  std::vector<int> mCarrier, mCarrierStart;
 };
 
 /// d tau_y / d y, d tau_y / d y_dot, d tau_y / d y_ddot = H of tau_y = ceRnea(q, v, ydd, fext)
@@ -126,8 +135,9 @@ Status computeClusterMinverse(const ClusterModel& model, ClusterData& data,
 
 /// y_ddot = ceAba(q, v, tauY, fext) (to dd.ydd and data.ydd) and its derivatives
 /// dd.dydd_dy = -H^-1 d tau_y / d y, dd.dydd_dydot = -H^-1 d tau_y / d y_dot (both at
-/// y_ddot), dd.Hinv = d y_ddot / d tau_y. H^-1 comes from a Cholesky factorisation of H (the
-/// cluster-tree recursion of computeClusterMinverse costs more where H is at hand). Also leaves
+/// y_ddot), dd.Hinv = d y_ddot / d tau_y. H^-1 comes from the factorisation H = L^T L that
+/// keeps H's branch-induced sparsity (Featherstone 2005; the cluster-tree recursion of
+/// computeClusterMinverse costs more where H is at hand). Also leaves
 /// dd.dtau_dy, dd.dtau_dydot, dd.H at y_ddot.
 /// Statuses as computeCeRneaDerivatives, plus NotPositiveDefinite when H is not.
 Status computeCeAbaDerivatives(const ClusterModel& model, ClusterData& data,

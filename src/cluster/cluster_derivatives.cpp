@@ -17,8 +17,7 @@ namespace clusterdyn {
 
 ClusterDerivativeData::ClusterDerivativeData(const ClusterModel& m) : model(&m), tree(m.treeModel) {
   const int ny = m.ny, nv = m.treeModel.nv;
-  for (MatX* x : {&dtau_dy, &dtau_dydot, &H, &dydd_dy, &dydd_dydot, &Hinv, &Linv})
-    x->setZero(ny, ny);
+  for (MatX* x : {&dtau_dy, &dtau_dydot, &H, &dydd_dy, &dydd_dydot, &Hinv}) x->setZero(ny, ny);
   tauY.setZero(ny);
   ydd.setZero(ny);
   a.setZero(nv);
@@ -53,8 +52,7 @@ ClusterDerivativeData::ClusterDerivativeData(const ClusterModel& m) : model(&m),
   ovx.assign(m.maxClusterBodies, Motion::Zero());
   onS.assign(m.maxClusterBodies, 0);
   onP.assign(m.maxClusterBodies, 0);
-  llt.compute(MatX::Identity(ny, ny));  // sized, and its info set (a moved LLT(n) copies an
-                                        // uninitialised ComputationInfo: UBSan)
+  detail::initBranchFactor(m, *this);
   // H^-1 recursion (cluster_derivatives_minverse.cpp).
   const int nb = m.treeModel.nbodies, nc = static_cast<int>(m.clusters.size());
   mIA.assign(nb, Mat6::Zero());
@@ -256,35 +254,6 @@ Status derivativePasses(const ClusterModel& cm, ClusterData& data, ClusterDeriva
   return Status::Ok;
 }
 
-/// H^-1 = L^-T L^-1 from the Cholesky factor L of dd.llt: L^-1 by forward substitution column by
-/// column (into dd.Linv's lower triangle), then the upper triangle of L^-T L^-1 as dot products
-/// of contiguous column tails, mirrored (about n^3 / 3 multiplications; Eigen's solve against the
-/// identity does n^3 in blocked kernels sized for large matrices). The substitution runs column-
-/// oriented (x_i += L(i, k) Li(k, j) over contiguous columns of L, in the order k = j, ..., i - 1
-/// of the row-oriented sums: the same roundings).
-void choleskyInverse(ClusterDerivativeData& dd) {
-  const MatX& L = dd.llt.matrixLLT();  // lower triangle: L
-  MatX& Li = dd.Linv;
-  const Eigen::Index n = L.rows();
-  for (Eigen::Index j = 0; j < n; ++j) {
-    double* const x = &Li(0, j);  // x_i (i > j) until row i is reached, then Li(i, j)
-    for (Eigen::Index i = j + 1; i < n; ++i) x[i] = 0.0;
-    x[j] = 1.0 / L(j, j);
-    for (Eigen::Index k = j; k < n; ++k) {
-      if (k > j) x[k] = -x[k] / L(k, k);
-      const double lk = x[k];
-      const double* const Lk = &L(0, k);
-      for (Eigen::Index i = k + 1; i < n; ++i) x[i] += Lk[i] * lk;
-    }
-  }
-  for (Eigen::Index j = 0; j < n; ++j)
-    for (Eigen::Index i = 0; i <= j; ++i) {
-      const double x = Li.col(i).segment(j, n - j).dot(Li.col(j).segment(j, n - j));
-      dd.Hinv(i, j) = x;
-      dd.Hinv(j, i) = x;
-    }
-}
-
 Status checkArguments(const ClusterModel& cm, ClusterData& data, const ClusterDerivativeData& dd,
                       ConstVecRef q, ConstVecRef v, ConstVecRef x, const char* xName,
                       const Force* fext) {
@@ -326,13 +295,11 @@ Status computeCeAbaDerivatives(const ClusterModel& model, ClusterData& data,
   CDYN_TRY(ceAba(model, data, q, v, tauY, fext));  // checks the state; y_ddot
   dd.ydd = data.ydd;
   CDYN_TRY(derivativePasses(model, data, dd, q, v, dd.ydd, fext, StateCheck::Skip));
-  // eq. C10: d y_ddot = -H^-1 d tau_y at y_ddot; d y_ddot / d tau_y = H^-1 (Cholesky of H).
-  dd.llt.compute(dd.H);
-  if (dd.llt.info() != Eigen::Success)
+  // eq. C10: d y_ddot = -H^-1 d tau_y at y_ddot; d y_ddot / d tau_y = H^-1 (eq. C14-C16).
+  if (!detail::branchSparseInverse(dd))
     return detail::fail(data.treeData, Status::NotPositiveDefinite,
                         "computeCeAbaDerivatives: the independent mass matrix H is not positive "
                         "definite");
-  choleskyInverse(dd);
   // Eigen's blocked product keeps its panels on the stack below ny = 64 (derivatives.hpp's
   // computeABADerivatives); above, the coefficient-wise product, which never allocates. (A product
   // over the non-zeros of d tau_y only, about 2/3 of the entries on the quadrupeds, measured

@@ -41,4 +41,13 @@ void loopGdotTerm(const ClusterModel& cm, ClusterData& data, ClusterDerivativeDa
 /// every body) and G of every cluster left by a cluster velocity pass at q.
 Status clusterMinversePasses(const ClusterModel& cm, ClusterData& data, ClusterDerivativeData& dd);
 
+/// The carrier bodies of the H^-1 recursion (dd.mCarrier) and the paths of the independent
+/// velocities on the cluster tree (dd.hPath, hStart, hOrder, hCommon) and the sizes of dd.hL,
+/// dd.hW: at construction.
+void initBranchFactor(const ClusterModel& cm, ClusterDerivativeData& dd);
+
+/// dd.Hinv = H^-1 from dd.H by its branch-sparse factor H = L^T L (eq. C14-C16); false when H
+/// is not positive definite.
+bool branchSparseInverse(ClusterDerivativeData& dd);
+
 }  // namespace clusterdyn::detail

@@ -1,9 +1,16 @@
-// H^-1 by a recursion on the cluster tree (docs/derivatives.md, eq. C11-C13): the cluster form of
-// the articulated-body inverse of the mass matrix (Carpentier & Mansard 2018, computeMinverse),
-// with the cluster articulated inertias of CE-ABA (Chignoli et al. 2023, Alg. 1: U = IA S,
-// D = S^T U, the output body receives IA - U D^-1 U^T) written in world axes, where the motion
-// subspace of a cluster body is the sum of its joints' world columns weighted by G and no
-// transform is needed between a cluster's bodies and its output body.
+// H^-1 on the cluster tree, two ways (docs/derivatives.md, "H^-1"):
+// * computeClusterMinverse, by a recursion on the cluster tree (eq. C11-C13): the cluster form of
+//   the articulated-body inverse of the mass matrix (Carpentier & Mansard 2018, computeMinverse),
+//   with the cluster articulated inertias of CE-ABA (Chignoli et al. 2023, Alg. 1: U = IA S,
+//   D = S^T U, the output body receives IA - U D^-1 U^T) written in world axes, where the motion
+//   subspace of a cluster body is the sum of its joints' world columns weighted by G and no
+//   transform is needed between a cluster's bodies and its output body;
+// * from H where it is at hand (the CE-ABA derivatives): the factorisation H = L^T L that keeps
+//   the branch-induced sparsity of H (Featherstone 2005, LTL: no fill-in), L^-1 with the same
+//   pattern, and H^-1 = L^-1 L^-T from the common ancestors of each pair (eq. C14-C16).
+#include <algorithm>
+#include <cmath>
+
 #include "cluster/cluster_derivatives_detail.hpp"
 #include "clusterdyn/cluster_algorithms.hpp"
 #include "core/check.hpp"
@@ -64,6 +71,7 @@ bool minverseBackwardScalar(const ClusterModel& cm, ClusterDerivativeData& dd, i
   const Cluster& c = cm.clusters[k];
   const int y0 = c.y0, o = c.outputBody, c0 = dd.colStart[k], c1 = dd.colEnd[k];
   const int b0 = c.firstBody, b1 = c.firstBody + c.nbodies;
+  const int e0 = dd.mCarrierStart[k], e1 = dd.mCarrierStart[k + 1];
   double D = 0.0;
   Vec6 Ubar = Vec6::Zero();
   for (int b = b0; b < b1; ++b) {
@@ -83,7 +91,10 @@ bool minverseBackwardScalar(const ClusterModel& cm, ClusterDerivativeData& dd, i
       continue;
     }
     double t = 0.0;
-    for (int b = b0; b < b1; ++b) t += dd.mPsi[b].col(0).dot(dd.mFA[b].col(col));
+    for (int e = e0; e < e1; ++e) {  // F_b = 0 on the bodies no cluster hangs from
+      const int b = dd.mCarrier[e];
+      t += dd.mPsi[b].col(0).dot(dd.mFA[b].col(col));
+    }
     Hinv(y0, col) = -Dinv * t;
   }
   for (int col = c1; col < cm.ny; ++col) Hinv(y0, col) = 0.0;
@@ -96,7 +107,7 @@ bool minverseBackwardScalar(const ClusterModel& cm, ClusterDerivativeData& dd, i
   IAo.noalias() -= UbarDinv * Ubar.transpose();
   for (int col = c0; col < c1; ++col) {
     Vec6 f = Ubar * Hinv(y0, col);
-    for (int b = b0; b < b1; ++b) f += dd.mFA[b].col(col);
+    for (int e = e0; e < e1; ++e) f += dd.mFA[dd.mCarrier[e]].col(col);
     Fo.col(col) += f;
   }
   return true;
@@ -140,8 +151,10 @@ bool minverseBackward(const ClusterModel& cm, ClusterDerivativeData& dd, int k) 
     }
     auto t = dd.mTmp.head(d);
     t.setZero();
-    for (int b = c.firstBody; b < c.firstBody + c.nbodies; ++b)
+    for (int e = dd.mCarrierStart[k]; e < dd.mCarrierStart[k + 1]; ++e) {
+      const int b = dd.mCarrier[e];
       t.noalias() += dd.mPsi[b].transpose() * dd.mFA[b].col(col);
+    }
     auto h = Hinv.col(col).segment(y0, d);
     h.noalias() = Dinv * t;  // (-(Dinv * t) would evaluate the product into a heap temporary)
     h = -h;
@@ -152,10 +165,9 @@ bool minverseBackward(const ClusterModel& cm, ClusterDerivativeData& dd, int k) 
   Mat6X& Fo = dd.mFA[o];
   auto UbarDinv = dd.mUbarDinv[k].leftCols(d);
   UbarDinv.noalias() = Ubar.lazyProduct(Dinv);
-  for (int b = c.firstBody; b < c.firstBody + c.nbodies; ++b) {
-    IAo += dd.mIA[b];
-    Fo.middleCols(c0, c1 - c0) += dd.mFA[b].middleCols(c0, c1 - c0);
-  }
+  for (int b = c.firstBody; b < c.firstBody + c.nbodies; ++b) IAo += dd.mIA[b];
+  for (int e = dd.mCarrierStart[k]; e < dd.mCarrierStart[k + 1]; ++e)
+    Fo.middleCols(c0, c1 - c0) += dd.mFA[dd.mCarrier[e]].middleCols(c0, c1 - c0);
   IAo.noalias() -= UbarDinv.lazyProduct(Ubar.transpose());
   Fo.middleCols(c0, c1 - c0).noalias() += Ubar.lazyProduct(Hinv.block(y0, c0, d, c1 - c0));
   return true;
@@ -166,11 +178,13 @@ bool minverseBackward(const ClusterModel& cm, ClusterDerivativeData& dd, int k) 
 void minverseForward(const ClusterModel& cm, ClusterDerivativeData& dd, int k) {
   const Cluster& c = cm.clusters[k];
   const int d = c.ny, y0 = c.y0, o = c.outputBody, c0 = dd.colStart[k], n = cm.ny - c0;
+  // A_b only on the bodies clusters hang from (the others' are never read).
+  const int e0 = dd.mCarrierStart[k], e1 = dd.mCarrierStart[k + 1];
   if (d == 1) {  // the same on 6-vectors
-    const int b0 = c.firstBody, b1 = c.firstBody + c.nbodies;
     if (o < 0) {
       for (int col = c0; col < cm.ny; ++col)
-        for (int b = b0; b < b1; ++b) dd.mFA[b].col(col) = dd.mPsi[b].col(0) * dd.Hinv(y0, col);
+        for (int e = e0; e < e1; ++e)
+          dd.mFA[dd.mCarrier[e]].col(col) = dd.mPsi[dd.mCarrier[e]].col(0) * dd.Hinv(y0, col);
       return;
     }
     const Vec6 UbarDinv = dd.mUbarDinv[k].col(0);
@@ -178,7 +192,8 @@ void minverseForward(const ClusterModel& cm, ClusterDerivativeData& dd, int k) {
     for (int col = c0; col < cm.ny; ++col) {
       const Vec6 ao = Ao.col(col);
       const double h = dd.Hinv(y0, col) -= UbarDinv.dot(ao);
-      for (int b = b0; b < b1; ++b) dd.mFA[b].col(col) = ao + dd.mPsi[b].col(0) * h;
+      for (int e = e0; e < e1; ++e)
+        dd.mFA[dd.mCarrier[e]].col(col) = ao + dd.mPsi[dd.mCarrier[e]].col(0) * h;
     }
     return;
   }
@@ -186,15 +201,16 @@ void minverseForward(const ClusterModel& cm, ClusterDerivativeData& dd, int k) {
   if (o >= 0) {
     const auto Ao = dd.mFA[o].middleCols(c0, n);
     rows.noalias() -= dd.mUbarDinv[k].leftCols(d).transpose().lazyProduct(Ao);
-    for (int b = c.firstBody; b < c.firstBody + c.nbodies; ++b) {
+    for (int e = e0; e < e1; ++e) {
+      const int b = dd.mCarrier[e];
       auto Ab = dd.mFA[b].middleCols(c0, n);
       Ab = Ao;
       Ab.noalias() += dd.mPsi[b].lazyProduct(rows);
     }
     return;
   }
-  for (int b = c.firstBody; b < c.firstBody + c.nbodies; ++b)
-    dd.mFA[b].middleCols(c0, n).noalias() = dd.mPsi[b].lazyProduct(rows);
+  for (int e = e0; e < e1; ++e)
+    dd.mFA[dd.mCarrier[e]].middleCols(c0, n).noalias() = dd.mPsi[dd.mCarrier[e]].lazyProduct(rows);
 }
 
 }  // namespace
@@ -202,7 +218,7 @@ void minverseForward(const ClusterModel& cm, ClusterDerivativeData& dd, int k) {
 Status clusterMinversePasses(const ClusterModel& cm, ClusterData& data, ClusterDerivativeData& dd) {
   const int nc = static_cast<int>(cm.clusters.size());
   for (int k = 0; k < nc; ++k) worldClusterSubspace(cm, data, dd, k);
-  for (Mat6X& F : dd.mFA) F.setZero();
+  for (const int b : dd.mCarrier) dd.mFA[b].setZero();
   for (int k = nc - 1; k >= 0; --k)
     if (!minverseBackward(cm, dd, k))
       return fail(data.treeData, Status::NotPositiveDefinite,
@@ -214,6 +230,115 @@ Status clusterMinversePasses(const ClusterModel& cm, ClusterData& data, ClusterD
     for (int col = 0; col < cm.ny; ++col)  // own: mirror them
       for (int row = col + 1; row < cm.ny; ++row) dd.Hinv(row, col) = dd.Hinv(col, row);
   return Status::Ok;
+}
+
+void initBranchFactor(const ClusterModel& cm, ClusterDerivativeData& dd) {
+  // The recursion's carriers: per cluster, its bodies that are the output body of a cluster.
+  const int nc = static_cast<int>(cm.clusters.size());
+  std::vector<char> carries(cm.treeModel.nbodies, 0);
+  for (const Cluster& c : cm.clusters)
+    if (c.outputBody >= 0) carries[c.outputBody] = 1;
+  dd.mCarrier.clear();
+  dd.mCarrierStart.assign(nc + 1, 0);
+  for (int k = 0; k < nc; ++k) {
+    const Cluster& c = cm.clusters[k];
+    for (int b = c.firstBody; b < c.firstBody + c.nbodies; ++b)
+      if (carries[b]) dd.mCarrier.push_back(b);
+    dd.mCarrierStart[k + 1] = static_cast<int>(dd.mCarrier.size());
+  }
+  // lambda(i): the previous velocity of i's cluster, else the last one of the nearest ancestor
+  // cluster with independent velocities (-1: none). H(i, j) != 0 only if j is on i's path or i
+  // on j's (the clusters related; congruenceG), so L keeps the pattern of the paths.
+  const int ny = cm.ny;
+  std::vector<int> lambda(ny, -1), depth(ny, 0);
+  for (const Cluster& c : cm.clusters) {
+    int anchor = -1;
+    for (int a = c.parent; a >= 0 && anchor < 0; a = cm.clusters[a].parent)
+      if (cm.clusters[a].ny > 0) anchor = cm.clusters[a].y0 + cm.clusters[a].ny - 1;
+    for (int j = 0; j < c.ny; ++j) lambda[c.y0 + j] = j > 0 ? c.y0 + j - 1 : anchor;
+  }
+  dd.hStart.assign(ny + 1, 0);
+  for (int i = 0; i < ny; ++i) {
+    for (int a = lambda[i]; a >= 0; a = lambda[a]) ++depth[i];
+    dd.hStart[i + 1] = dd.hStart[i] + depth[i] + 1;
+  }
+  dd.hPath.assign(dd.hStart[ny], 0);
+  for (int i = 0; i < ny; ++i) {
+    int t = dd.hStart[i + 1];
+    for (int a = i; a >= 0; a = lambda[a]) dd.hPath[--t] = a;  // root first, i last
+  }
+  dd.hOrder.resize(ny);  // by depth: ancestors before descendants
+  for (int i = 0; i < ny; ++i) dd.hOrder[i] = i;
+  std::stable_sort(dd.hOrder.begin(), dd.hOrder.end(),
+                   [&](int a, int b) { return depth[a] < depth[b]; });
+  dd.hCommon.assign(static_cast<size_t>(ny) * ny, 0);
+  for (int i = 0; i < ny; ++i)
+    for (int j = 0; j < ny; ++j) {
+      const int n = std::min(depth[i], depth[j]) + 1;
+      int s = 0;
+      while (s < n && dd.hPath[dd.hStart[i] + s] == dd.hPath[dd.hStart[j] + s]) ++s;
+      dd.hCommon[static_cast<size_t>(i) * ny + j] = s;
+    }
+  dd.hL.setZero(dd.hStart[ny]);
+  dd.hW.setZero(dd.hStart[ny]);
+}
+
+bool branchSparseInverse(ClusterDerivativeData& dd) {
+  const int n = static_cast<int>(dd.hOrder.size());
+  const int* const path = dd.hPath.data();
+  double* const L = dd.hL.data();
+  double* const W = dd.hW.data();
+  // Row i of L (and of W = L^-1) over i's path a_0 (root), ..., a_d = i, from hStart[i]; row a_t
+  // is the first t + 1 entries of the same path.
+  for (int i = 0; i < n; ++i) {
+    const double* const h = &dd.H(0, i);
+    for (int t = dd.hStart[i]; t < dd.hStart[i + 1]; ++t) L[t] = h[path[t]];
+  }
+  // eq. C14, H = L^T L, leaves to root: L_kk = sqrt(H_kk), L_k,a = H_k,a / L_kk, and
+  // H_i,a -= L_k,i L_k,a for i on k's path and a on i's (Featherstone 2005, LTL).
+  for (int r = n - 1; r >= 0; --r) {
+    const int k = dd.hOrder[r], s = dd.hStart[k], d = dd.hStart[k + 1] - s - 1;
+    double* const x = L + s;
+    if (!(x[d] > 0.0)) return false;  // also NaN
+    x[d] = std::sqrt(x[d]);
+    const double inv = 1.0 / x[d];
+    for (int t = 0; t < d; ++t) x[t] *= inv;
+    for (int t = 0; t < d; ++t) {
+      double* const y = L + dd.hStart[path[s + t]];
+      const double xt = x[t];
+      for (int m = 0; m <= t; ++m) y[m] -= xt * x[m];
+    }
+  }
+  // eq. C15, W = L^-1 (the pattern of L), root to leaves: W_i,a_q = -(sum_{q <= t < d}
+  // L_i,a_t W_a_t,a_q) / L_ii, W_ii = 1 / L_ii.
+  for (int r = 0; r < n; ++r) {
+    const int i = dd.hOrder[r], s = dd.hStart[i], d = dd.hStart[i + 1] - s - 1;
+    const double* const x = L + s;
+    double* const w = W + s;
+    for (int q = 0; q < d; ++q) w[q] = 0.0;
+    for (int t = 0; t < d; ++t) {
+      const double* const wt = W + dd.hStart[path[s + t]];
+      const double xt = x[t];
+      for (int q = 0; q <= t; ++q) w[q] += xt * wt[q];
+    }
+    const double inv = 1.0 / x[d];
+    for (int q = 0; q < d; ++q) w[q] *= -inv;
+    w[d] = inv;
+  }
+  // eq. C16, H^-1 = W W^T: (i, j) sums over the common ancestors (and selves) of i and j, the
+  // first hCommon(i, j) entries of both rows.
+  for (int j = 0; j < n; ++j) {
+    const double* const wj = W + dd.hStart[j];
+    const int* const common = &dd.hCommon[static_cast<size_t>(j) * n];
+    for (int i = j; i < n; ++i) {
+      const double* const wi = W + dd.hStart[i];
+      double x = 0.0;
+      for (int q = 0; q < common[i]; ++q) x += wi[q] * wj[q];
+      dd.Hinv(i, j) = x;
+      dd.Hinv(j, i) = x;
+    }
+  }
+  return true;
 }
 
 }  // namespace detail

@@ -95,7 +95,7 @@ def pin_description(pm, cms, accuracy, mu, max_iter, q, v, tau):
         code = JOINT_CODES.get(jm.shortname())
         if code is None:
             raise ValueError(f"joint {pm.names[jid]}: {jm.shortname()} has no description code")
-        axis = jm.axis if code in "RP" else np.zeros(3)
+        axis = jm.extract().axis if code in "RP" else np.zeros(3)
         M, inertia = pm.jointPlacements[jid], pm.inertias[jid]
         I = inertia.inertia
         lines.append(f"joint {pm.parents[jid]} {code} {_numbers(axis)} {_numbers(M.rotation)} "

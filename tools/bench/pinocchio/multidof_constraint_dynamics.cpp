@@ -112,7 +112,8 @@ Problem read(const std::string& path) {
       else
         throw descriptionError("joint " + name + ": type '" + type + "' (R, P or S)");
       // The joint's inertia as the Python model holds it (its bodies already combined).
-      p.model.inertias[id] = pin::Inertia(mass, com, pin::Symmetric3(s[0], s[1], s[2], s[3], s[4], s[5]));
+      p.model.inertias[id] =
+          pin::Inertia(mass, com, pin::Symmetric3(s[0], s[1], s[2], s[3], s[4], s[5]));
     } else if (key == "constraint") {
       std::string type;
       in >> type;
@@ -124,8 +125,8 @@ Problem read(const std::string& path) {
       const pin::SE3 M2 = placement(in);
       if (j1 < 0 || j1 >= p.model.njoints || j2 < 0 || j2 >= p.model.njoints)
         throw descriptionError("constraint joint out of range");
-      p.constraints.emplace_back(type == "3D" ? pin::CONTACT_3D : pin::CONTACT_6D, p.model, j1,
-                                 M1, j2, M2, pin::LOCAL);
+      p.constraints.emplace_back(type == "3D" ? pin::CONTACT_3D : pin::CONTACT_6D, p.model, j1, M1,
+                                 j2, M2, pin::LOCAL);
     } else if (key == "settings") {
       const double accuracy = number(in, "accuracy"), mu = number(in, "mu");
       const int maxIter = static_cast<int>(number(in, "max_iter"));
@@ -144,8 +145,7 @@ Problem read(const std::string& path) {
   if (!haveSettings) throw descriptionError("no settings line");
   if (p.q.size() != p.model.nq || p.v.size() != p.model.nv || p.tau.size() != p.model.nv)
     throw descriptionError("q, v, tau sizes do not match the model (nq " +
-                           std::to_string(p.model.nq) + ", nv " + std::to_string(p.model.nv) +
-                           ")");
+                           std::to_string(p.model.nq) + ", nv " + std::to_string(p.model.nv) + ")");
   return p;
 }
 

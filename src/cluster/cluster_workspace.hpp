@@ -6,6 +6,7 @@
 #pragma once
 
 #include <Eigen/Cholesky>
+#include <utility>
 #include <vector>
 
 #include "clusterdyn/cluster_data.hpp"

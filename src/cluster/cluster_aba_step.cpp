@@ -11,6 +11,7 @@
 // Xh is applied body by body as a transform (outputTb), never as a 6m x 6 matrix.
 #include "cluster/cluster_aba_step.hpp"
 
+#include "cluster/cluster_aba_composite.hpp"
 #include "cluster/cluster_joint_dynamics.hpp"
 #include "cluster/cluster_kinematics.hpp"
 #include "core/check.hpp"
@@ -248,7 +249,10 @@ Status articulatedSparse(const ClusterModel& cm, ClusterData& data, int k, const
   w.Utc.setZero();
   Mat6 IAo = Mat6::Zero();
   Force po = Force::Zero();
-  for (int b = c.firstBody; b < c.firstBody + c.nbodies; ++b) {
+  if (w.composite.active)  // a multi-dof joint: composite-inertia form, U not written
+    compositeArticulatedTerms(cm, data, k, IAo, po);
+  const int end = w.composite.active ? c.firstBody : c.firstBody + c.nbodies;
+  for (int b = c.firstBody; b < end; ++b) {  // column by column on the pattern of S
     const int l = b - c.firstBody, i = 6 * l;
     const Mat6& IA = td.IA[b];
     const Force& pA = td.pA[b];
@@ -571,8 +575,9 @@ void clusterForceForwardStep(const ClusterModel& cm, ClusterData& data, int k, c
   for (int b = c.firstBody; b < c.firstBody + c.nbodies; ++b) {
     const int i = 6 * (b - c.firstBody);
     da[b] = w.outputTb[b - c.firstBody].actInvMotion(dao);
-    w.tmpd.noalias() -= w.U.middleRows<6>(i).transpose() * da[b];
+    if (!w.composite.active) w.tmpd.noalias() -= w.U.middleRows<6>(i).transpose() * da[b];
   }
+  if (w.composite.active) w.tmpd.noalias() -= w.Ubar.transpose() * dao;  // U^T Xh = Ubar^T
   Eigen::Map<VecX> x(dydd + c.y0, c.ny);
   x.noalias() = w.Dinv * w.tmpd;
   for (int b = c.firstBody; b < c.firstBody + c.nbodies; ++b)

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "cluster/cluster_aba_composite.hpp"
 #include "cluster/cluster_workspace.hpp"
 
 namespace clusterdyn {
@@ -313,6 +314,7 @@ ClusterData::ClusterData(const ClusterModel& m, bool denseMatrices)
     detail::setConstantRows(m, static_cast<int>(k), w);
     detail::setIdleColumns(m, static_cast<int>(k), w);
     detail::setColumnPattern(m, static_cast<int>(k), w);
+    detail::setCompositeForm(m, static_cast<int>(k), w);  // cluster_aba_composite.cpp
   }
   detail::setOutputFrameRotors(m, detail::ClusterScratchAccess::get(*this));
   detail::setSubtreeRanges(m, detail::ClusterScratchAccess::get(*this));
@@ -390,7 +392,11 @@ std::size_t ClusterData::heapBytes() const {
          bufferBytes(w.rotors) + bufferBytes(w.rotorU) + bufferBytes(w.rotorD) +
          bufferBytes(w.rotorUbar) + bufferBytes(w.relationTerms) + bufferBytes(w.relationStart) +
          bufferBytes(w.sColStart) + bufferBytes(w.sCols) + bufferBytes(w.idleColumn) +
-         bufferBytes(w.Utc) + bufferBytes(w.Linv);
+         bufferBytes(w.Utc) + bufferBytes(w.Linv) + bufferBytes(w.composite.pairs) +
+         bufferBytes(w.composite.rigidIC) + bufferBytes(w.composite.generalIC) +
+         bufferBytes(w.composite.fp) + bufferBytes(w.composite.fq) + bufferBytes(w.composite.So) +
+         bufferBytes(w.composite.F) + bufferBytes(w.composite.HG) + bufferBytes(w.composite.Jp) +
+         bufferBytes(w.composite.Jq);
   return b;
 }
 

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <Eigen/Cholesky>
+#include <utility>
 #include <vector>
 
 #include "cluster/step_modes.hpp"
@@ -98,6 +99,22 @@ struct ClusterWorkspace {
   std::vector<char> idleColumn;
   VecX Utc;   ///< d: U^T c (pass 2 of the sparse path; pass 3 reads it)
   MatX Linv;  ///< d x d: L^-1 of the Cholesky factor of D (sparse path: D^-1 = L^-T L^-1)
+  /// Pass 2 in composite-inertia form (cluster_aba_composite.cpp), active for the implicit
+  /// clusters with a multi-dof joint, d > 3 and no idle column (set by the ClusterData
+  /// constructor: setCompositeForm): D, u,
+  /// U^T c and Ubar from the cluster's spanning-tree inertia; U (6m x d) is then NOT written,
+  /// and the steps that need U^T Xh use Ubar^T instead.
+  struct Composite {
+    bool active = false;
+    std::vector<std::pair<int, int>> pairs;  ///< (i, j), i <= j: joint of i ancestor of j's
+    std::vector<SpatialInertia> rigidIC;     ///< m: composites, output body's coordinates
+    std::vector<Mat6> generalIC;             ///< m: the same when some IA is not rigid
+    std::vector<Force> fp, fq;               ///< m: subtree sums of Xh^T pA, Xh^T IA c
+    Mat6X So, F;                             ///< 6 x n: joint axes s_i, F_i = IC_i s_i
+    MatX HG;                                 ///< n x d: H G
+    VecX Jp, Jq;                             ///< n: J^T pA, J^T IA c
+  };
+  Composite composite;
 };
 
 /// What a ClusterData's scratch handle owns: one ClusterWorkspace per cluster (index: cluster).

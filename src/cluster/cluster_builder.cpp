@@ -7,6 +7,7 @@
 #include <random>
 #include <set>
 
+#include "cluster/cluster_builder_detail.hpp"
 #include "cluster/cluster_detail.hpp"
 #include "cluster/cut_loops.hpp"
 #include "cluster/multi_dof_joints.hpp"
@@ -68,10 +69,7 @@ struct UnionFind {
   void unite(int a, int b) { p[find(a)] = find(b); }
 };
 
-[[noreturn]] void fail(const std::string& location, const std::string& element,
-                       const std::string& what) {
-  throw ModelError(location + ": " + element + ": " + what);
-}
+using detail::fail;
 
 /// Coefficients of a coupling relation on the spanning velocities of `tree`:
 /// sum_p r_p (sum over path C->A_p) - (sum over path C->B) = 0.
@@ -497,124 +495,6 @@ void nameClusters(ClusterModel& cm) {
   }
 }
 
-// --- 6. Close the loops at the reference configuration; check the independent sets. --------
-
-/// Rank-revealing QR of K^T for cluster k's K in data (its column pivots rank the constraint
-/// rows).
-Eigen::ColPivHouseholderQR<MatX> constraintRankQR(const ClusterData& data, int k) {
-  Eigen::ColPivHouseholderQR<MatX> qr(detail::scratch(data)[k].K.transpose());
-  qr.setThreshold(kClosureSettings.referenceRankThreshold);
-  return qr;
-}
-
-/// 'name1', 'name2' of the cluster's local velocities idx, or none.
-std::string velocityNameList(const Model& tree, const Cluster& c, const std::vector<int>& idx) {
-  std::string s;
-  for (int iv : idx) s += (s.empty() ? "'" : ", '") + tree.velocityNames[c.v0 + iv] + "'";
-  return s.empty() ? std::string("none") : s;
-}
-
-/// The cluster's independent coordinates and the constraints' freedom do not match.
-[[noreturn]] void failIndependentCount(const Model& tree, const Cluster& c,
-                                       const std::string& where, const std::string& elem,
-                                       int freedom, const char* qualifier,
-                                       const std::string& hint) {
-  fail(where, elem,
-       "has " + std::to_string(c.ny) + " independent coordinates (" +
-           velocityNameList(tree, c, c.independent) + ") but its constraints leave " + qualifier +
-           std::to_string(freedom) + " degrees of freedom" +
-           (c.ny > freedom ? " (more independent coordinates than the cluster's freedom)" : "") +
-           "; " + detail::kIndependentCountAdvice + hint);
-}
-
-/// Closes constrained cluster k in cm.qReference and checks its independent set: the
-/// constraints' freedom nv - rank(K) equals ny and the dependent block is regular there. Sets
-/// the cluster's selected rows and, for explicit clusters, its constant G.
-void closeClusterAtReference(ClusterModel& cm, ClusterData& data, int k) {
-  const Model& tree = cm.treeModel;
-  Cluster& c = cm.clusters[k];
-  std::string elem = "cluster '" + c.name + "'";
-  const std::string where =
-      !c.loops.empty() ? cm.loops[c.loops[0]].location : cm.relations[c.relations[0]].location;
-  // Close the loops at y = 0 and at a few random independent values (the zero
-  // configuration may be singular, e.g. a parallelogram four-bar with collinear links);
-  // keep the closed configuration where K has the largest rank (the generic one).
-  std::mt19937_64 rng(7);
-  std::uniform_real_distribution<double> uni(-0.6, 0.6);
-  VecX best;
-  int bestRank = -1;
-  std::string lastError;
-  for (int attempt = 0; attempt < 8 && bestRank < c.nv - c.ny; ++attempt) {
-    VecX qTry = cm.qReference;
-    for (int iv : c.independent)
-      qTry[tree.idx_q[tree.velocityOwner[c.v0 + iv]]] = attempt == 0 ? 0.0 : uni(rng);
-    if (detail::closeClusterPositions(cm, data, k, qTry) != Status::Ok) {
-      lastError = data.errorMessage();
-      continue;
-    }
-    detail::constraintJacobian(cm, data, k);
-    const auto qr = constraintRankQR(data, k);
-    if (static_cast<int>(qr.rank()) > bestRank) {
-      bestRank = static_cast<int>(qr.rank());
-      best = qTry;
-    }
-  }
-  if (bestRank < 0) {
-    // No closure: before blaming the geometry, check the count. The rank of K at an
-    // unclosed configuration bounds the rank on the constraint manifold from above for the
-    // generic mechanisms URDF+ describes; more independent coordinates than nv - rank
-    // cannot be right (nor can zero dependent coordinates with a violated constraint).
-    detail::clusterPlacements(cm, data, k, cm.qReference);
-    detail::constraintJacobian(cm, data, k);
-    const auto qr = constraintRankQR(data, k);
-    const int freedom = c.nv - static_cast<int>(qr.rank());
-    if (c.ny > freedom || c.dependent.empty())
-      failIndependentCount(tree, c, where, elem, freedom, "at most ",
-                           detail::multiDofFreeDirectionHint(cm, data, k));
-    fail(where, elem,
-         "the loop cannot be closed (tried the independent coordinates at zero and at 7 "
-         "random values): " +
-             lastError);
-  }
-  cm.qReference = best;
-  detail::clusterPlacements(cm, data, k, cm.qReference);
-  detail::constraintJacobian(cm, data, k);
-  ClusterWorkspace& w = detail::scratch(data)[k];
-  // Rank-revealing QR of K^T: its column pivots rank the constraint rows; keep rank(K).
-  const auto qrT = constraintRankQR(data, k);
-  const int rank = static_cast<int>(qrT.rank());
-  const int freedom = c.nv - rank;
-  if (c.ny != freedom)
-    failIndependentCount(tree, c, where, elem, freedom, "",
-                         detail::multiDofFreeDirectionHint(cm, data, k));
-  c.selectedRows.clear();
-  for (int i = 0; i < rank; ++i) c.selectedRows.push_back(qrT.colsPermutation().indices()[i]);
-  std::sort(c.selectedRows.begin(), c.selectedRows.end());
-  if (detail::explicitForm(cm, data, k, detail::Bias::Skip) != Status::Ok)
-    fail(where, elem,
-         "the independent coordinates (" + velocityNameList(tree, c, c.independent) +
-             ") do not parametrize the loop: the dependent block of the constraint "
-             "Jacobian for (" +
-             velocityNameList(tree, c, c.dependent) +
-             ") is singular at the reference configuration" +
-             detail::multiDofFreeDirectionHint(cm, data, k));
-  if (!c.implicit()) c.G = w.G;
-}
-
-/// cm.qReference: the neutral configuration with every constrained cluster closed; G = I for
-/// the unconstrained clusters.
-void closeReferenceConfiguration(ClusterModel& cm) {
-  cm.qReference = neutralConfiguration(cm.treeModel);
-  ClusterData data(cm, false);  // cluster workspaces only: no ny x ny / nv x nv matrices
-  for (int k = 0; k < static_cast<int>(cm.clusters.size()); ++k) {
-    Cluster& c = cm.clusters[k];
-    if (!c.constrained())
-      c.G.setIdentity(c.nv, c.nv);
-    else
-      closeClusterAtReference(cm, data, k);
-  }
-}
-
 }  // namespace
 
 ClusterModel buildClusterModel(const UrdfDescription& urdf, const ModelOptions& options) {
@@ -639,7 +519,7 @@ ClusterModel buildClusterModel(const UrdfDescription& urdf, const ModelOptions& 
   indexIndependentCoordinates(cm);
   nameClusters(cm);
 
-  closeReferenceConfiguration(cm);
+  detail::closeReferenceConfiguration(cm);
   log::debug("{}: {} clusters, nv spanning {}, ny {}", urdf.source, cm.clusters.size(),
              cm.treeModel.nv, cm.ny);
   return cm;

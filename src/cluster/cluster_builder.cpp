@@ -425,10 +425,8 @@ void partitionCoordinates(ClusterModel& cm, const UrdfDescription& urdf,
       const UrdfJoint* uj =
           jointByName.count(tree.jointNames[b]) ? jointByName.at(tree.jointNames[b]) : nullptr;
       bool declaredDependent = uj && uj->independentGiven && !uj->independent;
-      if (c.constrained() && tree.nvs[b] != 1) {
-        detail::checkMultiDofJoint(cm, urdf, c, b, uj);
-        declaredDependent = true;  // multi-dof joints in loop clusters: dependent as a whole
-      }
+      if (c.constrained() && tree.nvs[b] != 1)  // multi-dof: dependent unless marked independent
+        declaredDependent = !detail::checkMultiDofJoint(cm, c, b, uj);
       for (int k = 0; k < tree.nvs[b]; ++k) {
         const int iv = tree.idx_v[b] + k;
         const bool dep = c.constrained() && (declaredDependent || mimicFollowers.count(iv));
@@ -465,12 +463,15 @@ void indexIndependentCoordinates(ClusterModel& cm) {
       cm.independentVelocity.push_back(c.v0 + iv);
       cm.independentVelocityNames.push_back(tree.velocityNames[c.v0 + iv]);
     }
-    if (c.constrained()) {  // independent joints are 1-dof: position index of the joint
-      for (int iv : c.independent) {
-        const int body = tree.velocityOwner[c.v0 + iv];
-        cm.independentPosition.push_back(tree.idx_q[body]);
+    if (c.constrained()) {  // every position of each independent joint (whole joints)
+      c.nyq = 0;
+      for (size_t j = 0; j < c.independent.size();) {
+        const int body = tree.velocityOwner[c.v0 + c.independent[j]];
+        for (int a = 0; a < tree.nqs[body]; ++a)
+          cm.independentPosition.push_back(tree.idx_q[body] + a);
+        c.nyq += tree.nqs[body];
+        j += tree.nvs[body];
       }
-      c.nyq = c.ny;
     } else {
       for (int k = 0; k < c.nq; ++k) cm.independentPosition.push_back(c.q0 + k);
       c.nyq = c.nq;

@@ -6,9 +6,11 @@
 
 #include "cluster/cluster_builder_detail.hpp"
 #include "cluster/cluster_detail.hpp"
+#include "cluster/independent_joints.hpp"
 #include "cluster/multi_dof_joints.hpp"
 #include "clusterdyn/cluster_algorithms.hpp"
 #include "clusterdyn/configuration.hpp"
+#include "model/joint_types.hpp"
 
 namespace clusterdyn::detail {
 namespace {
@@ -58,10 +60,24 @@ void closeClusterAtReference(ClusterModel& cm, ClusterData& data, int k) {
   VecX best;
   int bestRank = -1;
   std::string lastError;
+  const VecX neutral = neutralConfiguration(tree);
   for (int attempt = 0; attempt < 8 && bestRank < c.nv - c.ny; ++attempt) {
     VecX qTry = cm.qReference;
-    for (int iv : c.independent)
-      qTry[tree.idx_q[tree.velocityOwner[c.v0 + iv]]] = attempt == 0 ? 0.0 : uni(rng);
+    forEachIndependentJoint(cm, c, [&](int b, int, int, int) {
+      const int iq = tree.idx_q[b];
+      if (tree.nvs[b] == 1) {
+        qTry[iq] = attempt == 0 ? 0.0 : uni(rng);
+        return;
+      }
+      // A multi-dof joint: its neutral positions moved along a random tangent (exponential map).
+      Vec6 dv = Vec6::Zero();
+      for (int a = 0; a < tree.nvs[b]; ++a) dv[a] = attempt == 0 ? 0.0 : uni(rng);
+      qTry.segment(iq, tree.nqs[b]) = neutral.segment(iq, tree.nqs[b]);
+      const Joint& joint = tree.joints[b];
+      visitJointType(joint.type, [&](auto J) {
+        decltype(J)::integrate(joint, qTry.data() + iq, dv.data(), 1.0, qTry.data() + iq);
+      });
+    });
     if (closeClusterPositions(cm, data, k, qTry) != Status::Ok) {
       lastError = data.errorMessage();
       continue;

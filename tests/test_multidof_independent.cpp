@@ -363,3 +363,114 @@ TEST(MultiDofIndependent, PassiveMotionConservesEnergy) {
   std::printf("cd_ups_wrist: energy %.6g, drift %.3g (h = 2e-3), %.3g (h = 1e-3)\n", e0, drift[0],
               drift[1]);
 }
+
+namespace {
+
+const char* kArmInertia =
+    R"(<inertial><origin xyz="0.05 0.02 0.01"/><mass value="0.5"/><inertia ixx="0.01" ixy="0" ixz="0" iyy="0.012" iyz="0" izz="0.014"/></inertial>)";
+
+/// A plate on an independent `type` joint (planar: normal z; floating) held by two arms whose
+/// joints are dependent: planar, two RR arms closing onto the plate by revolute loops about z
+/// (in-plane rows, 2 each: freedom 3 = the planar joint); floating, two RRR arms (yaw, pitch,
+/// elbow) closing by spherical loops (3 rows each: freedom 6 = the floating joint).
+std::string armsHoldingAPlate(const std::string& type) {
+  const bool planar = type == "planar";
+  const std::string in = kArmInertia;
+  std::string s = "<robot name=\"arms_" + type +
+                  "\">\n  <link name=\"base\"/>\n  <link name=\"plate\">" + in + "</link>\n";
+  s += "  <joint name=\"plate_joint\" type=\"" + type +
+       "\" independent=\"true\"><parent link=\"base\"/><child link=\"plate\"/><origin xyz=\"0 0 " +
+       (planar ? "0" : "0.3") + "\"/><axis xyz=\"0 0 1\"/></joint>\n";
+  for (int side = 0; side < 2; ++side) {
+    const std::string n = std::to_string(side + 1), sx = side == 0 ? "-0.5" : "0.5",
+                      fx = side == 0 ? "0.3" : "-0.3", px = side == 0 ? "-0.2" : "0.2";
+    const std::string dep = "\" independent=\"false\">";
+    if (planar) {
+      s += "  <link name=\"upper_" + n + "\">" + in + "</link>\n  <link name=\"fore_" + n + "\">" +
+           in + "</link>\n";
+      s += "  <joint name=\"shoulder_" + n + "\" type=\"continuous" + dep +
+           "<parent link=\"base\"/><child link=\"upper_" + n + "\"/><origin xyz=\"" + sx +
+           " -0.3 0\"/><axis xyz=\"0 0 1\"/></joint>\n";
+      s += "  <joint name=\"elbow_" + n + "\" type=\"continuous" + dep + "<parent link=\"upper_" +
+           n + "\"/><child link=\"fore_" + n +
+           "\"/><origin xyz=\"0 0.3 0\"/><axis xyz=\"0 0 1\"/></joint>\n";
+      s += "  <loop name=\"close_" + n + "\" type=\"revolute\"><predecessor link=\"fore_" + n +
+           "\"><origin xyz=\"" + fx +
+           " 0 0\"/></predecessor><successor link=\"plate\"><origin xyz=\"" + px +
+           " 0 0\"/></successor><axis xyz=\"0 0 1\"/></loop>\n";
+    } else {
+      s += "  <link name=\"yaw_" + n + "\">" + in + "</link>\n  <link name=\"upper_" + n + "\">" +
+           in + "</link>\n  <link name=\"fore_" + n + "\">" + in + "</link>\n";
+      s += "  <joint name=\"yaw_" + n + "\" type=\"continuous" + dep +
+           "<parent link=\"base\"/><child link=\"yaw_" + n + "\"/><origin xyz=\"" + sx +
+           " 0 0\"/><axis xyz=\"0 0 1\"/></joint>\n";
+      s += "  <joint name=\"pitch_" + n + "\" type=\"continuous" + dep + "<parent link=\"yaw_" + n +
+           "\"/><child link=\"upper_" + n + "\"/><axis xyz=\"0 1 0\"/></joint>\n";
+      s += "  <joint name=\"elbow_" + n + "\" type=\"continuous" + dep + "<parent link=\"upper_" +
+           n + "\"/><child link=\"fore_" + n +
+           "\"/><origin xyz=\"0 0 0.3\"/><axis xyz=\"0 1 0\"/></joint>\n";
+      s += "  <loop name=\"close_" + n + "\" type=\"spherical\"><predecessor link=\"fore_" + n +
+           "\"><origin xyz=\"" + fx +
+           " 0 0\"/></predecessor><successor link=\"plate\"><origin xyz=\"" + px +
+           " 0 0\"/></successor></loop>\n";
+    }
+  }
+  return s + "</robot>\n";
+}
+
+}  // namespace
+
+TEST(MultiDofIndependent, IndependentPlanarAndFloatingJoints) {
+  // The same machinery on SE(2) and SE(3): embedded against cut (dense KKT of the cut loops),
+  // H = G^T M G, CE-RNEA after CE-ABA, y (+) e round trips.
+  std::mt19937_64 rng(46);
+  for (const std::string type : {"planar", "floating"}) {
+    SCOPED_TRACE(type);
+    const UrdfDescription desc = parseUrdfString(armsHoldingAPlate(type));
+    const ClusterModel m = buildClusterModel(desc);
+    ModelOptions cutAll;
+    cutAll.cutLoops = true;
+    const ClusterModel cut = buildClusterModel(desc, cutAll);
+    const bool planar = type == "planar";
+    ASSERT_EQ(m.ny, planar ? 3 : 6);
+    ASSERT_EQ(m.nyq, planar ? 3 : 7);
+    const ConstraintSet set = cutLoopConstraints(cut);
+    ClusterData d(m), dc(cut);
+    ConstraintData cd(cut, set);
+    Data tree(m.treeModel);
+    for (int trial = 0; trial < 4; ++trial) {
+      support::ClosedState st;
+      ASSERT_TRUE(closedState(m, d, rng, 0.15, st)) << d.errorMessage();
+      const VecX tau = test::randomVector(m.ny, rng, -1, 1);
+      ASSERT_EQ(ceAba(m, d, st.q, st.v, tau), Status::Ok) << d.errorMessage();
+      const VecX ydd = d.ydd, qdd = d.qdd;
+      ASSERT_EQ(ceRnea(m, d, st.q, st.v, ydd), Status::Ok) << d.errorMessage();
+      EXPECT_TRUE(isClose(d.tauY, tau, 1e-9));
+      ASSERT_EQ(clusterConstraintMatrices(m, d, st.q, st.v), Status::Ok);
+      MatX G;
+      VecX g;
+      oracle::globalExplicitForm(m, d, G, g);
+      ASSERT_EQ(crba(m.treeModel, tree, st.q), Status::Ok);
+      const MatX M = tree.M.selfadjointView<Eigen::Upper>();
+      ASSERT_EQ(clusterMassMatrix(m, d, st.q), Status::Ok) << d.errorMessage();
+      EXPECT_TRUE(isClose(MatX(d.H.selfadjointView<Eigen::Upper>()), G.transpose() * M * G, 1e-9));
+      const VecX qc = byName(m.treeModel.positionNames, st.q, cut.treeModel.positionNames);
+      const VecX vc = byName(m.treeModel.velocityNames, st.v, cut.treeModel.velocityNames);
+      const VecX tc =
+          byName(m.treeModel.velocityNames, spanningForces(m, tau), cut.treeModel.velocityNames);
+      ProximalSettings s;
+      s.tolerance = 1e-11;
+      s.maxIterations = 1000;
+      ASSERT_EQ(constrainedDynamicsDense(cut, dc, set, cd, qc, vc, tc, s), Status::Ok)
+          << dc.errorMessage();
+      const VecX qddE = byName(m.treeModel.velocityNames, qdd, cut.treeModel.velocityNames);
+      EXPECT_TRUE(isClose(dc.qdd, qddE, 1e-8))
+          << "max diff " << (dc.qdd - qddE).cwiseAbs().maxCoeff();
+      VecX yRef, ydRef, e(m.ny), back(m.nyq);
+      ASSERT_EQ(support::referenceIndependentState(m, d, yRef, ydRef), Status::Ok);
+      ASSERT_EQ(differenceIndependent(m, yRef, st.y, e), Status::Ok);
+      ASSERT_EQ(integrateIndependent(m, yRef, e, 1.0, back), Status::Ok);
+      EXPECT_TRUE(isClose(back, st.y, 1e-13));
+    }
+  }
+}

@@ -127,12 +127,17 @@ TEST_P(LoopModels, ConstraintMatricesAndKkt) {
 bool positionRate(const ClusterModel& cm, const VecX& y, const VecX& yd, VecX& dy) {
   const Model& t = cm.treeModel;
   dy.setZero(cm.nyq);
-  for (const Cluster& c : cm.clusters) {
-    if (c.constrained()) {
-      dy.segment(c.yq0, c.nyq) = yd.segment(c.y0, c.ny);
+  for (const Cluster& cl : cm.clusters) {
+    if (cl.constrained() && cl.nyq == cl.ny) {  // 1-dof independent joints
+      dy.segment(cl.yq0, cl.nyq) = yd.segment(cl.y0, cl.ny);
       continue;
     }
-    const int b = c.firstBody;
+    // One joint: an unconstrained cluster's, or a loop cluster's independent multi-dof joint.
+    struct {
+      int yq0, y0;
+    } c{cl.yq0, cl.y0};
+    const int b = cl.constrained() ? t.velocityOwner[cl.v0 + cl.independent[0]] : cl.firstBody;
+    if (cl.constrained() && t.nvs[b] != cl.ny) return false;
     switch (t.joints[b].type) {
       case JointType::Revolute:
       case JointType::Prismatic:
@@ -181,6 +186,12 @@ TEST_P(LoopModels, EnergyBalance) {
       if (t.joints[c.firstBody].type == JointType::Floating) y.segment<4>(c.yq0 + 3).normalize();
       if (t.joints[c.firstBody].type == JointType::Spherical) y.segment<4>(c.yq0).normalize();
     }
+    for (const Cluster& c : cm.clusters)  // an independent ball joint of a loop cluster
+      for (int k = c.yq0; c.constrained() && k < c.yq0 + c.nyq; ++k)
+        if (cm.independentPositionNames[k].size() > 3 &&
+            cm.independentPositionNames[k].compare(cm.independentPositionNames[k].size() - 3, 3,
+                                                   ":qx") == 0)
+          y.segment<4>(k).normalize();
     return y;
   };
   // Constant efforts on every 1-dof coordinate, none on the floating base.

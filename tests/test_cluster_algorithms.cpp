@@ -46,6 +46,11 @@ TEST_P(LoopModels, LoopClosureAndProjection) {
     VecX y2 = y;
     for (const Cluster& c : cm.clusters)
       if (c.constrained()) y2.segment(c.yq0, c.nyq).array() += 1e-4;
+    for (int k = 0; k < cm.nyq; ++k)  // an independent ball joint of a loop: a unit quaternion
+      if (cm.independentPositionNames[k].size() > 3 &&
+          cm.independentPositionNames[k].compare(cm.independentPositionNames[k].size() - 3, 3,
+                                                 ":qx") == 0)
+        y2.segment<4>(k).normalize();
     ASSERT_EQ(solveLoopClosure(cm, data, y2), Status::Ok);
     EXPECT_LE(data.lastIterations, 4);
     EXPECT_LE(data.lastResidual, 1e-12);

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Generates the bundled loop models whose spanning trees carry multi-dof joints inside loops
 (standard library only): models/cd_rsu_ankle.urdf, cd_rsu_leg.urdf, cd_delta.urdf and
-cd_stewart.urdf. models/README.md describes them; docs/urdfplus.md the URDF+ elements.
+cd_stewart.urdf, cd_ups_wrist.urdf. models/README.md describes them; docs/urdfplus.md the URDF+ elements.
 
 Every loop closes at q = 0: the nominal pose of each linkage is written into the joint origins
 (a spherical joint's origin rpy orients its child so that the rod lies along the child's -z or
@@ -16,10 +16,11 @@ Idioms used (docs/urdfplus.md):
     light links between them (1 g; a gimbal, singular only when the middle angle is +-90 deg).
 
 The loops are embedded (constraint embedding; load with ModelOptions::cutLoops for the
-cut-loop twin, solved as constraints). A multi-dof joint inside a loop cluster is a dependent
-joint as a whole (its quaternion is solved by the closure on the manifold); the independent
-coordinates are 1-dof joints (`independent="false"` marks the dependent 1-dof joints). A free
-rotation about one axis of a ball joint (a delta rod's spin) therefore needs that axis as a
+cut-loop twin, solved as constraints). A multi-dof joint inside a loop cluster is a joint as a
+whole: dependent (its quaternion solved by the closure on the manifold) unless marked
+independent="true" (cd_ups_wrist's ball joint: its quaternion in y); unmarked 1-dof joints are
+independent (`independent="false"` marks the dependent 1-dof joints). A free
+rotation about one axis of a ball joint (a delta rod's spin) needs that axis as a
 joint of its own: the delta's upper ball joints are written as three revolute joints with
 intersecting axes, the last one (the spin, about the rod) independent.
 
@@ -325,13 +326,52 @@ def write_stewart():
     return s + "</robot>\n"
 
 
+def write_ups_wrist():
+    Rb, Rp, H, drop = 0.30, 0.20, 0.50, 0.05
+    base_deg = [90, 210, 330]
+    plat_deg = [30, 150, 270]
+    doc = """  cd_ups_wrist: a 3-UPS/S spherical parallel wrist. The platform turns about a central
+  ball joint 0.50 m above the base (wrist_ball, spherical, independent="true": its quaternion is
+  in y, its 3 angular velocities in y_dot). Three UPS legs (a universal joint at the base: two
+  revolute joints and a light cross, a cylinder, a prismatic joint along the leg, a piston rod)
+  run from a 0.30 m base circle at 90/210/330 deg to a 0.20 m platform circle at 30/150/270 deg,
+  0.05 m below the ball's centre, and close onto the platform by spherical <loop>s; every leg
+  joint is dependent (the legs follow the platform's orientation).
+  dof 3 (the ball joint); spanning coordinates nq 13 / nv 12 (4 + 3 x 3); 3 spherical loops."""
+    s = HEADER.format(doc=doc) + '<robot name="cd_ups_wrist">\n'
+    s += link("base", 0)
+    s += link("platform", 1.0, [0.0, 0.0, -drop], box_inertia(1.0, 0.5, 0.5, 0.03))
+    for i in range(3):
+        b = [Rb * math.cos(math.radians(base_deg[i])), Rb * math.sin(math.radians(base_deg[i])), 0]
+        pl = [Rp * math.cos(math.radians(plat_deg[i])), Rp * math.sin(math.radians(plat_deg[i])),
+              -drop]  # in the platform frame (world-aligned at q = 0, at the ball's centre)
+        p = add(pl, [0.0, 0.0, H])
+        L = norm(sub(p, b))
+        rot = frame_with_z(sub(p, b))  # leg frame: z along the leg
+        n = i + 1
+        s += link(f"leg_{n}_cross", **CROSS)
+        s += link(f"leg_{n}_cylinder", 0.3, (0, 0, 0.1), rod_inertia(0.3, 0.2, 0.02))
+        s += link(f"leg_{n}_rod", 0.15, (0, 0, L - 0.1), rod_inertia(0.15, 0.2, 0.01))
+        s += joint(f"leg_{n}_u1", "revolute", "base", f"leg_{n}_cross", b, rot, axis=(1, 0, 0),
+                   independent=False, limit=(-1.2, 1.2, 0, 10))
+        s += joint(f"leg_{n}_u2", "revolute", f"leg_{n}_cross", f"leg_{n}_cylinder",
+                   axis=(0, 1, 0), independent=False, limit=(-1.2, 1.2, 0, 10))
+        s += joint(f"leg_{n}_actuator", "prismatic", f"leg_{n}_cylinder", f"leg_{n}_rod",
+                   axis=(0, 0, 1), independent=False, limit=(-0.3, 0.3, 500, 0.5))
+        s += loop(f"leg_{n}_to_platform", "spherical", f"leg_{n}_rod", (0, 0, L), "platform", pl)
+    s += joint("wrist_ball", "spherical", "base", "platform", (0, 0, H)).replace(
+        '"spherical">', '"spherical" independent="true">')  # the independent ball joint
+    return s + "</robot>\n"
+
+
 def main():
     out = sys.argv[1] if len(sys.argv) > 1 else os.path.join(
         os.path.dirname(os.path.abspath(__file__)), "..", "models")
     for name, text in (("cd_rsu_ankle.urdf", write_rsu_ankle()),
                        ("cd_rsu_leg.urdf", write_rsu_leg()),
                        ("cd_delta.urdf", write_delta()),
-                       ("cd_stewart.urdf", write_stewart())):
+                       ("cd_stewart.urdf", write_stewart()),
+                       ("cd_ups_wrist.urdf", write_ups_wrist())):
         with open(os.path.join(out, name), "w") as f:
             f.write(text)
         print(os.path.join(out, name))

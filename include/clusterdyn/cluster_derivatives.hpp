@@ -10,7 +10,9 @@
 //    (cluster_algorithms.hpp); inputs y_ddot / tau_y / fext as there.
 //  * Column e of d f / d y is d/de f at the closed configuration whose independent joints are
 //    moved by integrate(., e, 1) along the independent velocity e (tangent of y, size ny: the
-//    floating base's Lie-group tangent, body-frame twist, as for the tree derivatives) and whose
+//    floating base's Lie-group tangent, body-frame twist, as for the tree derivatives; an
+//    independent ball joint of a loop cluster: its body-frame rotation; integrateIndependent,
+//    independent_configuration.hpp) and whose
 //    dependent joints follow on the same assembly branch; y_dot and y_ddot (or tau_y) are held
 //    fixed. The spanning tangent of that motion is dq = G(q) dy.
 //  * fext: forces applied TO each body, body coordinates, held fixed in the body frame.

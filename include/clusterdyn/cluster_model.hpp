@@ -11,10 +11,11 @@
 //    floating base, of every joint outside loops, and of the joints marked independent="true"
 //    inside loop clusters, in spanning order. Spanning velocities are v = G y_dot with G block
 //    diagonal over clusters; v_dot = G y_ddot + g (Chignoli et al. 2023, eq. 3, 6).
-// Joints inside loop clusters: 1-dof joints (independent or dependent) and multi-dof joints
-// (spherical, planar, floating), dependent as a whole (the loop closure steps on their manifold).
-// Independent coordinates of constrained clusters are 1-dof joints: one position per velocity.
-// Clusters of couplings and mimics only hold 1-dof joints.
+// Joints inside loop clusters: 1-dof joints and multi-dof joints (spherical, planar, floating),
+// each independent or dependent as a whole: a dependent multi-dof joint is solved by the loop
+// closure on its manifold; an independent one (marked independent="true") puts all of its
+// positions in y (a quaternion: nyq > ny) and its velocities in y_dot (integrateIndependent,
+// independent_configuration.hpp). Clusters of couplings and mimics only hold 1-dof joints.
 #pragma once
 
 #include <string>

@@ -14,6 +14,7 @@
 #include "clusterdyn/data.hpp"
 #include "clusterdyn/derivatives.hpp"
 #include "clusterdyn/energy.hpp"
+#include "clusterdyn/independent_configuration.hpp"
 #include "clusterdyn/jacobian.hpp"
 #include "clusterdyn/kinematics.hpp"
 #include "clusterdyn/logging.hpp"

@@ -1,4 +1,5 @@
-"""The loop models with ball joints (models/cd_rsu_ankle, cd_rsu_leg, cd_delta, cd_stewart) against
+"""The loop models with ball joints (models/cd_rsu_ankle, cd_rsu_leg, cd_delta, cd_stewart, and
+cd_ups_wrist, whose independent coordinate is a ball joint: a quaternion in y) against
 Pinocchio 4.1's constraintDynamics (PyPI package pin) with the same loops as rigid constraint
 models (urdfplus_pinocchio.py: spherical loop -> CONTACT_3D, revolute loop -> two CONTACT_3D
 along its axis): at random closed states, clusterdyn's embedded CE-ABA spanning accelerations
@@ -24,13 +25,13 @@ pin = pytest.importorskip("pinocchio", reason="Pinocchio (PyPI package pin) is n
 from urdfplus_pinocchio import _floats, build  # noqa: E402
 
 MODELS_DIR = pathlib.Path(__file__).resolve().parents[2] / "models"
-NAMES = ["cd_rsu_ankle", "cd_rsu_leg", "cd_delta", "cd_stewart"]
+NAMES = ["cd_rsu_ankle", "cd_rsu_leg", "cd_delta", "cd_stewart", "cd_ups_wrist"]
 TOL = 1e-9
 
 
 def random_closed_state(model, ws, path, rng):
     """Independent coordinates 0.3 rad / 0.03 m (prismatic joints: the Stewart platform's legs)
-    around the reference, y_dot and tau uniform in [-1, 1]; the closed spanning state from the
+    around the reference (a quaternion of y: its 4 entries moved by 0.3, then normalized), y_dot and tau uniform in [-1, 1]; the closed spanning state from the
     loop closure. Returns (q, v, tau, spanning velocity index of each independent one)."""
     iq, iv = model.independent_indices()
     prismatic = {j.get("name") for j in ET.parse(str(path)).getroot().findall("joint")
@@ -39,6 +40,9 @@ def random_closed_state(model, ws, path, rng):
     for name in prismatic:
         scale[iq == model.joint_coordinates(name)[0]] = 0.03
     y = model.reference_configuration()[iq] + scale * rng.uniform(-1, 1, model.nyq)
+    for k, yname in enumerate(model.independent_position_names):  # an independent ball joint
+        if yname.endswith(":qx"):
+            y[k:k + 4] /= np.linalg.norm(y[k:k + 4])
     ydot, tau = rng.uniform(-1, 1, model.ny), rng.uniform(-1, 1, model.ny)
     q, v = ws.independent_to_spanning(y, ydot)
     return q, v, tau, iv

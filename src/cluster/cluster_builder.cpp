@@ -7,6 +7,7 @@
 #include <random>
 #include <set>
 
+#include "cluster/cluster_builder_detail.hpp"
 #include "cluster/cluster_detail.hpp"
 #include "cluster/cut_loops.hpp"
 #include "cluster/multi_dof_joints.hpp"
@@ -68,10 +69,7 @@ struct UnionFind {
   void unite(int a, int b) { p[find(a)] = find(b); }
 };
 
-[[noreturn]] void fail(const std::string& location, const std::string& element,
-                       const std::string& what) {
-  throw ModelError(location + ": " + element + ": " + what);
-}
+using detail::fail;
 
 /// Coefficients of a coupling relation on the spanning velocities of `tree`:
 /// sum_p r_p (sum over path C->A_p) - (sum over path C->B) = 0.
@@ -427,10 +425,8 @@ void partitionCoordinates(ClusterModel& cm, const UrdfDescription& urdf,
       const UrdfJoint* uj =
           jointByName.count(tree.jointNames[b]) ? jointByName.at(tree.jointNames[b]) : nullptr;
       bool declaredDependent = uj && uj->independentGiven && !uj->independent;
-      if (c.constrained() && tree.nvs[b] != 1) {
-        detail::checkMultiDofJoint(cm, urdf, c, b, uj);
-        declaredDependent = true;  // multi-dof joints in loop clusters: dependent as a whole
-      }
+      if (c.constrained() && tree.nvs[b] != 1)  // multi-dof: dependent unless marked independent
+        declaredDependent = !detail::checkMultiDofJoint(cm, c, b, uj);
       for (int k = 0; k < tree.nvs[b]; ++k) {
         const int iv = tree.idx_v[b] + k;
         const bool dep = c.constrained() && (declaredDependent || mimicFollowers.count(iv));
@@ -467,12 +463,15 @@ void indexIndependentCoordinates(ClusterModel& cm) {
       cm.independentVelocity.push_back(c.v0 + iv);
       cm.independentVelocityNames.push_back(tree.velocityNames[c.v0 + iv]);
     }
-    if (c.constrained()) {  // independent joints are 1-dof: position index of the joint
-      for (int iv : c.independent) {
-        const int body = tree.velocityOwner[c.v0 + iv];
-        cm.independentPosition.push_back(tree.idx_q[body]);
+    if (c.constrained()) {  // every position of each independent joint (whole joints)
+      c.nyq = 0;
+      for (size_t j = 0; j < c.independent.size();) {
+        const int body = tree.velocityOwner[c.v0 + c.independent[j]];
+        for (int a = 0; a < tree.nqs[body]; ++a)
+          cm.independentPosition.push_back(tree.idx_q[body] + a);
+        c.nyq += tree.nqs[body];
+        j += tree.nvs[body];
       }
-      c.nyq = c.ny;
     } else {
       for (int k = 0; k < c.nq; ++k) cm.independentPosition.push_back(c.q0 + k);
       c.nyq = c.nq;
@@ -494,124 +493,6 @@ void nameClusters(ClusterModel& cm) {
     for (int l : c.loops) name += (name.empty() ? "" : "+") + cm.loops[l].name;
     if (name.empty() || c.nbodies == 1) name = cm.treeModel.bodyNames[c.firstBody];
     c.name = name;
-  }
-}
-
-// --- 6. Close the loops at the reference configuration; check the independent sets. --------
-
-/// Rank-revealing QR of K^T for cluster k's K in data (its column pivots rank the constraint
-/// rows).
-Eigen::ColPivHouseholderQR<MatX> constraintRankQR(const ClusterData& data, int k) {
-  Eigen::ColPivHouseholderQR<MatX> qr(detail::scratch(data)[k].K.transpose());
-  qr.setThreshold(kClosureSettings.referenceRankThreshold);
-  return qr;
-}
-
-/// 'name1', 'name2' of the cluster's local velocities idx, or none.
-std::string velocityNameList(const Model& tree, const Cluster& c, const std::vector<int>& idx) {
-  std::string s;
-  for (int iv : idx) s += (s.empty() ? "'" : ", '") + tree.velocityNames[c.v0 + iv] + "'";
-  return s.empty() ? std::string("none") : s;
-}
-
-/// The cluster's independent coordinates and the constraints' freedom do not match.
-[[noreturn]] void failIndependentCount(const Model& tree, const Cluster& c,
-                                       const std::string& where, const std::string& elem,
-                                       int freedom, const char* qualifier,
-                                       const std::string& hint) {
-  fail(where, elem,
-       "has " + std::to_string(c.ny) + " independent coordinates (" +
-           velocityNameList(tree, c, c.independent) + ") but its constraints leave " + qualifier +
-           std::to_string(freedom) + " degrees of freedom" +
-           (c.ny > freedom ? " (more independent coordinates than the cluster's freedom)" : "") +
-           "; " + detail::kIndependentCountAdvice + hint);
-}
-
-/// Closes constrained cluster k in cm.qReference and checks its independent set: the
-/// constraints' freedom nv - rank(K) equals ny and the dependent block is regular there. Sets
-/// the cluster's selected rows and, for explicit clusters, its constant G.
-void closeClusterAtReference(ClusterModel& cm, ClusterData& data, int k) {
-  const Model& tree = cm.treeModel;
-  Cluster& c = cm.clusters[k];
-  std::string elem = "cluster '" + c.name + "'";
-  const std::string where =
-      !c.loops.empty() ? cm.loops[c.loops[0]].location : cm.relations[c.relations[0]].location;
-  // Close the loops at y = 0 and at a few random independent values (the zero
-  // configuration may be singular, e.g. a parallelogram four-bar with collinear links);
-  // keep the closed configuration where K has the largest rank (the generic one).
-  std::mt19937_64 rng(7);
-  std::uniform_real_distribution<double> uni(-0.6, 0.6);
-  VecX best;
-  int bestRank = -1;
-  std::string lastError;
-  for (int attempt = 0; attempt < 8 && bestRank < c.nv - c.ny; ++attempt) {
-    VecX qTry = cm.qReference;
-    for (int iv : c.independent)
-      qTry[tree.idx_q[tree.velocityOwner[c.v0 + iv]]] = attempt == 0 ? 0.0 : uni(rng);
-    if (detail::closeClusterPositions(cm, data, k, qTry) != Status::Ok) {
-      lastError = data.errorMessage();
-      continue;
-    }
-    detail::constraintJacobian(cm, data, k);
-    const auto qr = constraintRankQR(data, k);
-    if (static_cast<int>(qr.rank()) > bestRank) {
-      bestRank = static_cast<int>(qr.rank());
-      best = qTry;
-    }
-  }
-  if (bestRank < 0) {
-    // No closure: before blaming the geometry, check the count. The rank of K at an
-    // unclosed configuration bounds the rank on the constraint manifold from above for the
-    // generic mechanisms URDF+ describes; more independent coordinates than nv - rank
-    // cannot be right (nor can zero dependent coordinates with a violated constraint).
-    detail::clusterPlacements(cm, data, k, cm.qReference);
-    detail::constraintJacobian(cm, data, k);
-    const auto qr = constraintRankQR(data, k);
-    const int freedom = c.nv - static_cast<int>(qr.rank());
-    if (c.ny > freedom || c.dependent.empty())
-      failIndependentCount(tree, c, where, elem, freedom, "at most ",
-                           detail::multiDofFreeDirectionHint(cm, data, k));
-    fail(where, elem,
-         "the loop cannot be closed (tried the independent coordinates at zero and at 7 "
-         "random values): " +
-             lastError);
-  }
-  cm.qReference = best;
-  detail::clusterPlacements(cm, data, k, cm.qReference);
-  detail::constraintJacobian(cm, data, k);
-  ClusterWorkspace& w = detail::scratch(data)[k];
-  // Rank-revealing QR of K^T: its column pivots rank the constraint rows; keep rank(K).
-  const auto qrT = constraintRankQR(data, k);
-  const int rank = static_cast<int>(qrT.rank());
-  const int freedom = c.nv - rank;
-  if (c.ny != freedom)
-    failIndependentCount(tree, c, where, elem, freedom, "",
-                         detail::multiDofFreeDirectionHint(cm, data, k));
-  c.selectedRows.clear();
-  for (int i = 0; i < rank; ++i) c.selectedRows.push_back(qrT.colsPermutation().indices()[i]);
-  std::sort(c.selectedRows.begin(), c.selectedRows.end());
-  if (detail::explicitForm(cm, data, k, detail::Bias::Skip) != Status::Ok)
-    fail(where, elem,
-         "the independent coordinates (" + velocityNameList(tree, c, c.independent) +
-             ") do not parametrize the loop: the dependent block of the constraint "
-             "Jacobian for (" +
-             velocityNameList(tree, c, c.dependent) +
-             ") is singular at the reference configuration" +
-             detail::multiDofFreeDirectionHint(cm, data, k));
-  if (!c.implicit()) c.G = w.G;
-}
-
-/// cm.qReference: the neutral configuration with every constrained cluster closed; G = I for
-/// the unconstrained clusters.
-void closeReferenceConfiguration(ClusterModel& cm) {
-  cm.qReference = neutralConfiguration(cm.treeModel);
-  ClusterData data(cm, false);  // cluster workspaces only: no ny x ny / nv x nv matrices
-  for (int k = 0; k < static_cast<int>(cm.clusters.size()); ++k) {
-    Cluster& c = cm.clusters[k];
-    if (!c.constrained())
-      c.G.setIdentity(c.nv, c.nv);
-    else
-      closeClusterAtReference(cm, data, k);
   }
 }
 
@@ -639,7 +520,7 @@ ClusterModel buildClusterModel(const UrdfDescription& urdf, const ModelOptions& 
   indexIndependentCoordinates(cm);
   nameClusters(cm);
 
-  closeReferenceConfiguration(cm);
+  detail::closeReferenceConfiguration(cm);
   log::debug("{}: {} clusters, nv spanning {}, ny {}", urdf.source, cm.clusters.size(),
              cm.treeModel.nv, cm.ny);
   return cm;

@@ -303,6 +303,7 @@ ClusterData::ClusterData(const ClusterModel& m, bool denseMatrices)
     w.tmpd.setZero(d);
     w.qWarm.setZero(c.nq);
     w.qSaved.setZero(c.nq);
+    w.qTarget.setZero(c.nq);
     w.closureGd.setZero(nd, d);
     w.qTangent.setZero(c.nq);
     w.qPredicted.setZero(nd);
@@ -386,17 +387,17 @@ std::size_t ClusterData::heapBytes() const {
          bufferBytes(w.c) + bufferBytes(w.U) + bufferBytes(w.D) +
          2 * bufferBytes(w.D) /* llt: matrix and scratch */ + bufferBytes(w.Dinv) +
          bufferBytes(w.u) + bufferBytes(w.Ubar) + bufferBytes(w.UbarDinv) + bufferBytes(w.tmpd) +
-         bufferBytes(w.qWarm) + bufferBytes(w.qSaved) + bufferBytes(w.closureGd) +
-         bufferBytes(w.qTangent) + bufferBytes(w.qPredicted) + bufferBytes(w.qStepStart) +
-         bufferBytes(w.qStepDy) + bufferBytes(w.outputTb) + bufferBytes(w.constantS) +
-         bufferBytes(w.rotors) + bufferBytes(w.rotorU) + bufferBytes(w.rotorD) +
-         bufferBytes(w.rotorUbar) + bufferBytes(w.relationTerms) + bufferBytes(w.relationStart) +
-         bufferBytes(w.sColStart) + bufferBytes(w.sCols) + bufferBytes(w.idleColumn) +
-         bufferBytes(w.Utc) + bufferBytes(w.Linv) + bufferBytes(w.composite.pairs) +
-         bufferBytes(w.composite.rigidIC) + bufferBytes(w.composite.generalIC) +
-         bufferBytes(w.composite.fp) + bufferBytes(w.composite.fq) + bufferBytes(w.composite.So) +
-         bufferBytes(w.composite.F) + bufferBytes(w.composite.HG) + bufferBytes(w.composite.Jp) +
-         bufferBytes(w.composite.Jq);
+         bufferBytes(w.qWarm) + bufferBytes(w.qSaved) + bufferBytes(w.qTarget) +
+         bufferBytes(w.closureGd) + bufferBytes(w.qTangent) + bufferBytes(w.qPredicted) +
+         bufferBytes(w.qStepStart) + bufferBytes(w.qStepDy) + bufferBytes(w.outputTb) +
+         bufferBytes(w.constantS) + bufferBytes(w.rotors) + bufferBytes(w.rotorU) +
+         bufferBytes(w.rotorD) + bufferBytes(w.rotorUbar) + bufferBytes(w.relationTerms) +
+         bufferBytes(w.relationStart) + bufferBytes(w.sColStart) + bufferBytes(w.sCols) +
+         bufferBytes(w.idleColumn) + bufferBytes(w.Utc) + bufferBytes(w.Linv) +
+         bufferBytes(w.composite.pairs) + bufferBytes(w.composite.rigidIC) +
+         bufferBytes(w.composite.generalIC) + bufferBytes(w.composite.fp) +
+         bufferBytes(w.composite.fq) + bufferBytes(w.composite.So) + bufferBytes(w.composite.F) +
+         bufferBytes(w.composite.HG) + bufferBytes(w.composite.Jp) + bufferBytes(w.composite.Jq);
   return b;
 }
 

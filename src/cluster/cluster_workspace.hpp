@@ -38,6 +38,7 @@ struct ClusterWorkspace {
   VecX tmpd;       ///< d
   VecX qWarm;      ///< nq: the warm start of the cluster's position solve (loop closure scratch)
   VecX qSaved;     ///< nq: positions before a Newton step (clusters with multi-dof joints)
+  VecX qTarget;    ///< nq: the target's positions during a continuation (its independent ones)
   /// Loop closure (implicit clusters of 1-dof joints): the tangent of the assembly branch at the
   /// closed configuration qTangent (the cluster's nq positions), closureGd = Kd^-1 Ki there
   /// (G's dependent rows are -closureGd); valid when tangentValid. The predictor of the next

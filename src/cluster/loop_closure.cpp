@@ -10,10 +10,12 @@
 #include <limits>
 
 #include "cluster/cluster_kinematics.hpp"
+#include "cluster/independent_joints.hpp"
 #include "cluster/loop_constraints.hpp"
 #include "clusterdyn/cluster_algorithms.hpp"
 #include "core/check.hpp"
 #include "core/small_lu.hpp"
+#include "model/joint_types.hpp"
 
 namespace clusterdyn {
 
@@ -187,30 +189,52 @@ NewtonResult newton(const ClusterModel& cm, ClusterData& data, int k, Eigen::Ref
   }
 }
 
-/// Newton along a straight path of the independent coordinates, from the cluster positions
-/// `start` (size nq of the cluster, any closed or nearly closed configuration) to the target
-/// independent coordinates held in q, in `steps` equal steps, each warm-started from the last
-/// (natural-parameter continuation, Allgower and Georg 2003, §2). Used when the warm start has
-/// no tangent (not closed, or singular); followBranch is the predictor-corrector version.
+/// Positions of joint j between start (t = 0) and target (t = 1) along its geodesic: linear for
+/// 1-dof and planar joints, the shorter great-circle arc of a quaternion (Shoemake 1985, slerp)
+/// with a floating joint's position linear.
+void interpolateJoint(const Joint& j, const double* start, const double* target, double t,
+                      double* q) {
+  const int o = quaternionOffset(j.type);
+  for (int a = 0; a < j.nq; ++a)
+    if (o < 0 || a < o || a >= o + 4) q[a] = start[a] + t * (target[a] - start[a]);
+  if (o < 0) return;
+  const Eigen::Quaterniond q0(start[o + 3], start[o], start[o + 1], start[o + 2]);
+  const Eigen::Quaterniond q1(target[o + 3], target[o], target[o + 1], target[o + 2]);
+  Eigen::Map<Eigen::Vector4d>(q + o) = q0.slerp(t, q1).normalized().coeffs();
+}
+
+/// Newton along a straight path (geodesic per joint) of the independent coordinates, from the
+/// cluster positions `start` (size nq of the cluster, any closed or nearly closed configuration)
+/// to the target independent coordinates held in q, in `steps` equal steps, each warm-started
+/// from the last (natural-parameter continuation, Allgower and Georg 2003, §2). Used when the
+/// warm start has no tangent (not closed, or singular); followBranch is the predictor-corrector
+/// version.
 NewtonResult continuation(const ClusterModel& cm, ClusterData& data, int k, Eigen::Ref<VecX> q,
                           const double* start, int steps, int* iterations) {
   const Cluster& c = cm.clusters[k];
+  const Model& tree = cm.treeModel;
   ClusterWorkspace& w = detail::scratch(data)[k];
-  for (int j = 0; j < c.ny; ++j) w.tmpd[j] = q[qIndex(cm.treeModel, c, c.independent[j])];
+  w.qTarget = q.segment(c.q0, c.nq);
   setDependentPositions(cm, k, q, start);
+  auto setIndependent = [&](double t, bool last) {
+    forEachIndependentJoint(cm, c, [&](int b, int, int, int) {
+      const int iq = tree.idx_q[b], local = iq - c.q0;
+      if (last)
+        q.segment(iq, tree.nqs[b]) = w.qTarget.segment(local, tree.nqs[b]);
+      else if (tree.nvs[b] == 1)
+        q[iq] = start[local] + t * (w.qTarget[local] - start[local]);
+      else
+        interpolateJoint(tree.joints[b], start + local, w.qTarget.data() + local, t, q.data() + iq);
+    });
+  };
   NewtonResult r = NewtonResult::Failed;
   for (int step = 1; step <= steps; ++step) {
-    const double t = static_cast<double>(step) / steps;
-    for (int j = 0; j < c.ny; ++j) {
-      const int iq = qIndex(cm.treeModel, c, c.independent[j]);
-      const double y0 = start[iq - c.q0];
-      q[iq] = step == steps ? w.tmpd[j] : y0 + t * (w.tmpd[j] - y0);
-    }
+    setIndependent(static_cast<double>(step) / steps, step == steps);
     r = newton(cm, data, k, q);
     *iterations += data.lastIterations;
     if (r != NewtonResult::Converged) break;
   }
-  for (int j = 0; j < c.ny; ++j) q[qIndex(cm.treeModel, c, c.independent[j])] = w.tmpd[j];
+  setIndependent(1.0, true);
   return r;
 }
 
@@ -340,7 +364,7 @@ Status solveClusterPositions(const ClusterModel& cm, ClusterData& data, int k, E
   // with a multi-dof joint is solved by Newton on the manifold from the warm start, then by
   // natural-parameter continuation from it and from the reference configuration).
   const bool path = c.implicit() && scalarJoints(c);
-  // Natural-parameter continuation moves the independent coordinates (1-dof joints) only and
+  // Natural-parameter continuation moves the independent coordinates (geodesics of multi-dof ones) and
   // corrects by Newton on the manifold: every implicit cluster.
   const bool stepped = c.implicit();
   int iterations = 0;
@@ -350,11 +374,12 @@ Status solveClusterPositions(const ClusterModel& cm, ClusterData& data, int k, E
     return r == NewtonResult::Converged;
   };
   auto differs = [&](const double* start) {
-    for (int j = 0; j < c.ny; ++j) {
-      const int iq = qIndex(cm.treeModel, c, c.independent[j]);
-      if (start[iq - c.q0] != q[iq]) return true;
-    }
-    return false;
+    bool d = false;
+    forEachIndependentJoint(cm, c, [&](int b, int, int, int) {
+      for (int iq = cm.treeModel.idx_q[b]; iq < cm.treeModel.idx_q[b] + cm.treeModel.nqs[b]; ++iq)
+        d = d || start[iq - c.q0] != q[iq];
+    });
+    return d;
   };
   bool ok = false, branchLost = false, singularOnBranch = false;
   if (path && warmStart && tangentAt(cm, data, k, q, warmStart)) {

@@ -1,5 +1,6 @@
 // Multi-dof joints (spherical, planar, floating) inside the clusters of the cluster tree: which
-// the builder accepts (dependent joints of loop clusters) and the messages naming the others.
+// the builder accepts (joints of loop clusters, dependent or independent as a whole) and the
+// messages naming the others.
 #include "cluster/multi_dof_joints.hpp"
 
 #include <Eigen/SVD>
@@ -12,12 +13,11 @@
 namespace clusterdyn::detail {
 
 /// A multi-dof joint (spherical, planar, floating) inside constrained cluster c (body b): allowed
-/// in a loop cluster as dependent coordinates (all of its velocities; its quaternion is solved
-/// by the closure on the manifold). Rejected in a cluster of couplings and mimics only (their
-/// linear relations act on 1-dof joints) and when declared independent="true": an independent
-/// coordinate has one position per velocity (y), which a quaternion has not.
-void checkMultiDofJoint(const ClusterModel& cm, const UrdfDescription& urdf, const Cluster& c,
-                        int b, const UrdfJoint* uj) {
+/// in a loop cluster as a whole, dependent (its quaternion solved by the closure on the manifold)
+/// or, when marked independent="true", independent (its nq positions in y, its nv velocities in
+/// y_dot). Rejected in a cluster of couplings and mimics (their linear relations act on 1-dof
+/// joints).
+bool checkMultiDofJoint(const ClusterModel& cm, const Cluster& c, int b, const UrdfJoint* uj) {
   const Model& tree = cm.treeModel;
   const std::string joint =
       "joint '" + tree.jointNames[b] + "' of type " + jointTypeName(tree.joints[b].type);
@@ -25,16 +25,9 @@ void checkMultiDofJoint(const ClusterModel& cm, const UrdfDescription& urdf, con
     const ExplicitRelation& rel = cm.relations[c.relations[0]];
     throw ModelError(rel.location + ": relation '" + rel.name + "': " + joint +
                      " lies inside its cluster; couplings and mimics act on 1-dof joints only "
-                     "(a multi-dof joint can be part of a loop cluster, as a dependent joint)");
+                     "(a multi-dof joint can be part of a loop cluster)");
   }
-  if (uj && uj->independentGiven && uj->independent)
-    throw ModelError(
-        urdf.where(uj->line) + ": <joint name=\"" + uj->name + "\">: " + joint +
-        " inside the loop cluster of <loop name=\"" + cm.loops[c.loops[0]].name +
-        "\"> is marked independent=\"true\"; a multi-dof joint in a loop cluster is "
-        "a dependent joint as a whole: mark 1-dof joints independent (to drive one axis of "
-        "a ball joint, write it as three revolute joints with intersecting axes and mark "
-        "that one independent)");
+  return uj && uj->independentGiven && uj->independent;
 }
 
 /// "" or, when the dependent columns of cluster k's K (in data) have a null direction carried
@@ -58,7 +51,8 @@ std::string multiDofFreeDirectionHint(const ClusterModel& cm, const ClusterData&
   if (tree.nvs[b] == 1) return "";
   return "; joint '" + tree.jointNames[b] + "' of type " + jointTypeName(tree.joints[b].type) +
          " moves along a direction the constraints leave free (e.g. a rod's spin between two "
-         "ball joints), but a multi-dof joint inside a loop cluster is dependent as a whole: "
+         "ball joints), but a multi-dof joint inside a loop cluster is dependent or independent as "
+         "a whole: "
          "write it as revolute joints with intersecting axes and mark the free one "
          "independent=\"true\" (MJCF: hinge joints; the reader leaves the free one "
          "independent), or cut the loop instead (URDF+ closure=\"cut\", "

@@ -10,10 +10,10 @@
 namespace clusterdyn::detail {
 
 /// Checks the multi-dof joint of body b inside constrained cluster c (uj: its URDF joint, may
-/// be null): a dependent joint of a loop cluster is accepted; throws ModelError naming the joint
-/// inside a cluster of couplings and mimics, or when it is marked independent="true".
-void checkMultiDofJoint(const ClusterModel& cm, const UrdfDescription& urdf, const Cluster& c,
-                        int b, const UrdfJoint* uj);
+/// be null): accepted in a loop cluster, where it is independent as a whole when marked
+/// independent="true" (returns true) and dependent as a whole otherwise (false); throws
+/// ModelError naming the joint inside a cluster of couplings and mimics.
+bool checkMultiDofJoint(const ClusterModel& cm, const Cluster& c, int b, const UrdfJoint* uj);
 
 /// How to fix a cluster whose independent set does not match its freedom, in both idioms: URDF+
 /// marks the joints, the MJCF reader chooses them at qpos0 (mjcf_coordinates.cpp).

@@ -9,6 +9,7 @@
 
 #include "clusterdyn/cluster_algorithms.hpp"
 #include "clusterdyn/configuration.hpp"
+#include "clusterdyn/independent_configuration.hpp"
 
 namespace clusterdyn::support {
 
@@ -58,7 +59,8 @@ inline Status referenceIndependentState(const ClusterModel& cm, ClusterData& dat
 /// Random closed state near the reference branch of every loop: the independent positions of
 /// tree clusters come from randomConfiguration(tree, rng, 1.0); those of constrained clusters
 /// (loops, couplings) are their reference values plus uniform offsets in
-/// [-loopRange, loopRange]; y_dot uniform in [-1, 1]. Closed with independentToSpanning
+/// [-loopRange, loopRange] (an independent multi-dof joint: moved by integrateIndependent along
+/// such a tangent); y_dot uniform in [-1, 1]. Closed with independentToSpanning
 /// warm-started from the reference configuration; `accept` (if given) may reject a closed state
 /// (e.g. an ill-conditioned one). Up to `attempts` draws. Returns false if the reference
 /// configuration has no independent coordinates or no draw was closed and accepted; on success
@@ -73,10 +75,15 @@ inline bool randomClosedStateNearReference(
     out.y = yRef;
     const VecX qr = randomConfiguration(cm.treeModel, rng, 1.0);
     for (const Cluster& c : cm.clusters) {
-      if (!c.constrained())
+      if (!c.constrained()) {
         out.y.segment(c.yq0, c.nyq) = qr.segment(c.q0, c.nq);
-      else
+      } else if (c.nyq == c.ny) {  // 1-dof independent joints
         out.y.segment(c.yq0, c.nyq) += uniformVector(c.nyq, rng, -loopRange, loopRange);
+      } else {  // an independent multi-dof joint (a quaternion): moved along its tangent
+        VecX e = VecX::Zero(cm.ny);
+        e.segment(c.y0, c.ny) = uniformVector(c.ny, rng, -loopRange, loopRange);
+        integrateIndependent(cm, out.y, e, 1.0, out.y);
+      }
     }
     out.ydot = uniformVector(cm.ny, rng);
     data.q = cm.qReference;  // warm start near the reference branch

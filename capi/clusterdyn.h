@@ -1567,12 +1567,9 @@ typedef enum cdyn_contact_cone {
  *  without slipping, and its impulse (force and torque) acts at the touching point. Refused as
  *  cdyn_contact_problem_add_foot, and CDYN_ERR_NON_FINITE / CDYN_ERR_INVALID_ARGUMENT naming
  *  mu_torsion / mu_rolling. */
-CDYN_API cdyn_status cdyn_contact_problem_add_patch_foot(cdyn_contact_problem* problem,
-                                                         const char* name, int body,
-                                                         const double* centre, int ncentre,
-                                                         double radius, double mu,
-                                                         double mu_torsion, double mu_rolling,
-                                                         int* index /*optional*/);
+CDYN_API cdyn_status cdyn_contact_problem_add_patch_foot(
+    cdyn_contact_problem* problem, const char* name, int body, const double* centre, int ncentre,
+    double radius, double mu, double mu_torsion, double mu_rolling, int* index /*optional*/);
 /** cdyn_contact_problem_add_point with a cone (a cdyn_contact_cone; CDYN_CONE_POINT: exactly
  *  cdyn_contact_problem_add_point, else CDYN_ERR_INVALID_ARGUMENT for a value not listed). A
  *  patch caller contact's rows are the velocity of the body point and the body's angular
@@ -1580,8 +1577,8 @@ CDYN_API cdyn_status cdyn_contact_problem_add_patch_foot(cdyn_contact_problem* p
  *  no torque). */
 CDYN_API cdyn_status cdyn_contact_problem_add_patch_point(cdyn_contact_problem* problem,
                                                           const char* name, int body,
-                                                          const double* point, int npoint,
-                                                          int cone, int* index /*optional*/);
+                                                          const double* point, int npoint, int cone,
+                                                          int* index /*optional*/);
 /** Sizes (each output optional): the number of contacts, of bilateral rows, and of rows m. */
 CDYN_API cdyn_status cdyn_contact_problem_sizes(const cdyn_contact_problem* problem,
                                                 int* ncontacts /*optional*/,

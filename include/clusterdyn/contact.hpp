@@ -15,7 +15,8 @@
 //   Rolling    6 rows (tau_r1, tau_r2, tau_n, t1, t2, n): torsional and rolling friction (MuJoCo's
 //              condim 6): K = {|(tau_r / mu_roll, tau_n / mu_tor, lambda_t / mu)| <= lambda_n}
 //              The patch cones are elliptic: K* = {|(mu_roll w_r, mu_tor w_n, mu sigma_t)| <=
-//              sigma_n} (w the angular velocity rows); coefficient 0: no such torque (frictionless).
+//              sigma_n} (w the angular velocity rows); coefficient 0: no such torque
+//              (frictionless).
 // The contact problem (Acary & Brogliato 2008; the De Saxce correction, De Saxce & Feng 1998):
 //   lambda in K,  sigma = G lambda + g + s(G lambda + g) in K*,  lambda . sigma = 0,
 // with s the De Saxce shift, mu |sigma_t| on each Coulomb normal row (|D sigma_u| on a patch

@@ -131,6 +131,24 @@ Mat3 contactFrame(const Vec3& n) {
   return R;
 }
 
+/// A patch contact's 6 rows (world-aligned w; v at the point) from row r of cd.G and cd.Jc into
+/// its frame, T (R^T w; R^T v): a ground sphere's linear rows moved from the centre to the
+/// touching point p - radius n, v' = v + w x (-radius n) = v + radius (-w_t2, w_t1, 0). Out of
+/// line: the point contacts' loop of assembleContactProblem stays as it was.
+__attribute__((noinline)) void turnPatchRows(const Mat3& R, double rad, int r, int ny,
+                                             ContactData& cd) {
+  const auto rows = [&](auto&& col) {  // col: 6 x 1 block of one column, transformed
+    col.template head<3>() = R.transpose() * col.template head<3>();
+    col.template tail<3>() = R.transpose() * col.template tail<3>();
+    col[3] -= rad * col[1];
+    col[4] += rad * col[0];
+  };
+  const int m = static_cast<int>(cd.G.rows());
+  for (int j = 0; j < m; ++j) rows(cd.G.block<6, 1>(r, j));
+  for (int j = 0; j < m; ++j) rows(cd.G.block<1, 6>(j, r).transpose());
+  for (int j = 0; j < ny; ++j) rows(cd.Jc.block<6, 1>(r, j));
+}
+
 Status checkStepSettings(Data& td, const StepSettings& s) {
   if (!(s.dt > 0.0) || !std::isfinite(s.dt))
     return detail::fail(td, Status::InvalidArgument, "settings.dt = %g must be positive", s.dt);
@@ -225,18 +243,7 @@ Status assembleContactProblem(const ClusterModel& model, ClusterData& data,
     } else {
       b.muTorsion = cd.muTorsion[i];
       b.muRolling = cd.muRolling[i];
-      // Rows T (R^T w; R^T v): a ground sphere's linear rows moved from the centre to the
-      // touching point p - radius n, v' = v + w x (-radius n) = v + radius (-w_t2, w_t1, 0).
-      const double rad = c.source == ContactSource::Ground ? c.radius : 0.0;
-      const auto rows = [&](auto&& col) {  // col: 6 x 1 block of one column, transformed
-        col.template head<3>() = R.transpose() * col.template head<3>();
-        col.template tail<3>() = R.transpose() * col.template tail<3>();
-        col[3] -= rad * col[1];
-        col[4] += rad * col[0];
-      };
-      for (int j = 0; j < m; ++j) rows(cd.G.block<6, 1>(r, j));
-      for (int j = 0; j < m; ++j) rows(cd.G.block<1, 6>(j, r).transpose());
-      for (int j = 0; j < model.ny; ++j) rows(cd.Jc.block<6, 1>(r, j));
+      turnPatchRows(R, c.source == ContactSource::Ground ? c.radius : 0.0, r, model.ny, cd);
     }
   }
   for (int j = 0; j < m; ++j)  // exact symmetry for the solvers' factorizations

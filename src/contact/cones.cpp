@@ -68,8 +68,10 @@ void deSaxceVelocity(const MatX& G, const VecX& g, const std::vector<ConeBlock>&
   sigma.noalias() = G * lambda;
   sigma += g;
   for (const ConeBlock& b : blocks) {
-    if (b.type == ConeType::Coulomb) sigma[b.row0 + 2] += b.mu * sigma.segment<2>(b.row0).norm();
-    if (isPatchCone(b.type)) sigma[b.row0 + b.rows - 1] += patchShift(b, sigma.data() + b.row0);
+    if (b.type == ConeType::Coulomb)
+      sigma[b.row0 + 2] += b.mu * sigma.segment<2>(b.row0).norm();
+    else if (isPatchCone(b.type))
+      sigma[b.row0 + b.rows - 1] += patchShift(b, sigma.data() + b.row0);
   }
 }
 

@@ -171,7 +171,11 @@ void writeReport(const cdyn_contact_workspace* ws, cdyn_status status, cdyn_cont
   r->complementarity = c.result.residuals.complementarity;
   r->rho = c.result.rho;
   int active = 0;
-  for (const cd::ConeBlock& b : c.blocks) active += b.type == cd::ConeType::Coulomb ? 1 : 0;
+  for (const cd::ConeBlock& b : c.blocks)
+    active += b.type == cd::ConeType::Coulomb || b.type == cd::ConeType::Torsional ||
+                      b.type == cd::ConeType::Rolling
+                  ? 1
+                  : 0;
   r->active_contacts = active;
 }
 
@@ -285,9 +289,9 @@ cdyn_status cdyn_contact_problem_add_bilateral(cdyn_contact_problem* problem,
     next->setGround(old.ground().normal, old.ground().offset);
     for (const cd::PointContact& c : old.contacts()) {
       if (c.source == cd::ContactSource::Ground)
-        next->addGroundFoot(c.name, c.body, c.point, c.radius, c.mu);
+        next->addGroundFoot(c.name, c.body, c.point, c.radius, c.mu, c.muTorsion, c.muRolling);
       else
-        next->addPointContact(c.name, c.body, c.point);
+        next->addPointContact(c.name, c.body, c.point, c.cone);
     }
     problem->bilateral = std::move(bilateral);
     problem->problem = std::move(next);
@@ -312,6 +316,14 @@ cdyn_status cdyn_contact_problem_set_ground(cdyn_contact_problem* problem, const
 cdyn_status cdyn_contact_problem_add_foot(cdyn_contact_problem* problem, const char* name, int body,
                                           const double* centre, int ncentre, double radius,
                                           double mu, int* index) {
+  return cdyn_contact_problem_add_patch_foot(problem, name, body, centre, ncentre, radius, mu, 0.0,
+                                             0.0, index);
+}
+
+cdyn_status cdyn_contact_problem_add_patch_foot(cdyn_contact_problem* problem, const char* name,
+                                                int body, const double* centre, int ncentre,
+                                                double radius, double mu, double mu_torsion,
+                                                double mu_rolling, int* index) {
   if (cdyn_status s = enterProblem(problem)) return s;
   if (name == nullptr) return fail(problem, CDYN_ERR_NULL_POINTER, "name is NULL");
   if (cdyn_status s = checkBody(problem, body, name)) return s;
@@ -324,8 +336,16 @@ cdyn_status cdyn_contact_problem_add_foot(cdyn_contact_problem* problem, const c
                 radius);
   if (mu < 0.0)
     return fail(problem, CDYN_ERR_INVALID_ARGUMENT, "foot '%s': mu = %g must be >= 0", name, mu);
+  if (!std::isfinite(mu_torsion) || !std::isfinite(mu_rolling))
+    return fail(problem, CDYN_ERR_NON_FINITE, "foot '%s': mu_torsion or mu_rolling is not finite",
+                name);
+  if (mu_torsion < 0.0 || mu_rolling < 0.0)
+    return fail(problem, CDYN_ERR_INVALID_ARGUMENT,
+                "foot '%s': mu_torsion = %g and mu_rolling = %g must be >= 0", name, mu_torsion,
+                mu_rolling);
   return guard(sinkOf(problem), Phase::Call, [&] {
-    const int i = problem->problem->addGroundFoot(name, body, c, radius, mu);
+    const int i =
+        problem->problem->addGroundFoot(name, body, c, radius, mu, mu_torsion, mu_rolling);
     if (index) *index = i;
     return CDYN_OK;
   });
@@ -333,13 +353,25 @@ cdyn_status cdyn_contact_problem_add_foot(cdyn_contact_problem* problem, const c
 
 cdyn_status cdyn_contact_problem_add_point(cdyn_contact_problem* problem, const char* name,
                                            int body, const double* point, int npoint, int* index) {
+  return cdyn_contact_problem_add_patch_point(problem, name, body, point, npoint, CDYN_CONE_POINT,
+                                              index);
+}
+
+cdyn_status cdyn_contact_problem_add_patch_point(cdyn_contact_problem* problem, const char* name,
+                                                 int body, const double* point, int npoint,
+                                                 int cone, int* index) {
   if (cdyn_status s = enterProblem(problem)) return s;
+  if (cone != CDYN_CONE_POINT && cone != CDYN_CONE_TORSIONAL && cone != CDYN_CONE_ROLLING)
+    return fail(problem, CDYN_ERR_INVALID_ARGUMENT,
+                "cone = %d: expected CDYN_CONE_POINT (0), CDYN_CONE_TORSIONAL (3) or "
+                "CDYN_CONE_ROLLING (4)",
+                cone);
   if (name == nullptr) return fail(problem, CDYN_ERR_NULL_POINTER, "name is NULL");
   if (cdyn_status s = checkBody(problem, body, name)) return s;
   cd::Vec3 p;
   if (cdyn_status s = readVec3(problem, point, npoint, "point", &p)) return s;
   return guard(sinkOf(problem), Phase::Call, [&] {
-    const int i = problem->problem->addPointContact(name, body, p);
+    const int i = problem->problem->addPointContact(name, body, p, static_cast<cd::ConeType>(cone));
     if (index) *index = i;
     return CDYN_OK;
   });
@@ -433,6 +465,38 @@ cdyn_status cdyn_contact_set_caller(const cdyn_contact_problem* problem, cdyn_co
     ws->cdata.normal[i] = cd::Vec3(normal[3 * i], normal[3 * i + 1], normal[3 * i + 2]);
     ws->cdata.gap[i] = gap[i];
     ws->cdata.mu[i] = mu[i];
+  }
+  return CDYN_OK;
+}
+
+cdyn_status cdyn_contact_set_caller_patch(const cdyn_contact_problem* problem,
+                                          cdyn_contact_workspace* ws, const double* mu_torsion,
+                                          int nmu_torsion, const double* mu_rolling,
+                                          int nmu_rolling) {
+  if (cdyn_status s = enter(problem, ws)) return s;
+  bool given = false;
+  if (cdyn_status s = checkPerContact(ws, mu_torsion, nmu_torsion, 1, "mu_torsion", false, &given))
+    return s;
+  if (cdyn_status s = checkPerContact(ws, mu_rolling, nmu_rolling, 1, "mu_rolling", false, &given))
+    return s;
+  const auto& contacts = problem->problem->contacts();
+  const int nc = ncontacts(problem);
+  for (int i = 0; i < nc; ++i) {
+    if (contacts[i].source != cd::ContactSource::Caller) continue;
+    if (!std::isfinite(mu_torsion[i]) || !std::isfinite(mu_rolling[i]))
+      return fail(ws, CDYN_ERR_NON_FINITE,
+                  "contact %d ('%s'): mu_torsion or mu_rolling is not "
+                  "finite",
+                  i, contacts[i].name.c_str());
+    if (mu_torsion[i] < 0.0 || mu_rolling[i] < 0.0)
+      return fail(ws, CDYN_ERR_INVALID_ARGUMENT,
+                  "contact %d ('%s'): mu_torsion = %g and mu_rolling = %g must be >= 0", i,
+                  contacts[i].name.c_str(), mu_torsion[i], mu_rolling[i]);
+  }
+  for (int i = 0; i < nc; ++i) {
+    if (contacts[i].source != cd::ContactSource::Caller) continue;
+    ws->cdata.muTorsion[i] = mu_torsion[i];
+    ws->cdata.muRolling[i] = mu_rolling[i];
   }
   return CDYN_OK;
 }

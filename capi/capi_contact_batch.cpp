@@ -132,6 +132,8 @@ cdyn_status prepare(Job& job, Rollout& r, const cdyn_contact_problem* problem,
     std::copy(from.normal.begin(), from.normal.end(), to.normal.begin());
     to.gap = from.gap;
     to.mu = from.mu;
+    to.muTorsion = from.muTorsion;
+    to.muRolling = from.muRolling;
   }
   return CDYN_OK;
 }

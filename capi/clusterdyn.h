@@ -1438,14 +1438,20 @@ CDYN_API cdyn_status cdyn_batch_cluster_minverse(const cdyn_model* model,
  * (allocates) and read-only once a contact workspace exists.
  *
  * Velocity level (impulses), one step of length dt. Rows: the bilateral rows first (in the order
- * of the sets added, each set's constraints in order), then 3 rows per contact in its contact
- * frame (t1, t2, n), n the world normal pointing OUT of the obstacle, t1 = n x e_k normalized
- * (e_k the world axis least aligned with n), t2 = n x t1. m = bilateral rows + 3 ncontacts
- * (cdyn_contact_problem_sizes). lambda (m): the impulses over the step in N s (divide by dt for
- * the mean force): for a contact, the impulse ON the robot's body at the contact point, in
- * (t1, t2, n) components, lambda_n >= 0, |lambda_t| <= mu lambda_n; for bilateral rows, as the
- * multipliers of the section "Constraints" times dt. A contact whose gap exceeds
- * settings.activation_distance is inactive for the step (its three impulses are 0). The
+ * of the sets added, each set's constraints in order), then per contact in its contact frame
+ * (t1, t2, n), n the world normal pointing OUT of the obstacle, t1 = n x e_k normalized (e_k the
+ * world axis least aligned with n), t2 = n x t1: 3 rows (t1, t2, n) for a point contact, 6 rows
+ * (angular about t1, t2, n; then linear along t1, t2, n) for a patch contact (torsional or
+ * rolling friction, cdyn_contact_problem_add_patch_foot / _add_patch_point). m = bilateral rows
+ * + 3 per point contact + 6 per patch contact (cdyn_contact_problem_sizes). lambda (m): the
+ * impulses over the step in N s (divide by dt for the mean force; torque impulses in N m s): for
+ * a contact, the impulse ON the robot's body at the contact point, in (t1, t2, n) components,
+ * lambda_n >= 0, |lambda_t| <= mu lambda_n; a patch contact's (tau_r1, tau_r2, tau_n, f_t1, f_t2,
+ * f_n) lie in the elliptic cone |(tau_r / mu_rolling, tau_n / mu_torsion, f_t / mu)| <= f_n
+ * (MuJoCo's condim 6; a torsional contact has tau_r = 0: condim 4; a zero coefficient: that
+ * component is 0, frictionless); for bilateral rows, as the multipliers of the section "Constraints" times dt.
+ * A contact whose gap exceeds settings.activation_distance is inactive for the step (its
+ * impulses are 0). The
  * impulses solve the De Saxce-corrected Coulomb problem on the Delassus matrix of the cluster
  * tree (PV-OSIMr) by ADMM (Carpentier et al. 2024) or projected Gauss-Seidel; the loops of the
  * model stay embedded (exact): the step integrates the independent coordinates (semi-implicit
@@ -1495,7 +1501,7 @@ typedef struct cdyn_contact_report {
   int status;             /**< the call's cdyn_status */
   int iterations;         /**< solver iterations */
   int converged;          /**< 1 when the residuals are <= tolerance */
-  int active_contacts;    /**< contacts with gap <= activation_distance (Coulomb blocks) */
+  int active_contacts;    /**< contacts with gap <= activation_distance (point and patch) */
   double primal_residual; /**< primal feasibility: distance of the De Saxce velocity to the dual
                                cone, m/s (a contact's normal velocity below its target) */
   double dual_residual;   /**< dual feasibility: distance of lambda to the friction cones, N s */
@@ -1542,6 +1548,37 @@ CDYN_API cdyn_status cdyn_contact_problem_add_foot(cdyn_contact_problem* problem
 CDYN_API cdyn_status cdyn_contact_problem_add_point(cdyn_contact_problem* problem, const char* name,
                                                     int body, const double* point, int npoint,
                                                     int* index /*optional*/);
+
+/** The cone of a contact (C++ ConeType): a point contact (3 rows, Coulomb), a patch contact
+ *  with torsional friction (6 rows, its 2 rolling rows carry no torque) or with torsional and
+ *  rolling friction (6 rows). */
+typedef enum cdyn_contact_cone {
+  CDYN_CONE_POINT = 0,     /**< force only, |f_t| <= mu f_n */
+  CDYN_CONE_TORSIONAL = 3, /**< |(f_t / mu, tau_n / mu_torsion)| <= f_n */
+  CDYN_CONE_ROLLING = 4    /**< |(f_t / mu, tau_n / mu_torsion, tau_r / mu_rolling)| <= f_n */
+} cdyn_contact_cone;
+
+/** cdyn_contact_problem_add_foot with torsional friction mu_torsion >= 0 (m: the torque about
+ *  the normal it resists per newton of normal force, a flat patch) and rolling friction
+ *  mu_rolling >= 0 (m: rolling resistance of the sphere): a CDYN_CONE_ROLLING contact when
+ *  mu_rolling > 0, else CDYN_CONE_TORSIONAL when mu_torsion > 0, else a point foot (exactly
+ *  cdyn_contact_problem_add_foot). A patch foot's rows are the body's velocity at the sphere's
+ *  touching point (centre - radius n) and its angular velocity: a sphere rolls on the plane
+ *  without slipping, and its impulse (force and torque) acts at the touching point. Refused as
+ *  cdyn_contact_problem_add_foot, and CDYN_ERR_NON_FINITE / CDYN_ERR_INVALID_ARGUMENT naming
+ *  mu_torsion / mu_rolling. */
+CDYN_API cdyn_status cdyn_contact_problem_add_patch_foot(
+    cdyn_contact_problem* problem, const char* name, int body, const double* centre, int ncentre,
+    double radius, double mu, double mu_torsion, double mu_rolling, int* index /*optional*/);
+/** cdyn_contact_problem_add_point with a cone (a cdyn_contact_cone; CDYN_CONE_POINT: exactly
+ *  cdyn_contact_problem_add_point, else CDYN_ERR_INVALID_ARGUMENT for a value not listed). A
+ *  patch caller contact's rows are the velocity of the body point and the body's angular
+ *  velocity; its mu_torsion and mu_rolling come from cdyn_contact_set_caller_patch (default 0:
+ *  no torque). */
+CDYN_API cdyn_status cdyn_contact_problem_add_patch_point(cdyn_contact_problem* problem,
+                                                          const char* name, int body,
+                                                          const double* point, int npoint, int cone,
+                                                          int* index /*optional*/);
 /** Sizes (each output optional): the number of contacts, of bilateral rows, and of rows m. */
 CDYN_API cdyn_status cdyn_contact_problem_sizes(const cdyn_contact_problem* problem,
                                                 int* ncontacts /*optional*/,
@@ -1567,6 +1604,14 @@ CDYN_API cdyn_status cdyn_contact_set_caller(const cdyn_contact_problem* problem
                                              cdyn_contact_workspace* ws, const double* normal,
                                              int nnormal, const double* gap, int ngap,
                                              const double* mu, int nmu);
+/** Sets the caller contacts' torsional and rolling friction coefficients in ws (m, >= 0, each
+ *  array of length ncontacts; used by the patch caller contacts, ignored for the others and for
+ *  ground feet), used by every later solve, step and rollout on ws (a rollout copies ws[0]'s to
+ *  its other workspaces). All entries are checked before any is stored. */
+CDYN_API cdyn_status cdyn_contact_set_caller_patch(const cdyn_contact_problem* problem,
+                                                   cdyn_contact_workspace* ws,
+                                                   const double* mu_torsion, int nmu_torsion,
+                                                   const double* mu_rolling, int nmu_rolling);
 /** The contact frames and gaps of the last solve or step on ws (every output optional, (NULL, 0)
  *  not written): R (nR = 9 ncontacts; contact i: the 3 x 3 rotation [t1 t2 n] at 9i, column-
  *  major, world axes), gap (ngap = ncontacts, m), velocity (nvelocity = m: the constraint

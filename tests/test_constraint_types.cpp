@@ -49,6 +49,11 @@ TEST(ConstraintTypes, ConeKindsAreEntriesOfTheTable) {
   EXPECT_EQ(&detail::constraintTypeInfo(ConeType::Coulomb),
             &constraintTypeInfo(ConstraintKind::Coulomb));
   EXPECT_STREQ(detail::constraintTypeInfo(ConeType::Inactive).name, "inactive");
+  EXPECT_EQ(detail::constraintTypeInfo(ConeType::Torsional).set, MultiplierSet::Elliptic);
+  EXPECT_EQ(detail::constraintTypeInfo(ConeType::Rolling).set, MultiplierSet::Elliptic);
+  EXPECT_EQ(detail::constraintTypeInfo(ConeType::Rolling).rows, 6);
+  EXPECT_EQ(&detail::constraintTypeInfo(ConeType::Rolling),
+            &constraintTypeInfo(ConstraintKind::Rolling));
 }
 
 TEST(ConstraintTypes, ProjectionsOntoTheSets) {

@@ -80,3 +80,43 @@ TEST(ContactNoAlloc, AdmmNewtonPolishRunsWithoutHeap) {
   }
   EXPECT_GT(phase2, 0);
 }
+
+TEST(ContactNoAlloc, PatchContactsRunWithoutHeap) {
+  // Rolling, torsional and point feet and a rolling caller contact (the elliptic cone's
+  // projections, the ellipsoid of PGS, the touching-point rows): no heap in the steps either.
+  ModelOptions o;
+  o.floatingBase = true;
+  const ClusterModel cm = loadModel(test::modelsPath("cd_parallel_walker.urdf"), o);
+  ContactProblem problem(cm);
+  const double torsion[3] = {0.0, 0.01, 0.0}, rolling[3] = {0.02, 0.0, 0.0};
+  const char* legs[4] = {"lf", "rf", "lh", "rh"};
+  for (int i = 0; i < 3; ++i)
+    problem.addGroundFoot(std::string(legs[i]) + "_foot",
+                          cm.treeModel.bodyId(std::string(legs[i]) + "_coupler"),
+                          Vec3(0.03, 0.0, -0.05), 0.02, 0.8, torsion[i], rolling[i]);
+  problem.addPointContact("rh_patch", cm.treeModel.bodyId("rh_coupler"), Vec3(0.03, 0.0, -0.07),
+                          ConeType::Rolling);
+  ClusterData data(cm);
+  ContactData cd(cm, problem);
+  cd.mu[3] = 0.6;
+  cd.muTorsion[3] = 0.005;
+  cd.muRolling[3] = 0.01;
+  VecX y = VecX::Zero(cm.nyq), ydot = VecX::Zero(cm.ny);
+  y[2] = 0.27 + 0.002;
+  y[6] = 1.0;
+  ASSERT_EQ(independentToSpanning(cm, data, y, ydot), Status::Ok) << data.errorMessage();
+  VecX q = data.q, v = data.v;
+  const VecX tau = VecX::Zero(cm.ny);
+  StepSettings st;
+  st.contact.maxIterations = 2000;
+  for (int pass = 0; pass < 2; ++pass) {
+    AllocationScope scope;
+    for (int k = 0; k < 40; ++k) {
+      st.solver = k % 2 ? StepSettings::Solver::Pgs : StepSettings::Solver::Admm;
+      const Status s = contactStep(cm, data, problem, cd, q, v, tau, st);
+      (void)s;  // convergence is not the point here (tested elsewhere)
+    }
+    EXPECT_TRUE(noAllocation(scope.stop(), "patch contacts"));
+  }
+  EXPECT_GT(cd.lambda.cwiseAbs().maxCoeff(), 0.0);  // the feet did touch down
+}

@@ -278,6 +278,96 @@ TEST(CapiContact, CallerContactsEqualTheCxxProblem) {
   cdyn_contact_problem_free(p);
 }
 
+TEST(CapiContact, PatchContactsEqualTheCxxProblem) {
+  // Patch feet (rolling on lf, torsional on rf, point on lh), a rolling caller contact on rh
+  // with its coefficients, and bilateral rows added afterwards (the rebuilt problem keeps the
+  // cones): steps equal contactStep bit for bit; bad coefficients and cones are refused.
+  Walker w(true);
+  cdyn_contact_problem* p = nullptr;
+  ASSERT_EQ(cdyn_contact_problem_create(w.model, &p), CDYN_OK);
+  cd::ConstraintSet loops = cd::cutLoopConstraints(w.cm);
+  cd::ContactProblem problem(w.cm, &loops);
+  const double torsion[3] = {0.0, 0.01, 0.0}, rolling[3] = {0.02, 0.0, 0.0};
+  for (int i = 0; i < 3; ++i) {
+    const std::string name = std::string(kLegs[i]) + "_foot";
+    ASSERT_EQ(cdyn_contact_problem_add_patch_foot(p, name.c_str(), w.body(kLegs[i]), kCentre, 3,
+                                                  0.02, 0.8, torsion[i], rolling[i], nullptr),
+              CDYN_OK)
+        << cdyn_contact_problem_last_error(p);
+    problem.addGroundFoot(name, w.body(kLegs[i]), cd::Vec3(kCentre[0], kCentre[1], kCentre[2]),
+                          0.02, 0.8, torsion[i], rolling[i]);
+  }
+  const cd::Vec3 point(0.03, 0.0, -0.07);
+  ASSERT_EQ(cdyn_contact_problem_add_patch_point(p, "rh_patch", w.body("rh"), point.data(), 3,
+                                                 CDYN_CONE_ROLLING, nullptr),
+            CDYN_OK);
+  problem.addPointContact("rh_patch", w.body("rh"), point, cd::ConeType::Rolling);
+  EXPECT_EQ(cdyn_contact_problem_add_patch_point(p, "bad", 0, point.data(), 3, 1, nullptr),
+            CDYN_ERR_INVALID_ARGUMENT);
+  EXPECT_NE(std::strstr(cdyn_contact_problem_last_error(p), "cone"), nullptr);
+  EXPECT_EQ(
+      cdyn_contact_problem_add_patch_foot(p, "bad", 0, kCentre, 3, 0.0, 0.5, -1.0, 0.0, nullptr),
+      CDYN_ERR_INVALID_ARGUMENT);
+  EXPECT_NE(std::strstr(cdyn_contact_problem_last_error(p), "mu_torsion"), nullptr);
+  cdyn_constraint_set* set = nullptr;
+  ASSERT_EQ(cdyn_constraint_set_create_cut_loops(w.model, &set), CDYN_OK);
+  ASSERT_EQ(cdyn_contact_problem_add_bilateral(p, set), CDYN_OK)
+      << cdyn_contact_problem_last_error(p);
+  cdyn_constraint_set_free(set);
+  int nc = 0, m = 0;
+  cdyn_contact_problem_sizes(p, &nc, nullptr, &m);
+  ASSERT_EQ(nc, 4);
+  ASSERT_EQ(m, problem.rows().rows());
+  ASSERT_EQ(m, problem.bilateralRows() + 6 + 6 + 3 + 6);
+  cdyn_contact_workspace* ws = nullptr;
+  ASSERT_EQ(cdyn_contact_workspace_create(p, &ws), CDYN_OK);
+  cd::ClusterData data(w.cm);
+  cd::ContactData cdata(w.cm, problem);
+  std::vector<double> normal(12, 0.0), gap(4, 0.0), mu(4, 0.0), tor(4, 0.0), roll(4, 0.0);
+  normal[11] = 1.0;
+  gap[3] = -0.001;
+  mu[3] = 0.6;
+  tor[3] = 0.005;
+  roll[3] = 0.01;
+  cdata.gap[3] = gap[3];
+  cdata.mu[3] = mu[3];
+  cdata.muTorsion[3] = tor[3];
+  cdata.muRolling[3] = roll[3];
+  ASSERT_EQ(cdyn_contact_set_caller(p, ws, normal.data(), 12, gap.data(), 4, mu.data(), 4),
+            CDYN_OK);
+  ASSERT_EQ(cdyn_contact_set_caller_patch(p, ws, tor.data(), 4, roll.data(), 4), CDYN_OK);
+  cd::VecX q, v;
+  w.state(0.29, 0.05, q, v);
+  cd::StepSettings st;
+  const cdyn_contact_settings cs = settingsOf(st.beta, CDYN_CONTACT_ADMM);
+  st.contact.maxIterations = cs.max_iterations;
+  cd::VecX qc = q, vc = v, lambda(m), tau = cd::VecX::Zero(w.ny);
+  int active = 0;
+  for (int k = 0; k < 20; ++k) {
+    cdyn_contact_report rep;
+    const cdyn_status s =
+        cdyn_contact_step(p, ws, qc.data(), w.nq, vc.data(), w.nv, tau.data(), w.ny, &cs, qc.data(),
+                          w.nq, vc.data(), w.nv, lambda.data(), m, &rep);
+    const cd::Status sx = cd::contactStep(w.cm, data, problem, cdata, q, v, tau, st);
+    ASSERT_EQ(s, static_cast<cdyn_status>(sx))
+        << k << ": " << cdyn_contact_workspace_last_error(ws);
+    ASSERT_TRUE(same(qc.data(), q.data(), w.nq)) << k;
+    ASSERT_TRUE(same(vc.data(), v.data(), w.nv)) << k;
+    ASSERT_TRUE(same(lambda.data(), cdata.lambda.data(), m)) << k;
+    active = std::max(active, rep.active_contacts);
+  }
+  EXPECT_EQ(active, 4);
+  // Invalid coefficients are refused before any is stored.
+  roll[3] = -1.0;
+  EXPECT_EQ(cdyn_contact_set_caller_patch(p, ws, tor.data(), 4, roll.data(), 4),
+            CDYN_ERR_INVALID_ARGUMENT);
+  EXPECT_NE(std::strstr(cdyn_contact_workspace_last_error(ws), "mu_rolling"), nullptr);
+  EXPECT_EQ(cdyn_contact_set_caller_patch(p, ws, tor.data(), 3, roll.data(), 4),
+            CDYN_ERR_INVALID_SIZE);
+  cdyn_contact_workspace_free(ws);
+  cdyn_contact_problem_free(p);
+}
+
 TEST(CapiContact, BilateralRowsAddedAfterTheFeetEqualTheCxxProblem) {
   Walker w(/*cutLoops=*/true);
   cdyn_constraint_set* loops = nullptr;

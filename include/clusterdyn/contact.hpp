@@ -8,11 +8,19 @@
 //   Coulomb    3 rows (t1, t2, n) in the contact frame, n the normal pointing out of the
 //              obstacle: K = {|lambda_t| <= mu lambda_n}, K* = {mu |sigma_t| <= sigma_n}
 //   Bilateral  k rows (welds, cut loops): K = R^k, K* = {0}
-//   Inactive   a Coulomb block switched off (gap beyond the activation distance): K = {0},
-//              K* = R^3
+//   Inactive   a contact's block switched off (gap beyond the activation distance), or the
+//              unused rolling rows of a torsional contact: K = {0}, K* = R^k
+//   Torsional  4 rows (tau_n, t1, t2, n): a patch contact with torsional friction (MuJoCo's
+//              condim 4): K = {|(lambda_t / mu, tau_n / mu_tor)| <= lambda_n}
+//   Rolling    6 rows (tau_r1, tau_r2, tau_n, t1, t2, n): torsional and rolling friction (MuJoCo's
+//              condim 6): K = {|(tau_r / mu_roll, tau_n / mu_tor, lambda_t / mu)| <= lambda_n}
+//              The patch cones are elliptic: K* = {|(mu_roll w_r, mu_tor w_n, mu sigma_t)| <=
+//              sigma_n} (w the angular velocity rows); coefficient 0: no such torque
+//              (frictionless).
 // The contact problem (Acary & Brogliato 2008; the De Saxce correction, De Saxce & Feng 1998):
 //   lambda in K,  sigma = G lambda + g + s(G lambda + g) in K*,  lambda . sigma = 0,
-// with s the De Saxce shift, mu |sigma_t| on each Coulomb normal row (zero elsewhere); its
+// with s the De Saxce shift, mu |sigma_t| on each Coulomb normal row (|D sigma_u| on a patch
+// cone's, D the diagonal of its coefficients and u its friction rows; zero elsewhere); its
 // solution satisfies Coulomb's law with maximal dissipation (sliding: friction opposite the slip,
 // zero normal velocity). g = g_free + b holds the position feedback b (see StepSettings).
 #pragma once
@@ -29,15 +37,19 @@ namespace clusterdyn {
 // ---------------------------------------------------------------------------------------------
 
 /// Cone of one block of rows (the per-constraint-type projection table of src/contact/cones.cpp).
-enum class ConeType : int { Coulomb = 0, Bilateral = 1, Inactive = 2 };
+enum class ConeType : int { Coulomb = 0, Bilateral = 1, Inactive = 2, Torsional = 3, Rolling = 4 };
 
-/// One block of constraint rows [row0, row0 + rows): Coulomb and Inactive have 3 rows ordered
-/// (t1, t2, n); Bilateral 1 to 6 rows. mu >= 0 (Coulomb only).
+/// One block of constraint rows [row0, row0 + rows): Coulomb has 3 rows ordered (t1, t2, n),
+/// Torsional 4 (tau_n, t1, t2, n), Rolling 6 (tau_r1, tau_r2, tau_n, t1, t2, n); Inactive and
+/// Bilateral 1 to 6 rows. The coefficients are >= 0: mu (sliding; Coulomb, Torsional, Rolling),
+/// muTorsion (m; Torsional, Rolling), muRolling (m; Rolling).
 struct ConeBlock {
   ConeType type = ConeType::Coulomb;
   int row0 = 0;
   int rows = 3;
   double mu = 0.0;
+  double muTorsion = 0.0;
+  double muRolling = 0.0;
 };
 
 /// Residuals of an impulse lambda for (G, g, blocks), all max norms over the rows / blocks:
@@ -107,7 +119,8 @@ struct ContactSolverWorkspace {
 };
 
 /// Checks (G, g, blocks, settings) once: sizes, finiteness, blocks tiling the rows in order,
-/// mu >= 0 and finite, Bilateral rows 1..6, Coulomb / Inactive 3 rows, tolerance > 0,
+/// mu, muTorsion, muRolling >= 0 and finite, Bilateral / Inactive rows 1..6, Coulomb 3 rows,
+/// Torsional 4, Rolling 6, tolerance > 0,
 /// maxIterations >= 0. InvalidArgument / InvalidSize / NonFinite with the message in ws.lastError.
 Status checkContactProblem(const MatX& G, const VecX& g, const std::vector<ConeBlock>& blocks,
                            const ContactSolverSettings& settings, ContactSolverWorkspace& ws);
@@ -119,9 +132,11 @@ ContactResiduals contactResiduals(const MatX& G, const VecX& g,
 
 /// Projected Gauss-Seidel (the baseline; Moreau 1988, Jean 1999): per block, the normal row
 /// then the tangent pair (one scalar step 1 / max(G_t1t1, G_t2t2), so that its fixed points
-/// satisfy maximal dissipation) projected on the disc of radius mu lambda_n; Bilateral blocks row
-/// by row. lambda: the warm start in (size m; zero for a cold start), the solution out.
-/// Ok: converged (residuals <= tolerance); NotConverged: the last iterate, finite, inside K.
+/// satisfy maximal dissipation) projected on the disc of radius mu lambda_n; a patch block the
+/// same way with all its friction rows (one step, the largest of their diagonals) projected on
+/// the ellipsoid {|D^-1 u| <= lambda_n}; Bilateral blocks row by row. lambda: the warm start in
+/// (size m; zero for a cold start), the solution out. Ok: converged (residuals <= tolerance);
+/// NotConverged: the last iterate, finite, inside K.
 Status solveContactPgs(const MatX& G, const VecX& g, const std::vector<ConeBlock>& blocks,
                        const ContactSolverSettings& settings, ContactSolverWorkspace& ws,
                        VecX& lambda, ContactSolverResult& result);
@@ -130,10 +145,10 @@ Status solveContactPgs(const MatX& G, const VecX& g, const std::vector<ConeBlock
 /// ADMMContactSolver of Pinocchio 3): for a fixed shift s it solves
 ///   min 1/2 x^T G x + (g + s)^T x  s.t. x = y, y in K
 /// by x = (G + rho I)^-1 (rho y - w - g - s), y = Proj_K(x + w / rho), w += rho (x - y),
-/// the shift s = mu |w_t| on each normal row refreshed every iteration from the dual estimate
-/// -w of the velocity; stopped by the three ContactResiduals of y (the returned lambda). G must
-/// be symmetric positive semi-definite (not checked; NotPositiveDefinite when G + rho I does not
-/// factorize). Warm start as solveContactPgs.
+/// the shift s = mu |w_t| (patch: |D w_u|) on each normal row refreshed every iteration from the
+/// dual estimate -w of the velocity; stopped by the three ContactResiduals of y (the returned
+/// lambda). G must be symmetric positive semi-definite (not checked; NotPositiveDefinite when G +
+/// rho I does not factorize). Warm start as solveContactPgs.
 Status solveContactAdmm(const MatX& G, const VecX& g, const std::vector<ConeBlock>& blocks,
                         const ContactSolverSettings& settings, ContactSolverWorkspace& ws,
                         VecX& lambda, ContactSolverResult& result);
@@ -148,16 +163,24 @@ enum class ContactSource : int {
   Ground = 1,  ///< the problem's ground plane against a sphere foot (point when radius = 0)
 };
 
-/// A point contact on body `body` at `point` (body coordinates). Ground feet: `point` is the
-/// sphere's centre; the gap is n . p - offset - radius and the contact forces act at the centre
-/// (the sphere's rolling about the touching point is not modelled; exact for radius 0).
+/// A contact on body `body` at `point` (body coordinates). Ground feet: `point` is the sphere's
+/// centre; the gap is n . p - offset - radius. A point contact (cone Coulomb: 3 rows, a
+/// ConstraintType::Point of rows()) transmits a force; its ground foot's force acts at the
+/// sphere's centre (the sphere's rolling about the touching point is not modelled; exact for
+/// radius 0). A patch contact (cone Torsional or Rolling: 6 rows, a world-aligned Weld of rows())
+/// transmits a force and a torque; its ground foot's rows are those of the body point at the
+/// touching point (centre - radius n), so that a sphere rolls on the plane without slipping.
 struct PointContact {
   std::string name;
   int body = -1;
   Vec3 point = Vec3::Zero();
   ContactSource source = ContactSource::Caller;
-  double radius = 0.0;  ///< Ground only
-  double mu = 0.0;      ///< Ground only (Caller contacts: ContactData::mu)
+  ConeType cone = ConeType::Coulomb;  ///< Coulomb, Torsional or Rolling
+  double radius = 0.0;                ///< Ground only
+  double mu = 0.0;                    ///< Ground only (Caller contacts: ContactData::mu)
+  double muTorsion = 0.0;             ///< Ground only (m)
+  double muRolling = 0.0;             ///< Ground only (m)
+  int rows() const { return cone == ConeType::Coulomb ? 3 : 6; }  ///< its rows in rows()
 };
 
 /// The ground plane {x : normal . x = offset} (world), normal of unit length, pointing out.
@@ -172,12 +195,17 @@ class ContactProblem {
  public:
   /// bilateral: copied (nullptr: none). Throws ModelError when it belongs to another model.
   explicit ContactProblem(const ClusterModel& model, const ConstraintSet* bilateral = nullptr);
-  /// A caller contact (normal, gap, mu set per step in ContactData). Throws ModelError for an
-  /// unknown body, a non-finite point or a duplicate name. Returns the contact index.
-  int addPointContact(const std::string& name, int body, const Vec3& point);
-  /// A sphere foot (radius >= 0) against the ground plane with friction mu >= 0.
-  int addGroundFoot(const std::string& name, int body, const Vec3& centre, double radius,
-                    double mu);
+  /// A caller contact (normal, gap, mu, muTorsion, muRolling set per step in ContactData) with
+  /// the cone Coulomb (point), Torsional or Rolling (patch). Throws ModelError for an unknown
+  /// body, a non-finite point, another cone or a duplicate name. Returns the contact index.
+  int addPointContact(const std::string& name, int body, const Vec3& point,
+                      ConeType cone = ConeType::Coulomb);
+  /// A sphere foot (radius >= 0) against the ground plane with friction mu >= 0, and optionally
+  /// torsional friction muTorsion >= 0 (m; a flat patch resisting spin about the normal) and
+  /// rolling friction muRolling >= 0 (m; rolling resistance of the sphere): cone Rolling when
+  /// muRolling > 0, else Torsional when muTorsion > 0, else Coulomb (the point foot).
+  int addGroundFoot(const std::string& name, int body, const Vec3& centre, double radius, double mu,
+                    double muTorsion = 0.0, double muRolling = 0.0);
   /// Sets the ground plane (normal normalized; throws ModelError for a zero / non-finite one).
   void setGround(const Vec3& normal, double offset);
 
@@ -222,11 +250,17 @@ struct ContactData {
   std::vector<Vec3> normal;  ///< world; Caller: any non-zero length, normalized in place
   VecX gap;                  ///< m; negative = penetration
   VecX mu;
-  // The last step's constraint-space problem (rows: bilateral, then 3 per contact (t1, t2, n)):
+  VecX muTorsion, muRolling;  ///< m; used by patch contacts only
+  // The last step's constraint-space problem (rows: bilateral, then per contact the rows of
+  // rows() in its frame: 3 (t1, t2, n) for a point contact, 6 (angular about t1, t2, n, then
+  // linear along t1, t2, n) for a patch contact):
   std::vector<Mat3> frame;  ///< per contact: columns t1, t2, n (world)
+  /// Bilateral blocks, then per contact its cone block (a torsional contact: an Inactive block
+  /// of its 2 rolling rows, then its 4-row Torsional block).
   std::vector<ConeBlock> blocks;
-  MatX G;         ///< m x m Delassus matrix in contact frames
-  VecX g;         ///< free constraint velocity plus position feedback
+  std::vector<int> contactBlock;  ///< per contact: the index of its cone block in blocks
+  MatX G;                         ///< m x m Delassus matrix in contact frames
+  VecX g;                         ///< free constraint velocity plus position feedback
   VecX lambda;    ///< impulses (N s; bilateral: as ConstraintData::lambda, times dt)
   VecX velocity;  ///< constraint velocities after the step (J y_dot+)
   ContactSolverResult result;

@@ -147,22 +147,36 @@ class ContactProblem(_Handle):
         n = _flat(normal, "normal")
         self._call("cdyn_contact_problem_set_ground", _ptr(n), n.size, float(offset))
 
-    def add_foot(self, name, body, centre, radius=0.0, mu=0.5):
+    def add_foot(self, name, body, centre, radius=0.0, mu=0.5, mu_torsion=0.0, mu_rolling=0.0):
         """A sphere foot (radius >= 0, m) centred at `centre` (body coordinates) of `body`
-        (index or name) against the ground, friction mu >= 0. Returns the contact index."""
+        (index or name) against the ground, friction mu >= 0; optionally torsional friction
+        mu_torsion >= 0 (m, a flat patch resisting spin about the normal) and rolling friction
+        mu_rolling >= 0 (m): a patch contact of 6 rows at the sphere's touching point (a
+        rolling one when mu_rolling > 0, else a torsional one when mu_torsion > 0; see
+        cdyn_contact_problem_add_patch_foot). Returns the contact index."""
         c = _flat(centre, "centre")
         index = C.c_int(-1)
-        self._call("cdyn_contact_problem_add_foot", str(name).encode(), self._body(body), _ptr(c),
-                   c.size, float(radius), float(mu), C.byref(index))
+        if mu_torsion == 0.0 and mu_rolling == 0.0:
+            self._call("cdyn_contact_problem_add_foot", str(name).encode(), self._body(body),
+                       _ptr(c), c.size, float(radius), float(mu), C.byref(index))
+        else:
+            self._call("cdyn_contact_problem_add_patch_foot", str(name).encode(),
+                       self._body(body), _ptr(c), c.size, float(radius), float(mu),
+                       float(mu_torsion), float(mu_rolling), C.byref(index))
         return index.value
 
-    def add_point(self, name, body, point):
-        """A caller contact at `point` (body coordinates) of `body`: its normal, gap and mu are
+    _CONES = {"point": 0, "torsional": 3, "rolling": 4}
+
+    def add_point(self, name, body, point, cone="point"):
+        """A caller contact at `point` (body coordinates) of `body`: its normal, gap and mu (and
+        for cone "torsional" / "rolling", a 6-row patch contact, mu_torsion and mu_rolling) are
         set per Stepper (:meth:`Stepper.set_caller`). Returns the contact index."""
+        if cone not in self._CONES:
+            raise ValueError(f"cone must be one of {sorted(self._CONES)}, got {cone!r}")
         p = _flat(point, "point")
         index = C.c_int(-1)
-        self._call("cdyn_contact_problem_add_point", str(name).encode(), self._body(body),
-                   _ptr(p), p.size, C.byref(index))
+        self._call("cdyn_contact_problem_add_patch_point", str(name).encode(), self._body(body),
+                   _ptr(p), p.size, self._CONES[cone], C.byref(index))
         self._ncaller += 1
         return index.value
 
@@ -301,10 +315,17 @@ class Stepper(_Handle):
         """Zeroes the warm start (the impulses of the last step)."""
         self._call("cdyn_contact_workspace_reset")
 
-    def set_caller(self, normal, gap, mu):
+    def set_caller(self, normal, gap, mu, mu_torsion=None, mu_rolling=None):
         """The caller contacts' data: normal (nc, 3) world, out of the obstacle; gap (nc,) m,
-        negative = penetration; mu (nc,) >= 0 (ground feet's entries are ignored)."""
+        negative = penetration; mu (nc,) >= 0 (ground feet's entries are ignored); for patch
+        caller contacts mu_torsion, mu_rolling (nc,) m >= 0 (both None: unchanged, initially
+        0; one None: zeros; used by patch contacts only)."""
         n, g, u = _flat(normal, "normal"), _flat(gap, "gap"), _flat(mu, "mu")
+        if mu_torsion is not None or mu_rolling is not None:
+            nc = self.problem._sizes()[0]
+            t = _flat(np.zeros(nc) if mu_torsion is None else mu_torsion, "mu_torsion")
+            r = _flat(np.zeros(nc) if mu_rolling is None else mu_rolling, "mu_rolling")
+            self._call("cdyn_contact_set_caller_patch", _ptr(t), t.size, _ptr(r), r.size)
         self._call("cdyn_contact_set_caller", _ptr(n), n.size, _ptr(g), g.size, _ptr(u), u.size)
 
     def frames(self):

@@ -70,7 +70,9 @@ CONTACT_FUNCTIONS = (
     "cdyn_contact_settings_default", "cdyn_contact_problem_create", "cdyn_contact_problem_free",
     "cdyn_contact_problem_last_error", "cdyn_contact_problem_add_bilateral",
     "cdyn_contact_problem_set_ground", "cdyn_contact_problem_add_foot",
-    "cdyn_contact_problem_add_point", "cdyn_contact_problem_sizes",
+    "cdyn_contact_problem_add_point", "cdyn_contact_problem_add_patch_foot",
+    "cdyn_contact_problem_add_patch_point", "cdyn_contact_set_caller_patch",
+    "cdyn_contact_problem_sizes",
     "cdyn_contact_workspace_create", "cdyn_contact_workspace_free",
     "cdyn_contact_workspace_last_error", "cdyn_contact_workspace_reset", "cdyn_contact_set_caller",
     "cdyn_contact_frames", "cdyn_contact_solve", "cdyn_contact_step",
@@ -90,6 +92,10 @@ def _declare_contacts(f):
     f("cdyn_contact_problem_add_foot", _H, C.c_char_p, _int, _D, _int, C.c_double, C.c_double,
       _I)
     f("cdyn_contact_problem_add_point", _H, C.c_char_p, _int, _D, _int, _I)
+    f("cdyn_contact_problem_add_patch_foot", _H, C.c_char_p, _int, _D, _int,
+      *([C.c_double] * 4), _I)
+    f("cdyn_contact_problem_add_patch_point", _H, C.c_char_p, _int, _D, _int, _int, _I)
+    f("cdyn_contact_set_caller_patch", _H, _H, *([_D, _int] * 2))
     f("cdyn_contact_problem_sizes", _H, _I, _I, _I)
     f("cdyn_contact_workspace_create", _H, C.POINTER(_H))
     f("cdyn_contact_workspace_free", _H)

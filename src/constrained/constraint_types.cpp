@@ -4,6 +4,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
+
+#include "contact/patch_cone.hpp"
 
 namespace clusterdyn::detail {
 
@@ -19,7 +22,11 @@ constexpr ConstraintTypeInfo kTable[kConstraintKinds] = {
     {"prismatic", 5, {0, 1, 2, 3, 4}, MultiplierSet::Equality},
     {"coulomb", 3, {3, 4, 5}, MultiplierSet::Coulomb},  // (t1, t2, n) in the contact frame
     {"bilateral", 0, {0, 1, 2, 3, 4, 5}, MultiplierSet::Equality},
-    {"inactive", 3, {3, 4, 5}, MultiplierSet::Zero},
+    {"inactive", 0, {0, 1, 2, 3, 4, 5}, MultiplierSet::Zero},  // 3 (a point) or 1-6 rows
+    // Patch contacts (contact frame): torsion about n, then (t1, t2, n); rolling about t1, t2,
+    // torsion, (t1, t2, n).
+    {"torsional", 4, {2, 3, 4, 5}, MultiplierSet::Elliptic},
+    {"rolling", 6, {0, 1, 2, 3, 4, 5}, MultiplierSet::Elliptic},
 };
 
 static_assert(static_cast<int>(ConstraintType::Prismatic) + 1 == kFirstCone,
@@ -58,6 +65,11 @@ void projectMultipliers(MultiplierSet set, double mu, int rows, double* x) {
     case MultiplierSet::Zero:  // K = {0}
       for (int i = 0; i < rows; ++i) x[i] = 0.0;
       return;
+    case MultiplierSet::Elliptic: {  // every coefficient mu
+      const double c[5] = {mu, mu, mu, mu, mu};
+      projectEllipticCone(c, rows, x);
+      return;
+    }
   }
 }
 
@@ -74,6 +86,12 @@ void projectDualMultipliers(MultiplierSet set, double mu, int rows, double* x) {
       return;
     case MultiplierSet::Zero:  // K* = R^k
       return;
+    case MultiplierSet::Elliptic: {  // K* = {sum (mu s_i)^2 <= s_n^2}: coefficients 1 / mu
+      const double inv = mu > 0.0 ? 1.0 / mu : std::numeric_limits<double>::infinity();
+      const double c[5] = {inv, inv, inv, inv, inv};
+      projectEllipticCone(c, rows, x);
+      return;
+    }
   }
 }
 

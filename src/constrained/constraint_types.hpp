@@ -15,9 +15,13 @@ enum class MultiplierSet {
   Equality,  ///< K = R^k, K* = {0}: bilateral rows (contacts held, welds, loops)
   Coulomb,   ///< 3 rows (t1, t2, n): K = {|lambda_t| <= mu lambda_n}, K* = {mu |s_t| <= s_n}
   Zero,      ///< K = {0}, K* = R^k: rows switched off
+  /// k rows (u_1..u_k-1, n): K = {sum (u_i / c_i)^2 <= n^2}, K* = {sum (c_i s_i)^2 <= s_n^2},
+  /// the patch contacts' cone (torsional / rolling friction; src/contact/patch_cone.hpp). The
+  /// contact layer gives per-row coefficients c_i; projectMultipliers uses c_i = mu for all.
+  Elliptic,
 };
 
-/// Every constraint type: the five ConstraintType values in their order, then the three ConeType
+/// Every constraint type: the five ConstraintType values in their order, then the five ConeType
 /// values (kFirstCone + ConeType).
 enum class ConstraintKind : int {
   Point,
@@ -27,9 +31,11 @@ enum class ConstraintKind : int {
   Prismatic,
   Coulomb,
   Bilateral,
-  Inactive
+  Inactive,
+  Torsional,
+  Rolling
 };
-constexpr int kConstraintKinds = static_cast<int>(ConstraintKind::Inactive) + 1;
+constexpr int kConstraintKinds = static_cast<int>(ConstraintKind::Rolling) + 1;
 constexpr int kFirstCone = static_cast<int>(ConstraintKind::Coulomb);
 
 struct ConstraintTypeInfo {

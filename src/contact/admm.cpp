@@ -140,7 +140,10 @@ Status solveContactAdmm(const MatX& G, const VecX& g, const std::vector<ConeBloc
     // from its dual variable): s_n = mu |w_t| (the shift moves the normal row only).
     for (const ConeBlock& b : blocks) {
       for (int i = 0; i < b.rows; ++i) s[b.row0 + i] = 0.0;
-      if (b.type == ConeType::Coulomb) s[b.row0 + 2] = b.mu * w.segment<2>(b.row0).norm();
+      if (b.type == ConeType::Coulomb)
+        s[b.row0 + 2] = b.mu * w.segment<2>(b.row0).norm();
+      else if (detail::isPatchCone(b.type))
+        detail::deSaxceShift(b, &w[b.row0], &s[b.row0]);
     }
     rhs = rho * y - w - g - s;  // x-update: (G + rho I) x = rho y - w - g - s
     solveFactored(ws, m, rhs.data());

@@ -295,6 +295,8 @@ bool polishContactSolution(const MatX& G, const VecX& g, const std::vector<ConeB
   const int m = static_cast<int>(g.size());
   auto lam = ws.polishLambda.head(m), c = ws.polishC.head(m);
   steps = 0;
+  for (const ConeBlock& b : blocks)  // the modes are those of Coulomb cones: no patch cones
+    if (b.type == ConeType::Torsional || b.type == ConeType::Rolling) return false;
   for (const bool damped : {false, true}) {
     lam = start;
     c.noalias() = G * lam;

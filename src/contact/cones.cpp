@@ -6,22 +6,59 @@
 #include <limits>
 
 #include "contact/contact_detail.hpp"
+#include "contact/patch_cone.hpp"
 
 namespace clusterdyn {
 
 namespace detail {
 
+void patchCoefficients(const ConeBlock& b, double* c) {
+  if (b.type == ConeType::Torsional) {
+    c[0] = b.muTorsion;
+    c[1] = c[2] = b.mu;
+  } else {
+    c[0] = c[1] = b.muRolling;
+    c[2] = b.muTorsion;
+    c[3] = c[4] = b.mu;
+  }
+}
+
+namespace {
+
+/// |D sigma_u| of a patch block: the De Saxce shift of its normal row.
+double patchShift(const ConeBlock& b, const double* sigma) {
+  double c[5], s2 = 0.0;
+  patchCoefficients(b, c);
+  for (int i = 0; i + 1 < b.rows; ++i) s2 += (c[i] * sigma[i]) * (c[i] * sigma[i]);
+  return std::sqrt(s2);
+}
+
+}  // namespace
+
+// The projections dispatch through the table (MultiplierSet of the block's kind); the elliptic
+// cones of the patch contacts take their per-row coefficients from the block.
 void projectCone(const ConeBlock& b, double* x) {
-  projectMultipliers(constraintTypeInfo(b.type).set, b.mu, b.rows, x);
+  const MultiplierSet set = constraintTypeInfo(b.type).set;
+  if (set != MultiplierSet::Elliptic) return projectMultipliers(set, b.mu, b.rows, x);
+  double c[5];
+  patchCoefficients(b, c);
+  projectEllipticCone(c, b.rows, x);
 }
 
 void projectDualCone(const ConeBlock& b, double* x) {
-  projectDualMultipliers(constraintTypeInfo(b.type).set, b.mu, b.rows, x);
+  const MultiplierSet set = constraintTypeInfo(b.type).set;
+  if (set != MultiplierSet::Elliptic) return projectDualMultipliers(set, b.mu, b.rows, x);
+  double c[5];  // K* = {|D s_u| <= s_n}: the elliptic cone with coefficients 1 / c_i
+  patchCoefficients(b, c);
+  for (int i = 0; i + 1 < b.rows; ++i)
+    c[i] = c[i] > 0.0 ? 1.0 / c[i] : std::numeric_limits<double>::infinity();
+  projectEllipticCone(c, b.rows, x);
 }
 
 void deSaxceShift(const ConeBlock& b, const double* sigma, double* s) {
   for (int i = 0; i < b.rows; ++i) s[i] = 0.0;
   if (b.type == ConeType::Coulomb) s[2] = b.mu * std::hypot(sigma[0], sigma[1]);
+  if (isPatchCone(b.type)) s[b.rows - 1] = patchShift(b, sigma);
 }
 
 void deSaxceVelocity(const MatX& G, const VecX& g, const std::vector<ConeBlock>& blocks,
@@ -30,8 +67,12 @@ void deSaxceVelocity(const MatX& G, const VecX& g, const std::vector<ConeBlock>&
   auto sigma = ws.sigma.head(m);
   sigma.noalias() = G * lambda;
   sigma += g;
-  for (const ConeBlock& b : blocks)
-    if (b.type == ConeType::Coulomb) sigma[b.row0 + 2] += b.mu * sigma.segment<2>(b.row0).norm();
+  for (const ConeBlock& b : blocks) {
+    if (b.type == ConeType::Coulomb)
+      sigma[b.row0 + 2] += b.mu * sigma.segment<2>(b.row0).norm();
+    else if (isPatchCone(b.type))
+      sigma[b.row0 + b.rows - 1] += patchShift(b, sigma.data() + b.row0);
+  }
 }
 
 }  // namespace detail
@@ -81,14 +122,23 @@ Status checkContactProblem(const MatX& G, const VecX& g, const std::vector<ConeB
       return contactFail(ws, Status::InvalidArgument,
                          "blocks[%zu].row0 = %d, expected %d (blocks must tile the rows in order)",
                          i, b.row0, row);
-    const bool three = b.type == ConeType::Coulomb || b.type == ConeType::Inactive;
-    if (three ? b.rows != 3 : (b.type != ConeType::Bilateral || b.rows < 1 || b.rows > 6))
+    const int fixed = b.type == ConeType::Coulomb     ? 3
+                      : b.type == ConeType::Torsional ? 4
+                      : b.type == ConeType::Rolling   ? 6
+                                                      : 0;
+    const bool known = fixed > 0 || b.type == ConeType::Bilateral || b.type == ConeType::Inactive;
+    if (!known || (fixed > 0 ? b.rows != fixed : (b.rows < 1 || b.rows > 6)))
       return contactFail(ws, Status::InvalidArgument,
-                         "blocks[%zu]: type %d with %d rows (Coulomb / Inactive: 3, Bilateral: "
-                         "1..6)",
+                         "blocks[%zu]: type %d with %d rows (Coulomb: 3, Torsional: 4, Rolling: "
+                         "6, Bilateral / Inactive: 1..6)",
                          i, static_cast<int>(b.type), b.rows);
     if (!(b.mu >= 0.0) || !std::isfinite(b.mu))
       return contactFail(ws, Status::InvalidArgument, "blocks[%zu].mu = %g must be >= 0", i, b.mu);
+    if (!(b.muTorsion >= 0.0) || !std::isfinite(b.muTorsion) || !(b.muRolling >= 0.0) ||
+        !std::isfinite(b.muRolling))
+      return contactFail(ws, Status::InvalidArgument,
+                         "blocks[%zu]: muTorsion = %g, muRolling = %g must be >= 0 and finite", i,
+                         b.muTorsion, b.muRolling);
     row += b.rows;
   }
   if (row != m)

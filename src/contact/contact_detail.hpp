@@ -10,20 +10,29 @@ namespace clusterdyn::detail {
 
 /// The table entry of a cone block's type: the ConeType values follow the rigid types.
 inline const ConstraintTypeInfo& constraintTypeInfo(ConeType t) {
-  static_assert(static_cast<int>(ConeType::Coulomb) == 0 &&
-                    static_cast<int>(ConeType::Bilateral) == 1 &&
-                    static_cast<int>(ConeType::Inactive) == 2 &&
-                    kFirstCone + 2 == static_cast<int>(ConstraintKind::Inactive),
-                "ConeType values are ConstraintKind's last entries, in order");
+  static_assert(
+      static_cast<int>(ConeType::Coulomb) == 0 && static_cast<int>(ConeType::Bilateral) == 1 &&
+          static_cast<int>(ConeType::Inactive) == 2 && static_cast<int>(ConeType::Torsional) == 3 &&
+          static_cast<int>(ConeType::Rolling) == 4 &&
+          kFirstCone + 2 == static_cast<int>(ConstraintKind::Inactive) &&
+          kFirstCone + 4 == static_cast<int>(ConstraintKind::Rolling),
+      "ConeType values are ConstraintKind's last entries, in order");
   return constraintTypeInfo(static_cast<ConstraintKind>(kFirstCone + static_cast<int>(t)));
 }
+
+/// A patch cone block (Torsional, Rolling: the elliptic cone of src/contact/patch_cone.hpp).
+inline bool isPatchCone(ConeType t) { return t == ConeType::Torsional || t == ConeType::Rolling; }
+/// The coefficients of a patch block's friction rows, in row order (rows - 1 of them): Torsional
+/// (muTorsion, mu, mu), Rolling (muRolling, muRolling, muTorsion, mu, mu).
+void patchCoefficients(const ConeBlock& b, double* c);
 
 /// x <- Proj_K(x) for the block's cone K (x: its `rows` entries).
 void projectCone(const ConeBlock& b, double* x);
 /// x <- Proj_K*(x), K* the dual cone of the block.
 void projectDualCone(const ConeBlock& b, double* x);
 /// The De Saxce shift of the block for the constraint velocity sigma: added to the normal row of
-/// a Coulomb block (mu |sigma_t|), zero for the other types. Writes `rows` entries of s.
+/// a Coulomb block (mu |sigma_t|) or a patch block (|D sigma_u|), zero for the other types.
+/// Writes `rows` entries of s.
 void deSaxceShift(const ConeBlock& b, const double* sigma, double* s);
 
 /// ws.sigma = G lambda + g + s(G lambda + g) (the De Saxce velocity of lambda).
@@ -36,6 +45,10 @@ void deSaxceVelocity(const MatX& G, const VecX& g, const std::vector<ConeBlock>&
 bool polishContactSolution(const MatX& G, const VecX& g, const std::vector<ConeBlock>& blocks,
                            const ContactSolverSettings& settings, ContactSolverWorkspace& ws,
                            ConstVecRef start, ContactResiduals& residuals, int& steps);
+
+/// cd.lambdaRows (the impulses on the rows of problem.rows(), world-aligned) from cd.lambda (in
+/// contact frames): lambdaRows = T^T lambda, T the map from the set's rows to the problem's.
+void contactImpulsesOnRows(const ContactProblem& problem, ContactData& cd);
 
 template <typename... Args>
 Status contactFail(ContactSolverWorkspace& ws, Status s, const char* fmt, Args... args) {

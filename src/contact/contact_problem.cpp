@@ -21,11 +21,15 @@ ContactProblem::ContactProblem(const ClusterModel& model, const ConstraintSet* b
   bilateralRows_ = set_.rows();
 }
 
-int ContactProblem::addPointContact(const std::string& name, int body, const Vec3& point) {
+int ContactProblem::addPointContact(const std::string& name, int body, const Vec3& point,
+                                    ConeType cone) {
   if (!point.allFinite()) throw ModelError("contact '" + name + "': the point is not finite");
+  if (cone != ConeType::Coulomb && !detail::isPatchCone(cone))
+    throw ModelError("contact '" + name + "': the cone must be Coulomb, Torsional or Rolling");
   RigidConstraint c;
   c.name = name;
-  c.type = ConstraintType::Point;
+  // A patch contact: the body's angular velocity and the point's velocity (world-aligned).
+  c.type = cone == ConeType::Coulomb ? ConstraintType::Point : ConstraintType::Weld;
   c.body1 = body;
   c.placement1 = Transform(Mat3::Identity(), point);
   c.body2 = -1;
@@ -35,20 +39,29 @@ int ContactProblem::addPointContact(const std::string& name, int body, const Vec
   pc.name = name;
   pc.body = body;
   pc.point = point;
+  pc.cone = cone;
   contacts_.push_back(pc);
   return static_cast<int>(contacts_.size()) - 1;
 }
 
 int ContactProblem::addGroundFoot(const std::string& name, int body, const Vec3& centre,
-                                  double radius, double mu) {
+                                  double radius, double mu, double muTorsion, double muRolling) {
   if (!(radius >= 0.0) || !std::isfinite(radius))
     throw ModelError("foot '" + name + "': radius must be >= 0 and finite");
   if (!(mu >= 0.0) || !std::isfinite(mu))
     throw ModelError("foot '" + name + "': mu must be >= 0 and finite");
-  const int i = addPointContact(name, body, centre);
+  if (!(muTorsion >= 0.0) || !std::isfinite(muTorsion) || !(muRolling >= 0.0) ||
+      !std::isfinite(muRolling))
+    throw ModelError("foot '" + name + "': muTorsion and muRolling must be >= 0 and finite");
+  const ConeType cone = muRolling > 0.0   ? ConeType::Rolling
+                        : muTorsion > 0.0 ? ConeType::Torsional
+                                          : ConeType::Coulomb;
+  const int i = addPointContact(name, body, centre, cone);
   contacts_[i].source = ContactSource::Ground;
   contacts_[i].radius = radius;
   contacts_[i].mu = mu;
+  contacts_[i].muTorsion = muTorsion;
+  contacts_[i].muRolling = muRolling;
   return i;
 }
 
@@ -66,12 +79,24 @@ ContactData::ContactData(const ClusterModel& model, const ContactProblem& p)
   normal.assign(nc, Vec3::UnitZ());
   gap.setZero(nc);
   mu.setZero(nc);
+  muTorsion.setZero(nc);
+  muRolling.setZero(nc);
   frame.assign(nc, Mat3::Identity());
+  const int nb = p.bilateralCount();
   for (int i = 0; i < p.rows().size(); ++i) {
     ConeBlock b;
     b.row0 = p.rows().rowOffset(i);
     b.rows = p.rows().constraints()[i].rows();
-    b.type = i < p.bilateralCount() ? ConeType::Bilateral : ConeType::Coulomb;
+    b.type = i < nb ? ConeType::Bilateral : p.contacts()[i - nb].cone;
+    if (b.type == ConeType::Torsional) {  // its rolling rows: no torque
+      ConeBlock roll = b;
+      roll.type = ConeType::Inactive;
+      roll.rows = 2;
+      blocks.push_back(roll);
+      b.row0 += 2;
+      b.rows = 4;
+    }
+    if (i >= nb) contactBlock.push_back(static_cast<int>(blocks.size()));
     blocks.push_back(b);
   }
   G.setZero(m, m);
@@ -105,6 +130,24 @@ Mat3 contactFrame(const Vec3& n) {
   return R;
 }
 
+/// A patch contact's 6 rows (world-aligned w; v at the point) from row r of cd.G and cd.Jc into
+/// its frame, T (R^T w; R^T v): a ground sphere's linear rows moved from the centre to the
+/// touching point p - radius n, v' = v + w x (-radius n) = v + radius (-w_t2, w_t1, 0). Out of
+/// line: the point contacts' loop of assembleContactProblem stays as it was.
+__attribute__((noinline)) void turnPatchRows(const Mat3& R, double rad, int r, int ny,
+                                             ContactData& cd) {
+  const auto rows = [&](auto&& col) {  // col: 6 x 1 block of one column, transformed
+    col.template head<3>() = R.transpose() * col.template head<3>();
+    col.template tail<3>() = R.transpose() * col.template tail<3>();
+    col[3] -= rad * col[1];
+    col[4] += rad * col[0];
+  };
+  const int m = static_cast<int>(cd.G.rows());
+  for (int j = 0; j < m; ++j) rows(cd.G.block<6, 1>(r, j));
+  for (int j = 0; j < m; ++j) rows(cd.G.block<1, 6>(j, r).transpose());
+  for (int j = 0; j < ny; ++j) rows(cd.Jc.block<6, 1>(r, j));
+}
+
 Status checkStepSettings(Data& td, const StepSettings& s) {
   if (!(s.dt > 0.0) || !std::isfinite(s.dt))
     return detail::fail(td, Status::InvalidArgument, "settings.dt = %g must be positive", s.dt);
@@ -134,11 +177,13 @@ Status assembleContactProblem(const ClusterModel& model, ClusterData& data,
   for (int i = 0; i < nc; ++i) {
     if (problem.contacts()[i].source != ContactSource::Caller) continue;
     const double nn = cd.normal[i].norm();
-    if (!(nn > 0.0) || !std::isfinite(nn) || !std::isfinite(cd.gap[i]) || !(cd.mu[i] >= 0.0) ||
-        !std::isfinite(cd.mu[i]))
+    const bool patch = problem.contacts()[i].cone != ConeType::Coulomb;
+    const auto coefficient = [](double x) { return x >= 0.0 && std::isfinite(x); };
+    if (!(nn > 0.0) || !std::isfinite(nn) || !std::isfinite(cd.gap[i]) || !coefficient(cd.mu[i]) ||
+        (patch && !(coefficient(cd.muTorsion[i]) && coefficient(cd.muRolling[i]))))
       return detail::fail(td, Status::InvalidArgument,
                           "contact %d ('%s'): normal must be non-zero and finite, gap finite, mu "
-                          ">= 0 and finite",
+                          "(and muTorsion, muRolling of a patch contact) >= 0 and finite",
                           i, problem.contacts()[i].name.c_str());
   }
   // Free motion (CE-ABA), the row Jacobian (world-aligned contact rows) and the Delassus matrix
@@ -178,19 +223,27 @@ Status assembleContactProblem(const ClusterModel& model, ClusterData& data,
       cd.normal[i] = gp.normal;
       cd.gap[i] = gp.normal.dot(oMb.R * c.point + oMb.p) - gp.offset - c.radius;
       cd.mu[i] = c.mu;
+      cd.muTorsion[i] = c.muTorsion;
+      cd.muRolling[i] = c.muRolling;
     } else {
       cd.normal[i].normalize();
     }
     const Mat3 R = contactFrame(cd.normal[i]);
     cd.frame[i] = R;
     const int r = set.rowOffset(nb + i);
-    ConeBlock& b = cd.blocks[nb + i];
+    ConeBlock& b = cd.blocks[cd.contactBlock[i]];
     b.mu = cd.mu[i];
-    b.type = cd.gap[i] > s.activationDistance ? ConeType::Inactive : ConeType::Coulomb;
-    for (int j = 0; j < m; ++j) cd.G.block<3, 1>(r, j) = R.transpose() * cd.G.block<3, 1>(r, j);
-    for (int j = 0; j < m; ++j) cd.G.block<1, 3>(j, r) = cd.G.block<1, 3>(j, r) * R;
-    for (int j = 0; j < model.ny; ++j)
-      cd.Jc.block<3, 1>(r, j) = R.transpose() * cd.Jc.block<3, 1>(r, j);
+    b.type = cd.gap[i] > s.activationDistance ? ConeType::Inactive : c.cone;
+    if (c.cone == ConeType::Coulomb) {
+      for (int j = 0; j < m; ++j) cd.G.block<3, 1>(r, j) = R.transpose() * cd.G.block<3, 1>(r, j);
+      for (int j = 0; j < m; ++j) cd.G.block<1, 3>(j, r) = cd.G.block<1, 3>(j, r) * R;
+      for (int j = 0; j < model.ny; ++j)
+        cd.Jc.block<3, 1>(r, j) = R.transpose() * cd.Jc.block<3, 1>(r, j);
+    } else {
+      b.muTorsion = cd.muTorsion[i];
+      b.muRolling = cd.muRolling[i];
+      turnPatchRows(R, c.source == ContactSource::Ground ? c.radius : 0.0, r, model.ny, cd);
+    }
   }
   for (int j = 0; j < m; ++j)  // exact symmetry for the solvers' factorizations
     for (int i = j + 1; i < m; ++i) cd.G(i, j) = cd.G(j, i) = 0.5 * (cd.G(i, j) + cd.G(j, i));
@@ -199,7 +252,7 @@ Status assembleContactProblem(const ClusterModel& model, ClusterData& data,
   const int mb = problem.bilateralRows();
   cd.g.head(mb) += (s.beta / s.dt) * cd.rows.phi.head(mb);
   for (int i = 0; i < nc; ++i) {
-    const int n = set.rowOffset(nb + i) + 2;
+    const int n = set.rowOffset(nb + i) + problem.contacts()[i].rows() - 1;
     const double gap = cd.gap[i];
     cd.g[n] += gap >= 0.0 ? gap / s.dt : std::max(s.beta * gap / s.dt, -s.maxPushVelocity);
   }
@@ -210,5 +263,30 @@ Status assembleContactProblem(const ClusterModel& model, ClusterData& data,
                                     {"tau", detail::maxAbs(tauY), 1}});
   return detail::ok(td);
 }
+
+namespace detail {
+
+void contactImpulsesOnRows(const ContactProblem& problem, ContactData& cd) {
+  const int nb = problem.bilateralCount();
+  const int mb = problem.bilateralRows();
+  cd.lambdaRows.head(mb) = cd.lambda.head(mb);
+  for (int i = 0; i < static_cast<int>(cd.frame.size()); ++i) {
+    const PointContact& c = problem.contacts()[i];
+    const int r = problem.rows().rowOffset(nb + i);
+    if (c.cone == ConeType::Coulomb) {
+      cd.lambdaRows.segment<3>(r).noalias() = cd.frame[i] * cd.lambda.segment<3>(r);
+      continue;
+    }
+    // T^T of the rows' map (assembleContactProblem): the force at the touching point adds the
+    // torque (-radius n) x f about the centre.
+    const double rad = c.source == ContactSource::Ground ? c.radius : 0.0;
+    const Vec3 f = cd.lambda.segment<3>(r + 3);
+    const Vec3 tau(cd.lambda[r] + rad * f[1], cd.lambda[r + 1] - rad * f[0], cd.lambda[r + 2]);
+    cd.lambdaRows.segment<3>(r).noalias() = cd.frame[i] * tau;
+    cd.lambdaRows.segment<3>(r + 3).noalias() = cd.frame[i] * f;
+  }
+}
+
+}  // namespace detail
 
 }  // namespace clusterdyn

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "contact/contact_detail.hpp"
+#include "contact/patch_cone.hpp"
 
 namespace clusterdyn {
 
@@ -23,7 +24,7 @@ void pgsSweep(const MatX& G, const VecX& g, const std::vector<ConeBlock>& blocks
     const int r = b.row0;
     switch (b.type) {
       case ConeType::Inactive:
-        lambda.segment<3>(r).setZero();
+        lambda.segment(r, b.rows).setZero();
         break;
       case ConeType::Bilateral:
         for (int i = r; i < r + b.rows; ++i)
@@ -47,6 +48,24 @@ void pgsSweep(const MatX& G, const VecX& g, const std::vector<ConeBlock>& blocks
           lambda[r] *= scale;
           lambda[r + 1] *= scale;
         }
+        break;
+      }
+      case ConeType::Torsional:
+      case ConeType::Rolling: {
+        // As Coulomb with all the friction rows: the normal row, one scalar step for the
+        // friction rows (fixed points on the ellipsoid's boundary: u = -D^2 sigma_u scaled, the
+        // maximal dissipation of the elliptic cone), projected on {|D^-1 u| <= lambda_n}.
+        const int k = b.rows - 1, n = r + k;
+        if (G(n, n) > floor)
+          lambda[n] = std::max(0.0, lambda[n] - rowVelocity(G, g, lambda, n) / G(n, n));
+        double d = 0.0, s[5], c[5];
+        for (int i = 0; i < k; ++i) d = std::max(d, G(r + i, r + i));
+        if (d > floor) {
+          for (int i = 0; i < k; ++i) s[i] = rowVelocity(G, g, lambda, r + i);
+          for (int i = 0; i < k; ++i) lambda[r + i] -= s[i] / d;
+        }
+        detail::patchCoefficients(b, c);
+        detail::projectEllipsoid(c, k, lambda[n], lambda.data() + r);
         break;
       }
     }

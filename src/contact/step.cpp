@@ -30,13 +30,7 @@ Status contactStep(const ClusterModel& model, ClusterData& data, const ContactPr
   // Delassus matrix read, by the reduced backward sweep of the row forces and the reduced forward
   // sweep from a zero root acceleration (Sathya & Carpentier 2024, Alg. 2); instead of a second
   // CE-ABA with tau + J^T lambda / dt.
-  const int nb = problem.bilateralCount();
-  const int mb = problem.bilateralRows();
-  cd.lambdaRows.head(mb) = cd.lambda.head(mb);
-  for (int i = 0; i < static_cast<int>(cd.frame.size()); ++i) {
-    const int r = problem.rows().rowOffset(nb + i);
-    cd.lambdaRows.segment<3>(r).noalias() = cd.frame[i] * cd.lambda.segment<3>(r);
-  }
+  detail::contactImpulsesOnRows(problem, cd);  // contact frames -> the rows of problem.rows()
   if (detail::afterAbaServes(model, data, cd.rows)) {  // CE-ABA's quantities (delassus_aba.hpp)
     detail::impulseResponseAfterAba(model, data, cd.rows, cd.lambdaRows, data.ydd);
   } else {  // delassusMatrix's, at zero velocity and force: pass 3 without gravity

@@ -32,6 +32,10 @@ const char* typeName(ConeType t) {
       return "bilateral";
     case ConeType::Inactive:
       return "inactive";
+    case ConeType::Torsional:
+      return "torsional";
+    case ConeType::Rolling:
+      return "rolling";
   }
   return "?";
 }

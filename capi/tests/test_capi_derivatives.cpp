@@ -379,7 +379,11 @@ TEST(CapiDerivatives, MultiDofLoopsAgainstFiniteDifferences) {
     SCOPED_TRACE(path);
     Fixture f(path);
     const int ny = f.ny, nn = ny * ny;
-    ASSERT_EQ(f.nyq, ny);  // the independent joints of these loops are 1-dof: y + h is the tangent
+    if (f.nyq != ny) {  // an independent ball joint (a quaternion in y): y + h is not the tangent
+      std::printf("  %s: quaternion in y, left to test_multidof_independent (C++ FD on y (+) e)\n",
+                  path.c_str());
+      continue;
+    }
     Vec ydd(ny), P(nn), Q(nn), R(nn), y(ny), ydot(ny);
     ASSERT_EQ(cdyn_ce_aba_derivatives(f.m, f.dws, f.q.data(), f.nq, f.v.data(), f.nv, f.tauY.data(),
                                       ny, f.fext.data(), 6 * f.nb, ydd.data(), ny, P.data(),

@@ -15,8 +15,6 @@
 
 #include <type_traits>
 
-#include "cluster/cluster_detail.hpp"
-
 namespace clusterdyn::detail {
 
 namespace {

@@ -8,7 +8,6 @@
 #include <set>
 
 #include "cluster/cluster_builder_detail.hpp"
-#include "cluster/cluster_detail.hpp"
 #include "cluster/cut_loops.hpp"
 #include "cluster/multi_dof_joints.hpp"
 #include "clusterdyn/cluster_algorithms.hpp"

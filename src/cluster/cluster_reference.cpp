@@ -5,8 +5,9 @@
 #include <random>
 
 #include "cluster/cluster_builder_detail.hpp"
-#include "cluster/cluster_detail.hpp"
 #include "cluster/independent_joints.hpp"
+#include "cluster/loop_closure.hpp"
+#include "cluster/loop_constraints.hpp"
 #include "cluster/multi_dof_joints.hpp"
 #include "clusterdyn/cluster_algorithms.hpp"
 #include "clusterdyn/configuration.hpp"

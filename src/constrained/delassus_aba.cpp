@@ -6,7 +6,6 @@
 #include "constrained/delassus_aba.hpp"
 
 #include "cluster/cluster_aba_step.hpp"
-#include "cluster/cluster_detail.hpp"
 #include "constrained/constraint_detail.hpp"
 #include "core/check.hpp"
 #include "tree/axis_transforms.hpp"

@@ -1449,13 +1449,13 @@ CDYN_API cdyn_status cdyn_batch_cluster_minverse(const cdyn_model* model,
  * lambda_n >= 0, |lambda_t| <= mu lambda_n; a patch contact's (tau_r1, tau_r2, tau_n, f_t1, f_t2,
  * f_n) lie in the elliptic cone |(tau_r / mu_rolling, tau_n / mu_torsion, f_t / mu)| <= f_n
  * (MuJoCo's condim 6; a torsional contact has tau_r = 0: condim 4; a zero coefficient: that
- * component is 0, frictionless); for bilateral rows, as the multipliers of the section "Constraints" times dt.
- * A contact whose gap exceeds settings.activation_distance is inactive for the step (its
- * impulses are 0). The
- * impulses solve the De Saxce-corrected Coulomb problem on the Delassus matrix of the cluster
- * tree (PV-OSIMr) by ADMM (Carpentier et al. 2024) or projected Gauss-Seidel; the loops of the
- * model stay embedded (exact): the step integrates the independent coordinates (semi-implicit
- * Euler) and re-closes the loops, so the returned (q, v) is closed to 1e-12.
+ * component is 0, frictionless); for bilateral rows, as the multipliers of the section
+ * "Constraints" times dt. A contact whose gap exceeds settings.activation_distance is inactive for
+ * the step (its impulses are 0). The impulses solve the De Saxce-corrected Coulomb problem on the
+ * Delassus matrix of the cluster tree (PV-OSIMr) by ADMM (Carpentier et al. 2024) or projected
+ * Gauss-Seidel; the loops of the model stay embedded (exact): the step integrates the independent
+ * coordinates (semi-implicit Euler) and re-closes the loops, so the returned (q, v) is closed to
+ * 1e-12.
  *
  * Units SI; q (nq), v (nv) the closed spanning state (see "Cluster tree"), tau (ny) the
  * efforts on the independent coordinates; positions of points in body coordinates (m); gaps in

@@ -1,10 +1,10 @@
-// clusterMassMatrix by subtree blocks (src/cluster/cluster_mass_matrix.cpp: a floating root cluster,
-// clusters numbered depth first, each cluster carrying the forces of its whole subtree joint by
-// joint, constrained clusters by the spanning tree inside them) against the column-by-column
-// path it replaces (the same workspace with ClusterScratch::subtreeYEnd cleared) and against
-// the dense oracle H = G^T M G (G from oracle::globalExplicitForm, M from the tree CRBA), on
-// random closed states of many model shapes: couplings, belts, differentials, mimics, implicit
-// four-bars (child clusters on bodies inside a loop cluster), multi-dof tree joints.
+// clusterMassMatrix by subtree blocks (src/cluster/cluster_mass_matrix.cpp: a floating root
+// cluster, clusters numbered depth first, each cluster carrying the forces of its whole subtree
+// joint by joint, constrained clusters by the spanning tree inside them) against the
+// column-by-column path it replaces (the same workspace with ClusterScratch::subtreeYEnd cleared)
+// and against the dense oracle H = G^T M G (G from oracle::globalExplicitForm, M from the tree
+// CRBA), on random closed states of many model shapes: couplings, belts, differentials, mimics,
+// implicit four-bars (child clusters on bodies inside a loop cluster), multi-dof tree joints.
 #include <gtest/gtest.h>
 
 #include <filesystem>

@@ -181,7 +181,8 @@ struct ClusterScratch {
     return frame == detail::RotorFrame::Output && rotorSlot[b] >= 0 && rotors[rotorSlot[b]].aba;
   }
 
-  // clusterMassMatrix (cluster_mass_matrix.cpp) and its position pass; set by the ClusterData constructor.
+  // clusterMassMatrix (cluster_mass_matrix.cpp) and its position pass; set by the ClusterData
+  // constructor.
   /// Per cluster k: the end of its subtree's independent velocities, [y0_k, subtreeYEnd[k])
   /// holding k and its descendant clusters. Set when cluster 0 is the only root, one body on a
   /// floating joint (ny = 6), and the clusters are numbered depth first with consecutive y0;

@@ -364,8 +364,8 @@ Status solveClusterPositions(const ClusterModel& cm, ClusterData& data, int k, E
   // with a multi-dof joint is solved by Newton on the manifold from the warm start, then by
   // natural-parameter continuation from it and from the reference configuration).
   const bool path = c.implicit() && scalarJoints(c);
-  // Natural-parameter continuation moves the independent coordinates (geodesics of multi-dof ones) and
-  // corrects by Newton on the manifold: every implicit cluster.
+  // Natural-parameter continuation moves the independent coordinates (geodesics of multi-dof ones)
+  // and corrects by Newton on the manifold: every implicit cluster.
   const bool stepped = c.implicit();
   int iterations = 0;
   bool singular = false, otherBranch = false;

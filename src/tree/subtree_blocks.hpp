@@ -1,8 +1,8 @@
 // Building blocks of the composite-rigid-body algorithms by subtree blocks (crba,
-// src/tree/crba.cpp; clusterMassMatrix, src/cluster/cluster_mass_matrix.cpp): with bodies (clusters)
-// numbered depth first, the columns of a subtree are contiguous, and the forces F_c = I^c S_c of
-// all of them are carried to the parent by one transform on raw doubles (no aliasing reloads,
-// independent columns).
+// src/tree/crba.cpp; clusterMassMatrix, src/cluster/cluster_mass_matrix.cpp): with bodies
+// (clusters) numbered depth first, the columns of a subtree are contiguous, and the forces F_c =
+// I^c S_c of all of them are carried to the parent by one transform on raw doubles (no aliasing
+// reloads, independent columns).
 #pragma once
 
 #include <cmath>

@@ -68,15 +68,16 @@ KktSolution solveKktSchur(const MatX& M, const MatX& J, const VecX& f, const Vec
   KktSolution s;
   const Eigen::LLT<MatX> llt(M);
   if (llt.info() != Eigen::Success) return s;
-  const MatX MinvJt = llt.solve(J.transpose());
-  s.delassus = J * MinvJt;
   const VecX aFree = llt.solve(f);
   s.ok = true;
-  if (J.rows() == 0) {  // no rows: the unconstrained dynamics (Eigen's COD rejects 0 x 0)
+  if (J.rows() == 0) {  // no rows: the unconstrained dynamics (Eigen's solves reject 0 columns)
+    s.delassus.resize(0, 0);
     s.lambda.resize(0);
     s.acceleration = aFree;
     return s;
   }
+  const MatX MinvJt = llt.solve(J.transpose());
+  s.delassus = J * MinvJt;
   const VecX rhs = b - J * aFree;
   const Eigen::CompleteOrthogonalDecomposition<MatX> cod(s.delassus);
   s.lambda = cod.solve(rhs);

@@ -42,15 +42,17 @@ GENERATED from capi/clusterdyn.h by capi/generate_ctypes.py: do not edit, change
 run `python3 capi/generate_ctypes.py` (docs/design/c-layer.md, "How to add a C function").
 _library.py declares them on the loaded library."""
 import ctypes as C
-
-_int, _uint, _double, _size = C.c_int, C.c_uint, C.c_double, C.c_size_t
-_H = C.c_void_p  # an opaque handle (cdyn_model*, ...) or a void*
-_HP = C.POINTER(C.c_void_p)  # a created handle (cdyn_x**) or an array of handles (cdyn_x* const*)
-_str = C.c_char_p  # a string (const char*) or a text buffer (char*)
-_S = C.POINTER(C.c_char_p)  # a returned name (const char**)
-_D, _I, _Z = C.POINTER(C.c_double), C.POINTER(C.c_int), C.POINTER(C.c_size_t)
 '''
 
+# The names of the ctypes types in the generated file: (name, type, the C types it stands for).
+ALIASES = [("_int", "C.c_int", "int, a C enum"), ("_uint", "C.c_uint", "unsigned int"),
+           ("_double", "C.c_double", "double"), ("_size", "C.c_size_t", "size_t"),
+           ("_H", "C.c_void_p", "an opaque handle (cdyn_model*, ...) or a void*"),
+           ("_HP", "C.POINTER(C.c_void_p)", "a created handle (cdyn_x**), an array of handles"),
+           ("_str", "C.c_char_p", "a string (const char*) or a text buffer (char*)"),
+           ("_S", "C.POINTER(C.c_char_p)", "a returned name (const char**)"),
+           ("_D", "C.POINTER(C.c_double)", "double*, double x[N]"),
+           ("_I", "C.POINTER(C.c_int)", "int*"), ("_Z", "C.POINTER(C.c_size_t)", "size_t*")]
 VALUES = {"int": "_int", "unsigned int": "_uint", "double": "_double", "size_t": "_size"}
 POINTERS = {"double": "_D", "int": "_I", "size_t": "_Z"}
 FIELDS = {"int": "C.c_int", "double": "C.c_double"}
@@ -109,13 +111,12 @@ def wrap(head, items, tail, indent, width=100):
 def generate(header_text):
     """The text of _signatures.py of the header text."""
     header = c_header.read(header_text)
-    out = [PREAMBLE]
+    out = [PREAMBLE] + [f"{name} = {t}  # {what}" for name, t, what in ALIASES]
     for struct, fields in header.structs.items():
-        out += ["", f"class {class_name(struct)}(C.Structure):",
+        out += ["", "", f"class {class_name(struct)}(C.Structure):",
                 f'    """{struct} (clusterdyn.h)."""',
                 wrap("_fields_ = [", [f'("{f}", {FIELDS[t]})' for t, f in fields], "]", 4)]
-        out.append("")
-    out += ["", "SIGNATURES = {"]
+    out += ["", "", "SIGNATURES = {"]
     for fn in header.functions:
         if fn.section:
             out.append(f"    # ---- {fn.section} " + "-" * max(0, 88 - len(fn.section)))

@@ -5,12 +5,17 @@ run `python3 capi/generate_ctypes.py` (docs/design/c-layer.md, "How to add a C f
 _library.py declares them on the loaded library."""
 import ctypes as C
 
-_int, _uint, _double, _size = C.c_int, C.c_uint, C.c_double, C.c_size_t
+_int = C.c_int  # int, a C enum
+_uint = C.c_uint  # unsigned int
+_double = C.c_double  # double
+_size = C.c_size_t  # size_t
 _H = C.c_void_p  # an opaque handle (cdyn_model*, ...) or a void*
-_HP = C.POINTER(C.c_void_p)  # a created handle (cdyn_x**) or an array of handles (cdyn_x* const*)
+_HP = C.POINTER(C.c_void_p)  # a created handle (cdyn_x**), an array of handles
 _str = C.c_char_p  # a string (const char*) or a text buffer (char*)
 _S = C.POINTER(C.c_char_p)  # a returned name (const char**)
-_D, _I, _Z = C.POINTER(C.c_double), C.POINTER(C.c_int), C.POINTER(C.c_size_t)
+_D = C.POINTER(C.c_double)  # double*, double x[N]
+_I = C.POINTER(C.c_int)  # int*
+_Z = C.POINTER(C.c_size_t)  # size_t*
 
 
 class ProximalSettings(C.Structure):

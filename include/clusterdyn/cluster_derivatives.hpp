@@ -71,6 +71,9 @@ struct ClusterDerivativeData {
   };
   std::vector<RowTerms> dofTerms;     ///< nv
   std::vector<RowTerms> foldedTerms;  ///< ny
+  /// Per cluster: one body without loop joints whose G is the identity (a floating base, a
+  /// lone independent joint): its blocks are written by fixed-pattern products (eq. F2, F3).
+  std::vector<char> unitCluster;
   /// Pairs of clusters (a, b), a an ancestor of b or b of a or a = b: the only blocks of
   /// G^T A G that can be non-zero for A = M, d tau / dq, d tau / dv.
   std::vector<std::pair<int, int>> relatedClusters;

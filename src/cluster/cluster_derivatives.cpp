@@ -36,6 +36,13 @@ ClusterDerivativeData::ClusterDerivativeData(const ClusterModel& m) : model(&m),
   dofEntryEnd.assign(nv, 0);
   dofTerms.resize(nv);
   foldedTerms.resize(ny);
+  unitCluster.assign(m.clusters.size(), 0);
+  for (size_t k = 0; k < m.clusters.size(); ++k) {
+    const Cluster& c = m.clusters[k];
+    unitCluster[k] = c.nbodies == 1 && !c.implicit() && c.nv == c.ny &&
+                     (c.G.size() == 0 || (c.G.rows() == c.nv && c.G.cols() == c.ny &&
+                                          c.G == MatX::Identity(c.nv, c.ny)));
+  }
   for (int b = 0; b < static_cast<int>(m.clusters.size()); ++b)
     for (int a = b; a >= 0; a = m.clusters[a].parent) {
       relatedClusters.emplace_back(a, b);

@@ -183,6 +183,23 @@ void unitBlock(const Outputs& o, const RowTerms* x, int d, const DerivativeData&
   const Cols psi(t.psi[j].data(), 6, n), u(t.ups[j].data(), 6, n), w(t.wps[j].data(), 6, n),
       z(t.zps[j].data(), 6, n);
   const Eigen::Index a = o.at(r0, c0);
+  if constexpr (D == 1 && N == 6) {  // one row against the base: 6-vectors of dot products
+    const Vec6 ip = Ip.col(0), bp = Bp.col(0);
+    const Vec6 dq = -(w.transpose() * ip) - u.transpose() * bp;  // eq. D7
+    const Vec6 dv = psi.transpose() * bp + z.transpose() * ip;   // eq. D8
+    const Vec6 m = psi.transpose() * ip;
+    for (int e = 0; e < 6; ++e) {
+      o.dq[a + e * o.n] = dq[e];
+      o.dv[a + e * o.n] = dv[e];
+      o.M[a + e * o.n] = m[e];
+    }
+    if (!mirror) return;
+    const Eigen::Index b = o.at(c0, r0);
+    Eigen::Map<Vec6>(o.dq + b).noalias() = psi.transpose() * TermCols<1>(x->Y.data()).col(0);
+    Eigen::Map<Vec6>(o.dv + b).noalias() = psi.transpose() * TermCols<1>(x->Yv.data()).col(0);
+    Eigen::Map<Vec6>(o.M + b) = m;
+    return;
+  }
   OutBlock<D, N> dq = outBlock<D, N>(o.dq + a, d, n, o.n), dv = outBlock<D, N>(o.dv + a, d, n, o.n),
                  M = outBlock<D, N>(o.M + a, d, n, o.n);
   dq.noalias() = -Ip.transpose().lazyProduct(w);  // eq. D7

@@ -71,9 +71,17 @@ struct ClusterDerivativeData {
   };
   std::vector<RowTerms> dofTerms;     ///< nv
   std::vector<RowTerms> foldedTerms;  ///< ny
+  /// Per cluster: one body without loop joints whose G is the identity (a floating base, a
+  /// lone independent joint): its blocks are written by fixed-pattern products (eq. F2, F3).
+  std::vector<char> unitCluster;
   /// Pairs of clusters (a, b), a an ancestor of b or b of a or a = b: the only blocks of
   /// G^T A G that can be non-zero for A = M, d tau / dq, d tau / dv.
   std::vector<std::pair<int, int>> relatedClusters;
+  /// Per cluster k, from relatedRowStart[k]: the independent velocities of the clusters related
+  /// to k, as sorted disjoint ranges [begin, end) (the rows of d tau_y / dy, d tau_y / d y_dot
+  /// that can be non-zero in k's columns: the products with H^-1 skip the others).
+  std::vector<std::pair<int, int>> relatedRows;
+  std::vector<int> relatedRowStart;
   // Per loop cluster (the largest sizes): constraint rows in world form and their derivatives.
   std::vector<Force> ow;     ///< per constraint row: the row as a world wrench (eq. C1)
   std::vector<int> rowLoop;  ///< per constraint row: loop index, -1 for explicit relations

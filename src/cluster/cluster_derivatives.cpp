@@ -36,11 +36,33 @@ ClusterDerivativeData::ClusterDerivativeData(const ClusterModel& m) : model(&m),
   dofEntryEnd.assign(nv, 0);
   dofTerms.resize(nv);
   foldedTerms.resize(ny);
+  unitCluster.assign(m.clusters.size(), 0);
+  for (size_t k = 0; k < m.clusters.size(); ++k) {
+    const Cluster& c = m.clusters[k];
+    unitCluster[k] = c.nbodies == 1 && !c.implicit() && c.nv == c.ny &&
+                     (c.G.size() == 0 || (c.G.rows() == c.nv && c.G.cols() == c.ny &&
+                                          c.G == MatX::Identity(c.nv, c.ny)));
+  }
   for (int b = 0; b < static_cast<int>(m.clusters.size()); ++b)
     for (int a = b; a >= 0; a = m.clusters[a].parent) {
       relatedClusters.emplace_back(a, b);
       if (a != b) relatedClusters.emplace_back(b, a);
     }
+  relatedRowStart.assign(m.clusters.size() + 1, 0);
+  for (int k = 0; k < static_cast<int>(m.clusters.size()); ++k) {
+    std::vector<std::pair<int, int>> r;
+    for (const auto& [a, b] : relatedClusters)
+      if (b == k && m.clusters[a].ny > 0)
+        r.emplace_back(m.clusters[a].y0, m.clusters[a].y0 + m.clusters[a].ny);
+    std::sort(r.begin(), r.end());
+    for (const auto& x : r)
+      if (static_cast<int>(relatedRows.size()) > relatedRowStart[k] &&
+          relatedRows.back().second >= x.first)
+        relatedRows.back().second = std::max(relatedRows.back().second, x.second);
+      else
+        relatedRows.push_back(x);
+    relatedRowStart[k + 1] = static_cast<int>(relatedRows.size());
+  }
   ow.assign(rows, Force::Zero());
   rowLoop.assign(rows, -1);
   Psiq.setZero(rows, n);
@@ -139,6 +161,54 @@ void congruenceG(ClusterDerivativeData& dd) {
   }
   for (Eigen::Index col = 0; col < ny; ++col)
     for (Eigen::Index row = col + 1; row < ny; ++row) dd.H(row, col) = dd.H(col, row);
+}
+
+/// Rows [r, r + R) of Y1.col(c) = -H^-1 X1.col(c) and Y2.col(c) = -H^-1 X2.col(c), summed over
+/// the rows i of the ranges [range, rangeEnd) only (X1, X2 zero elsewhere in column c):
+/// fixed-size accumulators, each column of H^-1 loaded once for both products.
+template <int R>
+void hinvProductRows(ClusterDerivativeData& dd, const std::pair<int, int>* range,
+                     const std::pair<int, int>* rangeEnd, int c, int r) {
+  using Chunk = Eigen::Matrix<double, R, 1>;
+  const Eigen::Index ny = dd.Hinv.rows();
+  const double* const h = dd.Hinv.data() + r;
+  const double* const x1 = dd.dtau_dy.data() + c * ny;
+  const double* const x2 = dd.dtau_dydot.data() + c * ny;
+  Chunk a1 = Chunk::Zero(), a2 = Chunk::Zero();
+  for (; range != rangeEnd; ++range)
+    for (int i = range->first; i < range->second; ++i) {
+      const Eigen::Map<const Chunk> hi(h + i * ny);
+      a1.noalias() += hi * x1[i];
+      a2.noalias() += hi * x2[i];
+    }
+  Eigen::Map<Chunk>(dd.dydd_dy.data() + c * ny + r) = -a1;
+  Eigen::Map<Chunk>(dd.dydd_dydot.data() + c * ny + r) = -a2;
+}
+
+/// eq. C10: dydd_dy = -H^-1 d tau_y / dy and dydd_dydot = -H^-1 d tau_y / d y_dot, column by
+/// column over the rows of d tau_y that can be non-zero (relatedRows: the blocks between
+/// unrelated clusters are zero, on a floating-base robot about a third of the entries), in
+/// chunks of 8 rows of H^-1 (no heap use at any ny).
+void hinvProducts(const ClusterModel& cm, ClusterDerivativeData& dd) {
+  const int ny = cm.ny;
+  for (int k = 0; k < static_cast<int>(cm.clusters.size()); ++k) {
+    const Cluster& ck = cm.clusters[k];
+    const std::pair<int, int>* const b = dd.relatedRows.data() + dd.relatedRowStart[k];
+    const std::pair<int, int>* const e = dd.relatedRows.data() + dd.relatedRowStart[k + 1];
+    for (int c = ck.y0; c < ck.y0 + ck.ny; ++c) {
+      int r = 0;
+      for (; r + 8 <= ny; r += 8) hinvProductRows<8>(dd, b, e, c, r);
+      if (r + 4 <= ny) {
+        hinvProductRows<4>(dd, b, e, c, r);
+        r += 4;
+      }
+      if (r + 2 <= ny) {
+        hinvProductRows<2>(dd, b, e, c, r);
+        r += 2;
+      }
+      if (r < ny) hinvProductRows<1>(dd, b, e, c, r);
+    }
+  }
 }
 
 /// out += G^T A B over the dependent rows of the loop clusters (B: nv x ny, non-zero there only,
@@ -300,17 +370,7 @@ Status computeCeAbaDerivatives(const ClusterModel& model, ClusterData& data,
     return detail::fail(data.treeData, Status::NotPositiveDefinite,
                         "computeCeAbaDerivatives: the independent mass matrix H is not positive "
                         "definite");
-  // Eigen's blocked product keeps its panels on the stack below ny = 64 (derivatives.hpp's
-  // computeABADerivatives); above, the coefficient-wise product, which never allocates. (A product
-  // over the non-zeros of d tau_y only, about 2/3 of the entries on the quadrupeds, measured
-  // slower.)
-  if (model.ny <= 64) {
-    dd.dydd_dy.noalias() = -dd.Hinv * dd.dtau_dy;
-    dd.dydd_dydot.noalias() = -dd.Hinv * dd.dtau_dydot;
-  } else {
-    dd.dydd_dy.noalias() = -dd.Hinv.lazyProduct(dd.dtau_dy);
-    dd.dydd_dydot.noalias() = -dd.Hinv.lazyProduct(dd.dtau_dydot);
-  }
+  hinvProducts(model, dd);  // eq. C10
   detail::ok(data.treeData);
   const std::initializer_list<detail::InputMagnitude> inputs = {
       {"q", detail::maxAbs(q), 1},

@@ -15,6 +15,7 @@
 #include "clusterdyn/cluster_algorithms.hpp"
 #include "core/check.hpp"
 #include "core/joint_dynamics_refusal.hpp"
+#include "core/small_spd.hpp"
 
 namespace clusterdyn {
 
@@ -113,6 +114,17 @@ bool minverseBackwardScalar(const ClusterModel& cm, ClusterDerivativeData& dd, i
   return true;
 }
 
+/// Dinv = D^-1 of a cluster's N x N D (MatX) by the fixed-size Cholesky inverse; false unless D
+/// is positive definite.
+template <int N>
+bool fixedInverse(const MatX& D, MatX& Dinv) {
+  const Eigen::Matrix<double, N, N> A = D;
+  Eigen::Matrix<double, N, N> Ainv;
+  if (!invertPositiveDefinite<N>(A, Ainv)) return false;
+  Dinv = Ainv;
+  return true;
+}
+
 /// Backward step of cluster k (eq. C11, C12): U_b = IA_b Psi_b, D = sum Psi_b^T U_b, its
 /// inverse, the rows of H^-1 of the cluster over the columns [colStart, colEnd) before the
 /// forward correction, D^-1 (E_k - sum Psi_b^T F_b), and the output body's articulated inertia
@@ -137,6 +149,12 @@ bool minverseBackward(const ClusterModel& cm, ClusterDerivativeData& dd, int k) 
   if (d == 1) {
     if (!(D(0, 0) > 0.0)) return false;
     Dinv(0, 0) = 1.0 / D(0, 0);
+  } else if (d == 2) {
+    if (!fixedInverse<2>(dd.mD[k], Dinv)) return false;
+  } else if (d == 3) {
+    if (!fixedInverse<3>(dd.mD[k], Dinv)) return false;
+  } else if (d == 6) {  // a floating base
+    if (!fixedInverse<6>(dd.mD[k], Dinv)) return false;
   } else {
     dd.mLlt[k].compute(dd.mD[k]);
     if (dd.mLlt[k].info() != Eigen::Success) return false;

@@ -149,6 +149,85 @@ void bodyRowTerms(const Model& tree, ClusterDerivativeData& dd, int b) {
   t.oF[p] += F;
 }
 
+/// RowTerms as four 6-vectors, one RowTerms after the other: d consecutive entries of
+/// dofTerms / foldedTerms are 6 x d matrices of Ipsi (Bpsi, Y, Yv) with an outer stride.
+constexpr int kTermStride = 24;
+static_assert(sizeof(RowTerms) == kTermStride * sizeof(double), "RowTerms: four 6-vectors");
+template <int D>
+using TermCols = Eigen::Map<const Eigen::Matrix<double, 6, D>, Eigen::Unaligned,
+                            Eigen::OuterStride<kTermStride>>;
+template <int R, int C>
+using OutBlock = Eigen::Map<Eigen::Matrix<double, R, C>, Eigen::Unaligned,
+                            Eigen::Stride<Eigen::Dynamic, Eigen::Dynamic>>;
+
+/// The r x c block of a column-major output with leading dimension ld at p (a 1 x c block is a
+/// row-major row vector in Eigen: its columns ld apart are its inner stride).
+template <int R, int C>
+OutBlock<R, C> outBlock(double* p, int r, int c, Eigen::Index ld) {
+  using Stride = Eigen::Stride<Eigen::Dynamic, Eigen::Dynamic>;
+  if constexpr (Eigen::Matrix<double, R, C>::IsRowMajor)
+    return OutBlock<R, C>(p, r, c, Stride(ld, ld));
+  else
+    return OutBlock<R, C>(p, r, c, Stride(ld, 1));
+}
+
+/// The block of d rows (row terms x[0 .. d), at output rows r0) against the n columns of joint
+/// j of a unit cluster (G = 1: output columns c0 ..): D7, D8 and M by products; with mirror also
+/// the transposed block (rows c0 .., columns r0 ..) of D9, D10 and M (eq. F2, F3 with G = 1).
+/// Written, not added: the unit cluster's joint is the block's only contributor.
+template <int D, int N>
+void unitBlock(const Outputs& o, const RowTerms* x, int d, const DerivativeData& t, int j, int n,
+               int r0, int c0, bool mirror) {
+  const TermCols<D> Ip(x->Ipsi.data(), 6, d), Bp(x->Bpsi.data(), 6, d);
+  using Cols = Eigen::Map<const Eigen::Matrix<double, 6, N>>;
+  const Cols psi(t.psi[j].data(), 6, n), u(t.ups[j].data(), 6, n), w(t.wps[j].data(), 6, n),
+      z(t.zps[j].data(), 6, n);
+  const Eigen::Index a = o.at(r0, c0);
+  if constexpr (D == 1 && N == 6) {  // one row against the base: 6-vectors of dot products
+    const Vec6 ip = Ip.col(0), bp = Bp.col(0);
+    const Vec6 dq = -(w.transpose() * ip) - u.transpose() * bp;  // eq. D7
+    const Vec6 dv = psi.transpose() * bp + z.transpose() * ip;   // eq. D8
+    const Vec6 m = psi.transpose() * ip;
+    for (int e = 0; e < 6; ++e) {
+      o.dq[a + e * o.n] = dq[e];
+      o.dv[a + e * o.n] = dv[e];
+      o.M[a + e * o.n] = m[e];
+    }
+    if (!mirror) return;
+    const Eigen::Index b = o.at(c0, r0);
+    Eigen::Map<Vec6>(o.dq + b).noalias() = psi.transpose() * TermCols<1>(x->Y.data()).col(0);
+    Eigen::Map<Vec6>(o.dv + b).noalias() = psi.transpose() * TermCols<1>(x->Yv.data()).col(0);
+    Eigen::Map<Vec6>(o.M + b) = m;
+    return;
+  }
+  OutBlock<D, N> dq = outBlock<D, N>(o.dq + a, d, n, o.n), dv = outBlock<D, N>(o.dv + a, d, n, o.n),
+                 M = outBlock<D, N>(o.M + a, d, n, o.n);
+  dq.noalias() = -Ip.transpose().lazyProduct(w);  // eq. D7
+  dq.noalias() -= Bp.transpose().lazyProduct(u);
+  dv.noalias() = Bp.transpose().lazyProduct(psi);  // eq. D8
+  dv.noalias() += Ip.transpose().lazyProduct(z);
+  M.noalias() = Ip.transpose().lazyProduct(psi);
+  if (!mirror) return;
+  const TermCols<D> Y(x->Y.data(), 6, d), Yv(x->Yv.data(), 6, d);
+  const Eigen::Index b = o.at(c0, r0);
+  OutBlock<N, D> dqc = outBlock<N, D>(o.dq + b, n, d, o.n),
+                 dvc = outBlock<N, D>(o.dv + b, n, d, o.n), Mc = outBlock<N, D>(o.M + b, n, d, o.n);
+  dqc.noalias() = psi.transpose().lazyProduct(Y);   // eq. D9
+  dvc.noalias() = psi.transpose().lazyProduct(Yv);  // eq. D10
+  Mc = M.transpose();
+}
+
+/// unitBlock with fixed sizes for the floating base (n = 6) against one or six rows.
+inline void unitBlockAny(const Outputs& o, const RowTerms* x, int d, const DerivativeData& t, int j,
+                         int n, int r0, int c0, bool mirror) {
+  if (n == 6 && d == 1)
+    unitBlock<1, 6>(o, x, d, t, j, n, r0, c0, mirror);
+  else if (n == 6 && d == 6)
+    unitBlock<6, 6>(o, x, d, t, j, n, r0, c0, mirror);
+  else
+    unitBlock<Eigen::Dynamic, Eigen::Dynamic>(o, x, d, t, j, n, r0, c0, mirror);
+}
+
 /// Adds g g' (dq, dv, m) to (y, y') of dtau_dy, dtau_dydot, H over the entries (y, g) of G's row
 /// e and (y', g') of its row f (eq. F2); with mirror also g g' (dqc, dvc, m) to (y', y).
 inline void scatter(const ClusterDerivativeData& dd, const Outputs& o, int e, int f, double dq,
@@ -179,6 +258,14 @@ void clusterBlock(const ClusterModel& cm, const ClusterScratch& s, bool outputFr
   const Cluster& c = cm.clusters[k];
   const DerivativeData& t = dd.tree;
   const int y1 = c.y0 + c.ny;
+  if (dd.unitCluster[k] && !(outputFrame && s.rotorSlot[c.firstBody] >= 0)) {
+    // One body, G = 1: its joint's rows against its own columns, H's block made symmetric.
+    const int b = c.firstBody;
+    unitBlockAny(o, &dd.dofTerms[tree.idx_v[b]], c.ny, t, b, c.ny, c.y0, c.y0, false);
+    for (int y = c.y0; y < y1; ++y)
+      for (int z = y + 1; z < y1; ++z) o.M[o.at(z, y)] = o.M[o.at(y, z)];
+    return;
+  }
   for (int z = c.y0; z < y1; ++z)  // the block's only writer (eq. F2): zeroed here
     for (int y = c.y0; y < y1; ++y) o.dq[o.at(y, z)] = o.dv[o.at(y, z)] = o.M[o.at(y, z)] = 0.0;
   for (int b = c.firstBody; b < c.firstBody + c.nbodies; ++b) {
@@ -235,6 +322,7 @@ void ancestorBlocks(const ClusterModel& cm, const Outputs& o, ClusterDerivativeD
   // The blocks (k, a) and (a, k) of the ancestor clusters a: written by this step only, zeroed
   // here (the entries between unrelated clusters stay zero from the constructor).
   for (int a = c.parent; a >= 0; a = cm.clusters[a].parent) {
+    if (dd.unitCluster[a]) continue;  // written by unitBlock
     const Cluster& ca = cm.clusters[a];
     for (int yp = ca.y0; yp < ca.y0 + ca.ny; ++yp)
       for (int y = c.y0; y < c.y0 + c.ny; ++y) {
@@ -244,7 +332,11 @@ void ancestorBlocks(const ClusterModel& cm, const Outputs& o, ClusterDerivativeD
   }
   const GEntry* const E = dd.Gentries.data();
   for (int j = c.outputBody; j >= 0; j = tree.parent[j]) {
-    const int ij = tree.idx_v[j];
+    const int ij = tree.idx_v[j], aj = cm.bodyCluster[j];
+    if (dd.unitCluster[aj]) {  // the ancestor is j alone, G = 1 (a floating base): products
+      unitBlockAny(o, fold + c.y0, c.ny, t, j, tree.nvs[j], c.y0, cm.clusters[aj].y0, true);
+      continue;
+    }
     for (int m = 0; m < tree.nvs[j]; ++m) {
       const Motion psi = t.psi[j].col(m), u = t.ups[j].col(m), w = t.wps[j].col(m),
                    z = t.zps[j].col(m);

@@ -13,13 +13,12 @@ namespace detail {
 
 namespace {
 
-/// The M^-1 passes over the world-axes factors psi, oU (dd) and D^-1 (data), then the
-/// lower triangle mirrored from the upper one.
+/// The M^-1 passes over the world-axes factors psi, oU (dd) and D^-1 (data); the forward one
+/// mirrors each row block to the lower triangle.
 void minversePasses(const Model& model, const Data& data, DerivativeData& dd) {
-  const int n = model.nbodies, nv = model.nv;
+  const int n = model.nbodies;
   for (int i = n - 1; i >= 0; --i) minverseBackwardStep(model, data, dd, i);
   for (int i = 0; i < n; ++i) minverseForwardStep(model, data, dd, i);
-  mirrorUpper(dd.Minv, nv);
 }
 
 /// Pass 1 of the fused ABA derivatives, body i (forward, world axes): placement, psi_i, ov_i
@@ -130,7 +129,7 @@ Status computeABADerivatives(const Model& model, Data& data, DerivativeData& dd,
   const Motion a0 = detail::gravityAcceleration(model);
   for (int i = 0; i < n; ++i) detail::abaAccelerationStep(model, data, dd, i, a0);
   dd.ddq = data.ddq;
-  detail::mirrorUpper(dd.Minv, model.nv);
+
   for (int k = n - 1; k >= 0; --k) detail::derivativeBackwardStep(model, dd, k);  // eq. D7-D10
   // eq. D14. Eigen's blocked product keeps its panels on the stack while they fit in
   // EIGEN_STACK_ALLOCATION_LIMIT (128 kB: 2 panels of at most nv x nv doubles below nv = 64);

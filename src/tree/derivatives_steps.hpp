@@ -194,8 +194,9 @@ inline bool worldArticulatedInertiaStep(const Model& model, Data& data, Derivati
       data.pA[p].noalias() += IA * c;
       data.pA[p] += U * (Dinv * (data.u[i](0) - U.dot(c)));
     }
-    data.IA[p] += IA;
-    data.IA[p].noalias() -= (U * Dinv) * U.transpose();
+    const Vec6 UD = U * Dinv;
+    Mat6& IAp = data.IA[p];
+    for (int c = 0; c < 6; ++c) IAp.col(c) += IA.col(c) - UD * U(c);
     return true;
   }
   using Vk = Eigen::Matrix<double, Eigen::Dynamic, 1, 0, 6, 1>;
@@ -250,6 +251,52 @@ inline bool worldArticulatedInertiaStep(const Model& model, Data& data, Derivati
   return true;
 }
 
+/// minverseBackwardStep for a joint of K (6, or Eigen::Dynamic: any nv_i) degrees of freedom.
+template <int K>
+void minverseBackwardRows(const Model& model, const Data& data, DerivativeData& dd, int i) {
+  using MatS = Eigen::Matrix<double, 6, K, 0, 6, 6>;
+  using MatK = Eigen::Matrix<double, K, K, 0, 6, 6>;
+  const int k = model.nvs[i], iv = model.idx_v[i], end = dd.subtreeEnd[i], nv = model.nv;
+  const MatS psi = dd.psi[i], oU = dd.oU[i];
+  const MatK Dinv = data.Dinv[i].topLeftCorner(k, k);
+  Mat6X& F = dd.F;
+  MatX& Minv = dd.Minv;
+  Minv.block(iv, iv, k, k) = Dinv;
+  MatS SDinv(6, k);
+  SDinv.noalias() = psi * Dinv;
+  for (int c = iv + k; c < end; ++c)
+    Minv.col(c).segment(iv, k).noalias() = -SDinv.transpose() * F.col(c);
+  for (int c = end; c < nv; ++c) Minv.col(c).segment(iv, k).setZero();
+  if (model.parent[i] < 0) return;
+  for (int c = iv; c < iv + k; ++c) F.col(c).noalias() = oU * Minv.col(c).segment(iv, k);
+  for (int c = iv + k; c < end; ++c) F.col(c).noalias() += oU * Minv.col(c).segment(iv, k);
+}
+
+/// minverseForwardStep for a joint of K (6, or Eigen::Dynamic) degrees of freedom, with the
+/// row block mirrored to the lower triangle.
+template <int K>
+void minverseForwardRows(const Model& model, const Data& data, DerivativeData& dd, int i) {
+  using MatS = Eigen::Matrix<double, 6, K, 0, 6, 6>;
+  const int k = model.nvs[i], iv = model.idx_v[i], nv = model.nv, p = model.parent[i];
+  const bool leaf = dd.subtreeEnd[i] == iv + k;
+  const MatS psi = dd.psi[i];
+  MatS UDinv(6, k);
+  UDinv.noalias() = dd.oU[i] * data.Dinv[i].topLeftCorner(k, k);
+  Mat6X& Ai = dd.FA[i];
+  MatX& Minv = dd.Minv;
+  for (int c = iv; c < nv; ++c) {
+    auto row = Minv.col(c).segment(iv, k);
+    if (p >= 0) row.noalias() -= UDinv.transpose() * dd.FA[p].col(c);
+    if (c >= iv + k) Minv.row(c).segment(iv, k) = row.transpose();
+    if (leaf || c < iv + k) continue;
+    Motion x = p >= 0 ? Motion(dd.FA[p].col(c)) : Motion::Zero();
+    x.noalias() += psi * row;
+    Ai.col(c) = x;
+  }
+  for (int c = 0; c < k; ++c)
+    for (int r = c + 1; r < k; ++r) Minv(iv + r, iv + c) = Minv(iv + c, iv + r);
+}
+
 /// M^-1 backward step of body i, in world coordinates (no transform per column), from psi_i,
 /// oU_i (dd) and D_i^-1 (data): row block i of M^-1 over the columns [idx_v_i, nv) before the
 /// forward correction, D^-1 (E_i - psi_i^T F_i) with F_i = d pA_i / d tau (eq. D11), and
@@ -276,15 +323,10 @@ inline void minverseBackwardStep(const Model& model, const Data& data, Derivativ
     for (int c = iv + 1; c < end; ++c) F.col(c) += u * Minv(iv, c);
     return;
   }
-  Minv.block(iv, iv, k, k) = Dinv;
-  Mat6Xs SDinv(6, k);
-  SDinv.noalias() = psi * Dinv;
-  for (int c = iv + k; c < end; ++c)
-    Minv.col(c).segment(iv, k).noalias() = -SDinv.transpose() * F.col(c);
-  for (int c = end; c < nv; ++c) Minv.col(c).segment(iv, k).setZero();
-  if (p < 0) return;
-  for (int c = iv; c < iv + k; ++c) F.col(c).noalias() = oU * Minv.col(c).segment(iv, k);
-  for (int c = iv + k; c < end; ++c) F.col(c).noalias() += oU * Minv.col(c).segment(iv, k);
+  if (k == 6)
+    minverseBackwardRows<6>(model, data, dd, i);
+  else
+    minverseBackwardRows<Eigen::Dynamic>(model, data, dd, i);
 }
 
 /// M^-1 forward step of body i (world coordinates): Minv_i -= D^-1 oU_i^T A_p over the columns
@@ -301,6 +343,7 @@ inline void minverseForwardStep(const Model& model, const Data& data, Derivative
   if (k == 1) {
     const Vec6 s = psi.col(0), u = oU.col(0) * -Dinv(0, 0);
     if (p < 0) {
+      for (int c = iv + 1; c < nv; ++c) Minv(c, iv) = Minv(iv, c);
       if (!leaf)
         for (int c = iv + 1; c < nv; ++c) Ai.col(c) = s * Minv(iv, c);
       return;
@@ -308,31 +351,19 @@ inline void minverseForwardStep(const Model& model, const Data& data, Derivative
     const Mat6X& Ap = dd.FA[p];
     Minv(iv, iv) += u.dot(Ap.col(iv));
     if (leaf) {
-      for (int c = iv + 1; c < nv; ++c) Minv(iv, c) += u.dot(Ap.col(c));
+      for (int c = iv + 1; c < nv; ++c) Minv(c, iv) = Minv(iv, c) += u.dot(Ap.col(c));
       return;
     }
     for (int c = iv + 1; c < nv; ++c) {
-      const double m = Minv(iv, c) += u.dot(Ap.col(c));
+      const double m = Minv(c, iv) = Minv(iv, c) += u.dot(Ap.col(c));
       Ai.col(c) = Ap.col(c) + s * m;
     }
     return;
   }
-  Mat6Xs UDinv(6, k);
-  UDinv.noalias() = oU * Dinv;
-  for (int c = iv; c < nv; ++c) {
-    auto row = Minv.col(c).segment(iv, k);
-    if (p >= 0) row.noalias() -= UDinv.transpose() * dd.FA[p].col(c);
-    if (leaf || c < iv + k) continue;
-    Motion x = p >= 0 ? Motion(dd.FA[p].col(c)) : Motion::Zero();
-    x.noalias() += psi * row;
-    Ai.col(c) = x;
-  }
-}
-
-/// The strict lower triangle of the n x n matrix A from its upper one.
-inline void mirrorUpper(MatX& A, int n) {
-  for (int c = 0; c < n; ++c)
-    for (int r = c + 1; r < n; ++r) A(r, c) = A(c, r);
+  if (k == 6)
+    minverseForwardRows<6>(model, data, dd, i);
+  else
+    minverseForwardRows<Eigen::Dynamic>(model, data, dd, i);
 }
 
 /// Workspaces, sizes, finite values and unit quaternions of (q, v, x, fext) (x named xName).

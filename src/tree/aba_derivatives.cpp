@@ -1,7 +1,7 @@
 // Recursive inverse of the joint-space inertia matrix from the articulated-body factorisation,
 // and the ABA derivatives d ddq / d(q, v, tau) = -M^-1 d RNEA / d(q, v) and M^-1 (Carpentier &
-// Mansard 2018; docs/derivatives.md eq. D11-D14).
-#include "clusterdyn/aba.hpp"
+// Mansard 2018; docs/derivatives.md eq. D11-D14), with ABA (Featherstone Table 7.1), M^-1 and
+// the RNEA-derivative terms fused into four passes in world axes.
 #include "clusterdyn/derivatives.hpp"
 #include "core/check.hpp"
 #include "core/joint_dynamics_refusal.hpp"

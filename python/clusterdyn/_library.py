@@ -219,6 +219,8 @@ def _declare(lib):
     f("cdyn_neutral_configuration", _H, _H, _D, _int)
     f("cdyn_integrate", _H, _H, _D, _int, _D, _int, C.c_double, _D, _int)
     f("cdyn_normalize_configuration", _H, _H, _D, _int)
+    f("cdyn_integrate_independent", _H, _H, _D, _int, _D, _int, C.c_double, _D, _int)
+    f("cdyn_difference_independent", _H, _H, _D, _int, _D, _int, _D, _int)
     f("cdyn_forward_kinematics", _H, _H, _D, _int, _D, _int, _D, _int)
     f("cdyn_frame_placement", _H, _H, _int, _D, _int, _D)
     f("cdyn_frame_placement_matrix", _H, _H, _int, _D, _int)

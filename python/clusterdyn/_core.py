@@ -355,7 +355,7 @@ class Model(DerivativesMixin, _Handle):
         flags = ((1 if floating_base else 0) | (2 if ignore_constraints else 0)
                  | (4 if cut_loops else 0) | (0 if joint_dynamics else 8))
         g = _opt_vec(gravity, 3, "gravity")
-        handle, err = C.c_void_p(), C.create_string_buffer(1024)
+        handle, err = C.c_void_p(), C.create_string_buffer(4096)  # long builder messages
         if path is not None:
             s = L.cdyn_model_load(_library.ABI_VERSION, path, flags, _ptr(g), C.byref(handle),
                                   err, len(err))

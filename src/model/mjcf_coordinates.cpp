@@ -3,8 +3,11 @@
 // tree at qpos0 (clusterdyn q = 0); the multi-dof joints it moves are dependent as a whole, and a
 // greedy column basis of K over the 1-dof joints completes them, unactuated joints first, last
 // joint in file order first (the actuated joints, the mimic leaders and the first joints of a loop
-// stay independent). Joint-equality followers (<mimic>) are dependent already.
+// stay independent). Joint-equality followers (<mimic>) are dependent already. When a dependent
+// multi-dof joint leaves a direction without a coordinate (a rod's spin on its ball joint), it is
+// made independent as a whole instead if the 1-dof joints then complete a well-conditioned basis.
 #include <Eigen/QR>
+#include <Eigen/SVD>
 #include <map>
 #include <set>
 
@@ -18,6 +21,12 @@ namespace clusterdyn::mjcf {
 namespace {
 
 constexpr double kRankThreshold = 1e-9;
+/// A multi-dof joint is chosen independent only when the dependent block then has its smallest
+/// singular value at least this fraction of its largest (condition number at most 20), so that
+/// the loop closure stays solvable well away from qpos0. (Cassie's achilles rods: the only hinges
+/// that could carry the rod's swing out of the leg's plane are tilted 2 degrees from it, ratio
+/// 0.017, and the loop closure would fail a few degrees from qpos0; cd_rod_hip: 0.17.)
+constexpr double kConditionThreshold = 0.05;
 
 int rankOf(const MatX& A) {
   if (A.cols() == 0 || A.rows() == 0) return 0;
@@ -84,15 +93,16 @@ void chooseDependentJoints(UrdfDescription& urdf, const std::set<std::string>& a
     rows += static_cast<int>(b.rows());
   }
   const int rank = rankOf(K);
-  // A multi-dof joint (ball, free) that the equalities move is dependent as a whole (the cluster
-  // builder's rule, docs/urdfplus.md 3.3); the 1-dof joints complete the rank. (Choosing 1-dof
-  // dependents only would leave it dependent anyway and miscount: the builder could then not
-  // name the direction it leaves free, e.g. a rod's spin on its ball joint.)
-  for (int b = 0; b < m.nbodies; ++b) {
-    if (m.nvs[b] <= 1 || K.middleCols(m.idx_v[b], m.nvs[b]).norm() <= kRankThreshold) continue;
-    for (int k = 0; k < m.nvs[b]; ++k) dependent.insert(m.idx_v[b] + k);
+  // The multi-dof joints (ball, free) that the equalities move: each is dependent or independent
+  // as a whole (the cluster builder's rule, docs/urdfplus.md 3.3).
+  std::vector<int> multiDof;  // bodies, last in file order first
+  for (auto it = urdf.joints.rbegin(); it != urdf.joints.rend(); ++it) {
+    const int b = m.jointId(it->name);
+    if (b >= 0 && m.nvs[b] > 1 && K.middleCols(m.idx_v[b], m.nvs[b]).norm() > kRankThreshold)
+      multiDof.push_back(b);
   }
-  // Candidates: 1-dof joints with a nonzero column, unactuated first, last in file order first.
+  // Candidates completing the rank: 1-dof joints with a nonzero column, unactuated first, last
+  // in file order first.
   std::vector<int> candidates;
   for (int pass = 0; pass < 2; ++pass)
     for (auto it = urdf.joints.rbegin(); it != urdf.joints.rend(); ++it) {
@@ -109,21 +119,74 @@ void chooseDependentJoints(UrdfDescription& urdf, const std::set<std::string>& a
     for (int c : cols) A.col(k++) = K.col(c);
     return A;
   };
-  int current = rankOf(columns(dependent));
-  for (int c : candidates) {
-    if (current >= rank) break;
-    std::set<int> trial = dependent;
-    trial.insert(c);
-    const int r = rankOf(columns(trial));
-    if (r > current) {
-      dependent = trial;
-      current = r;
+  // The mimic followers, the multi-dof joints not in `independentMultiDof` (whole), and a column
+  // basis taken greedily over the candidates.
+  auto choose = [&](const std::set<int>& independentMultiDof) {
+    std::set<int> dep = dependent;
+    for (int b : multiDof)
+      if (!independentMultiDof.count(b))
+        for (int k = 0; k < m.nvs[b]; ++k) dep.insert(m.idx_v[b] + k);
+    int current = rankOf(columns(dep));
+    for (int c : candidates) {
+      if (current >= rank) break;
+      std::set<int> trial = dep;
+      trial.insert(c);
+      const int r = rankOf(columns(trial));
+      if (r > current) {
+        dep = trial;
+        current = r;
+      }
+    }
+    return dep;
+  };
+  // Columns in excess of a basis plus rank missing: 0 for a basis of K's column space.
+  auto defect = [&](const std::set<int>& dep) {
+    const int r = rankOf(columns(dep));
+    return static_cast<int>(dep.size()) - r + rank - r;
+  };
+  // The dependent block's smallest singular value relative to its largest.
+  auto conditioning = [&](const std::set<int>& dep) {
+    if (dep.empty()) return 1.0;
+    const Eigen::JacobiSVD<MatX> svd(columns(dep));
+    const VecX& sv = svd.singularValues();
+    return sv[0] > 0 ? sv[sv.size() - 1] / sv[0] : 0.0;
+  };
+  // First every multi-dof joint dependent (the closure solves its quaternion). When that leaves
+  // a direction without a coordinate (a rod's spin on its ball joint: the ball's columns are
+  // rank-deficient), the multi-dof joints become independent as a whole (quaternion in y) one by
+  // one, last in file order first, each kept when it lowers the defect; the result replaces the
+  // first choice only when it is a basis and well conditioned.
+  std::set<int> chosen = choose({});
+  std::set<int> independentMultiDof;
+  if (defect(chosen) > 0) {
+    std::set<int> trialMultiDof;
+    std::set<int> trial = chosen;
+    for (int b : multiDof) {
+      std::set<int> more = trialMultiDof;
+      more.insert(b);
+      const std::set<int> next = choose(more);
+      if (defect(next) < defect(trial)) {
+        trialMultiDof = more;
+        trial = next;
+      }
+    }
+    if (defect(trial) == 0 && conditioning(trial) >= kConditionThreshold) {
+      chosen = trial;
+      independentMultiDof = trialMultiDof;
     }
   }
+  dependent = chosen;
   for (auto& j : urdf.joints) {
     const int iv = m.velocityIndex(j.name);
     if (iv >= 0 && dependent.count(iv) && !j.mimic.present) {
       j.independent = false;
+      j.independentGiven = true;
+    }
+    // A multi-dof joint inside a loop is dependent unless marked independent (docs/urdfplus.md
+    // 3.3): mark the ones chosen independent.
+    const int b = m.jointId(j.name);
+    if (b >= 0 && independentMultiDof.count(b) && !dependent.count(m.idx_v[b])) {
+      j.independent = true;
       j.independentGiven = true;
     }
   }

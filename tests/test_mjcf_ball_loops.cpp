@@ -1,0 +1,133 @@
+// MJCF ball joints inside embedded loops (docs/mjcf.md section 3): the reader's choice of
+// independent coordinates makes a ball joint independent as a whole (its quaternion in y) when,
+// dependent, it would leave a direction without a coordinate (a rod's spin about its axis) and
+// the loop's 1-dof joints complete a regular basis of the constraint rows. cd_rod_hip: a push rod
+// on a ball joint, connected to the shank of a leg with a two-axis hip. Oracle: the same loop cut
+// and solved as a constraint (proxPv and the dense KKT), CE-RNEA after CE-ABA.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <random>
+#include <string>
+
+#include "closed_states.hpp"
+#include "clusterdyn/clusterdyn.hpp"
+#include "clusterdyn/independent_configuration.hpp"
+#include "clusterdyn/mjcf.hpp"
+#include "test_util.hpp"
+
+using namespace clusterdyn;
+using test::isClose;
+
+namespace {
+
+VecX byName(const std::vector<std::string>& from, const VecX& x,
+            const std::vector<std::string>& to) {
+  VecX out = VecX::Zero(static_cast<Eigen::Index>(to.size()));
+  for (size_t i = 0; i < to.size(); ++i)
+    for (size_t j = 0; j < from.size(); ++j)
+      if (from[j] == to[i]) out[i] = x[j];
+  return out;
+}
+
+/// y = yRef (+) e (e uniform in [-range, range]), y_dot uniform in [-1, 1], closed from the
+/// reference configuration.
+bool closedState(const ClusterModel& m, ClusterData& d, std::mt19937_64& rng, double range,
+                 support::ClosedState& st) {
+  VecX yRef, ydRef;
+  if (support::referenceIndependentState(m, d, yRef, ydRef) != Status::Ok) return false;
+  st.y.resize(m.nyq);
+  if (integrateIndependent(m, yRef, test::randomVector(m.ny, rng, -range, range), 1.0, st.y) !=
+      Status::Ok)
+    return false;
+  st.ydot = test::randomVector(m.ny, rng, -1.0, 1.0);
+  d.q = m.qReference;
+  if (independentToSpanning(m, d, st.y, st.ydot) != Status::Ok) return false;
+  st.q = d.q;
+  st.v = d.v;
+  return true;
+}
+
+}  // namespace
+
+TEST(MjcfBallLoops, TheRodsBallJointIsChosenIndependent) {
+  const MjcfDescription desc = parseMjcfFile(test::modelsPath("cd_rod_hip.xml"));
+  for (const UrdfJoint& j : desc.urdf.joints) {
+    if (j.name == "rod_ball" || j.name == "knee_motor") {
+      EXPECT_FALSE(j.independentGiven && !j.independent) << j.name;
+    } else if (j.name == "hip_roll" || j.name == "hip_pitch" || j.name == "knee") {
+      EXPECT_TRUE(j.independentGiven && !j.independent) << j.name << " should be dependent";
+    }
+  }
+  const ClusterModel m = loadModel(test::modelsPath("cd_rod_hip.xml"));
+  ASSERT_EQ(m.loops.size(), 1u);
+  EXPECT_EQ(m.ny, 4);   // knee_motor + the ball's 3 angular velocities
+  EXPECT_EQ(m.nyq, 5);  // knee_motor + the quaternion
+  int ball = 0;
+  for (const std::string& n : m.independentPositionNames) ball += n.rfind("rod_ball:", 0) == 0;
+  EXPECT_EQ(ball, 4);
+}
+
+TEST(MjcfBallLoops, EmbeddedAndCutGiveTheSameAccelerations) {
+  const std::string path = test::modelsPath("cd_rod_hip.xml");
+  const ClusterModel embedded = loadModel(path);
+  ModelOptions cutAll;
+  cutAll.cutLoops = true;
+  const ClusterModel cut = loadModel(path, cutAll);
+  ASSERT_EQ(cut.cutLoops.size(), 1u);
+  ASSERT_EQ(cut.ny, cut.treeModel.nv);
+  const ConstraintSet set = cutLoopConstraints(cut);
+  ClusterData de(embedded), dc(cut);
+  ConstraintData cd(cut, set);
+  std::mt19937_64 rng(43);
+  double worst = 0.0, largest = 0.0;
+  for (int trial = 0; trial < 10; ++trial) {
+    support::ClosedState st;
+    ASSERT_TRUE(closedState(embedded, de, rng, 0.4, st)) << de.errorMessage();
+    const VecX tauY = test::randomVector(embedded.ny, rng, -0.5, 0.5);
+    ASSERT_EQ(ceAba(embedded, de, st.q, st.v, tauY), Status::Ok) << de.errorMessage();
+    const VecX ydd = de.ydd, qddEmbedded = de.qdd;
+    // CE-RNEA o CE-ABA = id
+    ASSERT_EQ(ceRnea(embedded, de, st.q, st.v, ydd), Status::Ok) << de.errorMessage();
+    const VecX tauBack = de.tauY;
+    EXPECT_TRUE(isClose(tauBack, tauY, 1e-9)) << (tauBack - tauY).cwiseAbs().maxCoeff();
+    // The cut model: the same spanning state and the same spanning forces (tau_y on the
+    // independent joints), by coordinate name.
+    const Model& en = embedded.treeModel;
+    VecX tauSpanning = VecX::Zero(en.nv);
+    for (int k = 0; k < embedded.ny; ++k) tauSpanning[embedded.independentVelocity[k]] = tauY[k];
+    const VecX qc = byName(en.positionNames, st.q, cut.treeModel.positionNames);
+    const VecX vc = byName(en.velocityNames, st.v, cut.treeModel.velocityNames);
+    const VecX tc = byName(en.velocityNames, tauSpanning, cut.treeModel.velocityNames);
+    const VecX qddE = byName(en.velocityNames, qddEmbedded, cut.treeModel.velocityNames);
+    ProximalSettings s;
+    s.tolerance = 1e-12;
+    s.maxIterations = 2000;
+    ASSERT_EQ(proxPv(cut, dc, set, cd, qc, vc, tc, s), Status::Ok) << dc.errorMessage();
+    EXPECT_TRUE(isClose(dc.qdd, qddE, 1e-8))
+        << "trial " << trial << ": max diff " << (dc.qdd - qddE).cwiseAbs().maxCoeff();
+    worst = std::max(worst, (dc.qdd - qddE).cwiseAbs().maxCoeff());
+    largest = std::max(largest, qddE.cwiseAbs().maxCoeff());
+    ASSERT_EQ(constrainedDynamicsDense(cut, dc, set, cd, qc, vc, tc, s), Status::Ok)
+        << dc.errorMessage();
+    EXPECT_TRUE(isClose(dc.qdd, qddE, 1e-8))
+        << "trial " << trial << " (dense): max diff " << (dc.qdd - qddE).cwiseAbs().maxCoeff();
+    EXPECT_LE(cd.phi.cwiseAbs().maxCoeff(), 1e-9);  // the state is closed
+  }
+  std::printf("  cd_rod_hip embedded vs cut (proxPv, dense KKT): max |qdd| %.3g, max diff %.2e\n",
+              largest, worst);
+}
+
+TEST(MjcfBallLoops, ARodWhoseLoopHingesArePlanarStillSaysWhy) {
+  // cd_rod_leg: every hinge of the loop turns about y, so the shank's lever point moves in the
+  // x-z plane only and the hinges cannot carry the rod's out-of-plane swing: neither the ball
+  // dependent (its spin has no coordinate) nor independent (the swing has none) is regular.
+  try {
+    loadModel(test::modelsPath("cd_rod_leg.xml"));
+    ADD_FAILURE() << "cd_rod_leg embedded";
+  } catch (const ModelError& e) {
+    const std::string msg = e.what();
+    EXPECT_NE(msg.find("rod_ball"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("cut the loop instead"), std::string::npos) << msg;
+  }
+}

@@ -48,32 +48,11 @@ bool closedState(const ClusterModel& m, ClusterData& d, std::mt19937_64& rng, do
   return true;
 }
 
-}  // namespace
-
-TEST(MjcfBallLoops, TheRodsBallJointIsChosenIndependent) {
-  const MjcfDescription desc = parseMjcfFile(test::modelsPath("cd_rod_hip.xml"));
-  for (const UrdfJoint& j : desc.urdf.joints) {
-    if (j.name == "rod_ball" || j.name == "knee_motor") {
-      EXPECT_FALSE(j.independentGiven && !j.independent) << j.name;
-    } else if (j.name == "hip_roll" || j.name == "hip_pitch" || j.name == "knee") {
-      EXPECT_TRUE(j.independentGiven && !j.independent) << j.name << " should be dependent";
-    }
-  }
-  const ClusterModel m = loadModel(test::modelsPath("cd_rod_hip.xml"));
-  ASSERT_EQ(m.loops.size(), 1u);
-  EXPECT_EQ(m.ny, 4);   // knee_motor + the ball's 3 angular velocities
-  EXPECT_EQ(m.nyq, 5);  // knee_motor + the quaternion
-  int ball = 0;
-  for (const std::string& n : m.independentPositionNames) ball += n.rfind("rod_ball:", 0) == 0;
-  EXPECT_EQ(ball, 4);
-}
-
-TEST(MjcfBallLoops, EmbeddedAndCutGiveTheSameAccelerations) {
-  const std::string path = test::modelsPath("cd_rod_hip.xml");
-  const ClusterModel embedded = loadModel(path);
-  ModelOptions cutAll;
-  cutAll.cutLoops = true;
-  const ClusterModel cut = loadModel(path, cutAll);
+/// CE-ABA of the embedded model against the cut model solved by proxPv and the dense KKT (same
+/// spanning state and forces, by coordinate name), and CE-RNEA o CE-ABA = id, on random closed
+/// states.
+void expectEmbeddedEqualsCut(const ClusterModel& embedded, const ClusterModel& cut,
+                             const char* what) {
   ASSERT_EQ(cut.cutLoops.size(), 1u);
   ASSERT_EQ(cut.ny, cut.treeModel.nv);
   const ConstraintSet set = cutLoopConstraints(cut);
@@ -114,8 +93,35 @@ TEST(MjcfBallLoops, EmbeddedAndCutGiveTheSameAccelerations) {
         << "trial " << trial << " (dense): max diff " << (dc.qdd - qddE).cwiseAbs().maxCoeff();
     EXPECT_LE(cd.phi.cwiseAbs().maxCoeff(), 1e-9);  // the state is closed
   }
-  std::printf("  cd_rod_hip embedded vs cut (proxPv, dense KKT): max |qdd| %.3g, max diff %.2e\n",
+  std::printf("  %s embedded vs cut (proxPv, dense KKT): max |qdd| %.3g, max diff %.2e\n", what,
               largest, worst);
+}
+
+}  // namespace
+
+TEST(MjcfBallLoops, TheRodsBallJointIsChosenIndependent) {
+  const MjcfDescription desc = parseMjcfFile(test::modelsPath("cd_rod_hip.xml"));
+  for (const UrdfJoint& j : desc.urdf.joints) {
+    if (j.name == "rod_ball" || j.name == "knee_motor") {
+      EXPECT_FALSE(j.independentGiven && !j.independent) << j.name;
+    } else if (j.name == "hip_roll" || j.name == "hip_pitch" || j.name == "knee") {
+      EXPECT_TRUE(j.independentGiven && !j.independent) << j.name << " should be dependent";
+    }
+  }
+  const ClusterModel m = loadModel(test::modelsPath("cd_rod_hip.xml"));
+  ASSERT_EQ(m.loops.size(), 1u);
+  EXPECT_EQ(m.ny, 4);   // knee_motor + the ball's 3 angular velocities
+  EXPECT_EQ(m.nyq, 5);  // knee_motor + the quaternion
+  int ball = 0;
+  for (const std::string& n : m.independentPositionNames) ball += n.rfind("rod_ball:", 0) == 0;
+  EXPECT_EQ(ball, 4);
+}
+
+TEST(MjcfBallLoops, EmbeddedAndCutGiveTheSameAccelerations) {
+  const std::string path = test::modelsPath("cd_rod_hip.xml");
+  ModelOptions cutAll;
+  cutAll.cutLoops = true;
+  expectEmbeddedEqualsCut(loadModel(path), loadModel(path, cutAll), "cd_rod_hip.xml");
 }
 
 TEST(MjcfBallLoops, ARodWhoseLoopHingesArePlanarStillSaysWhy) {
@@ -129,5 +135,79 @@ TEST(MjcfBallLoops, ARodWhoseLoopHingesArePlanarStillSaysWhy) {
     const std::string msg = e.what();
     EXPECT_NE(msg.find("rod_ball"), std::string::npos) << msg;
     EXPECT_NE(msg.find("cut the loop instead"), std::string::npos) << msg;
+  }
+}
+
+namespace {
+
+/// cd_rod_hip as URDF+: a spherical <joint> rod_ball in the tree and a spherical <loop> at the
+/// rod's lower end; `marks` is inserted into rod_ball's <joint> element.
+std::string rodHipUrdf(const std::string& marks) {
+  auto link = [](const std::string& name, double m, const std::string& com) {
+    return "<link name=\"" + name + "\"><inertial><origin xyz=\"" + com + "\"/><mass value=\"" +
+           std::to_string(m) +
+           "\"/><inertia ixx=\"0.004\" ixy=\"0\" ixz=\"0\" iyy=\"0.004\" iyz=\"0\" "
+           "izz=\"0.0005\"/></inertial></link>\n";
+  };
+  auto joint = [](const std::string& name, const std::string& type, const std::string& parent,
+                  const std::string& child, const std::string& xyz, const std::string& axis,
+                  const std::string& extra = "") {
+    return "<joint name=\"" + name + "\" type=\"" + type + "\" " + extra + "><parent link=\"" +
+           parent + "\"/><child link=\"" + child + "\"/><origin xyz=\"" + xyz + "\"/>" +
+           (axis.empty() ? "" : "<axis xyz=\"" + axis + "\"/>") + "</joint>\n";
+  };
+  return "<robot name=\"rod_hip\">\n<link name=\"base\"/>\n" + link("roll", 0.01, "0 0 0") +
+         link("thigh", 1.0, "0 0 -0.17") + link("shank", 0.6, "0 0 -0.15") +
+         link("crank", 0.1, "0.03 0 0") + link("rod", 0.06, "-0.005 -0.03 -0.16") +
+         joint("knee_motor", "continuous", "base", "crank", "0 0.06 0", "0 1 0") +
+         joint("hip_roll", "continuous", "base", "roll", "0 0 0", "1 0 0") +
+         joint("hip_pitch", "continuous", "roll", "thigh", "0 0 0", "0 1 0") +
+         joint("knee", "continuous", "thigh", "shank", "0 0 -0.35", "0 1 0") +
+         joint("rod_ball", "spherical", "crank", "rod", "0.06 0 0", "", marks) +
+         "<loop name=\"push_rod\" type=\"spherical\">\n"
+         "  <predecessor link=\"rod\"><origin xyz=\"-0.01 -0.06 -0.32\"/></predecessor>\n"
+         "  <successor link=\"shank\"><origin xyz=\"0.05 0 0.03\"/></successor>\n"
+         "</loop>\n</robot>\n";
+}
+
+}  // namespace
+
+TEST(MjcfBallLoops, UrdfPlusUnmarkedBallJointIsChosenLikeMjcf) {
+  // Unmarked, the ball joint would be dependent and its spin without a coordinate: the builder
+  // chooses the unmarked joints as the MJCF reader does.
+  const UrdfDescription desc = parseUrdfString(rodHipUrdf(""), "rod_hip.urdf");
+  const ClusterModel m = buildClusterModel(desc);
+  EXPECT_EQ(m.ny, 4);
+  EXPECT_EQ(m.nyq, 5);
+  ASSERT_EQ(m.independentVelocityNames.size(), 4u);
+  EXPECT_EQ(m.independentVelocityNames[0], "knee_motor");
+  for (int k = 1; k < 4; ++k)
+    EXPECT_EQ(m.independentVelocityNames[k].rfind("rod_ball:", 0), 0u)
+        << m.independentVelocityNames[k];
+  ModelOptions cutAll;
+  cutAll.cutLoops = true;
+  expectEmbeddedEqualsCut(m, buildClusterModel(desc, cutAll), "rod_hip.urdf (unmarked)");
+}
+
+TEST(MjcfBallLoops, UrdfPlusMarksStayAuthoritative) {
+  // Marked dependent, the ball joint stays dependent: the builder's error, naming its spin.
+  try {
+    buildClusterModel(parseUrdfString(rodHipUrdf("independent=\"false\""), "rod_hip.urdf"));
+    ADD_FAILURE() << "a ball joint marked dependent was made independent";
+  } catch (const ModelError& e) {
+    const std::string msg = e.what();
+    EXPECT_NE(msg.find("joint 'rod_ball' of type spherical moves along a direction"),
+              std::string::npos)
+        << msg;
+  }
+  // Marked independent: the file's choice; the builder completes nothing (the hinges stay
+  // independent, one more than the freedom).
+  try {
+    buildClusterModel(parseUrdfString(rodHipUrdf("independent=\"true\""), "rod_hip.urdf"));
+    ADD_FAILURE() << "the marks were overridden";
+  } catch (const ModelError& e) {
+    EXPECT_NE(std::string(e.what()).find("more independent coordinates than the cluster's freedom"),
+              std::string::npos)
+        << e.what();
   }
 }

@@ -1,23 +1,28 @@
-// Independent coordinates of MJCF loops. MJCF has no URDF+ independent="false" mark, so the
-// reader chooses the dependent joints: the equalities' constraint Jacobian K on the spanning
-// tree at qpos0 (clusterdyn q = 0); the multi-dof joints it moves are dependent as a whole, and a
-// greedy column basis of K over the 1-dof joints completes them, unactuated joints first, last
-// joint in file order first (the actuated joints, the mimic leaders and the first joints of a loop
-// stay independent). Joint-equality followers (<mimic>) are dependent already. When a dependent
-// multi-dof joint leaves a direction without a coordinate (a rod's spin on its ball joint), it is
-// made independent as a whole instead if the 1-dof joints then complete a well-conditioned basis.
+// Independent coordinates of loops chosen by the reader (docs/mjcf.md section 3): MJCF has no
+// URDF+ independent="false" mark, and a URDF+ file may leave a loop cluster's multi-dof joints
+// unmarked. The constraint Jacobian K of the embedded loops and mimics on the spanning tree at
+// q = 0 (MJCF: qpos0, drawn closed); the joints the file marks keep their marks; the unmarked
+// multi-dof joints K moves are dependent as a whole, and a greedy column basis of K over the
+// unmarked 1-dof joints completes them, unactuated joints first, last joint in file order first
+// (the actuated joints, the mimic leaders and the first joints of a loop stay independent).
+// Joint-equality followers (<mimic>) are dependent already. When a dependent multi-dof joint
+// leaves a direction without a coordinate (a rod's spin on its ball joint), it is made
+// independent as a whole instead if the 1-dof joints then complete a well-conditioned basis.
+#include "model/loop_coordinates.hpp"
+
 #include <Eigen/QR>
 #include <Eigen/SVD>
 #include <map>
 #include <set>
 
+#include "cluster/cut_loops.hpp"
 #include "clusterdyn/configuration.hpp"
 #include "clusterdyn/data.hpp"
 #include "clusterdyn/jacobian.hpp"
 #include "model/mjcf_detail.hpp"
 #include "model/model_builder_detail.hpp"
 
-namespace clusterdyn::mjcf {
+namespace clusterdyn::detail {
 namespace {
 
 constexpr double kRankThreshold = 1e-9;
@@ -52,21 +57,47 @@ Mat6X pointJacobian(const Model& m, Data& d, const std::string& link, const Vec3
 
 }  // namespace
 
-void chooseDependentJoints(UrdfDescription& urdf, const std::set<std::string>& actuated) {
+bool chooseLoopCoordinates(UrdfDescription& urdf, const std::set<std::string>& actuated,
+                           const ModelOptions& options, bool onlyForUnmarkedMultiDof) {
   bool anyMimic = false;
   for (const auto& j : urdf.joints) anyMimic = anyMimic || j.mimic.present;
-  if (urdf.loops.empty() && !anyMimic) return;
+  if (urdf.loops.empty() && !anyMimic) return false;
   const Model m = detail::buildSpanningTree(urdf, ModelOptions());
+  std::map<int, const UrdfJoint*> marked;  // bodies of the joints the file marks
+  for (const auto& j : urdf.joints)
+    if (j.independentGiven && !j.mimic.present && m.jointId(j.name) >= 0)
+      marked[m.jointId(j.name)] = &j;
   Data d(m);
   const VecX q0 = neutralConfiguration(m);
   forwardKinematics(m, d, q0);
   std::vector<MatX> blocks;
   for (const UrdfLoop& l : urdf.loops) {
+    if (isCutLoop(l, options)) continue;
     const int fp = m.frameId(l.predecessor), fs = m.frameId(l.successor);
     const Transform P = framePlacement(m, d, fp) * l.predecessorOrigin;
     const Transform S = framePlacement(m, d, fs) * l.successorOrigin;
     const Mat6X K = pointJacobian(m, d, l.predecessor, P.p) - pointJacobian(m, d, l.successor, S.p);
-    blocks.push_back(l.type == JointType::Spherical ? MatX(K.bottomRows<3>()) : MatX(K));
+    if (l.type == JointType::Spherical || l.type == JointType::Fixed) {  // MJCF connect, weld
+      blocks.push_back(l.type == JointType::Spherical ? MatX(K.bottomRows<3>()) : MatX(K));
+      continue;
+    }
+    // Revolute, prismatic, planar (URDF+): the directions the loop joint constrains, in world
+    // axes (the rows of the cluster builder's makeLoop, rotated by P).
+    const Vec3 a = l.axis.norm() > 0 ? Vec3(P.R * l.axis.normalized()) : Vec3(P.R.col(2));
+    const Vec3 helper = std::abs(a.x()) < 0.9 ? Vec3::UnitX() : Vec3::UnitY();
+    const Vec3 t1 = (helper - helper.dot(a) * a).normalized(), t2 = a.cross(t1);
+    std::vector<Vec3> rot, lin;
+    if (l.type == JointType::Prismatic)
+      rot = {Vec3::UnitX(), Vec3::UnitY(), Vec3::UnitZ()}, lin = {t1, t2};
+    else if (l.type == JointType::Planar)
+      rot = {t1, t2}, lin = {a};
+    else  // revolute, continuous
+      rot = {t1, t2}, lin = {Vec3::UnitX(), Vec3::UnitY(), Vec3::UnitZ()};
+    MatX rowsOf(static_cast<int>(rot.size() + lin.size()), m.nv);
+    int r = 0;
+    for (const Vec3& u : rot) rowsOf.row(r++) = u.transpose() * K.topRows<3>();
+    for (const Vec3& u : lin) rowsOf.row(r++) = u.transpose() * K.bottomRows<3>();
+    blocks.push_back(rowsOf);
   }
   std::set<int> dependent;  // velocity indices
   // Joints kept independent if possible: the actuated ones and the mimic leaders (a leader
@@ -84,6 +115,10 @@ void chooseDependentJoints(UrdfDescription& urdf, const std::set<std::string>& a
     blocks.push_back(row);
     dependent.insert(f);
   }
+  // Joints the file marks dependent stay dependent (multi-dof ones as a whole).
+  for (const auto& [b, j] : marked)
+    if (!j->independent)
+      for (int k = 0; k < m.nvs[b]; ++k) dependent.insert(m.idx_v[b] + k);
   int rows = 0;
   for (const auto& b : blocks) rows += static_cast<int>(b.rows());
   MatX K(rows, m.nv);
@@ -98,9 +133,11 @@ void chooseDependentJoints(UrdfDescription& urdf, const std::set<std::string>& a
   std::vector<int> multiDof;  // bodies, last in file order first
   for (auto it = urdf.joints.rbegin(); it != urdf.joints.rend(); ++it) {
     const int b = m.jointId(it->name);
-    if (b >= 0 && m.nvs[b] > 1 && K.middleCols(m.idx_v[b], m.nvs[b]).norm() > kRankThreshold)
+    if (b >= 0 && m.nvs[b] > 1 && !marked.count(b) &&
+        K.middleCols(m.idx_v[b], m.nvs[b]).norm() > kRankThreshold)
       multiDof.push_back(b);
   }
+  if (onlyForUnmarkedMultiDof && multiDof.empty()) return false;
   // Candidates completing the rank: 1-dof joints with a nonzero column, unactuated first, last
   // in file order first.
   std::vector<int> candidates;
@@ -108,7 +145,7 @@ void chooseDependentJoints(UrdfDescription& urdf, const std::set<std::string>& a
     for (auto it = urdf.joints.rbegin(); it != urdf.joints.rend(); ++it) {
       const int iv = m.velocityIndex(it->name);
       const int b = m.jointId(it->name);
-      if (iv < 0 || b < 0 || m.nvs[b] != 1 || dependent.count(iv)) continue;
+      if (iv < 0 || b < 0 || m.nvs[b] != 1 || dependent.count(iv) || marked.count(b)) continue;
       if (K.col(iv).norm() <= kRankThreshold) continue;
       if ((preferred.count(it->name) > 0) == (pass == 0)) continue;
       candidates.push_back(iv);
@@ -176,20 +213,28 @@ void chooseDependentJoints(UrdfDescription& urdf, const std::set<std::string>& a
     }
   }
   dependent = chosen;
+  bool changed = false;
   for (auto& j : urdf.joints) {
-    const int iv = m.velocityIndex(j.name);
-    if (iv >= 0 && dependent.count(iv) && !j.mimic.present) {
+    const int b = m.jointId(j.name);  // (velocityIndex names 1-dof joints only)
+    if (b < 0 || j.mimic.present || marked.count(b)) continue;
+    if (m.nvs[b] == 1 && dependent.count(m.idx_v[b])) {
       j.independent = false;
-      j.independentGiven = true;
-    }
-    // A multi-dof joint inside a loop is dependent unless marked independent (docs/urdfplus.md
-    // 3.3): mark the ones chosen independent.
-    const int b = m.jointId(j.name);
-    if (b >= 0 && independentMultiDof.count(b) && !dependent.count(m.idx_v[b])) {
-      j.independent = true;
-      j.independentGiven = true;
+      j.independentGiven = changed = true;
+    } else if (independentMultiDof.count(b)) {
+      // A multi-dof joint inside a loop is dependent unless marked independent (docs/urdfplus.md
+      // 3.3): mark the ones chosen independent.
+      j.independent = j.independentGiven = changed = true;
     }
   }
+  return changed;
+}
+
+}  // namespace clusterdyn::detail
+
+namespace clusterdyn::mjcf {
+
+void chooseDependentJoints(UrdfDescription& urdf, const std::set<std::string>& actuated) {
+  detail::chooseLoopCoordinates(urdf, actuated, ModelOptions(), false);
 }
 
 }  // namespace clusterdyn::mjcf

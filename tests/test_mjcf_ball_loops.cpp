@@ -11,6 +11,7 @@
 #include <string>
 
 #include "closed_states.hpp"
+#include "clusterdyn/cluster_derivatives.hpp"
 #include "clusterdyn/clusterdyn.hpp"
 #include "clusterdyn/independent_configuration.hpp"
 #include "clusterdyn/mjcf.hpp"
@@ -209,5 +210,55 @@ TEST(MjcfBallLoops, UrdfPlusMarksStayAuthoritative) {
     EXPECT_NE(std::string(e.what()).find("more independent coordinates than the cluster's freedom"),
               std::string::npos)
         << e.what();
+  }
+}
+
+TEST(MjcfBallLoops, CeAbaDerivativesMatchFiniteDifferencesOnTheManifold) {
+  // cd_rod_hip (without joint dynamics: the derivatives reject them): column e of d ydd / d y is
+  // the derivative along y (+) e (the ball turned by exp(e) in its body frame), the hip and knee
+  // re-closed on the same branch; central differences with two Richardson steps.
+  ModelOptions rigid;
+  rigid.jointDynamics = false;
+  const ClusterModel m = loadModel(test::modelsPath("cd_rod_hip.xml"), rigid);
+  ASSERT_EQ(m.nyq, 5);
+  ClusterData d(m);
+  ClusterDerivativeData dd(m);
+  std::mt19937_64 rng(45);
+  const int ny = m.ny;
+  for (int trial = 0; trial < 3; ++trial) {
+    support::ClosedState st;
+    ASSERT_TRUE(closedState(m, d, rng, 0.3, st)) << d.errorMessage();
+    const VecX tau = test::randomVector(ny, rng, -0.01, 0.01);
+    auto aba = [&](const VecX& y, const VecX& yd) {
+      EXPECT_EQ(setClosureWarmStart(m, d, st.q), Status::Ok);
+      EXPECT_EQ(ceAbaIndependent(m, d, y, yd, tau), Status::Ok) << d.errorMessage();
+      return VecX(d.ydd);
+    };
+    MatX dy(ny, ny), dyd(ny, ny);
+    VecX yp(m.nyq), ym(m.nyq);
+    auto central = [&](int k, double h) {
+      VecX e = VecX::Zero(ny);
+      e[k] = h;
+      integrateIndependent(m, st.y, e, 1.0, yp);
+      integrateIndependent(m, st.y, -e, 1.0, ym);
+      return VecX((aba(yp, st.ydot) - aba(ym, st.ydot)) / (2 * h));
+    };
+    for (int k = 0; k < ny; ++k) {
+      const double h = 2e-3;
+      const VecX d1 = central(k, h), d2 = central(k, h / 2), d4 = central(k, h / 4);
+      dy.col(k) = (16.0 * (4.0 * d4 - d2) - (4.0 * d2 - d1)) / 45.0;
+      VecX e = VecX::Zero(ny);
+      e[k] = 0.1;  // quadratic in y_dot: exact central differences
+      dyd.col(k) = (aba(st.y, st.ydot + e) - aba(st.y, st.ydot - e)) / 0.2;
+    }
+    ASSERT_EQ(computeCeAbaDerivatives(m, d, dd, st.q, st.v, tau), Status::Ok) << d.errorMessage();
+    const auto rel = [](const MatX& a, const MatX& b) {
+      return (a - b).cwiseAbs().maxCoeff() / std::max(1.0, b.cwiseAbs().maxCoeff());
+    };
+    EXPECT_LT(rel(dd.dydd_dy, dy), 1e-7) << dd.dydd_dy << "\n" << dy;
+    EXPECT_LT(rel(dd.dydd_dydot, dyd), 1e-7) << dd.dydd_dydot << "\n" << dyd;
+    if (trial == 0)
+      std::printf("  cd_rod_hip d ydd / d y: max %.3g, error %.2e; d ydd / d ydot error %.2e\n",
+                  dy.cwiseAbs().maxCoeff(), rel(dd.dydd_dy, dy), rel(dd.dydd_dydot, dyd));
   }
 }

@@ -62,6 +62,8 @@ bool chooseLoopCoordinates(UrdfDescription& urdf, const std::set<std::string>& a
   bool anyMimic = false;
   for (const auto& j : urdf.joints) anyMimic = anyMimic || j.mimic.present;
   if (urdf.loops.empty() && !anyMimic) return false;
+  // Couplings' relations are not in K below: their clusters keep the file's marks.
+  if (onlyForUnmarkedMultiDof && !urdf.couplings.empty()) return false;
   const Model m = detail::buildSpanningTree(urdf, ModelOptions());
   std::map<int, const UrdfJoint*> marked;  // bodies of the joints the file marks
   for (const auto& j : urdf.joints)

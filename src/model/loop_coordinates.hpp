@@ -17,7 +17,8 @@ namespace clusterdyn::detail {
 /// dependent as a whole, unless that leaves a direction without a coordinate and making them
 /// independent gives a well-conditioned basis; a greedy column basis over the unmarked 1-dof
 /// joints completes the dependent set (`preferred`, e.g. actuated joints, last). With
-/// onlyForUnmarkedMultiDof, does nothing when no unmarked multi-dof joint is in a loop. Returns
+/// onlyForUnmarkedMultiDof, does nothing when no unmarked multi-dof joint is in a loop or the
+/// description has couplings (their relations are not in K). Returns
 /// whether it marked any joint. docs/mjcf.md section 3.
 bool chooseLoopCoordinates(UrdfDescription& urdf, const std::set<std::string>& preferred,
                            const ModelOptions& options, bool onlyForUnmarkedMultiDof);

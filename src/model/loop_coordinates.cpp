@@ -27,11 +27,11 @@ namespace {
 
 constexpr double kRankThreshold = 1e-9;
 /// A multi-dof joint is chosen independent only when the dependent block then has its smallest
-/// singular value at least this fraction of its largest (condition number at most 20), so that
-/// the loop closure stays solvable well away from qpos0. (Cassie's achilles rods: the only hinges
-/// that could carry the rod's swing out of the leg's plane are tilted 2 degrees from it, ratio
-/// 0.017, and the loop closure would fail a few degrees from qpos0; cd_rod_hip: 0.17.)
-constexpr double kConditionThreshold = 0.05;
+/// singular value at least this fraction of its largest (condition number at most 200), so that
+/// the loop closure stays solvable away from qpos0. (cd_rod_hip: 0.17. Cassie's achilles rods:
+/// 0.017, the heel spring, tilted 2 degrees from the leg's plane, carries the rod's swing out of
+/// that plane, 0.06 rad per mrad; the closure converges up to 10 mrad of that swing.)
+constexpr double kConditionThreshold = 5e-3;
 
 int rankOf(const MatX& A) {
   if (A.cols() == 0 || A.rows() == 0) return 0;

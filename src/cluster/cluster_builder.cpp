@@ -530,17 +530,20 @@ ClusterModel buildAsMarked(const UrdfDescription& urdf, const ModelOptions& opti
 ClusterModel buildClusterModel(const UrdfDescription& urdf, const ModelOptions& options) {
   try {
     return buildAsMarked(urdf, options);
-  } catch (const ModelError&) {
+  } catch (const ModelError& first) {
     // A loop cluster whose unmarked multi-dof joint, dependent by default, does not fit its
     // freedom (a rod's spin on its ball joint): the joints the file leaves unmarked are chosen as
     // the MJCF reader chooses them (docs/mjcf.md section 3; marked joints keep their marks).
-    // Models the marks build are never re-chosen; without a better choice, the first error.
+    // Models the marks build are never re-chosen; without a better choice, the first error,
+    // saying why the choice was rejected when it was too ill-conditioned.
     UrdfDescription chosen = urdf;
     bool changed = false;
+    std::string rejected;
     try {
-      changed = detail::chooseLoopCoordinates(chosen, {}, options, true);
+      changed = detail::chooseLoopCoordinates(chosen, {}, options, true, &rejected);
     } catch (const ModelError&) {
     }
+    if (!changed && !rejected.empty()) throw ModelError(first.what() + rejected);
     if (!changed) throw;
     try {
       return buildAsMarked(chosen, options);

@@ -12,6 +12,7 @@
 
 #include <Eigen/QR>
 #include <Eigen/SVD>
+#include <cstdio>
 #include <map>
 #include <set>
 
@@ -27,11 +28,12 @@ namespace {
 
 constexpr double kRankThreshold = 1e-9;
 /// A multi-dof joint is chosen independent only when the dependent block then has its smallest
-/// singular value at least this fraction of its largest (condition number at most 200), so that
-/// the loop closure stays solvable away from qpos0. (cd_rod_hip: 0.17. Cassie's achilles rods:
-/// 0.017, the heel spring, tilted 2 degrees from the leg's plane, carries the rod's swing out of
-/// that plane, 0.06 rad per mrad; the closure converges up to 10 mrad of that swing.)
-constexpr double kConditionThreshold = 5e-3;
+/// singular value at least this fraction of its largest (condition number at most 20), so that
+/// the loop closure stays solvable well away from qpos0. (cd_rod_hip: 0.17. Cassie's achilles
+/// rods: 0.016, the heel spring, tilted 2 degrees from the leg's plane, would carry the rod's
+/// swing out of that plane, 0.06 rad per mrad, and the closure would fail beyond ~10 mrad of
+/// that swing: rejected, those loops load cut.)
+constexpr double kConditionThreshold = 0.05;
 
 int rankOf(const MatX& A) {
   if (A.cols() == 0 || A.rows() == 0) return 0;
@@ -58,7 +60,9 @@ Mat6X pointJacobian(const Model& m, Data& d, const std::string& link, const Vec3
 }  // namespace
 
 bool chooseLoopCoordinates(UrdfDescription& urdf, const std::set<std::string>& actuated,
-                           const ModelOptions& options, bool onlyForUnmarkedMultiDof) {
+                           const ModelOptions& options, bool onlyForUnmarkedMultiDof,
+                           std::string* rejected) {
+  if (rejected) rejected->clear();
   bool anyMimic = false;
   for (const auto& j : urdf.joints) anyMimic = anyMimic || j.mimic.present;
   if (urdf.loops.empty() && !anyMimic) return false;
@@ -209,9 +213,23 @@ bool chooseLoopCoordinates(UrdfDescription& urdf, const std::set<std::string>& a
         trial = next;
       }
     }
-    if (defect(trial) == 0 && conditioning(trial) >= kConditionThreshold) {
+    const double ratio = defect(trial) == 0 ? conditioning(trial) : 0.0;
+    if (defect(trial) == 0 && ratio >= kConditionThreshold) {
       chosen = trial;
       independentMultiDof = trialMultiDof;
+    } else if (defect(trial) == 0 && rejected) {
+      std::string names;
+      for (int b : trialMultiDof) names += (names.empty() ? "'" : ", '") + m.jointNames[b] + "'";
+      char numbers[160];
+      std::snprintf(numbers, sizeof numbers,
+                    "sigma_min/sigma_max = %.2g, below the threshold %.2g (condition number "
+                    "%.0f > %.0f)",
+                    ratio, kConditionThreshold, 1.0 / ratio, 1.0 / kConditionThreshold);
+      *rejected = "; the reader did not make it independent as a whole: with " +
+                  std::string(trialMultiDof.size() > 1 ? "joints " : "joint ") + names +
+                  " independent (quaternion in y), the dependent joints' columns of the "
+                  "constraint Jacobian at qpos0 have " +
+                  numbers + ": too stiff a choice, the loop closure would fail close to qpos0";
     }
   }
   dependent = chosen;

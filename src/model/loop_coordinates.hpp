@@ -19,8 +19,11 @@ namespace clusterdyn::detail {
 /// joints completes the dependent set (`preferred`, e.g. actuated joints, last). With
 /// onlyForUnmarkedMultiDof, does nothing when no unmarked multi-dof joint is in a loop or the
 /// description has couplings (their relations are not in K). Returns
-/// whether it marked any joint. docs/mjcf.md section 3.
+/// whether it marked any joint. `rejected` (optional): "" or, when making multi-dof joints
+/// independent gave a basis too ill-conditioned to accept, a message fragment ("; ...") naming
+/// them, the singular value ratio found and the threshold. docs/mjcf.md section 3.
 bool chooseLoopCoordinates(UrdfDescription& urdf, const std::set<std::string>& preferred,
-                           const ModelOptions& options, bool onlyForUnmarkedMultiDof);
+                           const ModelOptions& options, bool onlyForUnmarkedMultiDof,
+                           std::string* rejected = nullptr);
 
 }  // namespace clusterdyn::detail

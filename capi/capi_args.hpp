@@ -91,6 +91,12 @@ inline constexpr ArgSpec kPotentialEnergy[] = {{"q", Len::Nq, In, kReq}};
 /// cdyn_integrate
 inline constexpr ArgSpec kIntegrate[] = {
     {"q", Len::Nq, In, kReq}, {"v", Len::Nv, In, kReq}, {"qout", Len::Nq, Out, kReq}};
+/// cdyn_integrate_independent
+inline constexpr ArgSpec kIntegrateIndependent[] = {
+    {"y", Len::Nyq, In, kReq}, {"ydot", Len::Ny, In, kReq}, {"yout", Len::Nyq, Out, kReq}};
+/// cdyn_difference_independent
+inline constexpr ArgSpec kDifferenceIndependent[] = {
+    {"y0", Len::Nyq, In, kReq}, {"y1", Len::Nyq, In, kReq}, {"ydot", Len::Ny, Out, kReq}};
 /// cdyn_cluster_bias
 inline constexpr ArgSpec kClusterBias[] = {
     {"q", Len::Nq, In, kReq}, {"v", Len::Nv, In, kReq}, {"C", Len::Ny, Out, kReq}};

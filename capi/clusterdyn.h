@@ -547,6 +547,21 @@ CDYN_API cdyn_status cdyn_integrate(const cdyn_model* model, cdyn_workspace* ws,
 /** Normalizes every quaternion of q (n = nq) in place; q must be finite. */
 CDYN_API cdyn_status cdyn_normalize_configuration(const cdyn_model* model, cdyn_workspace* ws,
                                                   double* q, int n);
+/** yout = y (+) ydot dt on the independent coordinates (cdyn_model_sizes: y has nyq entries,
+ *  ydot ny): each independent joint moved by its own exponential map, as cdyn_integrate moves
+ *  it in q (body-frame rotation for the quaternion of an independent spherical or floating
+ *  joint, also inside a loop cluster; additive for 1-dof joints). No loop closure: the closed
+ *  spanning state of yout is cdyn_solve_loop_closure(yout). y: nyq (finite, unit quaternions),
+ *  ydot: ny, yout: nyq (may be y). Trees: y = q and the result is cdyn_integrate's. */
+CDYN_API cdyn_status cdyn_integrate_independent(const cdyn_model* model, cdyn_workspace* ws,
+                                                const double* y, int nyq, const double* ydot,
+                                                int ny, double dt, double* yout, int nyqout);
+/** y1 (-) y0: the independent velocity ydot (ny) with cdyn_integrate_independent(y0, ydot, 1)
+ *  == y1, its inverse (body-frame logarithm of each independent quaternion or planar joint,
+ *  rotations of angle below pi). y0, y1: nyq (finite, unit quaternions). */
+CDYN_API cdyn_status cdyn_difference_independent(const cdyn_model* model, cdyn_workspace* ws,
+                                                 const double* y0, int nyq0, const double* y1,
+                                                 int nyq1, double* ydot, int ny);
 
 /* ========================================================================================== */
 /* Kinematics (compute functions)                                                            */

@@ -136,6 +136,10 @@ void runClusterCalls(const cdyn_model* m, cdyn_workspace* ws, Buffers& b, Expect
                                       ov, nv),
          CDYN_OK);
   expect(cdyn_spanning_to_independent(m, ws, qc, nq, vc, nv, b.outYq.data(), nyq, oy, ny), CDYN_OK);
+  expect(cdyn_integrate_independent(m, ws, b.y.data(), nyq, b.ydot.data(), ny, 1e-3, b.outYq.data(),
+                                    nyq),
+         CDYN_OK);
+  expect(cdyn_difference_independent(m, ws, b.y.data(), nyq, b.outYq.data(), nyq, oy, ny), CDYN_OK);
   expect(cdyn_project_to_constraints(m, ws, b.q.data(), nq, b.v.data(), nv, oq, nq, ov, nv),
          CDYN_OK);
   expect(cdyn_constraint_matrices(m, ws, qc, nq, vc, nv, b.G.data(), nv > 0 ? nv : 1, ov, nv),

@@ -7,6 +7,7 @@
 #pragma once
 
 #include "clusterdyn/cluster_model.hpp"
+#include "clusterdyn/data.hpp"
 #include "clusterdyn/kinematics.hpp"
 #include "clusterdyn/status.hpp"
 
@@ -24,5 +25,12 @@ Status integrateIndependent(const ClusterModel& model, ConstVecRef y, ConstVecRe
 /// allocation. InvalidSize when y0, y1 are not of size nyq or out not of size ny.
 Status differenceIndependent(const ClusterModel& model, ConstVecRef y0, ConstVecRef y1,
                              Eigen::Ref<VecX> out);
+
+/// Ok when y (size nyq) is finite and every quaternion in it (an independent spherical or
+/// floating joint) has norm 1 within 1e-6, as validateConfiguration checks q; else InvalidSize,
+/// NonFinite or NotUnitQuaternion with a message in data naming `what`, the joint and its
+/// entries of y. No heap allocation.
+Status validateIndependentConfiguration(const ClusterModel& model, Data& data, ConstVecRef y,
+                                        const char* what = "y");
 
 }  // namespace clusterdyn

@@ -355,7 +355,7 @@ class Model(DerivativesMixin, _Handle):
         flags = ((1 if floating_base else 0) | (2 if ignore_constraints else 0)
                  | (4 if cut_loops else 0) | (0 if joint_dynamics else 8))
         g = _opt_vec(gravity, 3, "gravity")
-        handle, err = C.c_void_p(), C.create_string_buffer(1024)
+        handle, err = C.c_void_p(), C.create_string_buffer(4096)  # long builder messages
         if path is not None:
             s = L.cdyn_model_load(_library.ABI_VERSION, path, flags, _ptr(g), C.byref(handle),
                                   err, len(err))
@@ -954,6 +954,26 @@ class Workspace(_Handle):
         q0, q1 = self._q(q0, "q0"), self._q(q1, "q1")
         return self._vector_out("cdyn_difference", self.model.nv, _ptr(q0), q0.size, _ptr(q1),
                                 q1.size)
+
+    def integrate_independent(self, y, ydot, dt):
+        """y (+) ydot dt (nyq,): the independent coordinates y (nyq,) moved with the independent
+        velocity ydot (ny,) for dt [s], joint by joint (exponential map of an independent
+        quaternion, also inside a loop cluster); no loop closure (see
+        :meth:`independent_to_spanning`)."""
+        y, ydot = _vec(y, self.model.nyq, "y"), self._y(ydot)
+        out = np.zeros(self.model.nyq)
+        self._call("cdyn_integrate_independent", _ptr(y), y.size, _ptr(ydot), ydot.size,
+                   float(dt), _ptr(out), out.size)
+        return out
+
+    def difference_independent(self, y0, y1):
+        """y1 (-) y0 (ny,): the independent velocity with integrate_independent(y0, ., 1) == y1
+        (inverse of :meth:`integrate_independent`)."""
+        y0, y1 = _vec(y0, self.model.nyq, "y0"), _vec(y1, self.model.nyq, "y1")
+        out = np.zeros(self.model.ny)
+        self._call("cdyn_difference_independent", _ptr(y0), y0.size, _ptr(y1), y1.size,
+                   _ptr(out), out.size)
+        return out
 
     def normalize_configuration(self, q):
         """Copy of q (nq,) with every quaternion normalized."""

@@ -102,7 +102,8 @@ class Pair:
         return M, d.qfrc_bias.copy()
 
 
-BUNDLED = [("cd_four_bar.xml", False), ("cd_geared_leg.xml", False), ("cd_rod_leg.xml", True)]
+BUNDLED = [("cd_four_bar.xml", False), ("cd_geared_leg.xml", False), ("cd_rod_leg.xml", True),
+           ("cd_rod_hip.xml", False)]
 
 
 @pytest.mark.parametrize("name,cut", BUNDLED)
@@ -413,6 +414,48 @@ def test_cluster_aba_rnea_mass_matrix_agree_with_joint_dynamics(name, cut):
         scale = max(1.0, np.abs(H).max() * np.abs(ydd).max())
         assert np.abs(H @ ydd + C - tau).max() < TOL * scale
         assert np.abs(w.ce_rnea(q, v, ydd) - tau).max() < TOL * scale
+
+
+def test_embedded_ball_joint_loop_matches_mujoco():
+    """cd_rod_hip: the rod's ball joint is an independent coordinate of the embedded loop (its
+    quaternion in y). At closed states (y = y_ref (+) e by integrate_independent, closed by
+    independent_to_spanning): MuJoCo's connect residual efc_pos is 0, the cluster mass matrix
+    is G^T M_mj G and CE-ABA is the dense solve with MuJoCo's M, bias and passive forces:
+    ydd = (G^T M G)^-1 (tau - G^T (M g + bias - passive)), v = G ydot, vdot = G ydd + g."""
+    path = model_path("cd_rod_hip.xml")
+    p = Pair(path)
+    c, w, mjm, mjd = p.cdm, p.ws, p.mjm, p.mjd
+    assert (c.ny, c.nyq) == (4, 5)
+    assert sum(n.startswith("rod_ball:") for n in c.independent_position_names) == 4
+    y_ref, _ = w.spanning_to_independent(c.reference_configuration(), np.zeros(c.nv))
+    rng = np.random.default_rng(12)
+    worst = 0.0
+    for _ in range(6):
+        y = w.integrate_independent(y_ref, rng.uniform(-0.4, 0.4, c.ny), 1.0)
+        q, v = w.independent_to_spanning(y, rng.uniform(-1, 1, c.ny), q_guess=c.reference_configuration())
+        qpos, qvel = mjm.qpos0.copy(), np.zeros(mjm.nv)
+        for name, t, qa, da in p.joints():
+            if t == mujoco.mjtJoint.mjJNT_BALL:
+                iq, iv = c.position_index[name + ":qx"], c.velocity_index[name + ":wx"]
+                qpos[qa:qa + 4] = [q[iq + 3], q[iq], q[iq + 1], q[iq + 2]]
+                qvel[da:da + 3] = v[iv:iv + 3]
+            else:
+                qpos[qa] += q[c.position_index[name]]
+                qvel[da] = v[c.velocity_index[name]]
+        M, bias = p.mujoco_at(qpos, qvel)
+        assert np.abs(mjd.efc_pos[:3]).max() < 1e-9  # closed
+        _, _, T, _ = p.to_cd(qpos, qvel)  # v_cd = T v_mj (constant here: hinges and a ball)
+        G, g = w.constraint_matrices(q, v)
+        Gm, gm = np.linalg.solve(T, G), np.linalg.solve(T, g)
+        H = w.cluster_mass_matrix(q)
+        assert np.abs(Gm.T @ M @ Gm - H).max() < TOL * max(1.0, np.abs(H).max())
+        tau = rng.uniform(-0.5, 0.5, c.ny)
+        ydd = w.ce_aba(q, v, tau)
+        rhs = tau - Gm.T @ (M @ gm + bias - mjd.qfrc_passive)
+        ydd_mj = np.linalg.solve(Gm.T @ M @ Gm, rhs)
+        err = np.abs(ydd - ydd_mj).max() / max(1.0, np.abs(ydd_mj).max())
+        worst = max(worst, err)
+    assert worst < TOL
 
 
 FRAME_XML = """<mujoco model="frames">

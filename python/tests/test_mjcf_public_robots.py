@@ -10,7 +10,9 @@ Cassie (osudrl/cassie-mujoco-sim, model/cassie.xml): four <connect> loops, two p
 four-bars of hinges and two achilles rods on ball joints; pelvis on three slides and a ball.
   - loops cut: mj_fullM, qfrc_bias, qfrc_passive, body poses at random states; the 12 connect
     rows of efc_J at qpos0 (closed as drawn) = R_P K of the cut loops; to 1e-9;
-  - the achilles loops do not embed: the error names the ball joint and the rod's free spin;
+  - the achilles loops do not embed: the error names the ball joint, the rod's free spin, and
+    why the ball is not made independent instead (sigma_min/sigma_max 0.016 of the dependent
+    columns, below the reader's threshold 0.05); the file loads with its loops cut;
   - plantar loops embedded (the achilles connects removed from the file for both programs):
     at closed configurations the cluster mass matrix = G^T M_mj G, the plantar connect rows of
     efc_J = R_P K, and CE-ABA = the dense solve (H_y ydd + C_y = tau) with
@@ -130,14 +132,24 @@ def test_cassie_tree_and_connect_rows_match_mujoco(cassie):
         assert np.abs(efc[3 * k:3 * k + 3] - R1 @ K[3 * k:3 * k + 3]).max() < TOL
 
 
-def test_cassie_achilles_loops_do_not_embed_and_say_why():
+def test_cassie_achilles_loops_do_not_embed_and_say_why(cassie):
     # each achilles rod hangs on a ball joint at the hip and is connected at the heel spring:
-    # its spin about its own axis is a degree of freedom of the loop, but the ball joint is a
-    # dependent joint as a whole (no 1-dof coordinate can carry that spin): the load names it
-    with pytest.raises(cd.ClusterdynError,
-                       match=r"achilles-rod-eq'.*joint '[^']*achilles[^']*' of type spherical "
-                             r"moves along a direction the constraints leave free.*cut the loop"):
-        cd.Model.load(robot_file(CASSIE))
+    # dependent as a whole, the ball leaves the rod's spin without a coordinate; independent,
+    # only the heel spring (2 degrees from the leg's plane) could follow the rod's swing out of
+    # that plane, an ill-conditioned choice the reader rejects: the load names the joint, the
+    # ratio and the threshold, and suggests the cut, which loads
+    path = cassie()
+    with pytest.raises(cd.ClusterdynError) as err:
+        cd.Model.load(path)
+    msg = str(err.value)
+    assert re.search(r"achilles-rod-eq'.*joint 'left-achilles-rod' of type spherical moves "
+                     r"along a direction the constraints leave free.*cut the loop", msg), msg
+    assert ("with joints 'left-achilles-rod', 'right-achilles-rod' independent (quaternion in y)"
+            in msg), msg
+    assert ("sigma_min/sigma_max = 0.016, below the threshold 0.05 (condition number 63 > 20)"
+            in msg), msg
+    c = cd.Model.load(path, cut_loops=True)
+    assert c.ny == c.nv
 
 
 def test_cassie_embedded_plantar_loops_match_mujoco(cassie):

@@ -15,6 +15,7 @@
 #include "clusterdyn/cluster_model.hpp"
 #include "clusterdyn/configuration.hpp"
 #include "core/log.hpp"
+#include "model/loop_coordinates.hpp"
 #include "model/model_builder_detail.hpp"
 
 namespace clusterdyn {
@@ -495,9 +496,8 @@ void nameClusters(ClusterModel& cm) {
   }
 }
 
-}  // namespace
-
-ClusterModel buildClusterModel(const UrdfDescription& urdf, const ModelOptions& options) {
+/// The cluster model with the independent coordinates the description marks.
+ClusterModel buildAsMarked(const UrdfDescription& urdf, const ModelOptions& options) {
   const Model tree0 = detail::buildSpanningTree(urdf, options);
   JointsByName jointByName;
   for (const auto& j : urdf.joints) jointByName[j.name] = &j;
@@ -523,6 +523,34 @@ ClusterModel buildClusterModel(const UrdfDescription& urdf, const ModelOptions& 
   log::debug("{}: {} clusters, nv spanning {}, ny {}", urdf.source, cm.clusters.size(),
              cm.treeModel.nv, cm.ny);
   return cm;
+}
+
+}  // namespace
+
+ClusterModel buildClusterModel(const UrdfDescription& urdf, const ModelOptions& options) {
+  try {
+    return buildAsMarked(urdf, options);
+  } catch (const ModelError& first) {
+    // A loop cluster whose unmarked multi-dof joint, dependent by default, does not fit its
+    // freedom (a rod's spin on its ball joint): the joints the file leaves unmarked are chosen as
+    // the MJCF reader chooses them (docs/mjcf.md section 3; marked joints keep their marks).
+    // Models the marks build are never re-chosen; without a better choice, the first error,
+    // saying why the choice was rejected when it was too ill-conditioned.
+    UrdfDescription chosen = urdf;
+    bool changed = false;
+    std::string rejected;
+    try {
+      changed = detail::chooseLoopCoordinates(chosen, {}, options, true, &rejected);
+    } catch (const ModelError&) {
+    }
+    if (!changed && !rejected.empty()) throw ModelError(first.what() + rejected);
+    if (!changed) throw;
+    try {
+      return buildAsMarked(chosen, options);
+    } catch (const ModelError&) {
+    }
+    throw;  // the first error
+  }
 }
 
 }  // namespace clusterdyn

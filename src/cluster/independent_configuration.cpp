@@ -2,7 +2,10 @@
 // exponential maps of joint_types.hpp, on the joints forEachIndependentJoint visits).
 #include "clusterdyn/independent_configuration.hpp"
 
+#include <cmath>
+
 #include "cluster/independent_joints.hpp"
+#include "core/check.hpp"
 #include "model/joint_types.hpp"
 
 namespace clusterdyn {
@@ -34,6 +37,23 @@ Status differenceIndependent(const ClusterModel& cm, ConstVecRef y0, ConstVecRef
       });
     });
   return Status::Ok;
+}
+
+Status validateIndependentConfiguration(const ClusterModel& cm, Data& data, ConstVecRef y,
+                                        const char* what) {
+  CDYN_TRY(detail::checkVector(data, y, cm.nyq, what));
+  Status s = Status::Ok;
+  for (const Cluster& c : cm.clusters)
+    detail::forEachIndependentJoint(cm, c, [&](int b, int yq, int, int) {
+      const int o = detail::quaternionOffset(cm.treeModel.joints[b].type);
+      if (o < 0 || s != Status::Ok) return;
+      const double n = y.segment<4>(yq + o).norm();
+      if (std::abs(n - 1.0) > detail::kQuaternionNormTolerance)
+        s = detail::fail(data, Status::NotUnitQuaternion,
+                         "quaternion of joint '%s' (%s[%d..%d]) has norm %.17g, expected 1",
+                         cm.treeModel.jointNames[b].c_str(), what, yq + o, yq + o + 3, n);
+    });
+  return s;
 }
 
 }  // namespace clusterdyn

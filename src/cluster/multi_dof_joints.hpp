@@ -16,7 +16,7 @@ namespace clusterdyn::detail {
 bool checkMultiDofJoint(const ClusterModel& cm, const Cluster& c, int b, const UrdfJoint* uj);
 
 /// How to fix a cluster whose independent set does not match its freedom, in both idioms: URDF+
-/// marks the joints, the MJCF reader chooses them at qpos0 (mjcf_coordinates.cpp).
+/// marks the joints, the MJCF reader chooses them at qpos0 (loop_coordinates.cpp).
 inline constexpr const char* kIndependentCountAdvice =
     "URDF+: mark exactly that many of its joints independent=\"true\"; MJCF (no such mark): the "
     "reader makes dependent the joints that span the equality constraints' Jacobian at qpos0 "

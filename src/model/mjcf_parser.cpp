@@ -12,7 +12,8 @@
 
 namespace clusterdyn {
 namespace mjcf {
-// mjcf_coordinates.cpp: marks the dependent joints of the loops (independent="false").
+// loop_coordinates.cpp: marks the dependent joints of the loops (independent="false") and the
+// ball joints chosen independent.
 void chooseDependentJoints(UrdfDescription& urdf, const std::set<std::string>& actuated);
 
 namespace {

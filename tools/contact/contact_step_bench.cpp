@@ -32,6 +32,7 @@ struct Scene {
   std::vector<int> jointV;  ///< its velocity index
   double kp = 60.0, kd = 1.5;
   long iterations = 0, contacts = 0, steps = 0;
+  long activeSet = 0, activeSetSteps = 0;  ///< ADMM: solves taken by the active-set solve
   bool failed = false;
 };
 
@@ -45,6 +46,8 @@ __attribute__((noinline)) void runSteps(Scene& s, int n) {
     const Status st = contactStep(s.cm, s.data, s.problem, s.cd, s.q, s.v, s.tau, s.st);
     if (st != Status::Ok) s.failed = true;
     s.iterations += s.cd.result.iterations;
+    s.activeSet += s.cd.result.activeSet ? 1 : 0;
+    s.activeSetSteps += s.cd.result.activeSetSteps;
     for (const ConeBlock& b : s.cd.blocks) s.contacts += b.type == ConeType::Coulomb ? 1 : 0;
     ++s.steps;
   }
@@ -103,7 +106,7 @@ int main(int argc, char** argv) {
         s.jointV.push_back(scenes::yIndex(cm.independentVelocityNames, name));
       }
     runSteps(s, 500);  // settle on the feet
-    s.iterations = s.contacts = s.steps = 0;
+    s.iterations = s.contacts = s.steps = s.activeSet = s.activeSetSteps = 0;
     std::vector<double> perStep;
     for (int r = 0; r < reps; ++r) {
       const auto t0 = std::chrono::steady_clock::now();
@@ -117,11 +120,12 @@ int main(int argc, char** argv) {
         "\"dt\": %g, \"tolerance\": %g, \"ny\": %d, \"steps\": %d, \"reps\": %d, \"median_us\": "
         "%.3f, "
         "\"min_us\": %.3f, \"mean_iterations\": %.3f, \"mean_contacts\": %.3f, "
+        "\"active_set_share\": %.3f, \"mean_active_set_steps\": %.3f, "
         "\"base_height\": %.4f, \"all_ok\": %s}\n",
         st.solver == StepSettings::Solver::Pgs ? "pgs" : "admm", st.dt, st.contact.tolerance, cm.ny,
         steps, reps, 1e6 * perStep[perStep.size() / 2], 1e6 * perStep.front(),
-        double(s.iterations) / s.steps, double(s.contacts) / s.steps, s.q[2],
-        s.failed ? "false" : "true");
+        double(s.iterations) / s.steps, double(s.contacts) / s.steps, double(s.activeSet) / s.steps,
+        double(s.activeSetSteps) / s.steps, s.q[2], s.failed ? "false" : "true");
     return s.failed ? 1 : 0;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "contact_step_bench: %s\n", e.what());

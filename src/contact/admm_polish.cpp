@@ -165,12 +165,15 @@ void startSliding(const ConeBlock& b, int index, const double* lambda, const dou
   ws.polishMode[index] = kSliding;
 }
 
-/// The modes of the iterate lam (c = G lam + g).
-void identifyModes(const std::vector<ConeBlock>& blocks, const double* lam, const double* c,
-                   double largest, ContactSolverWorkspace& ws) {
+/// The modes of the iterate lam; c = G lam + g (ws.polishC) is evaluated when a block slides.
+void identifyModes(const MatX& G, const VecX& g, const std::vector<ConeBlock>& blocks,
+                   ConstVecRef lam, double largest, ContactSolverWorkspace& ws) {
+  const int m = static_cast<int>(g.size());
+  auto c = ws.polishC.head(m);
+  bool haveC = false;
   for (std::size_t b = 0; b < blocks.size(); ++b) {
     const ConeBlock& k = blocks[b];
-    const double* l = lam + k.row0;
+    const double* l = lam.data() + k.row0;
     int& mode = ws.polishMode[b];
     if (k.type == ConeType::Inactive)
       mode = kSeparated;
@@ -182,18 +185,26 @@ void identifyModes(const std::vector<ConeBlock>& blocks, const double* lam, cons
       mode = kFrictionless;
     else if (std::hypot(l[0], l[1]) < k.mu * l[2] * (1.0 - 1e-9))
       mode = kSticking;
-    else
-      startSliding(k, static_cast<int>(b), lam, c, ws);
+    else {
+      if (!haveC) {
+        c.noalias() = G * lam;
+        c += g;
+        haveC = true;
+      }
+      startSliding(k, static_cast<int>(b), lam.data(), c.data(), ws);
+    }
   }
 }
 
 /// Newton steps on F(z) = 0 from ws.polishLambda and the modes in ws.polishMode: true when an
 /// iterate meets the tolerance (left in ws.polishLambda). damped: the modes stay fixed and the
 /// steps are cut (phase 2); else blocks change mode when they leave their region (phase 1).
-/// useCholesky: a step without sliding blocks by choleskyStep when G_AA is definite.
+/// activeSet (the active-set solve from a warm start, rarely exact itself): the start is not
+/// checked, only the Newton iterates; a step without sliding blocks by choleskyStep when G_AA is
+/// definite.
 bool newtonOnModes(const MatX& G, const VecX& g, const std::vector<ConeBlock>& blocks,
                    const ContactSolverSettings& settings, ContactSolverWorkspace& ws, int maxSteps,
-                   double rankTol, bool damped, bool useCholesky, ContactResiduals& residuals,
+                   double rankTol, bool damped, bool activeSet, ContactResiduals& residuals,
                    int& steps) {
   const int m = static_cast<int>(g.size());
   auto lam = ws.polishLambda.head(m), c = ws.polishC.head(m), F = ws.polishF.head(m);
@@ -202,14 +213,16 @@ bool newtonOnModes(const MatX& G, const VecX& g, const std::vector<ConeBlock>& b
     applyModes(blocks, ws, lam.data());
     // The candidate: lam projected onto K (a sliding impulse is on the boundary up to rounding),
     // judged by its residuals as returned.
-    auto candidate = ws.polishStep.head(m);
-    candidate = lam;
-    for (const ConeBlock& k : blocks) projectCone(k, candidate.data() + k.row0);
-    residuals = contactResiduals(G, g, blocks, candidate, ws);
-    if (residuals.cone <= settings.tolerance && residuals.velocity <= settings.tolerance &&
-        residuals.complementarity <= settings.tolerance) {
-      lam = candidate;
-      return true;
+    if (step > 0 || !activeSet) {
+      auto candidate = ws.polishStep.head(m);
+      candidate = lam;
+      for (const ConeBlock& k : blocks) projectCone(k, candidate.data() + k.row0);
+      residuals = contactResiduals(G, g, blocks, candidate, ws);
+      if (residuals.cone <= settings.tolerance && residuals.velocity <= settings.tolerance &&
+          residuals.complementarity <= settings.tolerance) {
+        lam = candidate;
+        return true;
+      }
     }
     if (step == maxSteps) return false;
     ++steps;
@@ -242,7 +255,7 @@ bool newtonOnModes(const MatX& G, const VecX& g, const std::vector<ConeBlock>& b
       }
     }
     auto d = ws.polishF.head(m);  // F -> -step
-    if (!(useCholesky && linear && choleskyStep(G, blocks, ws, d.data()))) {
+    if (!(activeSet && linear && choleskyStep(G, blocks, ws, d.data()))) {
       J.setZero();
       for (std::size_t b = 0; b < blocks.size(); ++b) {
         const ConeBlock& k = blocks[b];
@@ -347,16 +360,14 @@ bool polishContactSolution(const MatX& G, const VecX& g, const std::vector<ConeB
                            ConstVecRef start, ContactResiduals& residuals, int& steps,
                            int activeSetSteps) {
   const int m = static_cast<int>(g.size());
-  auto lam = ws.polishLambda.head(m), c = ws.polishC.head(m);
+  auto lam = ws.polishLambda.head(m);
   steps = 0;
   for (const ConeBlock& b : blocks)  // the modes are those of Coulomb cones: no patch cones
     if (isPatchCone(b.type)) return false;
   for (const bool damped : {false, true}) {
     if (damped && activeSetSteps > 0) break;  // the active-set solve: phase 1 only
     lam = start;
-    c.noalias() = G * lam;
-    c += g;
-    identifyModes(blocks, lam.data(), c.data(), lam.cwiseAbs().maxCoeff(), ws);
+    identifyModes(G, g, blocks, lam, lam.cwiseAbs().maxCoeff(), ws);
     const int maxSteps = activeSetSteps > 0 ? activeSetSteps : damped ? kDampedSteps : kNewtonSteps;
     if (newtonOnModes(G, g, blocks, settings, ws, maxSteps, damped ? kFullRankTol : kRankTol,
                       damped, activeSetSteps > 0, residuals, steps))

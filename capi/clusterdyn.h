@@ -1493,6 +1493,12 @@ typedef struct cdyn_contact_settings {
   int max_iterations;         /**< solver iterations (>= 0; default 1000) */
   int warm_start;             /**< nonzero (default 1): start from the workspace's impulses of
                                    its last solve or step (cdyn_contact_workspace_reset: zero) */
+  int polish_after;           /**< ADMM: Newton polish on the contact modes of the iterate every
+                                   polish_after iterations without convergence and at the last
+                                   (>= 0; default 100; 0: none) */
+  int active_set_steps;       /**< ADMM: at most this many Newton steps on the contact modes of
+                                   the warm start before ADMM, taken when the residuals meet the
+                                   tolerance (>= 0; default 2; 0: plain ADMM) */
 } cdyn_contact_settings;
 
 /** Outcome of a contact solve / step. The residuals are those of the returned impulses, max
@@ -1510,7 +1516,8 @@ typedef struct cdyn_contact_report {
 } cdyn_contact_report;
 
 /** The default settings (dt 1e-3, beta 0.2, max_push_velocity 0.2, activation_distance 0.05,
- *  tolerance 1e-10, rho 1, ADMM, 1000 iterations, warm start on). */
+ *  tolerance 1e-10, rho 1, ADMM, 1000 iterations, warm start on, polish_after 100,
+ *  active_set_steps 2). */
 CDYN_API cdyn_status cdyn_contact_settings_default(cdyn_contact_settings* settings);
 /** Creates an empty contact problem for `model` (allocates; the model cannot be freed before
  *  it). */

@@ -43,8 +43,9 @@ constexpr double kMaxTurn = 0.2;
 
 /// x <- the basic least-squares solution of A x = b (A: n x n in ws.polishJ, overwritten by its
 /// QR; b in x) by Householder QR with column pivoting (Businger & Golub 1965), columns whose
-/// pivot is below rankTol times the first are dropped (x = 0 there). No allocation.
-void pivotedQrSolve(ContactSolverWorkspace& ws, int n, double rankTol, double* x) {
+/// pivot is below rankTol times the first are dropped (x = 0 there). No allocation. Returns the
+/// rank (the columns kept).
+int pivotedQrSolve(ContactSolverWorkspace& ws, int n, double rankTol, double* x) {
   auto A = ws.polishJ.topLeftCorner(n, n);
   auto norms = ws.polishNorms.head(n);
   int* perm = ws.polishPerm.data();
@@ -95,6 +96,7 @@ void pivotedQrSolve(ContactSolverWorkspace& ws, int n, double rankTol, double* x
   }
   for (int j = 0; j < n; ++j) x[j] = 0.0;
   for (int j = 0; j < rank; ++j) x[perm[j]] = t[j];
+  return rank;
 }
 
 /// The Newton step of a set of modes without sliding blocks, where F(z) = 0 is linear: on the
@@ -201,7 +203,7 @@ void identifyModes(const MatX& G, const VecX& g, const std::vector<ConeBlock>& b
 /// steps are cut (phase 2); else blocks change mode when they leave their region (phase 1).
 /// activeSet (the active-set solve from a warm start, rarely exact itself): the start is not
 /// checked, only the Newton iterates; a step without sliding blocks by choleskyStep when G_AA is
-/// definite.
+/// definite; false at a singular Newton system (the impulses on those modes are not unique).
 bool newtonOnModes(const MatX& G, const VecX& g, const std::vector<ConeBlock>& blocks,
                    const ContactSolverSettings& settings, ContactSolverWorkspace& ws, int maxSteps,
                    double rankTol, bool damped, bool activeSet, ContactResiduals& residuals,
@@ -291,7 +293,9 @@ bool newtonOnModes(const MatX& G, const VecX& g, const std::vector<ConeBlock>& b
             J(blocks[b].row0 + i, blocks[b].row0 + i) = 1.0;
           }
       }
-      pivotedQrSolve(ws, m, rankTol, d.data());
+      // The active-set solve stops at a singular system: its basic solution would be one of
+      // many impulses (some contacts unloaded at random), ADMM's is taken instead.
+      if (pivotedQrSolve(ws, m, rankTol, d.data()) < m && activeSet) return false;
     }
     if (damped) {  // the step d (z -= d) cut: slip directions turn by <= kMaxTurn, lambda_n > 0
       double scale = 1.0;

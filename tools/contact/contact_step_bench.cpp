@@ -4,6 +4,7 @@
 //
 //   contact_step_bench URDFPLUS_DIR [--steps N] [--reps R] [--solver admm|pgs] [--dt S]
 //                      [--tolerance T]   (the contact solver's, default 1e-10)
+//                      [--active-set-steps K]   (ADMM's active-set solve, default 2; 0: off)
 //
 // Prints one JSON line: median wall time per step over R blocks of N steps, the mean contact
 // solver iterations, the active contacts per step. The timed loop is runSteps (not inlined), for
@@ -59,7 +60,7 @@ int main(int argc, char** argv) {
   if (argc < 2) {
     std::fprintf(stderr,
                  "usage: contact_step_bench URDFPLUS_DIR [--steps N] [--reps R] "
-                 "[--solver admm|pgs] [--dt S] [--tolerance T]\n");
+                 "[--solver admm|pgs] [--dt S] [--tolerance T] [--active-set-steps K]\n");
     return 2;
   }
   int steps = 1000, reps = 7;
@@ -73,6 +74,8 @@ int main(int argc, char** argv) {
       st.dt = std::atof(argv[i + 1]);
     else if (!std::strcmp(argv[i], "--tolerance"))
       st.contact.tolerance = std::atof(argv[i + 1]);
+    else if (!std::strcmp(argv[i], "--active-set-steps"))
+      st.contact.activeSetSteps = std::atoi(argv[i + 1]);
     else if (!std::strcmp(argv[i], "--solver"))
       st.solver = std::string(argv[i + 1]) == "pgs" ? StepSettings::Solver::Pgs
                                                     : StepSettings::Solver::Admm;
@@ -81,8 +84,11 @@ int main(int argc, char** argv) {
       return 2;
     }
   }
-  if (steps < 1 || reps < 1 || !(st.dt > 0.0) || !(st.contact.tolerance > 0.0)) {
-    std::fprintf(stderr, "--steps, --reps, --dt and --tolerance must be positive\n");
+  if (steps < 1 || reps < 1 || !(st.dt > 0.0) || !(st.contact.tolerance > 0.0) ||
+      st.contact.activeSetSteps < 0) {
+    std::fprintf(stderr,
+                 "--steps, --reps, --dt and --tolerance must be positive, --active-set-steps "
+                 ">= 0\n");
     return 2;
   }
   setLogLevel(LogLevel::Off);

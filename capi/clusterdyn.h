@@ -1512,7 +1512,8 @@ typedef struct cdyn_contact_report {
                                cone, m/s (a contact's normal velocity below its target) */
   double dual_residual;   /**< dual feasibility: distance of lambda to the friction cones, N s */
   double complementarity; /**< max over blocks |lambda_b . sigma_b| / |lambda_b|_inf, m/s */
-  double rho;             /**< ADMM: the final penalty (0 for PGS) */
+  double rho;             /**< ADMM: the final penalty (0 for PGS, and when the active-set
+                               solve returned without an ADMM iteration) */
 } cdyn_contact_report;
 
 /** The default settings (dt 1e-3, beta 0.2, max_push_velocity 0.2, activation_distance 0.05,

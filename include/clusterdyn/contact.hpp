@@ -104,7 +104,7 @@ struct ContactSolverResult {
   int iterations = 0;
   bool converged = false;
   ContactResiduals residuals;  ///< of the returned lambda
-  double rho = 0.0;            ///< ADMM: the final penalty (0 for PGS)
+  double rho = 0.0;            ///< ADMM: the final penalty (0 for PGS and for the active-set solve)
   int rhoUpdates = 0;          ///< ADMM: refactorizations after the first
   bool polished = false;       ///< ADMM: the returned lambda is the Newton polish's
   int polishSteps = 0;         ///< ADMM: Newton steps of the polish attempts (0: none)

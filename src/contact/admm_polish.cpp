@@ -331,8 +331,16 @@ bool newtonOnModes(const MatX& G, const VecX& g, const std::vector<ConeBlock>& b
     if (!lam.allFinite()) return false;
     if (damped) continue;
     applyModes(blocks, ws, lam.data());
-    c.noalias() = G * lam;
-    c += g;
+    bool haveC = false;  // c = G lam + g, evaluated when a mode change needs it (lam does not
+                         // change in this loop: the separated blocks' impulses are zero already)
+    const auto velocities = [&]() {
+      if (!haveC) {
+        c.noalias() = G * lam;
+        c += g;
+        haveC = true;
+      }
+      return c.data();
+    };
     for (std::size_t b = 0; b < blocks.size(); ++b) {  // mode changes
       const ConeBlock& k = blocks[b];
       if (k.type != ConeType::Coulomb) continue;
@@ -343,13 +351,13 @@ bool newtonOnModes(const MatX& G, const VecX& g, const std::vector<ConeBlock>& b
         if (!(l[2] > 0.0))
           mode = kSeparated;
         else if (std::hypot(l[0], l[1]) > k.mu * l[2])
-          startSliding(k, static_cast<int>(b), lam.data(), c.data(), ws);
+          startSliding(k, static_cast<int>(b), lam.data(), velocities(), ws);
       } else if (mode == kSliding || mode == kFrictionless) {
         if (!(l[2] > 0.0))
           mode = kSeparated;
         else if (mode == kSliding && ws.polishKappa[b] < 0.0)
           mode = kSticking;
-      } else if (c[r + 2] < 0.0) {  // separated and approaching
+      } else if (velocities()[r + 2] < 0.0) {  // separated and approaching
         mode = k.mu == 0.0 ? kFrictionless : kSticking;
         l[0] = l[1] = l[2] = 0.0;
       }

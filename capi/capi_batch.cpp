@@ -18,16 +18,18 @@ namespace {
 
 // ---- the per-state functions ---------------------------------------------------------------
 
-cdyn_status stateCeAba(const Job& j, const Worker& w, int, double* const* p, double*) {
-  const Arg* a = j.args;
-  return cdyn_ce_aba(j.model, w.ws, p[0], a[0].len, p[1], a[1].len, p[2], a[2].len, p[3], a[3].len,
-                     p[4], a[4].len, p[5], a[5].len);
-}
+/// The single-state functions of the shape (model, ws, q, nq, v, nv, in, nin, fext, nfext, out,
+/// nout, qdd, nqdd): cdyn_ce_aba, cdyn_ce_rnea.
+using SpanningFn = cdyn_status (*)(const cdyn_model*, cdyn_workspace*, const double*, int,
+                                   const double*, int, const double*, int, const double*, int,
+                                   double*, int, double*, int);
 
-cdyn_status stateCeRnea(const Job& j, const Worker& w, int, double* const* p, double*) {
+/// Arguments: 0 q, 1 v, 2 tau / ydd, 3 fext, 4 ydd / tau, 5 qdd.
+template <SpanningFn fn>
+cdyn_status stateSpanning(const Job& j, const Worker& w, int, double* const* p, double*) {
   const Arg* a = j.args;
-  return cdyn_ce_rnea(j.model, w.ws, p[0], a[0].len, p[1], a[1].len, p[2], a[2].len, p[3], a[3].len,
-                      p[4], a[4].len, p[5], a[5].len);
+  return fn(j.model, w.ws, p[0], a[0].len, p[1], a[1].len, p[2], a[2].len, p[3], a[3].len, p[4],
+            a[4].len, p[5], a[5].len);
 }
 
 cdyn_status stateMassMatrix(const Job& j, const Worker& w, int, double* const* p, double*) {
@@ -80,37 +82,12 @@ cdyn_status stateConstrained(const Job& j, const Worker& w, int i, double* const
 
 // ---- the batch functions: fill a Job, run it one of the two ways ---------------------------
 
-/// A job of a function with the description spec (capi_args.hpp): model sizes read here (a NULL
-/// or invalid model is reported by the caller before); *sizes receives them when given.
-template <std::size_t N>
-cdyn_status makeJob(Job& j, const cdyn_model* model, int n, int layout,
-                    const cdyn_args::ArgSpec (&spec)[N], const ArrayArg (&a)[N], StateFn fn,
-                    Sizes* sizes = nullptr) {
-  Sizes s;
-  if (cdyn_status st = readSizes(model, &s)) return st;
-  j.model = model;
-  j.n = n;
-  j.layout = layout;
-  setArgs(j, spec, s, a);
-  j.fn = fn;
-  if (sizes) *sizes = s;
-  return CDYN_OK;
-}
-
-cdyn_status ceAbaJob(Job& j, const cdyn_model* model, int n, int layout, const double* q, int nq,
-                     const double* v, int nv, const double* tau, int ntau, const double* fext,
-                     int nfext, double* ydd, int nydd, double* qdd, int nqdd) {
-  return makeJob(j, model, n, layout, cdyn_args::kCeAba,
-                 {{q, nq}, {v, nv}, {tau, ntau}, {fext, nfext}, {ydd, nydd}, {qdd, nqdd}},
-                 stateCeAba);
-}
-
-cdyn_status ceRneaJob(Job& j, const cdyn_model* model, int n, int layout, const double* q, int nq,
-                      const double* v, int nv, const double* ydd, int nydd, const double* fext,
-                      int nfext, double* tau, int ntau, double* qdd, int nqdd) {
-  return makeJob(j, model, n, layout, cdyn_args::kCeRnea,
-                 {{q, nq}, {v, nv}, {ydd, nydd}, {fext, nfext}, {tau, ntau}, {qdd, nqdd}},
-                 stateCeRnea);
+/// The job of a SpanningFn fn with the description spec, as the job maker of batchEntry /
+/// poolEntry (the six arrays in signature order).
+template <SpanningFn fn>
+auto spanningJob(const cdyn_model* model, int n, int layout, const cdyn_args::ArgSpec (&spec)[6],
+                 const ArrayArg (&a)[6]) {
+  return [=, &spec](Job& j) { return makeJob(j, model, n, layout, spec, a, stateSpanning<fn>); };
 }
 
 cdyn_status massMatrixJob(Job& j, const cdyn_model* model, int n, int layout, const double* q,
@@ -184,40 +161,40 @@ cdyn_status cdyn_batch_ce_aba(const cdyn_model* model, cdyn_workspace* const* ws
                               int layout, const double* q, int nq, const double* v, int nv,
                               const double* tau, int ntau, const double* fext, int nfext,
                               double* ydd, int nydd, double* qdd, int nqdd, int* failed_index) {
-  return batchEntry(model, ws, nws, failed_index, [&](Job& job) {
-    return ceAbaJob(job, model, n, layout, q, nq, v, nv, tau, ntau, fext, nfext, ydd, nydd, qdd,
-                    nqdd);
-  });
+  return batchEntry(model, ws, nws, failed_index,
+                    spanningJob<cdyn_ce_aba>(
+                        model, n, layout, cdyn_args::kCeAba,
+                        {{q, nq}, {v, nv}, {tau, ntau}, {fext, nfext}, {ydd, nydd}, {qdd, nqdd}}));
 }
 
 cdyn_status cdyn_pool_ce_aba(const cdyn_model* model, cdyn_pool* pool, int n, int layout,
                              const double* q, int nq, const double* v, int nv, const double* tau,
                              int ntau, const double* fext, int nfext, double* ydd, int nydd,
                              double* qdd, int nqdd, int* failed_index) {
-  return poolEntry(model, pool, n, layout, failed_index, [&](Job& job) {
-    return ceAbaJob(job, model, n, layout, q, nq, v, nv, tau, ntau, fext, nfext, ydd, nydd, qdd,
-                    nqdd);
-  });
+  return poolEntry(model, pool, n, layout, failed_index,
+                   spanningJob<cdyn_ce_aba>(
+                       model, n, layout, cdyn_args::kCeAba,
+                       {{q, nq}, {v, nv}, {tau, ntau}, {fext, nfext}, {ydd, nydd}, {qdd, nqdd}}));
 }
 
 cdyn_status cdyn_batch_ce_rnea(const cdyn_model* model, cdyn_workspace* const* ws, int nws, int n,
                                int layout, const double* q, int nq, const double* v, int nv,
                                const double* ydd, int nydd, const double* fext, int nfext,
                                double* tau, int ntau, double* qdd, int nqdd, int* failed_index) {
-  return batchEntry(model, ws, nws, failed_index, [&](Job& job) {
-    return ceRneaJob(job, model, n, layout, q, nq, v, nv, ydd, nydd, fext, nfext, tau, ntau, qdd,
-                     nqdd);
-  });
+  return batchEntry(model, ws, nws, failed_index,
+                    spanningJob<cdyn_ce_rnea>(
+                        model, n, layout, cdyn_args::kCeRnea,
+                        {{q, nq}, {v, nv}, {ydd, nydd}, {fext, nfext}, {tau, ntau}, {qdd, nqdd}}));
 }
 
 cdyn_status cdyn_pool_ce_rnea(const cdyn_model* model, cdyn_pool* pool, int n, int layout,
                               const double* q, int nq, const double* v, int nv, const double* ydd,
                               int nydd, const double* fext, int nfext, double* tau, int ntau,
                               double* qdd, int nqdd, int* failed_index) {
-  return poolEntry(model, pool, n, layout, failed_index, [&](Job& job) {
-    return ceRneaJob(job, model, n, layout, q, nq, v, nv, ydd, nydd, fext, nfext, tau, ntau, qdd,
-                     nqdd);
-  });
+  return poolEntry(model, pool, n, layout, failed_index,
+                   spanningJob<cdyn_ce_rnea>(
+                       model, n, layout, cdyn_args::kCeRnea,
+                       {{q, nq}, {v, nv}, {ydd, nydd}, {fext, nfext}, {tau, ntau}, {qdd, nqdd}}));
 }
 
 cdyn_status cdyn_batch_cluster_mass_matrix(const cdyn_model* model, cdyn_workspace* const* ws,

@@ -64,20 +64,6 @@ cdyn_status stateInverse(const Job& j, const Worker& w, int, double* const* p, d
   return fn(j.model, w.dws, p[0], j.args[0].len, p[1], leadingDimension(j, 1));
 }
 
-/// A derivative job from the description spec (capi_args.hpp).
-template <std::size_t N>
-cdyn_status makeJob(Job& j, const cdyn_model* model, int n, int layout,
-                    const cdyn_args::ArgSpec (&spec)[N], const ArrayArg (&a)[N], StateFn fn) {
-  Sizes s;
-  if (cdyn_status st = readSizes(model, &s)) return st;
-  j.model = model;
-  j.n = n;
-  j.layout = layout;
-  setArgs(j, spec, s, a);
-  j.fn = fn;
-  return CDYN_OK;
-}
-
 /// Runs a derivative job on the caller's derivative workspaces (one per thread; the calling
 /// thread is one). No allocation with nws == 1 and CDYN_BATCH_ROW_MAJOR.
 cdyn_status runOnDerivativeWorkspaces(Job& job, cdyn_derivative_workspace* const* dws, int nws,

@@ -105,6 +105,23 @@ void setArgs(Job& j, const cdyn_args::ArgSpec (&spec)[N], const Sizes& s,
   }
 }
 
+/// A job of a function with the description spec (capi_args.hpp): model sizes read here (a NULL
+/// or invalid model is reported by the caller before); *sizes receives them when given.
+template <std::size_t N>
+cdyn_status makeJob(Job& j, const cdyn_model* model, int n, int layout,
+                    const cdyn_args::ArgSpec (&spec)[N], const cdyn_args::ArrayArg (&a)[N],
+                    StateFn fn, Sizes* sizes = nullptr) {
+  Sizes s;
+  if (cdyn_status st = readSizes(model, &s)) return st;
+  j.model = model;
+  j.n = n;
+  j.layout = layout;
+  setArgs(j, spec, s, a);
+  j.fn = fn;
+  if (sizes) *sizes = s;
+  return CDYN_OK;
+}
+
 /// Runs state i of the job on worker w.
 cdyn_status runState(const Job& job, const Worker& w, int i);
 

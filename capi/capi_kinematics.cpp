@@ -13,6 +13,27 @@ cdyn_status checkFrameOutput(cdyn_workspace* ws, const Vec& x, const char* what)
               "out of range (inputs q, v or a too large)",
               what);
 }
+
+/// A frame quantity of the workspace's kinematics (cdyn_frame_velocity, cdyn_frame_acceleration,
+/// cdyn_frame_classical_acceleration): frame and rf checked, the kinematics of level `level`
+/// required, get(model, data, frame, r) (a Motion or a Vec3: what) copied into out.
+template <typename Value>
+cdyn_status frameQuantity(const cdyn_model* model, cdyn_workspace* ws, int frame, int rf,
+                          double* out, const char* outName, KinLevel level, const char* what,
+                          Value (*get)(const cd::Model&, const cd::Data&, int,
+                                       cd::ReferenceFrame)) {
+  return computeOnKinematics(model, ws, [&] {
+    cd::ReferenceFrame r = cd::ReferenceFrame::Local;
+    CDYN_CHECK(checkFrame(ws, model->cm.treeModel, frame));
+    CDYN_CHECK(toReferenceFrame(ws, rf, &r));
+    CDYN_CHECK(checkPointer(ws, out, outName));
+    CDYN_CHECK(needKinematics(ws, level));
+    const Value x = get(model->cm.treeModel, ws->body->data.treeData, frame, r);
+    CDYN_CHECK(checkFrameOutput(ws, x, what));
+    std::copy_n(x.data(), x.size(), out);
+    return ok(ws);
+  });
+}
 }  // namespace
 
 extern "C" {
@@ -80,49 +101,20 @@ cdyn_status cdyn_frame_placement_matrix(const cdyn_model* model, cdyn_workspace*
 
 cdyn_status cdyn_frame_velocity(const cdyn_model* model, cdyn_workspace* ws, int frame, int rf,
                                 double velocity[6]) {
-  return computeOnKinematics(model, ws, [&] {
-    cd::ReferenceFrame r = cd::ReferenceFrame::Local;
-    CDYN_CHECK(checkFrame(ws, model->cm.treeModel, frame));
-    CDYN_CHECK(toReferenceFrame(ws, rf, &r));
-    CDYN_CHECK(checkPointer(ws, velocity, "velocity"));
-    CDYN_CHECK(needKinematics(ws, kVelocities));
-    const cd::Motion m = cd::frameVelocity(model->cm.treeModel, ws->body->data.treeData, frame, r);
-    CDYN_CHECK(checkFrameOutput(ws, m, "the frame velocity"));
-    std::copy_n(m.data(), 6, velocity);
-    return ok(ws);
-  });
+  return frameQuantity(model, ws, frame, rf, velocity, "velocity", kVelocities,
+                       "the frame velocity", cd::frameVelocity);
 }
 
 cdyn_status cdyn_frame_acceleration(const cdyn_model* model, cdyn_workspace* ws, int frame, int rf,
                                     double acceleration[6]) {
-  return computeOnKinematics(model, ws, [&] {
-    cd::ReferenceFrame r = cd::ReferenceFrame::Local;
-    CDYN_CHECK(checkFrame(ws, model->cm.treeModel, frame));
-    CDYN_CHECK(toReferenceFrame(ws, rf, &r));
-    CDYN_CHECK(checkPointer(ws, acceleration, "acceleration"));
-    CDYN_CHECK(needKinematics(ws, kAccelerations));
-    const cd::Motion m =
-        cd::frameAcceleration(model->cm.treeModel, ws->body->data.treeData, frame, r);
-    CDYN_CHECK(checkFrameOutput(ws, m, "the frame acceleration"));
-    std::copy_n(m.data(), 6, acceleration);
-    return ok(ws);
-  });
+  return frameQuantity(model, ws, frame, rf, acceleration, "acceleration", kAccelerations,
+                       "the frame acceleration", cd::frameAcceleration);
 }
 
 cdyn_status cdyn_frame_classical_acceleration(const cdyn_model* model, cdyn_workspace* ws,
                                               int frame, int rf, double acceleration[3]) {
-  return computeOnKinematics(model, ws, [&] {
-    cd::ReferenceFrame r = cd::ReferenceFrame::Local;
-    CDYN_CHECK(checkFrame(ws, model->cm.treeModel, frame));
-    CDYN_CHECK(toReferenceFrame(ws, rf, &r));
-    CDYN_CHECK(checkPointer(ws, acceleration, "acceleration"));
-    CDYN_CHECK(needKinematics(ws, kAccelerations));
-    const cd::Vec3 acc =
-        cd::frameClassicalAcceleration(model->cm.treeModel, ws->body->data.treeData, frame, r);
-    CDYN_CHECK(checkFrameOutput(ws, acc, "the frame classical acceleration"));
-    std::copy_n(acc.data(), 3, acceleration);
-    return ok(ws);
-  });
+  return frameQuantity(model, ws, frame, rf, acceleration, "acceleration", kAccelerations,
+                       "the frame classical acceleration", cd::frameClassicalAcceleration);
 }
 
 namespace {

@@ -31,8 +31,12 @@ ignore:
 combined as /*optional array*/, /*optional scalar*/. Two parameters whose names differ only in
 case (G and g) become gmat and gvec (Fortran is case-insensitive).
 """
-import re
+import pathlib
 import sys
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+import c_header  # noqa: E402
+from c_header import HeaderError  # noqa: E402
 
 PREAMBLE = """\
 ! clusterdyn C API for Fortran 2018 (ISO_C_BINDING). GENERATED from clusterdyn.h by
@@ -62,78 +66,12 @@ PREAMBLE = """\
 SCALARS = {"int": ("integer(c_int)", "c_int"), "unsigned int": ("integer(c_int)", "c_int"),
            "double": ("real(c_double)", "c_double"), "size_t": ("integer(c_size_t)", "c_size_t"),
            "char": ("character(kind=c_char)", "c_char")}
-MARKS = {"optional", "array", "scalar"}
 
 
-class HeaderError(Exception):
-    pass
-
-
-def strip_comments(text):
-    text = re.sub(r"/\*.*?\*/", " ", text, flags=re.S)
-    return re.sub(r"//[^\n]*", " ", text)
-
-
-def split_top(params):
-    """The comma-separated parts of a parameter list (no nested parentheses in the header's)."""
-    return [" ".join(p.split()) for p in params.split(",") if p.strip()]
-
-
-def constants(text):
-    """[(name, value)] of the #define CDYN_ numbers and the enum members, in header order."""
-    values, out = {}, []
-    pattern = (r"#define (CDYN_\w+)[ \t]+(?:\\\n)?[ \t]*([^\n]*)|"
-               r"typedef enum (\w+) \{(.*?)\} \3;")
-    for m in re.finditer(pattern, text, re.S):
-        if m.group(1):
-            name, expr = m.group(1), m.group(2).strip()
-            if name == "CDYN_API":
-                continue
-            expr = re.sub(r"\b(\d+)u\b", r"\1", expr)
-            expr = re.sub(r"\bCDYN_\w+\b", lambda c: str(values[c.group(0)]), expr)
-            if not re.fullmatch(r"[\d\s()+*-]+", expr):
-                raise HeaderError(f"#define {name}: not an integer expression: {expr}")
-            values[name] = eval(expr)  # digits, + - * and parentheses only (checked above)
-            out.append((name, values[name], None))
-        else:
-            for k, member in enumerate(split_top(m.group(4))):
-                mm = re.fullmatch(r"(CDYN_\w+) = (\d+)", member)
-                if not mm:
-                    raise HeaderError(f"enum {m.group(3)}: give {member} an explicit value")
-                values[mm.group(1)] = int(mm.group(2))
-                out.append((mm.group(1), int(mm.group(2)), m.group(3) if k == 0 else None))
-    return out
-
-
-def structs(text):
-    """{name: [(fortran type, field)]} of the header's structs, in header order."""
-    out = {}
-    for name, body in re.findall(r"typedef struct (cdyn_\w+) \{(.*?)\} \1;", text, re.S):
-        fields = re.findall(r"(\w+)\s+(\w+);", body)
-        for t, f in fields:
-            if t not in ("int", "double"):
-                raise HeaderError(f"struct {name}: field {f} of type {t} (int or double only)")
-        out[name] = [(SCALARS[t][0], f) for t, f in fields]
-    return out
-
-
-def dummy(decl, opaque, struct_names, enums):
-    """(name, Fortran declaration without the name's dimension, dimension, imports) of one C
-    parameter declaration with its marker comment."""
-    marks = set()
-    for comment in re.findall(r"/\*(.*?)\*/", decl):
-        words = set(comment.split())
-        if not words <= MARKS:
-            raise HeaderError(f"unknown marker /*{comment}*/ in '{decl}'")
-        marks |= words
-    decl = " ".join(re.sub(r"/\*.*?\*/", " ", decl).split())
-    fixed = re.search(r"\[\s*(\d+)\s*\]$", decl)
-    decl = re.sub(r"\s*\[\s*\d*\s*\]$", "", decl)
-    m = re.match(r"^(const\s+)?([\w ]+?)\s*((?:\*\s*(?:const\s*)?)*)(\w+)$", decl)
-    if not m:
-        raise HeaderError(f"cannot read the parameter '{decl}'")
-    const, base, stars, name = bool(m.group(1)), m.group(2), m.group(3).replace(" ", ""), m.group(4)
-    base = "int" if base == "cdyn_status" or base in enums else base
+def dummy(p, opaque, struct_names):
+    """(name, Fortran declaration without the name's dimension, dimension, imports) of one
+    c_header.Param."""
+    name, base, stars, const, fixed, marks = p.name, p.base, p.stars, p.const, p.fixed, p.marks
     optional = ", optional" if "optional" in marks else ""
     if base in opaque or (base == "void" and stars == "*"):
         if stars == "*":
@@ -148,19 +86,19 @@ def dummy(decl, opaque, struct_names, enums):
         return name, f"type({base}), intent({intent}){optional}", "(*)" if array else "", {base}
     elif base == "char" and stars == "**":
         return name, "type(c_ptr), intent(out)" + optional, "", {"c_ptr"}
-    elif base in SCALARS and stars == "" and not fixed:
+    elif base in SCALARS and stars == "" and fixed is None:
         if marks - {"optional"} or optional:
-            raise HeaderError(f"'{decl}': markers on a value parameter")
+            raise HeaderError(f"'{p.decl}': markers on a value parameter")
         ftype, kind = SCALARS[base]
         return name, f"{ftype}, value", "", {kind}
-    elif base in SCALARS and (stars == "*") != bool(fixed):
+    elif base in SCALARS and (stars == "*") != (fixed is not None):
         ftype, kind = SCALARS[base]
-        array = bool(fixed) or base == "char" or (
+        array = fixed is not None or base == "char" or (
             "array" in marks if base in ("int", "size_t") else "scalar" not in marks)
         intent = "in" if const else ("inout" if array else "out")
-        dim = f"({fixed.group(1)})" if fixed else ("(*)" if array else "")
+        dim = f"({fixed})" if fixed is not None else ("(*)" if array else "")
         return name, f"{ftype}, intent({intent}){optional}", dim, {kind}
-    raise HeaderError(f"no Fortran mapping for the parameter '{decl}'")
+    raise HeaderError(f"no Fortran mapping for the parameter '{p.decl}'")
 
 
 def wrap(words, indent, width=100):
@@ -175,8 +113,8 @@ def wrap(words, indent, width=100):
     return "\n".join(lines + [cur])
 
 
-def interface(result, name, params, opaque, struct_names, enums):
-    args = [dummy(p, opaque, struct_names, enums) for p in params]
+def interface(result, name, params, opaque, struct_names):
+    args = [dummy(p, opaque, struct_names) for p in params]
     lower = [a[0].lower() for a in args]
     names = []
     for (n, *_), low in zip(args, lower):
@@ -206,49 +144,26 @@ def interface(result, name, params, opaque, struct_names, enums):
 
 def generate(header_text):
     """The text of the Fortran module of the header text."""
-    text = strip_comments(header_text)
-    opaque = set(re.findall(r"typedef struct (cdyn_\w+) \1;", text))
-    enums = set(re.findall(r"typedef enum (\w+) \{", text))
-    types = structs(text)
+    header = c_header.read(header_text)
     out = [PREAMBLE, "module clusterdyn",
            "  use, intrinsic :: iso_c_binding, only: c_int, c_double, c_size_t, c_char, c_ptr",
            "  implicit none", "  private :: c_int, c_double, c_size_t, c_char, c_ptr", ""]
-    for name, value, enum in constants(text):
+    for name, value, enum in header.constants:
         if enum:
             out += ["", f"  ! {enum}"]
         out.append(f"  integer(c_int), parameter, public :: {name} = {value}")
-    for name, fields in types.items():
+    for name, fields in header.structs.items():
         out += ["", f"  type, bind(C), public :: {name}"]
-        out += [f"    {t} :: {f}" for t, f in fields]
+        out += [f"    {SCALARS[t][0]} :: {f}" for t, f in fields]
         out.append("  end type")
     out += ["", "  interface"]
-    # Section banners of the header (a comment line between two /* ==== */ lines).
-    banner = re.compile(r"/\* =+ \*/\n/\*\s*(.*?)\s*\*/\n(?:/\*[^\n]*\*/\n)*?/\* =+ \*/")
-    events = [(m.start(), "section", m.group(1)) for m in banner.finditer(header_text)]
-    decl = re.compile(r"CDYN_API\s+([\w\s\*]+?)\s*\b(cdyn_\w+)\s*\((.*?)\);", re.S)
-    # The declarations with their marker comments (lower-case words only, checked by dummy): the
-    # header without its other comments, positions kept.
-    kept = re.sub(r"/\*(?![a-z ]+\*/).*?\*/", lambda c: " " * len(
-        c.group(0)) if "\n" not in c.group(0) else re.sub(r"[^\n]", " ", c.group(0)),
-        header_text, flags=re.S)
-    kept = re.sub(r"//[^\n]*", "", kept)
-    events += [(m.start(), "function", m) for m in decl.finditer(kept)]
-    seen, section = set(), None
-    for _, what, item in sorted(events, key=lambda e: e[0]):
-        if what == "section":
-            section = item
-            continue
-        if section:  # the banner of the section this function opens
-            out += ["", f"    ! ---- {section} " + "-" * max(0, 88 - len(section))]
-            section = None
-        result, name, params = " ".join(item.group(1).split()), item.group(2), item.group(3)
-        if name in seen:
-            raise HeaderError(f"{name} declared twice")
-        seen.add(name)
-        params = [] if split_top(params) in ([], ["void"]) else split_top(params)
-        out += ["", interface(result, name, params, opaque, set(types), enums)]
+    for fn in header.functions:
+        if fn.section:  # the banner of the section this function opens
+            out += ["", f"    ! ---- {fn.section} " + "-" * max(0, 88 - len(fn.section))]
+        out += ["", interface(fn.result, fn.name, fn.params, header.opaque, set(header.structs))]
     out += ["", "  end interface", "end module clusterdyn", ""]
     return "\n".join(out)
+
 
 if __name__ == "__main__":
     if len(sys.argv) != 3:

@@ -437,7 +437,16 @@ struct Fixture {
   }
 };
 
-class LoopModels : public ::testing::TestWithParam<ModelCase> {};
+/// The suite of the loop models (TEST_P(LoopModels, ...)): each test has the model case's
+/// Fixture f and the names cm (its cluster model), t (the spanning tree) and data.
+class LoopModels : public ::testing::TestWithParam<ModelCase> {
+ protected:
+  LoopModels() : f(GetParam()), cm(f.cm), t(f.cm.treeModel), data(*f.data) {}
+  Fixture f;
+  const ClusterModel& cm;
+  const Model& t;
+  ClusterData& data;
+};
 
 }  // namespace
 

@@ -16,10 +16,6 @@ namespace {
 // Constraint Jacobian, G and the dense KKT system.
 
 TEST_P(LoopModels, ConstraintMatricesAndKkt) {
-  Fixture f(GetParam());
-  const ClusterModel& cm = f.cm;
-  const Model& t = cm.treeModel;
-  ClusterData& data = *f.data;
   for (int trial = 0; trial < 3; ++trial) {
     SCOPED_TRACE("trial " + std::to_string(trial));
     VecX q, v, y, yd;
@@ -172,10 +168,6 @@ bool positionRate(const ClusterModel& cm, const VecX& y, const VecX& yd, VecX& d
 }
 
 TEST_P(LoopModels, EnergyBalance) {
-  Fixture f(GetParam());
-  const ClusterModel& cm = f.cm;
-  const Model& t = cm.treeModel;
-  ClusterData& data = *f.data;
   VecX q0, v0, y0, yd0;
   ASSERT_TRUE(f.randomState(q0, v0, y0, yd0));
   VecX dummy;

@@ -16,10 +16,6 @@ namespace {
 // Forward / inverse dynamics, H, C, entry points.
 
 TEST_P(LoopModels, InverseDynamicsMassMatrixAndBias) {
-  Fixture f(GetParam());
-  const ClusterModel& cm = f.cm;
-  const Model& t = cm.treeModel;
-  ClusterData& data = *f.data;
   for (int trial = 0; trial < 3; ++trial) {
     SCOPED_TRACE("trial " + std::to_string(trial));
     VecX q, v, y, yd;
@@ -93,10 +89,6 @@ TEST_P(LoopModels, InverseDynamicsMassMatrixAndBias) {
 // (c) Along a constrained trajectory the spanning acceleration is G ydd + g.
 
 TEST_P(LoopModels, TrajectoryAccelerationMatchesGAndg) {
-  Fixture f(GetParam());
-  const ClusterModel& cm = f.cm;
-  const Model& t = cm.treeModel;
-  ClusterData& data = *f.data;
   // Coordinates that move: independent 1-dof joints (multi-dof joints stay still, G = I there).
   std::vector<std::pair<int, int>> moving;  // (y velocity index, y position index)
   for (int j = 0; j < cm.ny; ++j) {

@@ -17,10 +17,6 @@ namespace {
 // Position level: loop closure and projection.
 
 TEST_P(LoopModels, LoopClosureAndProjection) {
-  Fixture f(GetParam());
-  const ClusterModel& cm = f.cm;
-  const Model& t = cm.treeModel;
-  ClusterData& data = *f.data;
   const bool implicit = !cm.loops.empty();
   for (int trial = 0; trial < 3; ++trial) {
     SCOPED_TRACE("trial " + std::to_string(trial));

@@ -9,6 +9,7 @@
 #include "test_util.hpp"
 
 using namespace clusterdyn;
+using test::byName;
 using test::isClose;
 
 namespace {
@@ -20,16 +21,6 @@ std::vector<std::string> loopFiles() {
                           "urdfplus/benchmarks/parallel_chains/Implicit/depth5/loop_size5.urdf",
                           "urdfplus/benchmarks/variable_four_bar_urdf/four_bar_branch_2_3.urdf"})
     if (std::filesystem::exists(test::sharedPath(rel))) out.push_back(test::sharedPath(rel));
-  return out;
-}
-
-// Spanning vector of model a re-ordered as the coordinates of model b (by coordinate name).
-VecX byName(const std::vector<std::string>& from, const VecX& x,
-            const std::vector<std::string>& to) {
-  VecX out = VecX::Zero(static_cast<Eigen::Index>(to.size()));
-  for (size_t i = 0; i < to.size(); ++i)
-    for (size_t j = 0; j < from.size(); ++j)
-      if (from[j] == to[i]) out[i] = x[j];
   return out;
 }
 

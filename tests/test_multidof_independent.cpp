@@ -18,20 +18,12 @@
 #include "test_util.hpp"
 
 using namespace clusterdyn;
+using test::byName;
 using test::isClose;
 
 namespace {
 
 const char* kWrist = "cd_ups_wrist.urdf";
-
-VecX byName(const std::vector<std::string>& from, const VecX& x,
-            const std::vector<std::string>& to) {
-  VecX out = VecX::Zero(static_cast<Eigen::Index>(to.size()));
-  for (size_t i = 0; i < to.size(); ++i)
-    for (size_t j = 0; j < from.size(); ++j)
-      if (from[j] == to[i]) out[i] = x[j];
-  return out;
-}
 
 /// A closed state near the reference: y = yRef (+) e (e uniform in [-range, range] per tangent
 /// direction), y_dot uniform in [-1, 1], closed from the reference configuration.

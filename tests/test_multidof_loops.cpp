@@ -12,6 +12,7 @@
 #include "test_util.hpp"
 
 using namespace clusterdyn;
+using test::byName;
 using test::isClose;
 
 namespace {
@@ -23,16 +24,6 @@ struct MultiDofModel {
 
 const MultiDofModel kModels[] = {
     {"cd_rsu_ankle.urdf", 2}, {"cd_rsu_leg.urdf", 6}, {"cd_delta.urdf", 9}, {"cd_stewart.urdf", 6}};
-
-// Spanning vector x of `from` names re-ordered as the coordinates named `to`.
-VecX byName(const std::vector<std::string>& from, const VecX& x,
-            const std::vector<std::string>& to) {
-  VecX out = VecX::Zero(static_cast<Eigen::Index>(to.size()));
-  for (size_t i = 0; i < to.size(); ++i)
-    for (size_t j = 0; j < from.size(); ++j)
-      if (from[j] == to[i]) out[i] = x[j];
-  return out;
-}
 
 bool hasMultiDofJointInLoopCluster(const ClusterModel& m) {
   for (const Cluster& c : m.clusters)

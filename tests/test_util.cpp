@@ -366,6 +366,15 @@ VecX randomVector(Eigen::Index n, std::mt19937_64& rng, double lo, double hi) {
   return x;
 }
 
+VecX byName(const std::vector<std::string>& from, const VecX& x,
+            const std::vector<std::string>& to) {
+  VecX out = VecX::Zero(static_cast<Eigen::Index>(to.size()));
+  for (size_t i = 0; i < to.size(); ++i)
+    for (size_t j = 0; j < from.size(); ++j)
+      if (from[j] == to[i]) out[i] = x[j];
+  return out;
+}
+
 RandomState randomState(const Model& model, std::mt19937_64& rng, double range) {
   RandomState s;
   s.q = randomConfiguration(model, rng, range);

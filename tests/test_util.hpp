@@ -81,6 +81,11 @@ RandomState randomState(const Model& model, std::mt19937_64& rng, double range =
 VecX randomVector(Eigen::Index n, std::mt19937_64& rng, double lo = -1.0, double hi = 1.0);
 /// Random external forces, one per body.
 std::vector<Force> randomForces(const Model& model, std::mt19937_64& rng, double scale = 1.0);
+/// The vector x of coordinates named `from` re-ordered as the coordinates named `to` (a name
+/// missing from `from` gives 0): a spanning state of one model in another model's coordinates
+/// (embedded vs cut loops).
+VecX byName(const std::vector<std::string>& from, const VecX& x,
+            const std::vector<std::string>& to);
 
 // ---------------------------------------------------------------------------------------------
 // Errors.

@@ -286,6 +286,23 @@ def write_delta():
 
 
 # -- Stewart platform ----------------------------------------------------------------------------
+def ups_leg(n, b, rot, L, cylinder_mass, rod_mass, u_limit, actuated):
+    """Leg n of a UPS parallel mechanism, from the base at b (leg frame rot: z along the leg, length
+    L at q = 0): a universal joint (revolute u1, u2 about the leg frame's x and y axes, a light
+    cross between them, limits +-u_limit), a cylinder, a prismatic joint along the leg (stroke
+    +-0.3 m; independent when actuated), a piston rod whose far end is at (0, 0, L)."""
+    s = link(f"leg_{n}_cross", **CROSS)
+    s += link(f"leg_{n}_cylinder", cylinder_mass, (0, 0, 0.1),
+              rod_inertia(cylinder_mass, 0.2, 0.02))
+    s += link(f"leg_{n}_rod", rod_mass, (0, 0, L - 0.1), rod_inertia(rod_mass, 0.2, 0.01))
+    s += joint(f"leg_{n}_u1", "revolute", "base", f"leg_{n}_cross", b, rot, axis=(1, 0, 0),
+               independent=False, limit=(-u_limit, u_limit, 0, 10))
+    s += joint(f"leg_{n}_u2", "revolute", f"leg_{n}_cross", f"leg_{n}_cylinder",
+               axis=(0, 1, 0), independent=False, limit=(-u_limit, u_limit, 0, 10))
+    return s + joint(f"leg_{n}_actuator", "prismatic", f"leg_{n}_cylinder", f"leg_{n}_rod",
+                     axis=(0, 0, 1), independent=actuated, limit=(-0.3, 0.3, 500, 0.5))
+
+
 def write_stewart():
     Rb, Rp, H = 0.60, 0.36, 0.90
     base_deg = [-15, 15, 105, 135, 225, 255]
@@ -308,15 +325,7 @@ def write_stewart():
         L = norm(sub(p, b))
         rot = frame_with_z(sub(p, b))  # leg frame: z along the leg
         n = i + 1
-        s += link(f"leg_{n}_cross", **CROSS)
-        s += link(f"leg_{n}_cylinder", 0.4, (0, 0, 0.1), rod_inertia(0.4, 0.2, 0.02))
-        s += link(f"leg_{n}_rod", 0.2, (0, 0, L - 0.1), rod_inertia(0.2, 0.2, 0.01))
-        s += joint(f"leg_{n}_u1", "revolute", "base", f"leg_{n}_cross", b, rot, axis=(1, 0, 0),
-                   independent=False, limit=(-1.0, 1.0, 0, 10))
-        s += joint(f"leg_{n}_u2", "revolute", f"leg_{n}_cross", f"leg_{n}_cylinder",
-                   axis=(0, 1, 0), independent=False, limit=(-1.0, 1.0, 0, 10))
-        s += joint(f"leg_{n}_actuator", "prismatic", f"leg_{n}_cylinder", f"leg_{n}_rod",
-                   axis=(0, 0, 1), limit=(-0.3, 0.3, 500, 0.5))
+        s += ups_leg(n, b, rot, L, 0.4, 0.2, 1.0, actuated=True)
         if i == 0:
             s += joint("platform_ball", "spherical", f"leg_{n}_rod", "platform", (0, 0, L),
                        mat_t(rot), independent=False)
@@ -349,15 +358,7 @@ def write_ups_wrist():
         L = norm(sub(p, b))
         rot = frame_with_z(sub(p, b))  # leg frame: z along the leg
         n = i + 1
-        s += link(f"leg_{n}_cross", **CROSS)
-        s += link(f"leg_{n}_cylinder", 0.3, (0, 0, 0.1), rod_inertia(0.3, 0.2, 0.02))
-        s += link(f"leg_{n}_rod", 0.15, (0, 0, L - 0.1), rod_inertia(0.15, 0.2, 0.01))
-        s += joint(f"leg_{n}_u1", "revolute", "base", f"leg_{n}_cross", b, rot, axis=(1, 0, 0),
-                   independent=False, limit=(-1.2, 1.2, 0, 10))
-        s += joint(f"leg_{n}_u2", "revolute", f"leg_{n}_cross", f"leg_{n}_cylinder",
-                   axis=(0, 1, 0), independent=False, limit=(-1.2, 1.2, 0, 10))
-        s += joint(f"leg_{n}_actuator", "prismatic", f"leg_{n}_cylinder", f"leg_{n}_rod",
-                   axis=(0, 0, 1), independent=False, limit=(-0.3, 0.3, 500, 0.5))
+        s += ups_leg(n, b, rot, L, 0.3, 0.15, 1.2, actuated=False)
         s += loop(f"leg_{n}_to_platform", "spherical", f"leg_{n}_rod", (0, 0, L), "platform", pl)
     s += joint("wrist_ball", "spherical", "base", "platform", (0, 0, H)).replace(
         '"spherical">', '"spherical" independent="true">')  # the independent ball joint

@@ -22,6 +22,8 @@ else
     xargs clang-format --dry-run --Werror
 fi
 bash tools/check_paths.sh
+# The checked-in ctypes signatures (python/clusterdyn/_signatures.py) are those of clusterdyn.h.
+python3 capi/generate_ctypes.py --check
 start=$SECONDS
 (cd build && ctest --output-on-failure -j "${JOBS:-$(nproc)}" --timeout 600)
 echo "== tests: $((SECONDS - start)) s"

@@ -7,7 +7,9 @@
 * the argument and result TYPES agree: clusterdyn.f90's interfaces and bind(C) types, and the
   ctypes argtypes/restype and Structures that python/clusterdyn/_library.py declares, with the
   header's (api_signatures.py: one vocabulary of kinds; inputs intent(in) in Fortran);
-* _library.py declares exactly the header's functions;
+* _library.py declares exactly the header's functions, every exported one among them, and its
+  table python/clusterdyn/_signatures.py is what capi/generate_ctypes.py writes from the header
+  (checked in; regenerate with `python3 capi/generate_ctypes.py`);
 * the argument descriptions of capi/capi_args.hpp name parameters of the header's functions, and
   the Fortran dummies of those arrays are `optional` exactly when the description says kOpt;
 * docs/c-api.md names every function and contains the example programs verbatim (each
@@ -15,11 +17,12 @@
 
 Usage: check_api.py SOURCE_DIR LIBRARY NM
 """
-import importlib.util
+import importlib
 import pathlib
 import re
 import subprocess
 import sys
+import types
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 import api_signatures  # noqa: E402
@@ -27,6 +30,7 @@ import api_signatures  # noqa: E402
 src, lib, nm = pathlib.Path(sys.argv[1]), sys.argv[2], sys.argv[3]
 header = (src / "capi/clusterdyn.h").read_text()
 sys.path.insert(0, str(src / "capi"))
+import generate_ctypes  # noqa: E402
 import generate_fortran  # noqa: E402
 fortran = generate_fortran.generate(header)  # the module the build generates from the header
 doc = (src / "docs/c-api.md").read_text()
@@ -125,9 +129,12 @@ def compare(face, sigs, structs, match):
 
 f_sigs, f_types = api_signatures.fortran(fortran)
 compare("clusterdyn.f90", f_sigs, f_types, api_signatures.match_fortran)
-spec = importlib.util.spec_from_file_location("_library", src / "python/clusterdyn/_library.py")
-library = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(library)
+# _library.py as a module of its package (it imports the generated _signatures.py), without the
+# package's __init__ (which loads the library).
+package = types.ModuleType("clusterdyn")
+package.__path__ = [str(src / "python/clusterdyn")]
+sys.modules["clusterdyn"] = package
+library = importlib.import_module("clusterdyn._library")
 p_sigs, p_structs = api_signatures.ctypes(
     library, {"ProximalSettings": "cdyn_proximal_settings",
               "ProximalResult": "cdyn_proximal_result",
@@ -136,6 +143,13 @@ p_sigs, p_structs = api_signatures.ctypes(
               "ContactReport": "cdyn_contact_report"})
 compare("_library.py", p_sigs, p_structs, api_signatures.match_ctypes)
 typed = len(set(c_sigs) & set(f_sigs) & set(p_sigs))
+for name in sorted(exported - set(p_sigs)):
+    errors.append(f"_library.py declares no signature of the exported {name}")
+# The checked-in ctypes signatures are the ones generate_ctypes.py writes from the header.
+signatures = src / "python/clusterdyn/_signatures.py"
+if signatures.read_text() != generate_ctypes.generate(header):
+    errors.append(f"{signatures.relative_to(src)} differs from what capi/generate_ctypes.py writes "
+                  "from clusterdyn.h: run `python3 capi/generate_ctypes.py`")
 
 # ---- argument descriptions (capi_args.hpp) <-> parameter names and Fortran optional ----------
 # Every array a description lists is a parameter of the same name in each function the

@@ -28,9 +28,10 @@ from ._core import (ERR_INVALID_ARGUMENT, ERR_NOT_CONVERGED, OK, ClusterdynError
 from ._library import ProximalResult as _CResult
 from ._library import ProximalSettings as _CSettings
 
-CONSTRAINT_TYPES = ("point", "weld", "revolute", "planar", "prismatic")
-"""Constraint types (cdyn_constraint_type order); rows: 3, 6, 5, 3, 5."""
 CONSTRAINT_ROWS = {"point": 3, "weld": 6, "revolute": 5, "planar": 3, "prismatic": 5}
+"""Constraint types in cdyn_constraint_type order, and their number of rows."""
+CONSTRAINT_TYPES = tuple(CONSTRAINT_ROWS)
+"""Constraint types (cdyn_constraint_type order: the index is the C value)."""
 FORCE_FRAMES = {"body": 0, "world": 1}
 ON_NOT_CONVERGED = ("warn", "raise", "ignore")
 

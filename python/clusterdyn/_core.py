@@ -908,6 +908,32 @@ class Workspace(_Handle):
     def _y(self, y, name="ydot"):
         return _vec(y, self.model.ny, name)
 
+    # calls that return one new output array (the C function's last arguments)
+    def _vector_out(self, name, n, *args, length=True):
+        """name(*args, out, n) (or name(*args, out) when the length is fixed in C) with a new
+        output vector out (n,): returns out."""
+        out = np.zeros(n)
+        self._call(name, *args, _ptr(out), *((n,) if length else ()))
+        return out
+
+    def _matrix_out(self, name, rows, cols, *args):
+        """name(*args, M, max(1, rows)) with a new column-major output M (rows, cols): returns M
+        (C order)."""
+        M = np.zeros((rows, cols), order="F")
+        self._call(name, *args, _ptr(M), max(1, rows))
+        return np.ascontiguousarray(M)
+
+    def _spanning_dynamics(self, name, q, v, x, fext, nout, return_qdd):
+        """The calls (q, v, x, fext) -> (out (nout,), qdd (nv,)) of a closed state: cdyn_ce_aba,
+        cdyn_ce_aba_spanning_forces (x = tau), cdyn_ce_rnea (x = ydd). Returns out, or
+        (out, qdd) with return_qdd."""
+        f = _fext(fext, self.model.nbodies)
+        out = np.zeros(nout)
+        qdd = np.zeros(self.model.nv) if return_qdd else None
+        self._call(name, _ptr(q), q.size, _ptr(v), v.size, _ptr(x), x.size, _ptr(f), _len(f),
+                   _ptr(out), out.size, _ptr(qdd), _len(qdd))
+        return (out, qdd) if return_qdd else out
+
     # -- configuration space
 
     def neutral_configuration(self):
@@ -919,18 +945,15 @@ class Workspace(_Handle):
     def integrate(self, q, v, dt):
         """q (+) v dt (nq,): configuration after moving with velocity v (nv,) for dt [s]."""
         q, v = self._q(q), self._v(v)
-        out = np.zeros(self.model.nq)
-        self._call("cdyn_integrate", _ptr(q), q.size, _ptr(v), v.size, float(dt), _ptr(out),
-                   out.size)
-        return out
+        return self._vector_out("cdyn_integrate", self.model.nq, _ptr(q), q.size, _ptr(v), v.size,
+                                float(dt))
 
     def difference(self, q0, q1):
         """q1 (-) q0 (nv,): the velocity v with integrate(q0, v, 1) == q1 (inverse of
         :meth:`integrate`; body-frame logarithm for quaternion and planar joints)."""
         q0, q1 = self._q(q0, "q0"), self._q(q1, "q1")
-        out = np.zeros(self.model.nv)
-        self._call("cdyn_difference", _ptr(q0), q0.size, _ptr(q1), q1.size, _ptr(out), out.size)
-        return out
+        return self._vector_out("cdyn_difference", self.model.nv, _ptr(q0), q0.size, _ptr(q1),
+                                q1.size)
 
     def normalize_configuration(self, q):
         """Copy of q (nq,) with every quaternion normalized."""
@@ -961,50 +984,39 @@ class Workspace(_Handle):
 
     def frame_placement_matrix(self, frame):
         """4 x 4 homogeneous transform [R p; 0 0 0 1] of a frame after forward_kinematics."""
-        T = np.zeros((4, 4), order="F")
-        self._call("cdyn_frame_placement_matrix", self._frame(frame), _ptr(T), 4)
-        return np.ascontiguousarray(T)
+        return self._matrix_out("cdyn_frame_placement_matrix", 4, 4, self._frame(frame))
 
     def frame_velocity(self, frame, reference="local"):
         """Spatial velocity (6,) (angular; linear) [rad/s; m/s] of a frame in `reference`
         ("local", "world" or "local_world_aligned"), after forward_kinematics with v."""
-        out = np.zeros(6)
-        self._call("cdyn_frame_velocity", self._frame(frame), _rf(reference), _ptr(out))
-        return out
+        return self._vector_out("cdyn_frame_velocity", 6, self._frame(frame), _rf(reference),
+                                length=False)
 
     def frame_acceleration(self, frame, reference="local"):
         """Spatial acceleration (6,) [rad/s^2; m/s^2] after forward_kinematics with v and a."""
-        out = np.zeros(6)
-        self._call("cdyn_frame_acceleration", self._frame(frame), _rf(reference), _ptr(out))
-        return out
+        return self._vector_out("cdyn_frame_acceleration", 6, self._frame(frame), _rf(reference),
+                                length=False)
 
     def frame_classical_acceleration(self, frame, reference="local"):
         """Classical linear acceleration (3,) [m/s^2] of the frame origin."""
-        out = np.zeros(3)
-        self._call("cdyn_frame_classical_acceleration", self._frame(frame), _rf(reference),
-                   _ptr(out))
-        return out
+        return self._vector_out("cdyn_frame_classical_acceleration", 3, self._frame(frame),
+                                _rf(reference), length=False)
 
     def frame_jacobian(self, frame, reference="local"):
         """Frame Jacobian (6, nv) (rows angular then linear) at the last forward_kinematics."""
-        J = np.zeros((6, self.model.nv), order="F")
-        self._call("cdyn_frame_jacobian", self._frame(frame), _rf(reference), _ptr(J), 6)
-        return np.ascontiguousarray(J)
+        return self._matrix_out("cdyn_frame_jacobian", 6, self.model.nv, self._frame(frame),
+                                _rf(reference))
 
     def compute_frame_jacobian(self, q, frame, reference="local"):
         """forward_kinematics(q) then frame_jacobian: (6, nv)."""
         q = self._q(q)
-        J = np.zeros((6, self.model.nv), order="F")
-        self._call("cdyn_compute_frame_jacobian", _ptr(q), q.size, self._frame(frame),
-                   _rf(reference), _ptr(J), 6)
-        return np.ascontiguousarray(J)
+        return self._matrix_out("cdyn_compute_frame_jacobian", 6, self.model.nv, _ptr(q), q.size,
+                                self._frame(frame), _rf(reference))
 
     def center_of_mass(self, q):
         """Centre of mass (3,) [m] of the whole model, world coordinates."""
         q = self._q(q)
-        out = np.zeros(3)
-        self._call("cdyn_center_of_mass", _ptr(q), q.size, _ptr(out))
-        return out
+        return self._vector_out("cdyn_center_of_mass", 3, _ptr(q), q.size, length=False)
 
     # -- spanning-tree dynamics (loop constraints ignored)
 
@@ -1013,42 +1025,31 @@ class Workspace(_Handle):
         (nbodies, 6) forces (moment; force) on each body in its frame."""
         q, v, a = self._q(q), self._v(v), self._v(a, "a")
         f = _fext(fext, self.model.nbodies)
-        tau = np.zeros(self.model.nv)
-        self._call("cdyn_rnea", _ptr(q), q.size, _ptr(v), v.size, _ptr(a), a.size, _ptr(f),
-                   _len(f), _ptr(tau), tau.size)
-        return tau
+        return self._vector_out("cdyn_rnea", self.model.nv, _ptr(q), q.size, _ptr(v), v.size,
+                                _ptr(a), a.size, _ptr(f), _len(f))
 
     def aba(self, q, v, tau, fext=None):
         """Forward dynamics ddq (nv,) of the spanning tree (articulated-body algorithm)."""
         q, v, tau = self._q(q), self._v(v), self._v(tau, "tau")
         f = _fext(fext, self.model.nbodies)
-        out = np.zeros(self.model.nv)
-        self._call("cdyn_aba", _ptr(q), q.size, _ptr(v), v.size, _ptr(tau), tau.size, _ptr(f),
-                   _len(f), _ptr(out), out.size)
-        return out
+        return self._vector_out("cdyn_aba", self.model.nv, _ptr(q), q.size, _ptr(v), v.size,
+                                _ptr(tau), tau.size, _ptr(f), _len(f))
 
     def crba(self, q):
         """Joint-space mass matrix M(q) (nv, nv) of the spanning tree."""
         q = self._q(q)
-        n = self.model.nv
-        M = np.zeros((n, n), order="F")
-        self._call("cdyn_crba", _ptr(q), q.size, _ptr(M), max(1, n))
-        return np.ascontiguousarray(M)
+        return self._matrix_out("cdyn_crba", self.model.nv, self.model.nv, _ptr(q), q.size)
 
     def nonlinear_effects(self, q, v):
         """Bias forces C(q, v) v + g(q) (nv,)."""
         q, v = self._q(q), self._v(v)
-        out = np.zeros(self.model.nv)
-        self._call("cdyn_nonlinear_effects", _ptr(q), q.size, _ptr(v), v.size, _ptr(out),
-                   out.size)
-        return out
+        return self._vector_out("cdyn_nonlinear_effects", self.model.nv, _ptr(q), q.size, _ptr(v),
+                                v.size)
 
     def generalized_gravity(self, q):
         """Generalized gravity g(q) (nv,)."""
         q = self._q(q)
-        out = np.zeros(self.model.nv)
-        self._call("cdyn_generalized_gravity", _ptr(q), q.size, _ptr(out), out.size)
-        return out
+        return self._vector_out("cdyn_generalized_gravity", self.model.nv, _ptr(q), q.size)
 
     def kinetic_energy(self, q, v):
         """Kinetic energy 1/2 v^T M v [J]."""
@@ -1071,22 +1072,13 @@ class Workspace(_Handle):
         independent efforts tau (ny,); with return_qdd also the spanning accelerations qdd
         (nv,): returns (ydd, qdd)."""
         q, v, tau = self._q(q), self._v(v), self._y(tau, "tau")
-        f = _fext(fext, self.model.nbodies)
-        ydd = np.zeros(self.model.ny)
-        qdd = np.zeros(self.model.nv) if return_qdd else None
-        self._call("cdyn_ce_aba", _ptr(q), q.size, _ptr(v), v.size, _ptr(tau), tau.size,
-                   _ptr(f), _len(f), _ptr(ydd), ydd.size, _ptr(qdd), _len(qdd))
-        return (ydd, qdd) if return_qdd else ydd
+        return self._spanning_dynamics("cdyn_ce_aba", q, v, tau, fext, self.model.ny, return_qdd)
 
     def ce_aba_spanning_forces(self, q, v, tau, fext=None, return_qdd=False):
         """CE-ABA with efforts on every spanning joint: tau (nv,) acts through G^T tau."""
         q, v, tau = self._q(q), self._v(v), self._v(tau, "tau")
-        f = _fext(fext, self.model.nbodies)
-        ydd = np.zeros(self.model.ny)
-        qdd = np.zeros(self.model.nv) if return_qdd else None
-        self._call("cdyn_ce_aba_spanning_forces", _ptr(q), q.size, _ptr(v), v.size, _ptr(tau),
-                   tau.size, _ptr(f), _len(f), _ptr(ydd), ydd.size, _ptr(qdd), _len(qdd))
-        return (ydd, qdd) if return_qdd else ydd
+        return self._spanning_dynamics("cdyn_ce_aba_spanning_forces", q, v, tau, fext,
+                                       self.model.ny, return_qdd)
 
     def ce_aba_independent(self, y, ydot, tau, fext=None, q_guess=None):
         """Forward dynamics from independent coordinates: loop closure for y (nyq,), v = G ydot
@@ -1112,27 +1104,19 @@ class Workspace(_Handle):
         """Constraint-embedding RNEA: independent efforts tau (ny,) producing ydd (ny,) at the
         closed state (q, v); with return_qdd also qdd (nv,)."""
         q, v, ydd = self._q(q), self._v(v), self._y(ydd, "ydd")
-        f = _fext(fext, self.model.nbodies)
-        tau = np.zeros(self.model.ny)
-        qdd = np.zeros(self.model.nv) if return_qdd else None
-        self._call("cdyn_ce_rnea", _ptr(q), q.size, _ptr(v), v.size, _ptr(ydd), ydd.size,
-                   _ptr(f), _len(f), _ptr(tau), tau.size, _ptr(qdd), _len(qdd))
-        return (tau, qdd) if return_qdd else tau
+        return self._spanning_dynamics("cdyn_ce_rnea", q, v, ydd, fext, self.model.ny, return_qdd)
 
     def cluster_mass_matrix(self, q):
         """Independent mass matrix H = G^T M G (ny, ny) at a closed configuration q."""
         q = self._q(q)
-        n = self.model.ny
-        H = np.zeros((n, n), order="F")
-        self._call("cdyn_cluster_mass_matrix", _ptr(q), q.size, _ptr(H), max(1, n))
-        return np.ascontiguousarray(H)
+        return self._matrix_out("cdyn_cluster_mass_matrix", self.model.ny, self.model.ny, _ptr(q),
+                                q.size)
 
     def cluster_bias(self, q, v):
         """Independent bias C (ny,) at a closed state: H ydd + C = tau."""
         q, v = self._q(q), self._v(v)
-        out = np.zeros(self.model.ny)
-        self._call("cdyn_cluster_bias", _ptr(q), q.size, _ptr(v), v.size, _ptr(out), out.size)
-        return out
+        return self._vector_out("cdyn_cluster_bias", self.model.ny, _ptr(q), q.size, _ptr(v),
+                                v.size)
 
     # -- loop closure and coordinate conversions
 

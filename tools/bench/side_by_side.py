@@ -103,8 +103,12 @@ def compare_values(bench, compare, path, contacts, tol):
                        contact_args(contacts), check=True, stdout=subprocess.DEVNULL)
         out = subprocess.run([compare, path, dump, "--json", "--tol", str(tol)],
                              stdout=subprocess.PIPE, text=True)
-        if out.returncode not in (0, 1):
-            sys.exit(f"error: pinocchio_compare failed on {path}")
+        if out.returncode not in (0, 1) or not out.stdout.strip():
+            # exit 1 without JSON: an exception, its message is on stderr above
+            hint = (" (tree rows compare the file itself: for a model with rotors or loops pass "
+                    "its *_approximate.urdf twin)" if os.path.exists(
+                        os.path.splitext(path)[0] + "_approximate.urdf") else "")
+            sys.exit(f"error: pinocchio_compare failed on {path}{hint}")
         return json.loads(out.stdout)
 
 

@@ -146,6 +146,12 @@ cdyn_status readSettings(cdyn_contact_workspace* ws, const cdyn_contact_settings
   if (s.max_iterations < 0)
     return fail(ws, CDYN_ERR_INVALID_ARGUMENT, "settings->max_iterations = %d must be >= 0",
                 s.max_iterations);
+  if (s.polish_after < 0)
+    return fail(ws, CDYN_ERR_INVALID_ARGUMENT, "settings->polish_after = %d must be >= 0",
+                s.polish_after);
+  if (s.active_set_steps < 0)
+    return fail(ws, CDYN_ERR_INVALID_ARGUMENT, "settings->active_set_steps = %d must be >= 0",
+                s.active_set_steps);
   cd::StepSettings& o = *out;
   o.dt = s.dt;
   o.beta = s.beta;
@@ -157,6 +163,8 @@ cdyn_status readSettings(cdyn_contact_workspace* ws, const cdyn_contact_settings
   o.contact.maxIterations = s.max_iterations;
   o.contact.rhoScale = s.rho;
   o.warmStart = s.warm_start != 0;
+  o.contact.polishAfter = s.polish_after;
+  o.contact.activeSetSteps = s.active_set_steps;
   return CDYN_OK;
 }
 
@@ -223,6 +231,8 @@ cdyn_status cdyn_contact_settings_default(cdyn_contact_settings* settings) {
   settings->solver = CDYN_CONTACT_ADMM;
   settings->max_iterations = d.contact.maxIterations;
   settings->warm_start = d.warmStart ? 1 : 0;
+  settings->polish_after = d.contact.polishAfter;
+  settings->active_set_steps = d.contact.activeSetSteps;
   return CDYN_OK;
 }
 

@@ -1508,6 +1508,12 @@ typedef struct cdyn_contact_settings {
   int max_iterations;         /**< solver iterations (>= 0; default 1000) */
   int warm_start;             /**< nonzero (default 1): start from the workspace's impulses of
                                    its last solve or step (cdyn_contact_workspace_reset: zero) */
+  int polish_after;           /**< ADMM: Newton polish on the contact modes of the iterate every
+                                   polish_after iterations without convergence and at the last
+                                   (>= 0; default 100; 0: none) */
+  int active_set_steps;       /**< ADMM: at most this many Newton steps on the contact modes of
+                                   the warm start before ADMM, taken when the residuals meet the
+                                   tolerance (>= 0; default 2; 0: plain ADMM) */
 } cdyn_contact_settings;
 
 /** Outcome of a contact solve / step. The residuals are those of the returned impulses, max
@@ -1521,11 +1527,13 @@ typedef struct cdyn_contact_report {
                                cone, m/s (a contact's normal velocity below its target) */
   double dual_residual;   /**< dual feasibility: distance of lambda to the friction cones, N s */
   double complementarity; /**< max over blocks |lambda_b . sigma_b| / |lambda_b|_inf, m/s */
-  double rho;             /**< ADMM: the final penalty (0 for PGS) */
+  double rho;             /**< ADMM: the final penalty (0 for PGS, and when the active-set
+                               solve returned without an ADMM iteration) */
 } cdyn_contact_report;
 
 /** The default settings (dt 1e-3, beta 0.2, max_push_velocity 0.2, activation_distance 0.05,
- *  tolerance 1e-10, rho 1, ADMM, 1000 iterations, warm start on). */
+ *  tolerance 1e-10, rho 1, ADMM, 1000 iterations, warm start on, polish_after 100,
+ *  active_set_steps 2). */
 CDYN_API cdyn_status cdyn_contact_settings_default(cdyn_contact_settings* settings);
 /** Creates an empty contact problem for `model` (allocates; the model cannot be freed before
  *  it). */

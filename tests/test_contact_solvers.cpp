@@ -261,3 +261,123 @@ TEST(ContactSolvers, AdmmNewtonPolishIsExactOrNotTaken) {
   EXPECT_EQ(solveContactAdmm(p.G, p.g, p.blocks, s, ws, l, r), Status::InvalidArgument);
   EXPECT_NE(std::string(ws.lastError).find("polishAfter"), std::string::npos) << ws.lastError;
 }
+
+namespace {
+
+/// A problem with a known exact solution lambda*: G = A A^T (m = 3 nc, full rank), per block a
+/// mode: sticking (lambda* inside the cone, c* = 0), sliding (lambda*_t = mu lambda*_n u on the
+/// boundary, c*_t = -kappa u, c*_n = 0), separated (lambda* = 0, c*_n > 0); g = c* - G lambda*.
+/// Its three residuals are zero, and G definite makes lambda* the unique solution.
+struct KnownSolution {
+  RandomProblem p;
+  VecX lambda;
+};
+
+KnownSolution knownSolution(std::mt19937_64& rng, const std::vector<char>& modes) {
+  KnownSolution k;
+  const int m = 3 * static_cast<int>(modes.size());
+  std::uniform_real_distribution<double> u(0.0, 1.0);
+  const MatX A = MatX::Random(m, m) + 2.0 * MatX::Identity(m, m);
+  k.p.G = A * A.transpose();
+  k.lambda = VecX::Zero(m);
+  VecX c = VecX::Zero(m);
+  for (int b = 0; b < static_cast<int>(modes.size()); ++b) {
+    const double mu = 0.3 + 0.5 * u(rng), ln = 0.5 + u(rng), th = 6.0 * u(rng);
+    k.p.blocks.push_back({ConeType::Coulomb, 3 * b, 3, mu});
+    if (modes[b] == 'k') {  // sticking: |lambda_t| = 0.5 mu lambda_n
+      k.lambda.segment<3>(3 * b) << 0.5 * mu * ln * std::cos(th), 0.5 * mu * ln * std::sin(th), ln;
+    } else if (modes[b] == 's') {  // sliding
+      const double kappa = 0.1 + u(rng);
+      k.lambda.segment<3>(3 * b) << mu * ln * std::cos(th), mu * ln * std::sin(th), ln;
+      c.segment<3>(3 * b) << -kappa * std::cos(th), -kappa * std::sin(th), 0.0;
+    } else {  // separated
+      c.segment<3>(3 * b) << u(rng) - 0.5, u(rng) - 0.5, 0.1 + u(rng);
+    }
+  }
+  k.p.g = c - k.p.G * k.lambda;
+  return k;
+}
+
+}  // namespace
+
+TEST(ContactSolvers, AdmmActiveSetSolveFromTheWarmStartIsExact) {
+  // The warm start has the solution's contact modes (sticking, sliding, separated) but not its
+  // values: the active-set solve takes Newton steps on those modes, no ADMM iteration, and its
+  // impulse equals the known exact solution (the oracle) to rounding.
+  std::mt19937_64 rng(41);
+  const std::vector<std::vector<char>> cases = {
+      {'k', 'k', 'k', 'k'}, {'k', 's', 'k', 'o'}, {'s', 's', 'o'}, {'k', 'o', 'o', 'k', 's', 'k'}};
+  for (std::size_t c = 0; c < cases.size(); ++c) {
+    const KnownSolution k = knownSolution(rng, cases[c]);
+    const int m = static_cast<int>(k.lambda.size());
+    ContactSolverWorkspace ws(m);
+    ContactSolverSettings s;
+    s.activeSetSteps = 6;
+    // Warm start: the solution moved within its modes (normal and tangential impulses scaled,
+    // sliding friction turned by 0.1 rad).
+    VecX l = k.lambda;
+    for (const ConeBlock& b : k.p.blocks) {
+      Eigen::Ref<VecX> lb = l.segment(b.row0, 3);
+      const double ln = lb[2], lt = lb.head<2>().norm();
+      if (ln == 0.0) continue;
+      const bool sliding = lt > 0.99 * b.mu * ln;
+      const double th = std::atan2(lb[1], lb[0]) + (sliding ? 0.1 : 0.0);
+      const double t = sliding ? 1.2 * b.mu * ln : 0.8 * lt;
+      lb << t * std::cos(th), t * std::sin(th), 1.2 * ln;
+    }
+    ContactSolverResult r;
+    ASSERT_EQ(solveContactAdmm(k.p.G, k.p.g, k.p.blocks, s, ws, l, r), Status::Ok) << ws.lastError;
+    EXPECT_TRUE(r.activeSet) << "case " << c;
+    EXPECT_EQ(r.iterations, 0) << "case " << c;
+    EXPECT_GE(r.activeSetSteps, 1) << "case " << c;
+    EXPECT_FALSE(r.polished);
+    EXPECT_LT((l - k.lambda).cwiseAbs().maxCoeff(), 1e-12 * k.lambda.cwiseAbs().maxCoeff())
+        << "case " << c;
+    EXPECT_LT(oracleResidual(k.p, l), s.tolerance) << "case " << c;
+    // The linear case (no sliding block) takes one Newton step.
+    if (c == 0) EXPECT_EQ(r.activeSetSteps, 1);
+  }
+}
+
+TEST(ContactSolvers, AdmmActiveSetSolveRejectsWrongModesAndFallsBackToAdmm) {
+  // The warm start says "all four stick" where one contact slides and one separates: the Newton
+  // step on those modes (one allowed) ends outside the cones, its residuals exceed the
+  // tolerance, and ADMM solves from the warm start; the result is the exact solution to the
+  // tolerance, not the rejected candidate. With activeSetSteps = 0 the same solve is plain
+  // ADMM, bit for bit.
+  std::mt19937_64 rng(43);
+  const KnownSolution k = knownSolution(rng, {'k', 's', 'k', 'o'});
+  const int m = 12;
+  ContactSolverWorkspace ws(m);
+  ContactSolverSettings s;
+  s.activeSetSteps = 1;
+  s.maxIterations = 20000;
+  VecX start = k.lambda;
+  start.segment<2>(3) *= 0.5;            // the sliding contact: inside its cone (sticking)
+  start.segment<3>(9) << 0.0, 0.0, 0.3;  // the separated one: pressing
+  VecX l = start;
+  ContactSolverResult r;
+  ASSERT_EQ(solveContactAdmm(k.p.G, k.p.g, k.p.blocks, s, ws, l, r), Status::Ok) << ws.lastError;
+  EXPECT_FALSE(r.activeSet);
+  EXPECT_EQ(r.activeSetSteps, 1);
+  EXPECT_GT(r.iterations, 0);
+  EXPECT_LT(oracleResidual(k.p, l), 1e-9);
+  EXPECT_LT((l - k.lambda).cwiseAbs().maxCoeff(), 1e-7);
+  // The candidate it rejected: the sticking solution on all 12 rows, G lambda = -g.
+  const VecX sticking = k.p.G.fullPivLu().solve(-k.p.g);
+  EXPECT_GT(oracleResidual(k.p, sticking), 1e-3);
+  EXPECT_GT((l - sticking).cwiseAbs().maxCoeff(), 1e-3);
+  // activeSetSteps = 0: plain ADMM, identical to the fallback above.
+  ContactSolverSettings plain = s;
+  plain.activeSetSteps = 0;
+  VecX lp = start;
+  ContactSolverResult rp;
+  ASSERT_EQ(solveContactAdmm(k.p.G, k.p.g, k.p.blocks, plain, ws, lp, rp), Status::Ok);
+  EXPECT_EQ(lp, l);
+  EXPECT_EQ(rp.iterations, r.iterations);
+  EXPECT_EQ(rp.activeSetSteps, 0);
+  // activeSetSteps < 0 is rejected.
+  plain.activeSetSteps = -1;
+  EXPECT_EQ(solveContactAdmm(k.p.G, k.p.g, k.p.blocks, plain, ws, lp, rp), Status::InvalidArgument);
+  EXPECT_NE(std::string(ws.lastError).find("activeSetSteps"), std::string::npos) << ws.lastError;
+}

@@ -213,6 +213,30 @@ TEST(CapiContact, SolveEqualsTheSolverOnTheAssembledProblem) {
             CDYN_OK);
   for (int r = 0; r < c.m; ++r) EXPECT_NEAR(velSolve[r], velStep[r], 1e-10) << "row " << r;
   for (int i = 0; i < c.nc; ++i) EXPECT_GE(velStep[3 * i + 2], 0.0);  // pushed out
+  // polish_after and active_set_steps reach the solver: defaults as StepSettings', and a solve
+  // with other values (plain ADMM, a polish every 3 iterations) equals solveContactAdmm with
+  // the same ContactSolverSettings, bit for bit.
+  cdyn_contact_settings defaults;
+  ASSERT_EQ(cdyn_contact_settings_default(&defaults), CDYN_OK);
+  EXPECT_EQ(defaults.polish_after, st.contact.polishAfter);
+  EXPECT_EQ(defaults.active_set_steps, st.contact.activeSetSteps);
+  for (const int activeSetSteps : {0, 3}) {
+    cs.polish_after = st.contact.polishAfter = 3;
+    cs.active_set_steps = st.contact.activeSetSteps = activeSetSteps;
+    ASSERT_EQ(cd::assembleContactProblem(w.cm, data, problem, cdata, q, v, tau, st),
+              cd::Status::Ok);
+    cdata.lambda.setZero();
+    ASSERT_EQ(cd::solveContactAdmm(cdata.G, cdata.g, cdata.blocks, st.contact, cdata.solver,
+                                   cdata.lambda, cdata.result),
+              cd::Status::Ok);
+    ASSERT_EQ(cdyn_contact_solve(c.problem, c.ws[0], q.data(), w.nq, v.data(), w.nv, tau.data(),
+                                 w.ny, &cs, lambda.data(), c.m, &rep),
+              CDYN_OK)
+        << cdyn_contact_workspace_last_error(c.ws[0]);
+    EXPECT_TRUE(same(lambda.data(), cdata.lambda.data(), c.m)) << activeSetSteps;
+    EXPECT_EQ(rep.iterations, cdata.result.iterations) << activeSetSteps;
+    if (activeSetSteps == 0) EXPECT_GT(rep.iterations, 0);  // plain ADMM from a cold start
+  }
   double normal = 0.0;  // the feet carry at least the weight over the step (plus the push-out)
   for (int i = 0; i < 4; ++i) normal += lambda[3 * i + 2];
   double mass = 0.0;
@@ -549,6 +573,14 @@ TEST(CapiContact, ArgumentErrorsNameTheArgumentAndLeaveTheWorkspaceUsable) {
   s = settingsOf(NAN, CDYN_CONTACT_ADMM);
   EXPECT_EQ(step(q.data(), w.nq, &s, c.m), CDYN_ERR_NON_FINITE);
   EXPECT_TRUE(says("settings->beta"));
+  s = settingsOf(0.2, CDYN_CONTACT_ADMM);
+  s.polish_after = -1;
+  EXPECT_EQ(step(q.data(), w.nq, &s, c.m), CDYN_ERR_INVALID_ARGUMENT);
+  EXPECT_TRUE(says("settings->polish_after"));
+  s = settingsOf(0.2, CDYN_CONTACT_ADMM);
+  s.active_set_steps = -2;
+  EXPECT_EQ(step(q.data(), w.nq, &s, c.m), CDYN_ERR_INVALID_ARGUMENT);
+  EXPECT_TRUE(says("settings->active_set_steps"));
   cd::VecX qbad = q;
   qbad[0] = NAN;
   EXPECT_EQ(step(qbad.data(), w.nq, nullptr, c.m), CDYN_ERR_NON_FINITE);

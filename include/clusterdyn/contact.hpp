@@ -91,6 +91,12 @@ struct ContactSolverSettings {
   /// exact solution; it is taken only when its three residuals are <= tolerance (else ADMM goes
   /// on from its own iterate). >= 0; 0: no polish.
   int polishAfter = 100;
+  /// ADMM active-set solve (src/contact/admm_polish.cpp, docs/contact.md "Solvers"): before
+  /// the first ADMM iteration, at most activeSetSteps Newton steps on the contact modes of the
+  /// warm start (phase 1 of the polish: modes may change between steps); its impulse is
+  /// returned when its three residuals are <= tolerance (no ADMM iteration, no factorization),
+  /// else ADMM runs from the warm start as without it. >= 0; 0: plain ADMM.
+  int activeSetSteps = 2;
 };
 
 /// Outcome of a contact solve.
@@ -98,10 +104,12 @@ struct ContactSolverResult {
   int iterations = 0;
   bool converged = false;
   ContactResiduals residuals;  ///< of the returned lambda
-  double rho = 0.0;            ///< ADMM: the final penalty (0 for PGS)
+  double rho = 0.0;            ///< ADMM: the final penalty (0 for PGS and for the active-set solve)
   int rhoUpdates = 0;          ///< ADMM: refactorizations after the first
   bool polished = false;       ///< ADMM: the returned lambda is the Newton polish's
   int polishSteps = 0;         ///< ADMM: Newton steps of the polish attempts (0: none)
+  bool activeSet = false;      ///< ADMM: the returned lambda is the active-set solve's
+  int activeSetSteps = 0;      ///< ADMM: Newton steps of the active-set attempt
 };
 
 /// Scratch of the constraint-space solvers for up to maxRows rows (allocates once).

@@ -34,7 +34,8 @@ class ContactSettings(C.Structure):
     """cdyn_contact_settings (clusterdyn.h)."""
     _fields_ = [("dt", C.c_double), ("beta", C.c_double), ("max_push_velocity", C.c_double),
                 ("activation_distance", C.c_double), ("tolerance", C.c_double), ("rho", C.c_double),
-                ("solver", C.c_int), ("max_iterations", C.c_int), ("warm_start", C.c_int)]
+                ("solver", C.c_int), ("max_iterations", C.c_int), ("warm_start", C.c_int),
+                ("polish_after", C.c_int), ("active_set_steps", C.c_int)]
 
 
 class ContactReport(C.Structure):

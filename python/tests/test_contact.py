@@ -42,6 +42,26 @@ def test_sizes_and_defaults(walker):
     assert (problem.ncontacts, problem.nbilateral_rows, problem.m) == (4, 0, 12)
     d = cd.default_contact_settings()
     assert d["dt"] == 1e-3 and d["solver"] == "admm" and d["warm_start"] is True
+    assert d["polish_after"] == 100 and d["active_set_steps"] == 2
+
+
+def test_solver_settings_reach_admm(walker):
+    # active_set_steps = 0 (plain ADMM) iterates where the default, warm-started from the same
+    # impulses, takes the active-set solve; polish_after < 0 is refused with its name.
+    m, problem = walker
+    q, v = closed_state(m, 0.25)
+    tau = np.zeros(m.ny)
+    plain = problem.stepper(active_set_steps=0, polish_after=50, warm_start=False)
+    lam0, rep0 = plain.solve(q, v, tau)
+    assert rep0.converged and rep0.iterations > 0
+    warm = problem.stepper()
+    warm.solve(q, v, tau)
+    lam1, rep1 = warm.solve(q, v, tau)  # warm start at the solution: no ADMM iteration
+    assert rep1.converged and rep1.iterations == 0
+    # The same constraint velocities (unique; the impulses are not: G is singular here).
+    assert np.abs(warm.frames()[2] - plain.frames()[2]).max() < 1e-8
+    with pytest.raises(cd.ClusterdynError, match="polish_after"):
+        problem.stepper(polish_after=-1).solve(q, v, tau)
 
 
 def test_drop_comes_to_rest(walker):

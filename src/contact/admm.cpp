@@ -3,60 +3,39 @@
 //   min 1/2 x^T G x + (g + s)^T x + I_K(y),
 // with the De Saxce shift s refreshed every iteration, and the penalty rho adapted by residual
 // balancing (Boyd, Parikh, Chu, Peleato, Eckstein 2011, §3.4.1), and a Newton polish on the
-// contact modes of a stalled iterate (admm_polish.cpp). The returned impulse is y (in K by
-// construction, or the polish's when it met the tolerance); convergence is judged on its three
-// residuals (cones.cpp).
+// contact modes of a stalled iterate (admm_polish.cpp), first tried on the warm start's modes
+// (the active-set solve: no ADMM iteration when the contact modes did not change). The returned
+// impulse is y (in K by construction, or the polish's when it met the tolerance); convergence is
+// judged on its three residuals (cones.cpp).
 #include <algorithm>
 #include <cmath>
 #include <limits>
 
+#include "contact/contact_cholesky.hpp"
 #include "contact/contact_detail.hpp"
 
 namespace clusterdyn {
 
 namespace {
 
-/// Factorizes G + rho I into the lower triangle of ws.A (Cholesky, left-looking, scalar loops:
-/// at the m ~ 12 rows of a few contacts Eigen's blocked LLT costs several times the
-/// instructions). False when a pivot is not positive (not SPD, or NaN).
+/// Factorizes G + rho I into the lower triangle of ws.A (contact_cholesky.hpp). False when a
+/// pivot is not positive (not SPD, or NaN).
 bool factor(const MatX& G, double rho, ContactSolverWorkspace& ws) {
   const int m = static_cast<int>(G.rows());
   const Eigen::Index lda = ws.A.outerStride();
   double* L = ws.A.data();
   for (int j = 0; j < m; ++j) {
     double* lj = L + j * lda;
-    for (int i = j; i < m; ++i) lj[i] = G(i, j);
+    const double* gj = G.data() + j * G.outerStride();
+    for (int i = j; i < m; ++i) lj[i] = gj[i];
     lj[j] += rho;
-    for (int k = 0; k < j; ++k) {
-      const double* lk = L + k * lda;
-      const double f = lk[j];
-      for (int i = j; i < m; ++i) lj[i] -= f * lk[i];
-    }
-    if (!(lj[j] > 0.0)) return false;
-    const double d = std::sqrt(lj[j]);
-    lj[j] = d;
-    const double inv = 1.0 / d;
-    for (int i = j + 1; i < m; ++i) lj[i] *= inv;
   }
-  return true;
+  return detail::cholesky(L, lda, m, 0.0);
 }
 
-/// x <- (G + rho I)^-1 x with the factor of ws.A (L L^T x = b: forward, then back substitution).
+/// x <- (G + rho I)^-1 x with the factor of ws.A.
 void solveFactored(const ContactSolverWorkspace& ws, int m, double* x) {
-  const Eigen::Index lda = ws.A.outerStride();
-  const double* L = ws.A.data();
-  for (int k = 0; k < m; ++k) {
-    const double* lk = L + k * lda;
-    const double xk = x[k] / lk[k];
-    x[k] = xk;
-    for (int i = k + 1; i < m; ++i) x[i] -= lk[i] * xk;
-  }
-  for (int k = m - 1; k >= 0; --k) {
-    const double* lk = L + k * lda;
-    double s = x[k];
-    for (int i = k + 1; i < m; ++i) s -= lk[i] * x[i];
-    x[k] = s / lk[k];
-  }
+  detail::choleskySolve(ws.A.data(), ws.A.outerStride(), m, x);
 }
 
 /// The Newton polish of the iterate ws.y (admm_polish.cpp): true when it met the tolerance, then
@@ -77,6 +56,23 @@ __attribute__((noinline)) bool tryPolish(const MatX& G, const VecX& g,
   return true;
 }
 
+/// The active-set solve from the warm start ws.y (in K): Newton on its contact modes, at most
+/// settings.activeSetSteps steps (phase 1 of admm_polish.cpp). True when the result met the
+/// tolerance, then ws.y holds it and result its residuals; else ws.y is unchanged.
+bool tryActiveSet(const MatX& G, const VecX& g, const std::vector<ConeBlock>& blocks,
+                  const ContactSolverSettings& settings, ContactSolverWorkspace& ws,
+                  ContactSolverResult& result) {
+  const Eigen::Index m = g.size();
+  ContactResiduals r;
+  const bool ok = detail::polishContactSolution(G, g, blocks, settings, ws, ws.y.head(m), r,
+                                                result.activeSetSteps, settings.activeSetSteps);
+  if (!ok) return false;
+  ws.y.head(m) = ws.polishLambda.head(m);
+  result.residuals = r;
+  result.converged = result.activeSet = true;
+  return true;
+}
+
 }  // namespace
 
 Status solveContactAdmm(const MatX& G, const VecX& g, const std::vector<ConeBlock>& blocks,
@@ -93,6 +89,14 @@ Status solveContactAdmm(const MatX& G, const VecX& g, const std::vector<ConeBloc
        rhs = ws.rhs.head(m), s = ws.shift.head(m), sigma = ws.sigma.head(m);
   y = lambda;
   for (const ConeBlock& b : blocks) detail::projectCone(b, y.data() + b.row0);
+  // The warm start's contact modes (sticking, sliding, separated) solved exactly by Newton
+  // before any ADMM iteration: a resting or steadily sliding contact set costs one small solve.
+  // Taken only when its three residuals meet the tolerance; otherwise ADMM starts from y as
+  // without it (the attempt leaves x, y, w untouched).
+  if (settings.activeSetSteps > 0 && tryActiveSet(G, g, blocks, settings, ws, result)) {
+    lambda = y;
+    return detail::contactFinish(ws, result, settings, "ADMM");
+  }
   x = y;
   // Dual variable: minus the (dual-cone part of the) De Saxce velocity of the warm start.
   detail::deSaxceVelocity(G, g, blocks, y, ws);

@@ -21,6 +21,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "contact/contact_cholesky.hpp"
 #include "contact/contact_detail.hpp"
 
 namespace clusterdyn::detail {
@@ -42,8 +43,9 @@ constexpr double kMaxTurn = 0.2;
 
 /// x <- the basic least-squares solution of A x = b (A: n x n in ws.polishJ, overwritten by its
 /// QR; b in x) by Householder QR with column pivoting (Businger & Golub 1965), columns whose
-/// pivot is below rankTol times the first are dropped (x = 0 there). No allocation.
-void pivotedQrSolve(ContactSolverWorkspace& ws, int n, double rankTol, double* x) {
+/// pivot is below rankTol times the first are dropped (x = 0 there). No allocation. Returns the
+/// rank (the columns kept).
+int pivotedQrSolve(ContactSolverWorkspace& ws, int n, double rankTol, double* x) {
   auto A = ws.polishJ.topLeftCorner(n, n);
   auto norms = ws.polishNorms.head(n);
   int* perm = ws.polishPerm.data();
@@ -94,6 +96,41 @@ void pivotedQrSolve(ContactSolverWorkspace& ws, int n, double rankTol, double* x
   }
   for (int j = 0; j < n; ++j) x[j] = 0.0;
   for (int j = 0; j < rank; ++j) x[perm[j]] = t[j];
+  return rank;
+}
+
+/// The Newton step of a set of modes without sliding blocks, where F(z) = 0 is linear: on the
+/// free rows A (the sticking blocks' rows, the frictionless blocks' normal rows) the Jacobian is
+/// G_AA, elsewhere the identity with F = 0. d: F in, the step out (zero off A), by a Cholesky
+/// factorization of G_AA (left-looking, in ws.polishJ). False, d unchanged, when a pivot is not
+/// above kRankTol times the largest diagonal of G_AA (singular or nearly: the pivoted QR's
+/// truncated solution is taken instead).
+bool choleskyStep(const MatX& G, const std::vector<ConeBlock>& blocks, ContactSolverWorkspace& ws,
+                  double* d) {
+  int* idx = ws.polishPerm.data();
+  int n = 0;
+  for (std::size_t b = 0; b < blocks.size(); ++b) {
+    const int r = blocks[b].row0;
+    if (ws.polishMode[b] == kSticking)
+      for (int i = 0; i < blocks[b].rows; ++i) idx[n++] = r + i;
+    else if (ws.polishMode[b] == kFrictionless)
+      idx[n++] = r + 2;
+  }
+  double largest = 0.0;
+  for (int j = 0; j < n; ++j) largest = std::max(largest, G(idx[j], idx[j]));
+  const Eigen::Index lda = ws.polishJ.outerStride();
+  double* L = ws.polishJ.data();
+  for (int j = 0; j < n; ++j) {  // G_AA's lower triangle
+    double* lj = L + j * lda;
+    const double* gj = G.data() + idx[j] * G.outerStride();
+    for (int i = j; i < n; ++i) lj[i] = gj[idx[i]];
+  }
+  if (!cholesky(L, lda, n, kRankTol * largest)) return false;
+  double* x = ws.polishNorms.data();  // L L^T x = F_A
+  for (int k = 0; k < n; ++k) x[k] = d[idx[k]];
+  choleskySolve(L, lda, n, x);
+  for (int k = 0; k < n; ++k) d[idx[k]] = x[k];
+  return true;
 }
 
 /// lambda of the sliding blocks from (theta, lambda_n); zero on the separated ones.
@@ -130,12 +167,15 @@ void startSliding(const ConeBlock& b, int index, const double* lambda, const dou
   ws.polishMode[index] = kSliding;
 }
 
-/// The modes of the iterate lam (c = G lam + g).
-void identifyModes(const std::vector<ConeBlock>& blocks, const double* lam, const double* c,
-                   double largest, ContactSolverWorkspace& ws) {
+/// The modes of the iterate lam; c = G lam + g (ws.polishC) is evaluated when a block slides.
+void identifyModes(const MatX& G, const VecX& g, const std::vector<ConeBlock>& blocks,
+                   ConstVecRef lam, double largest, ContactSolverWorkspace& ws) {
+  const int m = static_cast<int>(g.size());
+  auto c = ws.polishC.head(m);
+  bool haveC = false;
   for (std::size_t b = 0; b < blocks.size(); ++b) {
     const ConeBlock& k = blocks[b];
-    const double* l = lam + k.row0;
+    const double* l = lam.data() + k.row0;
     int& mode = ws.polishMode[b];
     if (k.type == ConeType::Inactive)
       mode = kSeparated;
@@ -147,17 +187,27 @@ void identifyModes(const std::vector<ConeBlock>& blocks, const double* lam, cons
       mode = kFrictionless;
     else if (std::hypot(l[0], l[1]) < k.mu * l[2] * (1.0 - 1e-9))
       mode = kSticking;
-    else
-      startSliding(k, static_cast<int>(b), lam, c, ws);
+    else {
+      if (!haveC) {
+        c.noalias() = G * lam;
+        c += g;
+        haveC = true;
+      }
+      startSliding(k, static_cast<int>(b), lam.data(), c.data(), ws);
+    }
   }
 }
 
 /// Newton steps on F(z) = 0 from ws.polishLambda and the modes in ws.polishMode: true when an
 /// iterate meets the tolerance (left in ws.polishLambda). damped: the modes stay fixed and the
 /// steps are cut (phase 2); else blocks change mode when they leave their region (phase 1).
+/// activeSet (the active-set solve from a warm start, rarely exact itself): the start is not
+/// checked, only the Newton iterates; a step without sliding blocks by choleskyStep when G_AA is
+/// definite; false at a singular Newton system (the impulses on those modes are not unique).
 bool newtonOnModes(const MatX& G, const VecX& g, const std::vector<ConeBlock>& blocks,
                    const ContactSolverSettings& settings, ContactSolverWorkspace& ws, int maxSteps,
-                   double rankTol, bool damped, ContactResiduals& residuals, int& steps) {
+                   double rankTol, bool damped, bool activeSet, ContactResiduals& residuals,
+                   int& steps) {
   const int m = static_cast<int>(g.size());
   auto lam = ws.polishLambda.head(m), c = ws.polishC.head(m), F = ws.polishF.head(m);
   auto J = ws.polishJ.topLeftCorner(m, m);
@@ -165,68 +215,88 @@ bool newtonOnModes(const MatX& G, const VecX& g, const std::vector<ConeBlock>& b
     applyModes(blocks, ws, lam.data());
     // The candidate: lam projected onto K (a sliding impulse is on the boundary up to rounding),
     // judged by its residuals as returned.
-    auto candidate = ws.polishStep.head(m);
-    candidate = lam;
-    for (const ConeBlock& k : blocks) projectCone(k, candidate.data() + k.row0);
-    residuals = contactResiduals(G, g, blocks, candidate, ws);
-    if (residuals.cone <= settings.tolerance && residuals.velocity <= settings.tolerance &&
-        residuals.complementarity <= settings.tolerance) {
-      lam = candidate;
-      return true;
+    if (step > 0 || !activeSet) {
+      auto candidate = ws.polishStep.head(m);
+      candidate = lam;
+      for (const ConeBlock& k : blocks) projectCone(k, candidate.data() + k.row0);
+      residuals = contactResiduals(G, g, blocks, candidate, ws);
+      if (residuals.cone <= settings.tolerance && residuals.velocity <= settings.tolerance &&
+          residuals.complementarity <= settings.tolerance) {
+        lam = candidate;
+        return true;
+      }
     }
     if (step == maxSteps) return false;
     ++steps;
     // F(z) and its Jacobian: dF/dz = G dlambda/dz + the direct terms of the sliding rows.
     c.noalias() = G * lam;
     c += g;
-    J.setZero();
+    bool linear = true;  // no sliding block: F is linear in z
     for (std::size_t b = 0; b < blocks.size(); ++b) {
       const ConeBlock& k = blocks[b];
       const int r = k.row0;
       switch (ws.polishMode[b]) {
-        case kSeparated:  // z_b = 0: identity rows, F = 0
-          for (int i = 0; i < k.rows; ++i) {
-            F[r + i] = 0.0;
-            J(r + i, r + i) = 1.0;
-          }
+        case kSeparated:  // z_b = 0: F = 0
+          for (int i = 0; i < k.rows; ++i) F[r + i] = 0.0;
           break;
-        case kSticking:  // dlambda_b / dz_b = I
-          for (int i = 0; i < k.rows; ++i) {
-            F[r + i] = c[r + i];
-            J.col(r + i) = G.col(r + i);
-          }
+        case kSticking:
+          for (int i = 0; i < k.rows; ++i) F[r + i] = c[r + i];
           break;
         case kFrictionless:  // slots t1, t2 trivial, lambda_n free
           F[r] = F[r + 1] = 0.0;
           F[r + 2] = c[r + 2];
-          J.col(r + 2) = G.col(r + 2);
           break;
         case kSliding: {  // slots: theta, kappa, lambda_n
           const double th = ws.polishTheta[b], ka = ws.polishKappa[b];
-          const double u0 = std::cos(th), u1 = std::sin(th), ln = lam[r + 2];
-          F[r] = c[r] + ka * u0;
-          F[r + 1] = c[r + 1] + ka * u1;
+          F[r] = c[r] + ka * std::cos(th);
+          F[r + 1] = c[r + 1] + ka * std::sin(th);
           F[r + 2] = c[r + 2];
-          J.col(r) = k.mu * ln * (u0 * G.col(r + 1) - u1 * G.col(r));  // dlambda_t/dtheta
-          J(r, r) -= ka * u1;
-          J(r + 1, r) += ka * u0;
-          J(r, r + 1) = u0;  // d(kappa u)/dkappa
-          J(r + 1, r + 1) = u1;
-          J.col(r + 2) = G.col(r + 2) + k.mu * (u0 * G.col(r) + u1 * G.col(r + 1));
+          linear = false;
           break;
         }
       }
     }
-    for (std::size_t b = 0; b < blocks.size(); ++b) {  // trivial rows: the identity only
-      const int mode = ws.polishMode[b];
-      if (mode == kSeparated || mode == kFrictionless)
-        for (int i = 0; i < (mode == kSeparated ? blocks[b].rows : 2); ++i) {
-          J.row(blocks[b].row0 + i).setZero();
-          J(blocks[b].row0 + i, blocks[b].row0 + i) = 1.0;
-        }
-    }
     auto d = ws.polishF.head(m);  // F -> -step
-    pivotedQrSolve(ws, m, rankTol, d.data());
+    if (!(activeSet && linear && choleskyStep(G, blocks, ws, d.data()))) {
+      J.setZero();
+      for (std::size_t b = 0; b < blocks.size(); ++b) {
+        const ConeBlock& k = blocks[b];
+        const int r = k.row0;
+        switch (ws.polishMode[b]) {
+          case kSeparated:  // z_b = 0: identity rows
+            for (int i = 0; i < k.rows; ++i) J(r + i, r + i) = 1.0;
+            break;
+          case kSticking:  // dlambda_b / dz_b = I
+            for (int i = 0; i < k.rows; ++i) J.col(r + i) = G.col(r + i);
+            break;
+          case kFrictionless:
+            J.col(r + 2) = G.col(r + 2);
+            break;
+          case kSliding: {
+            const double th = ws.polishTheta[b], ka = ws.polishKappa[b];
+            const double u0 = std::cos(th), u1 = std::sin(th), ln = lam[r + 2];
+            J.col(r) = k.mu * ln * (u0 * G.col(r + 1) - u1 * G.col(r));  // dlambda_t/dtheta
+            J(r, r) -= ka * u1;
+            J(r + 1, r) += ka * u0;
+            J(r, r + 1) = u0;  // d(kappa u)/dkappa
+            J(r + 1, r + 1) = u1;
+            J.col(r + 2) = G.col(r + 2) + k.mu * (u0 * G.col(r) + u1 * G.col(r + 1));
+            break;
+          }
+        }
+      }
+      for (std::size_t b = 0; b < blocks.size(); ++b) {  // trivial rows: the identity only
+        const int mode = ws.polishMode[b];
+        if (mode == kSeparated || mode == kFrictionless)
+          for (int i = 0; i < (mode == kSeparated ? blocks[b].rows : 2); ++i) {
+            J.row(blocks[b].row0 + i).setZero();
+            J(blocks[b].row0 + i, blocks[b].row0 + i) = 1.0;
+          }
+      }
+      // The active-set solve stops at a singular system: its basic solution would be one of
+      // many impulses (some contacts unloaded at random), ADMM's is taken instead.
+      if (pivotedQrSolve(ws, m, rankTol, d.data()) < m && activeSet) return false;
+    }
     if (damped) {  // the step d (z -= d) cut: slip directions turn by <= kMaxTurn, lambda_n > 0
       double scale = 1.0;
       for (std::size_t b = 0; b < blocks.size(); ++b) {
@@ -261,8 +331,16 @@ bool newtonOnModes(const MatX& G, const VecX& g, const std::vector<ConeBlock>& b
     if (!lam.allFinite()) return false;
     if (damped) continue;
     applyModes(blocks, ws, lam.data());
-    c.noalias() = G * lam;
-    c += g;
+    bool haveC = false;  // c = G lam + g, evaluated when a mode change needs it (lam does not
+                         // change in this loop: the separated blocks' impulses are zero already)
+    const auto velocities = [&]() {
+      if (!haveC) {
+        c.noalias() = G * lam;
+        c += g;
+        haveC = true;
+      }
+      return c.data();
+    };
     for (std::size_t b = 0; b < blocks.size(); ++b) {  // mode changes
       const ConeBlock& k = blocks[b];
       if (k.type != ConeType::Coulomb) continue;
@@ -273,13 +351,13 @@ bool newtonOnModes(const MatX& G, const VecX& g, const std::vector<ConeBlock>& b
         if (!(l[2] > 0.0))
           mode = kSeparated;
         else if (std::hypot(l[0], l[1]) > k.mu * l[2])
-          startSliding(k, static_cast<int>(b), lam.data(), c.data(), ws);
+          startSliding(k, static_cast<int>(b), lam.data(), velocities(), ws);
       } else if (mode == kSliding || mode == kFrictionless) {
         if (!(l[2] > 0.0))
           mode = kSeparated;
         else if (mode == kSliding && ws.polishKappa[b] < 0.0)
           mode = kSticking;
-      } else if (c[r + 2] < 0.0) {  // separated and approaching
+      } else if (velocities()[r + 2] < 0.0) {  // separated and approaching
         mode = k.mu == 0.0 ? kFrictionless : kSticking;
         l[0] = l[1] = l[2] = 0.0;
       }
@@ -291,19 +369,20 @@ bool newtonOnModes(const MatX& G, const VecX& g, const std::vector<ConeBlock>& b
 
 bool polishContactSolution(const MatX& G, const VecX& g, const std::vector<ConeBlock>& blocks,
                            const ContactSolverSettings& settings, ContactSolverWorkspace& ws,
-                           ConstVecRef start, ContactResiduals& residuals, int& steps) {
+                           ConstVecRef start, ContactResiduals& residuals, int& steps,
+                           int activeSetSteps) {
   const int m = static_cast<int>(g.size());
-  auto lam = ws.polishLambda.head(m), c = ws.polishC.head(m);
+  auto lam = ws.polishLambda.head(m);
   steps = 0;
   for (const ConeBlock& b : blocks)  // the modes are those of Coulomb cones: no patch cones
-    if (b.type == ConeType::Torsional || b.type == ConeType::Rolling) return false;
+    if (isPatchCone(b.type)) return false;
   for (const bool damped : {false, true}) {
+    if (damped && activeSetSteps > 0) break;  // the active-set solve: phase 1 only
     lam = start;
-    c.noalias() = G * lam;
-    c += g;
-    identifyModes(blocks, lam.data(), c.data(), lam.cwiseAbs().maxCoeff(), ws);
-    if (newtonOnModes(G, g, blocks, settings, ws, damped ? kDampedSteps : kNewtonSteps,
-                      damped ? kFullRankTol : kRankTol, damped, residuals, steps))
+    identifyModes(G, g, blocks, lam, lam.cwiseAbs().maxCoeff(), ws);
+    const int maxSteps = activeSetSteps > 0 ? activeSetSteps : damped ? kDampedSteps : kNewtonSteps;
+    if (newtonOnModes(G, g, blocks, settings, ws, maxSteps, damped ? kFullRankTol : kRankTol,
+                      damped, activeSetSteps > 0, residuals, steps))
       return true;
   }
   return false;

@@ -109,10 +109,10 @@ Status checkContactProblem(const MatX& G, const VecX& g, const std::vector<ConeB
     return contactFail(ws, Status::InvalidArgument, "maxIterations must be >= 0");
   if (!(s.rhoScale > 0.0) || !std::isfinite(s.rhoScale) || !(s.rhoRatio > 1.0) ||
       !(s.rhoFactor > 1.0) || !std::isfinite(s.rhoRatio) || !std::isfinite(s.rhoFactor) ||
-      s.rhoEvery < 1 || s.maxRhoUpdates < 0 || s.polishAfter < 0)
+      s.rhoEvery < 1 || s.maxRhoUpdates < 0 || s.polishAfter < 0 || s.activeSetSteps < 0)
     return contactFail(ws, Status::InvalidArgument,
                        "rhoScale > 0, rhoRatio > 1, rhoFactor > 1 (finite) and rhoEvery >= 1 "
-                       "are required, maxRhoUpdates >= 0, polishAfter >= 0");
+                       "are required, maxRhoUpdates >= 0, polishAfter >= 0, activeSetSteps >= 0");
   if (!(s.overRelaxation > 0.0 && s.overRelaxation < 2.0))
     return contactFail(ws, Status::InvalidArgument, "overRelaxation must be in (0, 2)");
   int row = 0;

@@ -41,10 +41,12 @@ void deSaxceVelocity(const MatX& G, const VecX& g, const std::vector<ConeBlock>&
 
 /// Newton polish of `start` (in K) on the contact modes it identifies (admm_polish.cpp): true
 /// when the polished impulse, left in ws.polishLambda, has all three residuals <= the tolerance
-/// (returned in `residuals`); steps: the Newton steps taken.
+/// (returned in `residuals`); steps: the Newton steps taken. activeSetSteps > 0: the active-set
+/// solve from a warm start (phase 1 only, at most that many Newton steps); 0: the full polish.
 bool polishContactSolution(const MatX& G, const VecX& g, const std::vector<ConeBlock>& blocks,
                            const ContactSolverSettings& settings, ContactSolverWorkspace& ws,
-                           ConstVecRef start, ContactResiduals& residuals, int& steps);
+                           ConstVecRef start, ContactResiduals& residuals, int& steps,
+                           int activeSetSteps = 0);
 
 /// cd.lambdaRows (the impulses on the rows of problem.rows(), world-aligned) from cd.lambda (in
 /// contact frames): lambdaRows = T^T lambda, T the map from the set's rows to the problem's.

@@ -4,6 +4,7 @@
 //
 //   contact_step_bench URDFPLUS_DIR [--steps N] [--reps R] [--solver admm|pgs] [--dt S]
 //                      [--tolerance T]   (the contact solver's, default 1e-10)
+//                      [--active-set-steps K]   (ADMM's active-set solve, default 2; 0: off)
 //
 // Prints one JSON line: median wall time per step over R blocks of N steps, the mean contact
 // solver iterations, the active contacts per step. The timed loop is runSteps (not inlined), for
@@ -32,6 +33,7 @@ struct Scene {
   std::vector<int> jointV;  ///< its velocity index
   double kp = 60.0, kd = 1.5;
   long iterations = 0, contacts = 0, steps = 0;
+  long activeSet = 0, activeSetSteps = 0;  ///< ADMM: solves taken by the active-set solve
   bool failed = false;
 };
 
@@ -45,6 +47,8 @@ __attribute__((noinline)) void runSteps(Scene& s, int n) {
     const Status st = contactStep(s.cm, s.data, s.problem, s.cd, s.q, s.v, s.tau, s.st);
     if (st != Status::Ok) s.failed = true;
     s.iterations += s.cd.result.iterations;
+    s.activeSet += s.cd.result.activeSet ? 1 : 0;
+    s.activeSetSteps += s.cd.result.activeSetSteps;
     for (const ConeBlock& b : s.cd.blocks) s.contacts += b.type == ConeType::Coulomb ? 1 : 0;
     ++s.steps;
   }
@@ -56,7 +60,7 @@ int main(int argc, char** argv) {
   if (argc < 2) {
     std::fprintf(stderr,
                  "usage: contact_step_bench URDFPLUS_DIR [--steps N] [--reps R] "
-                 "[--solver admm|pgs] [--dt S] [--tolerance T]\n");
+                 "[--solver admm|pgs] [--dt S] [--tolerance T] [--active-set-steps K]\n");
     return 2;
   }
   int steps = 1000, reps = 7;
@@ -70,6 +74,8 @@ int main(int argc, char** argv) {
       st.dt = std::atof(argv[i + 1]);
     else if (!std::strcmp(argv[i], "--tolerance"))
       st.contact.tolerance = std::atof(argv[i + 1]);
+    else if (!std::strcmp(argv[i], "--active-set-steps"))
+      st.contact.activeSetSteps = std::atoi(argv[i + 1]);
     else if (!std::strcmp(argv[i], "--solver"))
       st.solver = std::string(argv[i + 1]) == "pgs" ? StepSettings::Solver::Pgs
                                                     : StepSettings::Solver::Admm;
@@ -78,8 +84,11 @@ int main(int argc, char** argv) {
       return 2;
     }
   }
-  if (steps < 1 || reps < 1 || !(st.dt > 0.0) || !(st.contact.tolerance > 0.0)) {
-    std::fprintf(stderr, "--steps, --reps, --dt and --tolerance must be positive\n");
+  if (steps < 1 || reps < 1 || !(st.dt > 0.0) || !(st.contact.tolerance > 0.0) ||
+      st.contact.activeSetSteps < 0) {
+    std::fprintf(stderr,
+                 "--steps, --reps, --dt and --tolerance must be positive, --active-set-steps "
+                 ">= 0\n");
     return 2;
   }
   setLogLevel(LogLevel::Off);
@@ -103,7 +112,7 @@ int main(int argc, char** argv) {
         s.jointV.push_back(scenes::yIndex(cm.independentVelocityNames, name));
       }
     runSteps(s, 500);  // settle on the feet
-    s.iterations = s.contacts = s.steps = 0;
+    s.iterations = s.contacts = s.steps = s.activeSet = s.activeSetSteps = 0;
     std::vector<double> perStep;
     for (int r = 0; r < reps; ++r) {
       const auto t0 = std::chrono::steady_clock::now();
@@ -117,11 +126,12 @@ int main(int argc, char** argv) {
         "\"dt\": %g, \"tolerance\": %g, \"ny\": %d, \"steps\": %d, \"reps\": %d, \"median_us\": "
         "%.3f, "
         "\"min_us\": %.3f, \"mean_iterations\": %.3f, \"mean_contacts\": %.3f, "
+        "\"active_set_share\": %.3f, \"mean_active_set_steps\": %.3f, "
         "\"base_height\": %.4f, \"all_ok\": %s}\n",
         st.solver == StepSettings::Solver::Pgs ? "pgs" : "admm", st.dt, st.contact.tolerance, cm.ny,
         steps, reps, 1e6 * perStep[perStep.size() / 2], 1e6 * perStep.front(),
-        double(s.iterations) / s.steps, double(s.contacts) / s.steps, s.q[2],
-        s.failed ? "false" : "true");
+        double(s.iterations) / s.steps, double(s.contacts) / s.steps, double(s.activeSet) / s.steps,
+        double(s.activeSetSteps) / s.steps, s.q[2], s.failed ? "false" : "true");
     return s.failed ? 1 : 0;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "contact_step_bench: %s\n", e.what());

@@ -55,10 +55,15 @@ Status contactStep(const ClusterModel& model, ClusterData& data, const ContactPr
     // integration q+ = q (+) dt v+ keeps them up to rounding (its independent entries are
     // y (+) dt y_dot+). The closure's Newton runs only when the residual exceeds its tolerance.
     for (const Cluster& c : model.clusters) {
-      if (c.constrained())
-        data.v.segment(c.v0, c.nv).noalias() = c.G * cd.ydot.segment(c.y0, c.ny);
-      else
+      if (!c.constrained()) {
         data.v.segment(c.v0, c.nv) = cd.ydot.segment(c.y0, c.ny);
+        continue;
+      }
+      for (int i = 0; i < c.nv; ++i) {  // small: no matrix-vector kernel call
+        double x = 0.0;
+        for (int j = 0; j < c.ny; ++j) x += c.G(i, j) * cd.ydot[c.y0 + j];
+        data.v[c.v0 + i] = x;
+      }
     }
     integrateInto(model.treeModel, q, data.v, s.dt, cd.qNext);
     double residual = 0.0;

@@ -245,7 +245,9 @@ struct ContactData {
   ContactData(const ClusterModel& model, const ContactProblem& problem);
 
   const ContactProblem* problem = nullptr;
-  ConstraintData rows;  ///< Jacobian (world-aligned contact rows) and Delassus matrix
+  /// The rows of problem.rows() (contact rows world-aligned): their Delassus matrix; their
+  /// Jacobian only when the problem has bilateral rows (contacts only: cd.Jc is made directly).
+  ConstraintData rows;
   // Per contact (inputs for Caller contacts, outputs for Ground ones):
   std::vector<Vec3> normal;  ///< world; Caller: any non-zero length, normalized in place
   VecX gap;                  ///< m; negative = penetration

@@ -277,7 +277,9 @@ struct ContactData {
 ///   y_dot+ = y_dot + dt H^-1 (tau - C) + H^-1 J^T lambda,  y+ = y (+) dt y_dot+,
 /// lambda the contact / bilateral impulses (solver of settings.solver); then the loop closure
 /// puts the dependent coordinates back on the manifold (solveLoopClosure, continuing the
-/// assembly branch of q) and v = G(q+) y_dot+. q, v are updated in place; tauY (ny) acts on the
+/// assembly branch of q) and v = G(q+) y_dot+ (couplings and mimics only: q+ = q (+) dt G y_dot+,
+/// which keeps the linear relations; the closure runs when their residual exceeds
+/// ClosureSettings::residualTolerance). q, v are updated in place; tauY (ny) acts on the
 /// independent coordinates during the step. cd holds the step's problem and impulses.
 /// Ok: the solve converged and the closure succeeded. NotConverged: the contact solve stopped
 /// early (the step is still taken with its last, finite iterate). Errors (inputs checked first;

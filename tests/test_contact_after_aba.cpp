@@ -2,7 +2,8 @@
 // motion (src/constrained/delassus_aba.hpp) instead of a position pass and pass 2 of their own.
 // Oracles: the standalone delassusMatrix at the same q, and the dense J H^-1 J^T (H from
 // clusterMassMatrix, J from constraintJacobian); the step's velocity change y_dot+ - y_dot_free
-// equals H^-1 Jc^T lambda. On the mini cheetah (rotors CE-ABA keeps in their output body's
+// equals H^-1 Jc^T lambda; the problem's Jc and G are the dense Jacobian and the Delassus matrix
+// turned into the contact frames. On the mini cheetah (rotors CE-ABA keeps in their output body's
 // frame, flat rotor-link clusters), with a contact on a rotor (the fallback to delassusMatrix),
 // and on the walker with its loops embedded (implicit clusters) and cut into bilateral rows.
 #include <gtest/gtest.h>
@@ -61,6 +62,18 @@ void checkScene(const ClusterModel& cm, const ContactProblem& problem, VecX y, c
   const Eigen::LLT<MatX> H(other.H);
   const MatX dense = ref.jacobian * H.solve(ref.jacobian.transpose());
   EXPECT_LT(relativeDifference(stepD, dense), 1e-10);
+  // The problem's Jc and G: the dense Jacobian's rows and the Delassus matrix turned into the
+  // contact frames (T: R_i^T on each point contact's rows), G exactly symmetric.
+  const int m = set.rows();
+  MatX T = MatX::Identity(m, m);
+  for (size_t i = 0; i < problem.contacts().size(); ++i) {
+    ASSERT_EQ(problem.contacts()[i].cone, ConeType::Coulomb);
+    const int r = set.rowOffset(problem.bilateralCount() + static_cast<int>(i));
+    T.block<3, 3>(r, r) = cd.frame[i].transpose();
+  }
+  EXPECT_LT(relativeDifference(cd.Jc, T * ref.jacobian), 1e-12);
+  EXPECT_LT(relativeDifference(cd.G, T * ref.delassus * T.transpose()), 1e-12);
+  EXPECT_EQ((cd.G - cd.G.transpose()).cwiseAbs().maxCoeff(), 0.0);
   // One step: y_dot+ - y_dot_free = H^-1 Jc^T lambda (Jc and lambda in contact frames).
   const Status s = contactStep(cm, data, problem, cd, q, v, tau, st);
   ASSERT_TRUE(s == Status::Ok || s == Status::NotConverged) << data.errorMessage();

@@ -120,3 +120,36 @@ TEST(ContactNoAlloc, PatchContactsRunWithoutHeap) {
   }
   EXPECT_GT(cd.lambda.cwiseAbs().maxCoeff(), 0.0);  // the feet did touch down
 }
+
+// Couplings only (the mini cheetah's rotor transmissions): the step's spanning integration and
+// relation residuals, and the closure's Newton for a state off the relations.
+TEST(ContactNoAlloc, CouplingsOnlyStepRunsWithoutHeap) {
+  CLUSTERDYN_SKIP_WITHOUT_SHARED(test::sharedPath("urdfplus/mini_cheetah.urdf"));
+  const ClusterModel cm = loadModel(test::sharedPath("urdfplus/mini_cheetah.urdf"));
+  ASSERT_FALSE(cm.hasImplicitClusters());
+  ContactProblem problem(cm);
+  for (const char* leg : {"FR", "FL", "HR", "HL"})
+    problem.addGroundFoot(std::string(leg) + "_foot",
+                          cm.treeModel.bodyId(std::string(leg) + "_knee_link"),
+                          Vec3(0.0, 0.0, -0.19), 0.0, 0.8);
+  ClusterData data(cm);
+  ContactData cd(cm, problem);
+  VecX y = VecX::Zero(cm.nyq), ydot = VecX::Zero(cm.ny);
+  y[2] = 0.3;
+  y[6] = 1.0;
+  ASSERT_EQ(independentToSpanning(cm, data, y, ydot), Status::Ok) << data.errorMessage();
+  VecX q = data.q, v = data.v;
+  const VecX tau = VecX::Zero(cm.ny);
+  const StepSettings st;
+  const Cluster& c = cm.clusters.back();
+  const int rotor = cm.treeModel.idx_q[cm.treeModel.velocityOwner[c.v0 + c.dependent[0]]];
+  for (int pass = 0; pass < 2; ++pass) {
+    AllocationScope scope;
+    Status s[21];
+    for (int k = 0; k < 20; ++k) s[k] = contactStep(cm, data, problem, cd, q, v, tau, st);
+    q[rotor] += 1e-9;  // off the relations: Newton
+    s[20] = contactStep(cm, data, problem, cd, q, v, tau, st);
+    EXPECT_TRUE(noAllocation(scope.stop(), "couplings"));
+    for (int k = 0; k < 21; ++k) EXPECT_EQ(s[k], Status::Ok) << k << ": " << data.errorMessage();
+  }
+}

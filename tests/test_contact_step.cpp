@@ -339,3 +339,50 @@ TEST(ContactStep, AdmmDoesNotStallOnTheIllConditionedStraightLegStance) {
     RecordProperty("polished_steps", polished);
   }
 }
+
+// Couplings only (the mini cheetah's rotor transmissions): the step integrates the spanning
+// coordinates with v+ = G y_dot+, which keeps the linear relations; the closure's Newton runs only
+// when their residual exceeds its tolerance (a state closed only to 1e-9 here).
+TEST(ContactStep, CouplingsStayClosedThroughTheSpanningIntegration) {
+  CLUSTERDYN_SKIP_WITHOUT_SHARED(test::sharedPath("urdfplus/mini_cheetah.urdf"));
+  const ClusterModel cm = loadModel(test::sharedPath("urdfplus/mini_cheetah.urdf"));
+  ASSERT_FALSE(cm.hasImplicitClusters());
+  ContactProblem problem(cm);
+  for (const char* leg : {"FR", "FL", "HR", "HL"})
+    problem.addGroundFoot(std::string(leg) + "_foot",
+                          cm.treeModel.bodyId(std::string(leg) + "_knee_link"),
+                          Vec3(0.0, 0.0, -0.19), 0.0, 0.8);
+  ClusterData data(cm), other(cm);
+  ContactData cd(cm, problem);
+  VecX y = VecX::Zero(cm.nyq), ydot = VecX::LinSpaced(cm.ny, -0.5, 0.5);
+  y[2] = 0.3;
+  y[6] = 1.0;
+  for (int i = 7; i < cm.nyq; ++i) y[i] = 0.4 * std::sin(1.3 * i);
+  ASSERT_EQ(independentToSpanning(cm, data, y, ydot), Status::Ok) << data.errorMessage();
+  VecX q = data.q, v = data.v, yk(cm.nyq), ydotk(cm.ny);
+  const VecX tau = VecX::LinSpaced(cm.ny, -2.0, 2.0);
+  StepSettings st;
+  // The closed spanning state of the step's independent coordinates (the closure's Newton from
+  // y alone) equals the step's state; the relations hold to the closure's tolerance.
+  const auto expectClosed = [&](int step) {
+    ASSERT_EQ(spanningToIndependent(cm, other, q, v, yk, ydotk), Status::Ok);
+    ASSERT_EQ(independentToSpanning(cm, other, yk, ydotk), Status::Ok) << other.errorMessage();
+    EXPECT_LT((other.q - q).cwiseAbs().maxCoeff(), 1e-12) << "step " << step;
+    EXPECT_LT((other.v - v).cwiseAbs().maxCoeff(), 1e-12) << "step " << step;
+    EXPECT_LE(data.lastResidual, kClosureSettings.residualTolerance) << "step " << step;
+  };
+  for (int k = 0; k < 200; ++k) {
+    const Status s = contactStep(cm, data, problem, cd, q, v, tau, st);
+    ASSERT_TRUE(s == Status::Ok || s == Status::NotConverged) << data.errorMessage();
+    EXPECT_EQ(data.lastIterations, 0) << "step " << k;  // no Newton
+    if (k % 50 == 0) expectClosed(k);
+  }
+  expectClosed(200);
+  // A state closed only to 1e-9 (a rotor angle off): the step's Newton closes it again.
+  const int rotor = cm.treeModel.idx_q[cm.treeModel.velocityOwner[cm.clusters.back().v0 +
+                                                                  cm.clusters.back().dependent[0]]];
+  q[rotor] += 1e-9;
+  ASSERT_EQ(contactStep(cm, data, problem, cd, q, v, tau, st), Status::Ok) << data.errorMessage();
+  EXPECT_GE(data.lastIterations, 1);
+  expectClosed(201);
+}

@@ -253,7 +253,9 @@ struct ContactData {
   ContactData(const ClusterModel& model, const ContactProblem& problem);
 
   const ContactProblem* problem = nullptr;
-  ConstraintData rows;  ///< Jacobian (world-aligned contact rows) and Delassus matrix
+  /// The rows of problem.rows() (contact rows world-aligned): their Delassus matrix; their
+  /// Jacobian only when the problem has bilateral rows (contacts only: cd.Jc is made directly).
+  ConstraintData rows;
   // Per contact (inputs for Caller contacts, outputs for Ground ones):
   std::vector<Vec3> normal;  ///< world; Caller: any non-zero length, normalized in place
   VecX gap;                  ///< m; negative = penetration
@@ -283,7 +285,9 @@ struct ContactData {
 ///   y_dot+ = y_dot + dt H^-1 (tau - C) + H^-1 J^T lambda,  y+ = y (+) dt y_dot+,
 /// lambda the contact / bilateral impulses (solver of settings.solver); then the loop closure
 /// puts the dependent coordinates back on the manifold (solveLoopClosure, continuing the
-/// assembly branch of q) and v = G(q+) y_dot+. q, v are updated in place; tauY (ny) acts on the
+/// assembly branch of q) and v = G(q+) y_dot+ (couplings and mimics only: q+ = q (+) dt G y_dot+,
+/// which keeps the linear relations; the closure runs when their residual exceeds
+/// ClosureSettings::residualTolerance). q, v are updated in place; tauY (ny) acts on the
 /// independent coordinates during the step. cd holds the step's problem and impulses.
 /// Ok: the solve converged and the closure succeeded. NotConverged: the contact solve stopped
 /// early (the step is still taken with its last, finite iterate). Errors (inputs checked first;

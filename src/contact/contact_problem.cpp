@@ -2,7 +2,9 @@
 // workspace, and the constraint-space problem of one step (Delassus matrix of the cluster tree
 // in contact frames, free velocity, position feedback).
 #include <cmath>
+#include <type_traits>
 
+#include "cluster/cluster_workspace.hpp"
 #include "constrained/constraint_detail.hpp"
 #include "constrained/delassus_aba.hpp"
 #include "contact/contact_detail.hpp"
@@ -130,22 +132,147 @@ Mat3 contactFrame(const Vec3& n) {
   return R;
 }
 
-/// A patch contact's 6 rows (world-aligned w; v at the point) from row r of cd.G and cd.Jc into
-/// its frame, T (R^T w; R^T v): a ground sphere's linear rows moved from the centre to the
-/// touching point p - radius n, v' = v + w x (-radius n) = v + radius (-w_t2, w_t1, 0). Out of
-/// line: the point contacts' loop of assembleContactProblem stays as it was.
-__attribute__((noinline)) void turnPatchRows(const Mat3& R, double rad, int r, int ny,
-                                             ContactData& cd) {
-  const auto rows = [&](auto&& col) {  // col: 6 x 1 block of one column, transformed
-    col.template head<3>() = R.transpose() * col.template head<3>();
-    col.template tail<3>() = R.transpose() * col.template tail<3>();
-    col[3] -= rad * col[1];
-    col[4] += rad * col[0];
+/// The map T of contact i's rows from world-aligned to its frame, applied to x (the contact's
+/// rows of one column of Jc or G, or of one row of G, transposed): a point contact R^T x; a patch
+/// contact's 6 rows (w; v at the point) T (R^T w; R^T v), a ground sphere's linear rows moved
+/// from the centre to the touching point p - radius n, v' = v + w x (-radius n) = v + radius
+/// (-w_t2, w_t1, 0).
+struct FrameMap {
+  const Mat3& R;
+  bool patch;  ///< x has 6 rows (else 3)
+  double rad;
+  template <typename X>
+  void operator()(X&& x) const {
+    x.template head<3>() = R.transpose() * x.template head<3>();
+    if constexpr (std::decay_t<X>::RowsAtCompileTime == 6) {
+      x.template tail<3>() = R.transpose() * x.template tail<3>();
+      x[3] -= rad * x[1];
+      x[4] += rad * x[0];
+    }
+  }
+};
+
+FrameMap frameMap(const ContactProblem& problem, const ContactData& cd, int i) {
+  const PointContact& c = problem.contacts()[i];
+  return {cd.frame[i], c.cone != ConeType::Coulomb,
+          c.source == ContactSource::Ground ? c.radius : 0.0};
+}
+
+/// The N rows E (covectors on body b's motion, body coordinates) times b's Jacobian in
+/// independent coordinates: column(j, E J_j) for each coordinate j of the clusters that support b
+/// (the other columns are zero). E is moved to each supporting body as a force (actForce, the
+/// adjoint of the motion transforms bodyJacobian applies to the columns): e . (X s) = (X^T e) . s,
+/// so each column is E S_j there (a floating joint, S = I: E itself). E is overwritten.
+template <int N, typename F>
+void rowsTimesBodyJacobian(const ClusterModel& cm, const ClusterData& data, int b,
+                           Eigen::Matrix<double, N, 6, Eigen::RowMajor>& E, F&& column) {
+  using Col = Eigen::Matrix<double, N, 1>;
+  const Model& tree = cm.treeModel;
+  const Data& td = data.treeData;
+  const std::vector<ClusterWorkspace>& ws = detail::scratch(data);
+  const auto move = [&E](const Transform& X) {
+    for (int r = 0; r < N; ++r) E.row(r) = X.actForce(E.row(r).transpose()).transpose();
   };
-  const int m = static_cast<int>(cd.G.rows());
-  for (int j = 0; j < m; ++j) rows(cd.G.block<6, 1>(r, j));
-  for (int j = 0; j < m; ++j) rows(cd.G.block<1, 6>(j, r).transpose());
-  for (int j = 0; j < ny; ++j) rows(cd.Jc.block<6, 1>(r, j));
+  int cur = b;
+  while (cur >= 0) {
+    const int k = cm.bodyCluster[cur];
+    const Cluster& c = cm.clusters[k];
+    if (!c.constrained()) {
+      const Joint& joint = tree.joints[cur];
+      if (joint.type == JointType::Floating) {
+        for (int j = 0; j < 6; ++j) column(c.y0 + j, Col(E.col(j)));
+      } else {
+        for (int j = 0; j < joint.nv; ++j) column(c.y0 + j, Col(E * joint.S.col(j)));
+      }
+      cur = tree.parent[cur];
+      if (cur >= 0) move(td.liMi[c.firstBody]);
+    } else {
+      const ClusterWorkspace& w = ws[k];
+      const int l = cur - c.firstBody;
+      for (int j = 0; j < c.ny; ++j) column(c.y0 + j, Col(E * w.S.block<6, 1>(6 * l, j)));
+      cur = c.outputBody;
+      if (cur >= 0) move(w.outputTb[l]);
+    }
+  }
+}
+
+/// cd.Jc, the row Jacobian with each contact's rows in its frame (FrameMap). Contacts only: each
+/// contact's rows in its frame, E = T C (C: its attachment's world-aligned rows), times the body
+/// Jacobian of its body (rowsTimesBodyJacobian, on the poses and motion subspaces the Delassus
+/// matrix read: no second velocity pass); the other columns are zero. With bilateral rows:
+/// constraintJacobian's rows, the contacts' turned.
+void contactJacobian(const ClusterModel& model, const ClusterData& data,
+                     const ContactProblem& problem, ContactData& cd) {
+  const ConstraintSet& set = problem.rows();
+  const int nb = problem.bilateralCount();
+  const int nc = static_cast<int>(problem.contacts().size());
+  if (problem.bilateralRows() > 0) {
+    cd.Jc = cd.rows.jacobian;
+    for (int i = 0; i < nc; ++i) {
+      const FrameMap turn = frameMap(problem, cd, i);
+      const int r = set.rowOffset(nb + i);
+      for (int j = 0; j < model.ny; ++j)
+        if (turn.patch)
+          turn(cd.Jc.block<6, 1>(r, j));
+        else
+          turn(cd.Jc.block<3, 1>(r, j));
+    }
+    return;
+  }
+  cd.Jc.setZero();
+  for (int i = 0; i < nc; ++i) {
+    const ConstraintData::Attachment& a = cd.rows.attachments[i];  // contact i's, on the world
+    const FrameMap turn = frameMap(problem, cd, i);
+    if (turn.patch) {
+      Eigen::Matrix<double, 6, 6, Eigen::RowMajor> E = a.C;
+      for (int k = 0; k < 6; ++k) turn(E.col(k));
+      rowsTimesBodyJacobian<6>(model, data, a.body, E,
+                               [&](int j, const Vec6& x) { cd.Jc.block<6, 1>(a.row0, j) = x; });
+    } else {
+      Eigen::Matrix<double, 3, 6, Eigen::RowMajor> E;
+      E.noalias() = turn.R.transpose() * a.C.topRows<3>();
+      rowsTimesBodyJacobian<3>(model, data, a.body, E,
+                               [&](int j, const Vec3& x) { cd.Jc.block<3, 1>(a.row0, j) = x; });
+    }
+  }
+}
+
+/// cd.G = T D T^T, D = cd.rows.delassus, T the contacts' FrameMaps, exactly symmetric: the maps
+/// from the left on the blocks on and above the diagonal (rows of contact i, the columns from its
+/// first on), then from the right (columns of contact i, the rows up to its last); the diagonal
+/// blocks averaged with their transposes, the upper triangle mirrored (D's strictly lower
+/// triangle outside the contacts' diagonal blocks is not read: D is symmetric up to rounding,
+/// exactly so from the propagation without compressions, where T D T^T is then the same as
+/// turning all of D).
+void framedDelassus(const ContactProblem& problem, ContactData& cd) {
+  const MatX& D = cd.rows.delassus;
+  const ConstraintSet& set = problem.rows();
+  const int nb = problem.bilateralCount();
+  const int nc = static_cast<int>(problem.contacts().size());
+  const int m = static_cast<int>(D.rows());
+  cd.G = D;
+  for (int i = 0; i < nc; ++i) {
+    const FrameMap turn = frameMap(problem, cd, i);
+    const int r = set.rowOffset(nb + i);
+    for (int j = r; j < m; ++j)
+      if (turn.patch)
+        turn(cd.G.block<6, 1>(r, j));
+      else
+        turn(cd.G.block<3, 1>(r, j));
+  }
+  for (int i = 0; i < nc; ++i) {
+    const FrameMap turn = frameMap(problem, cd, i);
+    const int r = set.rowOffset(nb + i), n = problem.contacts()[i].rows();
+    for (int j = 0; j < r + n; ++j)
+      if (turn.patch)
+        turn(cd.G.block<1, 6>(j, r).transpose());
+      else
+        turn(cd.G.block<1, 3>(j, r).transpose());
+    for (int s = r; s < r + n; ++s)
+      for (int t = s + 1; t < r + n; ++t) cd.G(t, s) = cd.G(s, t) = 0.5 * (cd.G(t, s) + cd.G(s, t));
+  }
+  for (int j = 0; j < m; ++j)
+    for (int i = j + 1; i < m; ++i) cd.G(i, j) = cd.G(j, i);
 }
 
 Status checkStepSettings(Data& td, const StepSettings& s) {
@@ -201,20 +328,7 @@ Status assembleContactProblem(const ClusterModel& model, ClusterData& data,
     CDYN_TRY(detail::delassusAfterAba(model, data, cd.rows));
   else
     CDYN_TRY(delassusMatrix(model, data, set, cd.rows, q));
-  if (problem.bilateralRows() == 0) {
-    // Contacts only: the row Jacobian J = C Jb from the body poses, cluster motion subspaces
-    // and rows C the Delassus matrix read, without a second velocity pass.
-    auto Jb = td.J.leftCols(model.ny);
-    cd.rows.jacobian.setZero();
-    for (const ConstraintData::Attachment& a : cd.rows.attachments) {
-      detail::bodyJacobian(model, data, a.body, Jb);
-      cd.rows.jacobian.middleRows(a.row0, a.rows).noalias() += a.C.topRows(a.rows) * Jb;
-    }
-  }
-  cd.G = cd.rows.delassus;
-  cd.Jc = cd.rows.jacobian;
-  const int m = set.rows();
-  // Contact frames, gaps, cones; rows and columns of the contacts turned into their frames.
+  // Contact frames, gaps, cones; the rows of the contacts turned into their frames.
   for (int i = 0; i < nc; ++i) {
     const PointContact& c = problem.contacts()[i];
     if (c.source == ContactSource::Ground) {
@@ -228,25 +342,17 @@ Status assembleContactProblem(const ClusterModel& model, ClusterData& data,
     } else {
       cd.normal[i].normalize();
     }
-    const Mat3 R = contactFrame(cd.normal[i]);
-    cd.frame[i] = R;
-    const int r = set.rowOffset(nb + i);
+    cd.frame[i] = contactFrame(cd.normal[i]);
     ConeBlock& b = cd.blocks[cd.contactBlock[i]];
     b.mu = cd.mu[i];
     b.type = cd.gap[i] > s.activationDistance ? ConeType::Inactive : c.cone;
-    if (c.cone == ConeType::Coulomb) {
-      for (int j = 0; j < m; ++j) cd.G.block<3, 1>(r, j) = R.transpose() * cd.G.block<3, 1>(r, j);
-      for (int j = 0; j < m; ++j) cd.G.block<1, 3>(j, r) = cd.G.block<1, 3>(j, r) * R;
-      for (int j = 0; j < model.ny; ++j)
-        cd.Jc.block<3, 1>(r, j) = R.transpose() * cd.Jc.block<3, 1>(r, j);
-    } else {
+    if (c.cone != ConeType::Coulomb) {
       b.muTorsion = cd.muTorsion[i];
       b.muRolling = cd.muRolling[i];
-      turnPatchRows(R, c.source == ContactSource::Ground ? c.radius : 0.0, r, model.ny, cd);
     }
   }
-  for (int j = 0; j < m; ++j)  // exact symmetry for the solvers' factorizations
-    for (int i = j + 1; i < m; ++i) cd.G(i, j) = cd.G(j, i) = 0.5 * (cd.G(i, j) + cd.G(j, i));
+  contactJacobian(model, data, problem, cd);
+  framedDelassus(problem, cd);
   // Free constraint velocity plus the position feedback.
   cd.g.noalias() = cd.Jc * cd.ydotFree;
   const int mb = problem.bilateralRows();

@@ -5,6 +5,7 @@
 #include "cluster/loop_constraints.hpp"
 
 #include <Eigen/SVD>
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -159,6 +160,16 @@ double gatherDependentBlock(const ClusterModel& cm, ClusterData& data, int k) {
   ClusterWorkspace& w = detail::scratch(data)[k];
   const int nd = static_cast<int>(c.dependent.size());
   double scale = 0.0;
+  if (!w.kdOrder.empty()) {  // the sparse order (setDependentOrder)
+    for (int j = 0; j < nd; ++j) {
+      const int col = c.dependent[w.kdOrder[j]];
+      for (int i = 0; i < nd; ++i) {
+        w.Kd(i, j) = w.K(c.selectedRows[i], col);
+        scale = std::max(scale, std::abs(w.Kd(i, j)));
+      }
+    }
+    return scale;
+  }
   for (int i = 0; i < nd; ++i)
     for (int j = 0; j < nd; ++j) {
       w.Kd(i, j) = w.K(c.selectedRows[i], c.dependent[j]);
@@ -169,7 +180,9 @@ double gatherDependentBlock(const ClusterModel& cm, ClusterData& data, int k) {
 
 bool factorDependentBlock(ClusterWorkspace& w, double scale, double* pivotRatio) {
   const Eigen::Index nd = w.Kd.rows();
-  if (!luFactor(w.Kd, w.piv)) {
+  const bool factored =
+      w.kdOrder.empty() ? luFactor(w.Kd, w.piv) : sparseLuFactor(w.Kd, w.piv, w.kdPattern);
+  if (!factored) {
     if (pivotRatio) *pivotRatio = 0.0;
     return false;
   }
@@ -220,19 +233,73 @@ Status explicitForm(const ClusterModel& cm, ClusterData& data, int k, Bias bias)
   }
   if (!factorDependentBlock(w, scale, nullptr))
     return singularDependentBlock(cm, data, k, "at the given state");
+  if (!w.kdOrder.empty()) {  // sparse K_d: solve over the factors' nonzeros, scatter by kdOrder
+    w.Gd = w.Ki;
+    sparseLuSolveFactors(w.Kd, w.piv, w.kdPattern, w.Gd);
+    for (int j = 0; j < c.ny; ++j) {
+      w.G.row(c.independent[j]).setZero();
+      w.G(c.independent[j], j) = 1.0;
+    }
+    for (int i = 0; i < nd; ++i) w.G.row(c.dependent[w.kdOrder[i]]) = -w.Gd.row(i);
+    if (bias == Bias::Compute) {
+      sparseLuSolveFactors(w.Kd, w.piv, w.kdPattern, w.kd);
+      for (int j = 0; j < c.ny; ++j) w.g[c.independent[j]] = 0.0;
+      for (int i = 0; i < nd; ++i) w.g[c.dependent[w.kdOrder[i]]] = w.kd[i];
+    }
+    return Status::Ok;
+  }
   w.Gd = w.Ki;
-  luSolveInPlace(w.Kd, w.piv, w.Gd);
+  luSolveFactors(w.Kd, w.piv, w.Gd);  // natural column order
   for (int j = 0; j < c.ny; ++j) {
     w.G.row(c.independent[j]).setZero();
     w.G(c.independent[j], j) = 1.0;
   }
   for (int i = 0; i < nd; ++i) w.G.row(c.dependent[i]) = -w.Gd.row(i);
   if (bias == Bias::Compute) {
-    luSolveInPlace(w.Kd, w.piv, w.kd);
+    luSolveFactors(w.Kd, w.piv, w.kd);
     for (int j = 0; j < c.ny; ++j) w.g[c.independent[j]] = 0.0;
     for (int i = 0; i < nd; ++i) w.g[c.dependent[i]] = w.kd[i];
   }
   return Status::Ok;
+}
+
+void setDependentOrder(const ClusterModel& cm, int k, ClusterWorkspace& w) {
+  const Cluster& c = cm.clusters[k];
+  const Model& tree = cm.treeModel;
+  const int nd = static_cast<int>(c.dependent.size());
+  w.kdOrder.clear();
+  w.kdPattern = SparseLuPattern();
+  w.piv.assign(nd, 0);
+  bool multiDof = false;
+  for (int b = c.firstBody; b < c.firstBody + c.nbodies; ++b)
+    multiDof = multiDof || tree.joints[b].nv > 1;
+  if (!c.implicit() || !multiDof || nd < 2) return;  // 1-dof loops: dense LU, natural order
+  // The number of constraints each dependent column enters: the loops whose predecessor or
+  // successor path within the cluster holds its joint (the only nonzeros of K's loop rows,
+  // constraintJacobian), and the explicit relations naming it.
+  std::vector<int> count(nd, 0);
+  for (int j = 0; j < nd; ++j) {
+    const int iv = c.v0 + c.dependent[j];
+    const int body = tree.velocityOwner[iv];
+    for (int l : c.loops) {
+      const LoopJoint& lj = cm.loops[l];
+      bool on = false;
+      for (int b : {lj.successorBody, lj.predecessorBody})
+        for (; inCluster(c, b) && !on; b = tree.parent[b]) on = b == body;
+      count[j] += on;
+    }
+    for (int r : c.relations)
+      for (const auto& term : cm.relations[r].terms) count[j] += term.first == iv;
+  }
+  std::vector<int> order(nd);
+  for (int j = 0; j < nd; ++j) order[j] = j;
+  std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return count[a] < count[b]; });
+  bool identity = true;
+  for (int j = 0; j < nd; ++j) identity = identity && order[j] == j;
+  if (identity && count[0] == count[nd - 1]) return;  // nothing sparse to exploit
+  w.kdOrder = order;
+  setColumnOrder(order, w.piv);
+  sparseLuReserve(w.kdPattern, nd);
 }
 
 }  // namespace clusterdyn::detail

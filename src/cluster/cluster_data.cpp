@@ -385,7 +385,7 @@ std::size_t ClusterData::heapBytes() const {
   for (const ClusterWorkspace& w : clusters) {
     b += bufferBytes(w.kdOrder) + bufferBytes(w.kdPattern.lStart) + bufferBytes(w.kdPattern.lRows) +
          bufferBytes(w.kdPattern.uStart) + bufferBytes(w.kdPattern.uCols) +
-         bufferBytes(w.kdPattern.rows);
+         bufferBytes(w.kdPattern.rows) + bufferBytes(w.axesOut);
     b += bufferBytes(w.G) + bufferBytes(w.g) + bufferBytes(w.K) + bufferBytes(w.k) +
          bufferBytes(w.phi) + bufferBytes(w.Kd) + bufferBytes(w.Ki) + bufferBytes(w.kd) +
          bufferBytes(w.piv) + bufferBytes(w.Gd) + bufferBytes(w.dq) + bufferBytes(w.S) +

@@ -105,8 +105,9 @@ struct ClusterWorkspace {
   /// factored by sparseLuFactor and solved over kdPattern. Empty kdOrder: dense, natural order.
   std::vector<int> kdOrder;
   detail::SparseLuPattern kdPattern;
-  VecX Utc;   ///< d: U^T c (pass 2 of the sparse path; pass 3 reads it)
-  MatX Linv;  ///< d x d: L^-1 of the Cholesky factor of D (sparse path: D^-1 = L^-T L^-1)
+  Mat6X axesOut;  ///< 6 x n (with kdOrder): the joint axes in the output body's coordinates
+  VecX Utc;       ///< d: U^T c (pass 2 of the sparse path; pass 3 reads it)
+  MatX Linv;      ///< d x d: L^-1 of the Cholesky factor of D (sparse path: D^-1 = L^-T L^-1)
   /// Pass 2 in composite-inertia form (cluster_aba_composite.cpp), active for the implicit
   /// clusters with a multi-dof joint, d > 3 and no idle column (set by the ClusterData
   /// constructor: setCompositeForm): D, u,

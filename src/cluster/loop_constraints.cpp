@@ -97,12 +97,59 @@ void constraintResidual(const ClusterModel& cm, ClusterData& data, int k,
   }
 }
 
+namespace {
+
+/// constraintJacobian of a cluster with a sparse K_d (kdOrder): every joint axis is moved into
+/// the output body's coordinates once, m = outputTb_b s (the paths of all the loops share the
+/// bodies carrying the platform), and each loop row is a dot product with it: the row
+/// Trot^T (P X_o m) = (R_P Trot)^T omega, Tlin^T (P X_o m) = (R_P Tlin)^T (v - p_P x omega).
+void sharedAxesJacobian(const ClusterModel& cm, ClusterData& data, int k) {
+  const Cluster& c = cm.clusters[k];
+  ClusterWorkspace& w = detail::scratch(data)[k];
+  const Model& tree = cm.treeModel;
+  for (int b = c.firstBody; b < c.firstBody + c.nbodies; ++b) {
+    const Transform& T = w.outputTb[b - c.firstBody];
+    const Joint& joint = tree.joints[b];
+    for (int a = 0; a < joint.nv; ++a)
+      w.axesOut.col(tree.idx_v[b] - c.v0 + a) = T.actMotion(joint.S.col(a));
+  }
+  int row = static_cast<int>(c.relations.size());
+  for (int l : c.loops) {
+    const LoopJoint& lj = cm.loops[l];
+    const Transform TP = poseInOutput(c, w, lj.predecessorBody) * lj.predecessorPlacement;
+    const int nr = static_cast<int>(lj.Trot.cols()), nl = static_cast<int>(lj.Tlin.cols());
+    Eigen::Matrix<double, 3, 3> Arot, Alin;
+    Arot.leftCols(nr).noalias() = TP.R * lj.Trot;
+    Alin.leftCols(nl).noalias() = TP.R * lj.Tlin;
+    w.K.middleRows(row, nr + nl).setZero();
+    auto addPath = [&](int body, double sign) {
+      for (int b = body; inCluster(c, b); b = tree.parent[b]) {
+        const int lv = tree.idx_v[b] - c.v0;
+        for (int a = 0; a < tree.joints[b].nv; ++a) {
+          const auto m = w.axesOut.col(lv + a);
+          const Vec3 omega = m.head<3>();
+          const Vec3 vP = m.tail<3>() - TP.p.cross(omega);
+          double* Kcol = &w.K.coeffRef(row, lv + a);
+          for (int r = 0; r < nr; ++r) Kcol[r] += sign * Arot.col(r).dot(omega);
+          for (int r = 0; r < nl; ++r) Kcol[nr + r] += sign * Alin.col(r).dot(vP);
+        }
+      }
+    };
+    addPath(lj.successorBody, 1.0);
+    addPath(lj.predecessorBody, -1.0);
+    row += nr + nl;
+  }
+}
+
+}  // namespace
+
 void constraintJacobian(const ClusterModel& cm, ClusterData& data, int k) {
   const Cluster& c = cm.clusters[k];
   ClusterWorkspace& w = detail::scratch(data)[k];
   const Model& tree = cm.treeModel;
   const int nrel = static_cast<int>(c.relations.size());
   if (nrel > 0) w.K.topRows(nrel) = c.Kexplicit;
+  if (!w.kdOrder.empty()) return sharedAxesJacobian(cm, data, k);
   int row = nrel;
   for (int l : c.loops) {
     const LoopJoint& lj = cm.loops[l];
@@ -269,6 +316,7 @@ void setDependentOrder(const ClusterModel& cm, int k, ClusterWorkspace& w) {
   const int nd = static_cast<int>(c.dependent.size());
   w.kdOrder.clear();
   w.kdPattern = SparseLuPattern();
+  w.axesOut.resize(6, 0);
   w.piv.assign(nd, 0);
   bool multiDof = false;
   for (int b = c.firstBody; b < c.firstBody + c.nbodies; ++b)
@@ -298,6 +346,7 @@ void setDependentOrder(const ClusterModel& cm, int k, ClusterWorkspace& w) {
   for (int j = 0; j < nd; ++j) identity = identity && order[j] == j;
   if (identity && count[0] == count[nd - 1]) return;  // nothing sparse to exploit
   w.kdOrder = order;
+  w.axesOut.setZero(6, c.nv);
   setColumnOrder(order, w.piv);
   sparseLuReserve(w.kdPattern, nd);
 }

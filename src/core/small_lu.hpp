@@ -199,7 +199,10 @@ void sparseLuSolveFactors(const MatX& LU, const std::vector<int>& piv, const Spa
   const double* lu = LU.data();
   for (Eigen::Index c = 0; c < B.cols(); ++c) {
     double* b = &B.coeffRef(0, c);
-    for (Eigen::Index j = 0; j + 1 < n; ++j) {
+    Eigen::Index first = 0;  // a zero column (a delta rod's idle spin) stays zero
+    while (first < n && b[first] == 0.0) ++first;
+    if (first == n) continue;
+    for (Eigen::Index j = first; j + 1 < n; ++j) {
       const double bj = b[j];
       if (bj == 0.0) continue;
       const double* lj = lu + j * n;

@@ -118,9 +118,9 @@ void sharedAxesJacobian(const ClusterModel& cm, ClusterData& data, int k) {
     const LoopJoint& lj = cm.loops[l];
     const Transform TP = poseInOutput(c, w, lj.predecessorBody) * lj.predecessorPlacement;
     const int nr = static_cast<int>(lj.Trot.cols()), nl = static_cast<int>(lj.Tlin.cols());
-    Eigen::Matrix<double, 3, 3> Arot, Alin;
-    Arot.leftCols(nr).noalias() = TP.R * lj.Trot;
-    Alin.leftCols(nl).noalias() = TP.R * lj.Tlin;
+    Mat3 Arot, Alin;
+    for (int r = 0; r < nr; ++r) Arot.col(r).noalias() = TP.R * lj.Trot.col(r);
+    for (int r = 0; r < nl; ++r) Alin.col(r).noalias() = TP.R * lj.Tlin.col(r);
     w.K.middleRows(row, nr + nl).setZero();
     auto addPath = [&](int body, double sign) {
       for (int b = body; inCluster(c, b); b = tree.parent[b]) {

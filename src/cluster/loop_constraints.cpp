@@ -227,8 +227,9 @@ double gatherDependentBlock(const ClusterModel& cm, ClusterData& data, int k) {
 
 bool factorDependentBlock(ClusterWorkspace& w, double scale, double* pivotRatio) {
   const Eigen::Index nd = w.Kd.rows();
-  const bool factored =
-      w.kdOrder.empty() ? luFactor(w.Kd, w.piv) : sparseLuFactor(w.Kd, w.piv, w.kdPattern);
+  const bool factored = w.kdOrder.empty()
+                            ? luFactor(w.Kd, w.piv)
+                            : sparseLuFactor(w.Kd, w.piv, w.kdPattern, kLuPivotTolerance, scale);
   if (!factored) {
     if (pivotRatio) *pivotRatio = 0.0;
     return false;

@@ -135,12 +135,15 @@ inline void sparseLuReserve(SparseLuPattern& p, int n) {
 /// shared ones, so that eliminating a loop's own columns only touches that loop's rows) and
 /// records the nonzero pattern of the factors for sparseLuSolve. Partial pivoting as luFactor;
 /// the entries equal luFactor's but for the skipped products with an exact zero.
+/// scale: max |A_ij| when the caller has it (gatherDependentBlock), negative to compute it.
 inline bool sparseLuFactor(MatX& A, std::vector<int>& piv, SparseLuPattern& pat,
-                           double relTol = kLuPivotTolerance) {
+                           double relTol = kLuPivotTolerance, double scale = -1.0) {
   const Eigen::Index n = A.rows();
-  double scale = 0.0;
-  for (Eigen::Index j = 0; j < n; ++j)
-    for (Eigen::Index i = 0; i < n; ++i) scale = std::max(scale, std::abs(A(i, j)));
+  if (scale < 0.0) {
+    scale = 0.0;
+    for (Eigen::Index j = 0; j < n; ++j)
+      for (Eigen::Index i = 0; i < n; ++i) scale = std::max(scale, std::abs(A(i, j)));
+  }
   if (!(scale > 0.0)) return n == 0;
   double* a = A.data();
   int* rows = pat.rows.data();
@@ -197,6 +200,8 @@ void sparseLuSolveFactors(const MatX& LU, const std::vector<int>& piv, const Spa
   for (Eigen::Index k = 0; k < n; ++k)
     if (piv[k] != k) B.row(k).swap(B.row(piv[k]));
   const double* lu = LU.data();
+  const int *lStart = pat.lStart.data(), *lRows = pat.lRows.data();
+  const int *uStart = pat.uStart.data(), *uCols = pat.uCols.data();
   for (Eigen::Index c = 0; c < B.cols(); ++c) {
     double* b = &B.coeffRef(0, c);
     Eigen::Index first = 0;  // a zero column (a delta rod's idle spin) stays zero
@@ -206,13 +211,12 @@ void sparseLuSolveFactors(const MatX& LU, const std::vector<int>& piv, const Spa
       const double bj = b[j];
       if (bj == 0.0) continue;
       const double* lj = lu + j * n;
-      for (int e = pat.lStart[j]; e < pat.lStart[j + 1]; ++e)
-        b[pat.lRows[e]] -= lj[pat.lRows[e]] * bj;
+      for (int e = lStart[j]; e < lStart[j + 1]; ++e) b[lRows[e]] -= lj[lRows[e]] * bj;
     }
     for (Eigen::Index i = n - 1; i >= 0; --i) {
       double bi = b[i];
-      for (int e = pat.uStart[i]; e < pat.uStart[i + 1]; ++e) {
-        const int j = pat.uCols[e];
+      for (int e = uStart[i]; e < uStart[i + 1]; ++e) {
+        const int j = uCols[e];
         bi -= lu[i + j * n] * b[j];
       }
       b[i] = bi / lu[i + i * n];

@@ -4,6 +4,7 @@
 
 #include "cluster/cluster_aba_composite.hpp"
 #include "cluster/cluster_workspace.hpp"
+#include "cluster/loop_constraints.hpp"
 
 namespace clusterdyn {
 
@@ -314,6 +315,7 @@ ClusterData::ClusterData(const ClusterModel& m, bool denseMatrices)
     w.Linv.setZero(d, d);
     detail::setConstantRows(m, static_cast<int>(k), w);
     detail::setIdleColumns(m, static_cast<int>(k), w);
+    detail::setDependentOrder(m, static_cast<int>(k), w);  // loop_constraints.cpp
     detail::setColumnPattern(m, static_cast<int>(k), w);
     detail::setCompositeForm(m, static_cast<int>(k), w);  // cluster_aba_composite.cpp
   }
@@ -380,7 +382,10 @@ std::size_t ClusterData::heapBytes() const {
        bufferBytes(scr.subtreeYEnd) + bufferBytes(scr.blockInertias) +
        bufferBytes(scr.rneaInertias) + bufferBytes(scr.relationChecks) +
        bufferBytes(scr.placementBodies) + bufferBytes(scr.relationCheckTerms);
-  for (const ClusterWorkspace& w : clusters)
+  for (const ClusterWorkspace& w : clusters) {
+    b += bufferBytes(w.kdOrder) + bufferBytes(w.kdPattern.lStart) + bufferBytes(w.kdPattern.lRows) +
+         bufferBytes(w.kdPattern.uStart) + bufferBytes(w.kdPattern.uCols) +
+         bufferBytes(w.kdPattern.rows) + bufferBytes(w.axesOut);
     b += bufferBytes(w.G) + bufferBytes(w.g) + bufferBytes(w.K) + bufferBytes(w.k) +
          bufferBytes(w.phi) + bufferBytes(w.Kd) + bufferBytes(w.Ki) + bufferBytes(w.kd) +
          bufferBytes(w.piv) + bufferBytes(w.Gd) + bufferBytes(w.dq) + bufferBytes(w.S) +
@@ -398,6 +403,7 @@ std::size_t ClusterData::heapBytes() const {
          bufferBytes(w.composite.generalIC) + bufferBytes(w.composite.fp) +
          bufferBytes(w.composite.fq) + bufferBytes(w.composite.So) + bufferBytes(w.composite.F) +
          bufferBytes(w.composite.HG) + bufferBytes(w.composite.Jp) + bufferBytes(w.composite.Jq);
+  }
   return b;
 }
 

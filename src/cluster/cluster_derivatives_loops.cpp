@@ -10,10 +10,11 @@ namespace clusterdyn::detail {
 
 namespace {
 
-/// Solves Kd^T x = b in place with the factors P Kd = L U of luFactor (L unit lower).
+/// Solves Kd^T x = b in place with the factors P Kd Q = L U of luFactor (L unit lower).
 template <typename Vec>
 void luSolveTransposedInPlace(const MatX& LU, const std::vector<int>& piv, Vec&& b) {
   const Eigen::Index n = LU.rows();
+  applyColumnOrderTransposed(piv, n, b);  // factors of Kd Q (small_lu.hpp): Q^T b
   for (Eigen::Index i = 0; i < n; ++i) {  // U^T z = b
     for (Eigen::Index j = 0; j < i; ++j) b[i] -= LU(j, i) * b[j];
     b[i] /= LU(i, i);

@@ -11,6 +11,7 @@
 
 #include "cluster/step_modes.hpp"
 #include "clusterdyn/cluster_data.hpp"
+#include "core/small_lu.hpp"
 
 namespace clusterdyn {
 
@@ -23,7 +24,7 @@ struct ClusterWorkspace {
   VecX phi;              ///< r      position residual
   MatX Kd, Ki;           ///< selected rows (n - d of them): dependent / independent columns
   VecX kd;               ///< selected rows of k / phi
-  std::vector<int> piv;  ///< LU pivots of Kd (factored in place)
+  std::vector<int> piv;  ///< LU pivots of Kd (factored in place), then its column order if any
   MatX Gd;               ///< (n - d) x d
   VecX dq;               ///< Newton step on the dependent coordinates (n - d)
   MatX S;                ///< 6m x d cluster motion subspace JXJ diag(S_i) G   (eq. 15)
@@ -98,8 +99,15 @@ struct ClusterWorkspace {
   /// column j of G is zero on every dependent row and the column pattern of S keeps it to
   /// the joint's own subtree.
   std::vector<char> idleColumn;
-  VecX Utc;   ///< d: U^T c (pass 2 of the sparse path; pass 3 reads it)
-  MatX Linv;  ///< d x d: L^-1 of the Cholesky factor of D (sparse path: D^-1 = L^-T L^-1)
+  /// Sparse K_d (setDependentOrder, loop_constraints.cpp; the implicit clusters with a multi-dof
+  /// joint whose loops have private columns): Kd holds the dependent columns in the order
+  /// kdOrder (Kd column j = dependent kdOrder[j]; piv[nd..2nd) encodes it, small_lu.hpp), is
+  /// factored by sparseLuFactor and solved over kdPattern. Empty kdOrder: dense, natural order.
+  std::vector<int> kdOrder;
+  detail::SparseLuPattern kdPattern;
+  Mat6X axesOut;  ///< 6 x n (with kdOrder): the joint axes in the output body's coordinates
+  VecX Utc;       ///< d: U^T c (pass 2 of the sparse path; pass 3 reads it)
+  MatX Linv;      ///< d x d: L^-1 of the Cholesky factor of D (sparse path: D^-1 = L^-T L^-1)
   /// Pass 2 in composite-inertia form (cluster_aba_composite.cpp), active for the implicit
   /// clusters with a multi-dof joint, d > 3 and no idle column (set by the ClusterData
   /// constructor: setCompositeForm): D, u,

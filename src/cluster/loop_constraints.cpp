@@ -5,6 +5,7 @@
 #include "cluster/loop_constraints.hpp"
 
 #include <Eigen/SVD>
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -96,12 +97,59 @@ void constraintResidual(const ClusterModel& cm, ClusterData& data, int k,
   }
 }
 
+namespace {
+
+/// constraintJacobian of a cluster with a sparse K_d (kdOrder): every joint axis is moved into
+/// the output body's coordinates once, m = outputTb_b s (the paths of all the loops share the
+/// bodies carrying the platform), and each loop row is a dot product with it: the row
+/// Trot^T (P X_o m) = (R_P Trot)^T omega, Tlin^T (P X_o m) = (R_P Tlin)^T (v - p_P x omega).
+void sharedAxesJacobian(const ClusterModel& cm, ClusterData& data, int k) {
+  const Cluster& c = cm.clusters[k];
+  ClusterWorkspace& w = detail::scratch(data)[k];
+  const Model& tree = cm.treeModel;
+  for (int b = c.firstBody; b < c.firstBody + c.nbodies; ++b) {
+    const Transform& T = w.outputTb[b - c.firstBody];
+    const Joint& joint = tree.joints[b];
+    for (int a = 0; a < joint.nv; ++a)
+      w.axesOut.col(tree.idx_v[b] - c.v0 + a) = T.actMotion(joint.S.col(a));
+  }
+  int row = static_cast<int>(c.relations.size());
+  for (int l : c.loops) {
+    const LoopJoint& lj = cm.loops[l];
+    const Transform TP = poseInOutput(c, w, lj.predecessorBody) * lj.predecessorPlacement;
+    const int nr = static_cast<int>(lj.Trot.cols()), nl = static_cast<int>(lj.Tlin.cols());
+    Mat3 Arot, Alin;
+    for (int r = 0; r < nr; ++r) Arot.col(r).noalias() = TP.R * lj.Trot.col(r);
+    for (int r = 0; r < nl; ++r) Alin.col(r).noalias() = TP.R * lj.Tlin.col(r);
+    w.K.middleRows(row, nr + nl).setZero();
+    auto addPath = [&](int body, double sign) {
+      for (int b = body; inCluster(c, b); b = tree.parent[b]) {
+        const int lv = tree.idx_v[b] - c.v0;
+        for (int a = 0; a < tree.joints[b].nv; ++a) {
+          const auto m = w.axesOut.col(lv + a);
+          const Vec3 omega = m.head<3>();
+          const Vec3 vP = m.tail<3>() - TP.p.cross(omega);
+          double* Kcol = &w.K.coeffRef(row, lv + a);
+          for (int r = 0; r < nr; ++r) Kcol[r] += sign * Arot.col(r).dot(omega);
+          for (int r = 0; r < nl; ++r) Kcol[nr + r] += sign * Alin.col(r).dot(vP);
+        }
+      }
+    };
+    addPath(lj.successorBody, 1.0);
+    addPath(lj.predecessorBody, -1.0);
+    row += nr + nl;
+  }
+}
+
+}  // namespace
+
 void constraintJacobian(const ClusterModel& cm, ClusterData& data, int k) {
   const Cluster& c = cm.clusters[k];
   ClusterWorkspace& w = detail::scratch(data)[k];
   const Model& tree = cm.treeModel;
   const int nrel = static_cast<int>(c.relations.size());
   if (nrel > 0) w.K.topRows(nrel) = c.Kexplicit;
+  if (!w.kdOrder.empty()) return sharedAxesJacobian(cm, data, k);
   int row = nrel;
   for (int l : c.loops) {
     const LoopJoint& lj = cm.loops[l];
@@ -159,6 +207,16 @@ double gatherDependentBlock(const ClusterModel& cm, ClusterData& data, int k) {
   ClusterWorkspace& w = detail::scratch(data)[k];
   const int nd = static_cast<int>(c.dependent.size());
   double scale = 0.0;
+  if (!w.kdOrder.empty()) {  // the sparse order (setDependentOrder)
+    for (int j = 0; j < nd; ++j) {
+      const int col = c.dependent[w.kdOrder[j]];
+      for (int i = 0; i < nd; ++i) {
+        w.Kd(i, j) = w.K(c.selectedRows[i], col);
+        scale = std::max(scale, std::abs(w.Kd(i, j)));
+      }
+    }
+    return scale;
+  }
   for (int i = 0; i < nd; ++i)
     for (int j = 0; j < nd; ++j) {
       w.Kd(i, j) = w.K(c.selectedRows[i], c.dependent[j]);
@@ -169,7 +227,10 @@ double gatherDependentBlock(const ClusterModel& cm, ClusterData& data, int k) {
 
 bool factorDependentBlock(ClusterWorkspace& w, double scale, double* pivotRatio) {
   const Eigen::Index nd = w.Kd.rows();
-  if (!luFactor(w.Kd, w.piv)) {
+  const bool factored = w.kdOrder.empty()
+                            ? luFactor(w.Kd, w.piv)
+                            : sparseLuFactor(w.Kd, w.piv, w.kdPattern, kLuPivotTolerance, scale);
+  if (!factored) {
     if (pivotRatio) *pivotRatio = 0.0;
     return false;
   }
@@ -220,19 +281,75 @@ Status explicitForm(const ClusterModel& cm, ClusterData& data, int k, Bias bias)
   }
   if (!factorDependentBlock(w, scale, nullptr))
     return singularDependentBlock(cm, data, k, "at the given state");
+  if (!w.kdOrder.empty()) {  // sparse K_d: solve over the factors' nonzeros, scatter by kdOrder
+    w.Gd = w.Ki;
+    sparseLuSolveFactors(w.Kd, w.piv, w.kdPattern, w.Gd);
+    for (int j = 0; j < c.ny; ++j) {
+      w.G.row(c.independent[j]).setZero();
+      w.G(c.independent[j], j) = 1.0;
+    }
+    for (int i = 0; i < nd; ++i) w.G.row(c.dependent[w.kdOrder[i]]) = -w.Gd.row(i);
+    if (bias == Bias::Compute) {
+      sparseLuSolveFactors(w.Kd, w.piv, w.kdPattern, w.kd);
+      for (int j = 0; j < c.ny; ++j) w.g[c.independent[j]] = 0.0;
+      for (int i = 0; i < nd; ++i) w.g[c.dependent[w.kdOrder[i]]] = w.kd[i];
+    }
+    return Status::Ok;
+  }
   w.Gd = w.Ki;
-  luSolveInPlace(w.Kd, w.piv, w.Gd);
+  luSolveFactors(w.Kd, w.piv, w.Gd);  // natural column order
   for (int j = 0; j < c.ny; ++j) {
     w.G.row(c.independent[j]).setZero();
     w.G(c.independent[j], j) = 1.0;
   }
   for (int i = 0; i < nd; ++i) w.G.row(c.dependent[i]) = -w.Gd.row(i);
   if (bias == Bias::Compute) {
-    luSolveInPlace(w.Kd, w.piv, w.kd);
+    luSolveFactors(w.Kd, w.piv, w.kd);
     for (int j = 0; j < c.ny; ++j) w.g[c.independent[j]] = 0.0;
     for (int i = 0; i < nd; ++i) w.g[c.dependent[i]] = w.kd[i];
   }
   return Status::Ok;
+}
+
+void setDependentOrder(const ClusterModel& cm, int k, ClusterWorkspace& w) {
+  const Cluster& c = cm.clusters[k];
+  const Model& tree = cm.treeModel;
+  const int nd = static_cast<int>(c.dependent.size());
+  w.kdOrder.clear();
+  w.kdPattern = SparseLuPattern();
+  w.axesOut.resize(6, 0);
+  w.piv.assign(nd, 0);
+  bool multiDof = false;
+  for (int b = c.firstBody; b < c.firstBody + c.nbodies; ++b)
+    multiDof = multiDof || tree.joints[b].nv > 1;
+  if (!c.implicit() || !multiDof || nd < 2) return;  // 1-dof loops: dense LU, natural order
+  // The number of constraints each dependent column enters: the loops whose predecessor or
+  // successor path within the cluster holds its joint (the only nonzeros of K's loop rows,
+  // constraintJacobian), and the explicit relations naming it.
+  std::vector<int> count(nd, 0);
+  for (int j = 0; j < nd; ++j) {
+    const int iv = c.v0 + c.dependent[j];
+    const int body = tree.velocityOwner[iv];
+    for (int l : c.loops) {
+      const LoopJoint& lj = cm.loops[l];
+      bool on = false;
+      for (int b : {lj.successorBody, lj.predecessorBody})
+        for (; inCluster(c, b) && !on; b = tree.parent[b]) on = b == body;
+      count[j] += on;
+    }
+    for (int r : c.relations)
+      for (const auto& term : cm.relations[r].terms) count[j] += term.first == iv;
+  }
+  std::vector<int> order(nd);
+  for (int j = 0; j < nd; ++j) order[j] = j;
+  std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return count[a] < count[b]; });
+  bool identity = true;
+  for (int j = 0; j < nd; ++j) identity = identity && order[j] == j;
+  if (identity && count[0] == count[nd - 1]) return;  // nothing sparse to exploit
+  w.kdOrder = order;
+  w.axesOut.setZero(6, c.nv);
+  setColumnOrder(order, w.piv);
+  sparseLuReserve(w.kdPattern, nd);
 }
 
 }  // namespace clusterdyn::detail

@@ -32,6 +32,11 @@ double gatherDependentBlock(const ClusterModel& cm, ClusterData& data, int k);
 /// LU-factors w.Kd in place; false when a pivot is below singularTolerance * scale.
 /// pivotRatio (optional) receives min |pivot| / scale.
 bool factorDependentBlock(ClusterWorkspace& w, double scale, double* pivotRatio);
+/// Column order of K_d for the implicit clusters with a multi-dof joint (ClusterWorkspace::
+/// kdOrder): dependent columns sorted by the number of loops they enter (stable), so that each
+/// loop's private columns are eliminated before the shared ones; factored by sparseLuFactor.
+/// Leaves the natural order (dense LU) for 1-dof clusters. Sizes w.piv. Load time only.
+void setDependentOrder(const ClusterModel& cm, int k, ClusterWorkspace& w);
 /// ConstraintFailure naming cluster k and the smallest singular value of its Kd (from K).
 Status singularDependentBlock(const ClusterModel& cm, ClusterData& data, int k, const char* where);
 

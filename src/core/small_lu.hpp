@@ -2,6 +2,7 @@
 // dependent blocks of loop constraints.
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <type_traits>
 #include <utility>
@@ -45,11 +46,11 @@ inline bool luFactor(MatX& A, std::vector<int>& piv, double relTol = kLuPivotTol
   return true;
 }
 
-/// Solves A X = B in place (B overwritten by X) with the factors of luFactor. Forward
-/// substitution by columns of L, backward by rows of U, each entry accumulated in the order
-/// of the textbook loops (bit-identical results).
+/// Solves (P^T L U) X = B in place (B overwritten by X) with the factors of luFactor (piv: its
+/// first n entries, the row pivots). Forward substitution by columns of L, backward by rows of
+/// U, each entry accumulated in the order of the textbook loops (bit-identical results).
 template <typename Mat>
-void luSolveInPlace(const MatX& LU, const std::vector<int>& piv, Mat&& B) {
+void luSolveFactors(const MatX& LU, const std::vector<int>& piv, Mat&& B) {
   using B_t = std::decay_t<Mat>;
   static_assert(
       B_t::InnerStrideAtCompileTime == 1 && (B_t::ColsAtCompileTime == 1 || !B_t::IsRowMajor),
@@ -68,6 +69,156 @@ void luSolveInPlace(const MatX& LU, const std::vector<int>& piv, Mat&& B) {
     for (Eigen::Index i = n - 1; i >= 0; --i) {
       double bi = b[i];
       for (Eigen::Index j = i + 1; j < n; ++j) bi -= lu[i + j * n] * b[j];
+      b[i] = bi / lu[i + i * n];
+    }
+  }
+}
+
+/// Column order of a factorization of A Q instead of A (Q a column permutation, the columns of
+/// A in the order order[0..n)), kept in piv[n..2n) as the transpositions that take the
+/// solution y of (A Q) y = b to the solution x = Q y of A x = b: for t = 0..n-1, swap rows t
+/// and piv[n + t]. A piv of size n means Q = I.
+inline void setColumnOrder(const std::vector<int>& order, std::vector<int>& piv) {
+  const int n = static_cast<int>(order.size());
+  piv.resize(2 * static_cast<size_t>(n));
+  std::vector<int> at(n), target(n);  // at[t]: the entry of y now in row t
+  for (int j = 0; j < n; ++j) at[j] = j, target[order[j]] = j;
+  for (int t = 0; t < n; ++t) {
+    int p = t;
+    while (at[p] != target[t]) ++p;
+    std::swap(at[t], at[p]);
+    piv[n + t] = p;
+  }
+}
+
+/// x = Q y in place (rows of B), with the column order of piv (setColumnOrder); no-op for Q = I.
+template <typename Mat>
+void applyColumnOrder(const std::vector<int>& piv, Eigen::Index n, Mat&& B) {
+  if (static_cast<Eigen::Index>(piv.size()) != 2 * n) return;
+  for (Eigen::Index t = 0; t < n; ++t)
+    if (piv[n + t] != t) B.row(t).swap(B.row(piv[n + t]));
+}
+
+/// b' = Q^T b in place (the right-hand side of a transposed solve (A Q)^T z = Q^T b).
+template <typename Vec>
+void applyColumnOrderTransposed(const std::vector<int>& piv, Eigen::Index n, Vec&& b) {
+  if (static_cast<Eigen::Index>(piv.size()) != 2 * n) return;
+  for (Eigen::Index t = n - 1; t >= 0; --t)
+    if (piv[n + t] != t) std::swap(b[t], b[piv[n + t]]);
+}
+
+/// Solves A X = B in place with the factors of A Q (luFactor of the columns in the order of
+/// piv, setColumnOrder; Q = I when piv has n entries).
+template <typename Mat>
+void luSolveInPlace(const MatX& LU, const std::vector<int>& piv, Mat&& B) {
+  luSolveFactors(LU, piv, B);
+  applyColumnOrder(piv, LU.rows(), B);
+}
+
+/// Nonzero pattern of LU factors (sparseLuFactor): column j of L below the diagonal has its
+/// nonzeros in rows lRows[lStart[j] .. lStart[j + 1]), row i of U right of the diagonal in
+/// columns uCols[uStart[i] .. uStart[i + 1]). Sized by sparseLuReserve (no allocation after).
+struct SparseLuPattern {
+  std::vector<int> lStart, lRows, uStart, uCols, rows;
+};
+
+inline void sparseLuReserve(SparseLuPattern& p, int n) {
+  p.lStart.assign(n + 1, 0);
+  p.uStart.assign(n + 1, 0);
+  p.lRows.assign(static_cast<size_t>(n) * n, 0);
+  p.uCols.assign(static_cast<size_t>(n) * n, 0);
+  p.rows.assign(n, 0);
+}
+
+/// luFactor that skips the exact zeros of a sparse A (a loop cluster's K_d with its columns
+/// ordered by the number of loops they enter: the private columns of each loop first, then the
+/// shared ones, so that eliminating a loop's own columns only touches that loop's rows) and
+/// records the nonzero pattern of the factors for sparseLuSolve. Partial pivoting as luFactor;
+/// the entries equal luFactor's but for the skipped products with an exact zero.
+/// scale: max |A_ij| when the caller has it (gatherDependentBlock), negative to compute it.
+inline bool sparseLuFactor(MatX& A, std::vector<int>& piv, SparseLuPattern& pat,
+                           double relTol = kLuPivotTolerance, double scale = -1.0) {
+  const Eigen::Index n = A.rows();
+  if (scale < 0.0) {
+    scale = 0.0;
+    for (Eigen::Index j = 0; j < n; ++j)
+      for (Eigen::Index i = 0; i < n; ++i) scale = std::max(scale, std::abs(A(i, j)));
+  }
+  if (!(scale > 0.0)) return n == 0;
+  double* a = A.data();
+  int* rows = pat.rows.data();
+  for (Eigen::Index k = 0; k < n; ++k) {
+    double* ak = a + k * n;
+    Eigen::Index p = k;
+    for (Eigen::Index i = k + 1; i < n; ++i)
+      if (std::abs(ak[i]) > std::abs(ak[p])) p = i;
+    piv[k] = static_cast<int>(p);
+    if (!(std::abs(ak[p]) > relTol * scale)) return false;
+    if (p != k)
+      for (Eigen::Index j = 0; j < n; ++j) std::swap(a[k + j * n], a[p + j * n]);
+    const double inv = 1.0 / ak[k];
+    int nr = 0;
+    for (Eigen::Index i = k + 1; i < n; ++i)
+      if (ak[i] != 0.0) {
+        ak[i] *= inv;
+        rows[nr++] = static_cast<int>(i);
+      }
+    if (nr == 0) continue;
+    for (Eigen::Index j = k + 1; j < n; ++j) {
+      double* aj = a + j * n;
+      const double akj = aj[k];
+      if (akj == 0.0) continue;
+      for (int r = 0; r < nr; ++r) aj[rows[r]] -= ak[rows[r]] * akj;
+    }
+  }
+  int nl = 0, nu = 0;  // the pattern of the final factors (the row swaps move L's entries)
+  for (Eigen::Index j = 0; j < n; ++j) {
+    pat.lStart[j] = nl;
+    for (Eigen::Index i = j + 1; i < n; ++i)
+      if (a[i + j * n] != 0.0) pat.lRows[nl++] = static_cast<int>(i);
+  }
+  pat.lStart[n] = nl;
+  for (Eigen::Index i = 0; i < n; ++i) {
+    pat.uStart[i] = nu;
+    for (Eigen::Index j = i + 1; j < n; ++j)
+      if (a[i + j * n] != 0.0) pat.uCols[nu++] = static_cast<int>(j);
+  }
+  pat.uStart[n] = nu;
+  return true;
+}
+
+/// luSolveFactors over the nonzeros of the factors only (pattern of sparseLuFactor); the
+/// column order of piv is NOT applied (the caller scatters the rows of the solution).
+template <typename Mat>
+void sparseLuSolveFactors(const MatX& LU, const std::vector<int>& piv, const SparseLuPattern& pat,
+                          Mat&& B) {
+  using B_t = std::decay_t<Mat>;
+  static_assert(
+      B_t::InnerStrideAtCompileTime == 1 && (B_t::ColsAtCompileTime == 1 || !B_t::IsRowMajor),
+      "sparseLuSolveFactors: B needs contiguous columns");
+  const Eigen::Index n = LU.rows();
+  for (Eigen::Index k = 0; k < n; ++k)
+    if (piv[k] != k) B.row(k).swap(B.row(piv[k]));
+  const double* lu = LU.data();
+  const int *lStart = pat.lStart.data(), *lRows = pat.lRows.data();
+  const int *uStart = pat.uStart.data(), *uCols = pat.uCols.data();
+  for (Eigen::Index c = 0; c < B.cols(); ++c) {
+    double* b = &B.coeffRef(0, c);
+    Eigen::Index first = 0;  // a zero column (a delta rod's idle spin) stays zero
+    while (first < n && b[first] == 0.0) ++first;
+    if (first == n) continue;
+    for (Eigen::Index j = first; j + 1 < n; ++j) {
+      const double bj = b[j];
+      if (bj == 0.0) continue;
+      const double* lj = lu + j * n;
+      for (int e = lStart[j]; e < lStart[j + 1]; ++e) b[lRows[e]] -= lj[lRows[e]] * bj;
+    }
+    for (Eigen::Index i = n - 1; i >= 0; --i) {
+      double bi = b[i];
+      for (int e = uStart[i]; e < uStart[i + 1]; ++e) {
+        const int j = uCols[e];
+        bi -= lu[i + j * n] * b[j];
+      }
       b[i] = bi / lu[i + i * n];
     }
   }

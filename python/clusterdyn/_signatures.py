@@ -117,6 +117,8 @@ SIGNATURES = {
     "cdyn_neutral_configuration": (_int, [_H, _H, _D, _int]),
     "cdyn_integrate": (_int, [_H, _H, _D, _int, _D, _int, _double, _D, _int]),
     "cdyn_normalize_configuration": (_int, [_H, _H, _D, _int]),
+    "cdyn_integrate_independent": (_int, [_H, _H, _D, _int, _D, _int, _double, _D, _int]),
+    "cdyn_difference_independent": (_int, [_H, _H, _D, _int, _D, _int, _D, _int]),
     # ---- Kinematics (compute functions) ----------------------------------------------------------
     "cdyn_forward_kinematics": (_int, [_H, _H, _D, _int, _D, _int, _D, _int]),
     "cdyn_frame_placement": (_int, [_H, _H, _int, _D, _int, _D]),

@@ -7,6 +7,7 @@
 #include "alloc_counter.hpp"
 #include "clusterdyn/clusterdyn.hpp"
 #include "contact/contact_detail.hpp"
+#include "contact_fixtures.hpp"
 #include "test_util.hpp"
 
 using namespace clusterdyn;
@@ -21,17 +22,12 @@ TEST(ContactNoAlloc, StepsWithBothSolversRunWithoutHeap) {
     const ClusterModel cm = loadModel(test::modelsPath("cd_parallel_walker.urdf"), o);
     const ConstraintSet loops = cutLoopConstraints(cm);
     ContactProblem problem(cm, &loops);
-    for (const char* leg : {"lf", "rf", "lh", "rh"})
-      problem.addGroundFoot(std::string(leg) + "_foot",
-                            cm.treeModel.bodyId(std::string(leg) + "_coupler"),
-                            Vec3(0.03, 0.0, -0.05), 0.02, 0.8);
+    scenes::addWalkerFeet(cm, problem, 0.8);
     ClusterData data(cm);
     ContactData cd(cm, problem);
-    VecX y = VecX::Zero(cm.nyq), ydot = VecX::Zero(cm.ny);
-    y[2] = 0.27 + 0.002;
-    y[6] = 1.0;
-    ASSERT_EQ(independentToSpanning(cm, data, y, ydot), Status::Ok) << data.errorMessage();
-    VecX q = data.q, v = data.v;
+    VecX q, v;
+    ASSERT_TRUE(test::closedSpanningState(cm, data, scenes::uprightAt(cm, 0.27 + 0.002),
+                                          VecX::Zero(cm.ny), q, v));
     const VecX tau = VecX::Zero(cm.ny);
     StepSettings st;
     st.contact.maxIterations = 2000;
@@ -101,11 +97,9 @@ TEST(ContactNoAlloc, PatchContactsRunWithoutHeap) {
   cd.mu[3] = 0.6;
   cd.muTorsion[3] = 0.005;
   cd.muRolling[3] = 0.01;
-  VecX y = VecX::Zero(cm.nyq), ydot = VecX::Zero(cm.ny);
-  y[2] = 0.27 + 0.002;
-  y[6] = 1.0;
-  ASSERT_EQ(independentToSpanning(cm, data, y, ydot), Status::Ok) << data.errorMessage();
-  VecX q = data.q, v = data.v;
+  VecX q, v;
+  ASSERT_TRUE(test::closedSpanningState(cm, data, scenes::uprightAt(cm, 0.27 + 0.002),
+                                        VecX::Zero(cm.ny), q, v));
   const VecX tau = VecX::Zero(cm.ny);
   StepSettings st;
   st.contact.maxIterations = 2000;
@@ -128,17 +122,12 @@ TEST(ContactNoAlloc, CouplingsOnlyStepRunsWithoutHeap) {
   const ClusterModel cm = loadModel(test::sharedPath("urdfplus/mini_cheetah.urdf"));
   ASSERT_FALSE(cm.hasImplicitClusters());
   ContactProblem problem(cm);
-  for (const char* leg : {"FR", "FL", "HR", "HL"})
-    problem.addGroundFoot(std::string(leg) + "_foot",
-                          cm.treeModel.bodyId(std::string(leg) + "_knee_link"),
-                          Vec3(0.0, 0.0, -0.19), 0.0, 0.8);
+  scenes::addCheetahFeet(cm, problem, 0.8);
   ClusterData data(cm);
   ContactData cd(cm, problem);
-  VecX y = VecX::Zero(cm.nyq), ydot = VecX::Zero(cm.ny);
-  y[2] = 0.3;
-  y[6] = 1.0;
-  ASSERT_EQ(independentToSpanning(cm, data, y, ydot), Status::Ok) << data.errorMessage();
-  VecX q = data.q, v = data.v;
+  VecX q, v;
+  ASSERT_TRUE(
+      test::closedSpanningState(cm, data, scenes::uprightAt(cm, 0.3), VecX::Zero(cm.ny), q, v));
   const VecX tau = VecX::Zero(cm.ny);
   const StepSettings st;
   const Cluster& c = cm.clusters.back();

@@ -11,6 +11,7 @@
 #include <cmath>
 
 #include "clusterdyn/clusterdyn.hpp"
+#include "contact_fixtures.hpp"
 #include "test_util.hpp"
 
 using namespace clusterdyn;
@@ -66,19 +67,15 @@ TEST(ContactOracles, ReportedResidualsAreTheDefinitionsAtEveryStepOfADrop) {
   o.floatingBase = true;
   const ClusterModel cm = loadModel(test::modelsPath("cd_parallel_walker.urdf"), o);
   ContactProblem problem(cm);
-  for (const char* leg : {"lf", "rf", "lh", "rh"})
-    problem.addGroundFoot(std::string(leg) + "_foot",
-                          cm.treeModel.bodyId(std::string(leg) + "_coupler"),
-                          Vec3(0.03, 0.0, -0.05), 0.02, 0.6);
+  scenes::addWalkerFeet(cm, problem, 0.6);
   ClusterData data(cm);
   ContactData cd(cm, problem);
-  VecX y = VecX::Zero(cm.nyq), ydot = VecX::Zero(cm.ny);
-  y[2] = 0.27 + 0.03 + 0.02;
+  VecX y = scenes::uprightAt(cm, 0.27 + 0.03 + 0.02), ydot = VecX::Zero(cm.ny);
   y.segment<4>(3) =
       Eigen::Quaterniond(Eigen::AngleAxisd(0.08, Vec3(1, 1, 0).normalized())).coeffs();
   ydot.head<6>() << 0.3, -0.2, 0.1, 0.4, 0.1, 0.0;  // tumbling and moving sideways: slip + stick
-  ASSERT_EQ(independentToSpanning(cm, data, y, ydot), Status::Ok) << data.errorMessage();
-  VecX q = data.q, v = data.v;
+  VecX q, v;
+  ASSERT_TRUE(test::closedSpanningState(cm, data, y, ydot, q, v));
   for (const auto solver : {StepSettings::Solver::Admm, StepSettings::Solver::Pgs}) {
     StepSettings st;  // default position feedback beta = 0.2
     st.solver = solver;

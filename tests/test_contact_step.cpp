@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include "clusterdyn/clusterdyn.hpp"
+#include "contact_fixtures.hpp"
 #include "test_util.hpp"
 
 using namespace clusterdyn;
@@ -348,18 +349,13 @@ TEST(ContactStep, CouplingsStayClosedThroughTheSpanningIntegration) {
   const ClusterModel cm = loadModel(test::sharedPath("urdfplus/mini_cheetah.urdf"));
   ASSERT_FALSE(cm.hasImplicitClusters());
   ContactProblem problem(cm);
-  for (const char* leg : {"FR", "FL", "HR", "HL"})
-    problem.addGroundFoot(std::string(leg) + "_foot",
-                          cm.treeModel.bodyId(std::string(leg) + "_knee_link"),
-                          Vec3(0.0, 0.0, -0.19), 0.0, 0.8);
+  scenes::addCheetahFeet(cm, problem, 0.8);
   ClusterData data(cm), other(cm);
   ContactData cd(cm, problem);
-  VecX y = VecX::Zero(cm.nyq), ydot = VecX::LinSpaced(cm.ny, -0.5, 0.5);
-  y[2] = 0.3;
-  y[6] = 1.0;
+  VecX y = scenes::uprightAt(cm, 0.3);
   for (int i = 7; i < cm.nyq; ++i) y[i] = 0.4 * std::sin(1.3 * i);
-  ASSERT_EQ(independentToSpanning(cm, data, y, ydot), Status::Ok) << data.errorMessage();
-  VecX q = data.q, v = data.v, yk(cm.nyq), ydotk(cm.ny);
+  VecX q, v, yk(cm.nyq), ydotk(cm.ny);
+  ASSERT_TRUE(test::closedSpanningState(cm, data, y, VecX::LinSpaced(cm.ny, -0.5, 0.5), q, v));
   const VecX tau = VecX::LinSpaced(cm.ny, -2.0, 2.0);
   StepSettings st;
   // The closed spanning state of the step's independent coordinates (the closure's Newton from

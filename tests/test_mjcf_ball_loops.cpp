@@ -12,44 +12,19 @@
 #include <sstream>
 #include <string>
 
-#include "closed_states.hpp"
 #include "clusterdyn/cluster_derivatives.hpp"
 #include "clusterdyn/clusterdyn.hpp"
 #include "clusterdyn/independent_configuration.hpp"
 #include "clusterdyn/mjcf.hpp"
+#include "manifold_fd.hpp"
 #include "test_util.hpp"
 
 using namespace clusterdyn;
+using test::byName;
+using test::closedState;
 using test::isClose;
 
 namespace {
-
-VecX byName(const std::vector<std::string>& from, const VecX& x,
-            const std::vector<std::string>& to) {
-  VecX out = VecX::Zero(static_cast<Eigen::Index>(to.size()));
-  for (size_t i = 0; i < to.size(); ++i)
-    for (size_t j = 0; j < from.size(); ++j)
-      if (from[j] == to[i]) out[i] = x[j];
-  return out;
-}
-
-/// y = yRef (+) e (e uniform in [-range, range]), y_dot uniform in [-1, 1], closed from the
-/// reference configuration.
-bool closedState(const ClusterModel& m, ClusterData& d, std::mt19937_64& rng, double range,
-                 support::ClosedState& st) {
-  VecX yRef, ydRef;
-  if (support::referenceIndependentState(m, d, yRef, ydRef) != Status::Ok) return false;
-  st.y.resize(m.nyq);
-  if (integrateIndependent(m, yRef, test::randomVector(m.ny, rng, -range, range), 1.0, st.y) !=
-      Status::Ok)
-    return false;
-  st.ydot = test::randomVector(m.ny, rng, -1.0, 1.0);
-  d.q = m.qReference;
-  if (independentToSpanning(m, d, st.y, st.ydot) != Status::Ok) return false;
-  st.q = d.q;
-  st.v = d.v;
-  return true;
-}
 
 /// CE-ABA of the embedded model against the cut model solved by proxPv and the dense KKT (same
 /// spanning state and forces, by coordinate name), and CE-RNEA o CE-ABA = id, on random closed
@@ -291,27 +266,10 @@ TEST(MjcfBallLoops, CeAbaDerivativesMatchFiniteDifferencesOnTheManifold) {
       EXPECT_EQ(ceAbaIndependent(m, d, y, yd, tau), Status::Ok) << d.errorMessage();
       return VecX(d.ydd);
     };
-    MatX dy(ny, ny), dyd(ny, ny);
-    VecX yp(m.nyq), ym(m.nyq);
-    auto central = [&](int k, double h) {
-      VecX e = VecX::Zero(ny);
-      e[k] = h;
-      integrateIndependent(m, st.y, e, 1.0, yp);
-      integrateIndependent(m, st.y, -e, 1.0, ym);
-      return VecX((aba(yp, st.ydot) - aba(ym, st.ydot)) / (2 * h));
-    };
-    for (int k = 0; k < ny; ++k) {
-      const double h = 2e-3;
-      const VecX d1 = central(k, h), d2 = central(k, h / 2), d4 = central(k, h / 4);
-      dy.col(k) = (16.0 * (4.0 * d4 - d2) - (4.0 * d2 - d1)) / 45.0;
-      VecX e = VecX::Zero(ny);
-      e[k] = 0.1;  // quadratic in y_dot: exact central differences
-      dyd.col(k) = (aba(st.y, st.ydot + e) - aba(st.y, st.ydot - e)) / 0.2;
-    }
+    MatX dy, dyd;
+    test::manifoldJacobians(m, st.y, st.ydot, aba, dy, dyd);
     ASSERT_EQ(computeCeAbaDerivatives(m, d, dd, st.q, st.v, tau), Status::Ok) << d.errorMessage();
-    const auto rel = [](const MatX& a, const MatX& b) {
-      return (a - b).cwiseAbs().maxCoeff() / std::max(1.0, b.cwiseAbs().maxCoeff());
-    };
+    const auto rel = test::oracleError;
     EXPECT_LT(rel(dd.dydd_dy, dy), 1e-7) << dd.dydd_dy << "\n" << dy;
     EXPECT_LT(rel(dd.dydd_dydot, dyd), 1e-7) << dd.dydd_dydot << "\n" << dyd;
     if (trial == 0)

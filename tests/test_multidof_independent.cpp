@@ -10,38 +10,21 @@
 #include <cstdio>
 #include <random>
 
-#include "closed_states.hpp"
 #include "clusterdyn/cluster_derivatives.hpp"
 #include "clusterdyn/clusterdyn.hpp"
 #include "clusterdyn/independent_configuration.hpp"
 #include "dense_oracles.hpp"
+#include "manifold_fd.hpp"
 #include "test_util.hpp"
 
 using namespace clusterdyn;
 using test::byName;
+using test::closedState;
 using test::isClose;
 
 namespace {
 
 const char* kWrist = "cd_ups_wrist.urdf";
-
-/// A closed state near the reference: y = yRef (+) e (e uniform in [-range, range] per tangent
-/// direction), y_dot uniform in [-1, 1], closed from the reference configuration.
-bool closedState(const ClusterModel& m, ClusterData& d, std::mt19937_64& rng, double range,
-                 support::ClosedState& st) {
-  VecX yRef, ydRef;
-  if (support::referenceIndependentState(m, d, yRef, ydRef) != Status::Ok) return false;
-  st.y.resize(m.nyq);
-  if (integrateIndependent(m, yRef, test::randomVector(m.ny, rng, -range, range), 1.0, st.y) !=
-      Status::Ok)
-    return false;
-  st.ydot = test::randomVector(m.ny, rng, -1.0, 1.0);
-  d.q = m.qReference;
-  if (independentToSpanning(m, d, st.y, st.ydot) != Status::Ok) return false;
-  st.q = d.q;
-  st.v = d.v;
-  return true;
-}
 
 VecX spanningForces(const ClusterModel& m, const VecX& tauY) {
   VecX t = VecX::Zero(m.treeModel.nv);
@@ -260,33 +243,11 @@ TEST(MultiDofIndependent, DerivativesMatchFiniteDifferencesOnTheManifold) {
       EXPECT_EQ(ceRnea(m, d, q, v, ydd), Status::Ok) << d.errorMessage();
       return VecX(d.tauY);
     };
-    auto fd = [&](const auto& f, MatX& dy, MatX& dyd) {
-      dy.resize(ny, ny);
-      dyd.resize(ny, ny);
-      VecX yp(m.nyq), ym(m.nyq);
-      auto central = [&](int k, double h) {
-        VecX e = VecX::Zero(ny);
-        e[k] = h;
-        integrateIndependent(m, st.y, e, 1.0, yp);
-        integrateIndependent(m, st.y, -e, 1.0, ym);
-        return VecX((f(yp, st.ydot) - f(ym, st.ydot)) / (2 * h));
-      };
-      for (int k = 0; k < ny; ++k) {
-        const double h = 2e-3;
-        const VecX d1 = central(k, h), d2 = central(k, h / 2), d4 = central(k, h / 4);
-        dy.col(k) = (16.0 * (4.0 * d4 - d2) - (4.0 * d2 - d1)) / 45.0;
-        VecX e = VecX::Zero(ny);
-        e[k] = 0.1;  // quadratic in y_dot: exact central differences
-        dyd.col(k) = (f(st.y, st.ydot + e) - f(st.y, st.ydot - e)) / 0.2;
-      }
-    };
     MatX dyA, dydA, dyR, dydR;
-    fd(aba, dyA, dydA);
-    fd(rnea, dyR, dydR);
+    test::manifoldJacobians(m, st.y, st.ydot, aba, dyA, dydA);
+    test::manifoldJacobians(m, st.y, st.ydot, rnea, dyR, dydR);
     ASSERT_EQ(computeCeAbaDerivatives(m, d, dd, st.q, st.v, tau), Status::Ok) << d.errorMessage();
-    const auto rel = [](const MatX& a, const MatX& b) {
-      return (a - b).cwiseAbs().maxCoeff() / std::max(1.0, b.cwiseAbs().maxCoeff());
-    };
+    const auto rel = test::oracleError;
     EXPECT_LT(rel(dd.dydd_dy, dyA), 1e-7) << dd.dydd_dy << "\n" << dyA;
     std::printf("d ydd / d y: max %.3g, error %.3g; d tau / d y: max %.3g\n",
                 dyA.cwiseAbs().maxCoeff(), rel(dd.dydd_dy, dyA), dyR.cwiseAbs().maxCoeff());

@@ -8,53 +8,16 @@
 //
 // Prints one JSON line: median wall time per step over R blocks of N steps, the mean contact
 // solver iterations, the active contacts per step. The timed loop is runSteps (not inlined), for
-// callgrind --toggle-collect=runSteps*.
-#include <algorithm>
-#include <chrono>
+// callgrind --toggle-collect='*runSteps*' (tools/contact/step_bench.hpp).
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <vector>
 
-#include "contact_scenes.hpp"
+#include "step_bench.hpp"
 
 using namespace clusterdyn;
-
-namespace {
-
-struct Scene {
-  const ClusterModel& cm;
-  ClusterData& data;
-  const ContactProblem& problem;
-  ContactData& cd;
-  StepSettings st;
-  VecX q, v, y, ydot, yRef, tau;
-  std::vector<int> joints;  ///< independent position index of each actuated joint
-  std::vector<int> jointV;  ///< its velocity index
-  double kp = 60.0, kd = 1.5;
-  long iterations = 0, contacts = 0, steps = 0;
-  long activeSet = 0, activeSetSteps = 0;  ///< ADMM: solves taken by the active-set solve
-  bool failed = false;
-};
-
-/// N steps: tau = PD to the standing posture on the 12 leg joints, then contactStep.
-__attribute__((noinline)) void runSteps(Scene& s, int n) {
-  for (int k = 0; k < n; ++k) {
-    spanningToIndependent(s.cm, s.data, s.q, s.v, s.y, s.ydot);
-    for (size_t j = 0; j < s.joints.size(); ++j)
-      s.tau[s.jointV[j]] =
-          s.kp * (s.yRef[s.joints[j]] - s.y[s.joints[j]]) - s.kd * s.ydot[s.jointV[j]];
-    const Status st = contactStep(s.cm, s.data, s.problem, s.cd, s.q, s.v, s.tau, s.st);
-    if (st != Status::Ok) s.failed = true;
-    s.iterations += s.cd.result.iterations;
-    s.activeSet += s.cd.result.activeSet ? 1 : 0;
-    s.activeSetSteps += s.cd.result.activeSetSteps;
-    for (const ConeBlock& b : s.cd.blocks) s.contacts += b.type == ConeType::Coulomb ? 1 : 0;
-    ++s.steps;
-  }
-}
-
-}  // namespace
 
 int main(int argc, char** argv) {
   if (argc < 2) {
@@ -66,19 +29,13 @@ int main(int argc, char** argv) {
   int steps = 1000, reps = 7;
   StepSettings st;
   for (int i = 2; i + 1 < argc; i += 2) {
-    if (!std::strcmp(argv[i], "--steps"))
-      steps = std::atoi(argv[i + 1]);
-    else if (!std::strcmp(argv[i], "--reps"))
-      reps = std::atoi(argv[i + 1]);
-    else if (!std::strcmp(argv[i], "--dt"))
+    if (stepbench::commonOption(argv[i], argv[i + 1], steps, reps, st)) continue;
+    if (!std::strcmp(argv[i], "--dt"))
       st.dt = std::atof(argv[i + 1]);
     else if (!std::strcmp(argv[i], "--tolerance"))
       st.contact.tolerance = std::atof(argv[i + 1]);
     else if (!std::strcmp(argv[i], "--active-set-steps"))
       st.contact.activeSetSteps = std::atoi(argv[i + 1]);
-    else if (!std::strcmp(argv[i], "--solver"))
-      st.solver = std::string(argv[i + 1]) == "pgs" ? StepSettings::Solver::Pgs
-                                                    : StepSettings::Solver::Admm;
     else {
       std::fprintf(stderr, "unknown option %s\n", argv[i]);
       return 2;
@@ -103,24 +60,12 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "placing the cheetah: %s\n", data.errorMessage());
       return 1;
     }
-    Scene s{cm, data, problem, cd, st, data.q, data.v, y, ydot, y, VecX::Zero(cm.ny), {}, {}};
+    stepbench::Scene s(cm, data, problem, cd, st, y, ydot, 60.0, 1.5);
     for (const char* leg : {"FR", "FL", "HR", "HL"})
-      for (const char* j : {"_abad_j", "_abad_to_hip_j", "_hip_to_knee_j"}) {
-        const std::string name =
-            std::string(j) == "_abad_j" ? std::string("torso_to_") + leg + j : leg + std::string(j);
-        s.joints.push_back(scenes::yIndex(cm.independentPositionNames, name));
-        s.jointV.push_back(scenes::yIndex(cm.independentVelocityNames, name));
-      }
-    runSteps(s, 500);  // settle on the feet
-    s.iterations = s.contacts = s.steps = s.activeSet = s.activeSetSteps = 0;
-    std::vector<double> perStep;
-    for (int r = 0; r < reps; ++r) {
-      const auto t0 = std::chrono::steady_clock::now();
-      runSteps(s, steps);
-      const auto t1 = std::chrono::steady_clock::now();
-      perStep.push_back(std::chrono::duration<double>(t1 - t0).count() / steps);
-    }
-    std::sort(perStep.begin(), perStep.end());
+      for (const char* j : {"_abad_j", "_abad_to_hip_j", "_hip_to_knee_j"})
+        s.hold(std::string(j) == "_abad_j" ? std::string("torso_to_") + leg + j
+                                           : leg + std::string(j));
+    const std::vector<double> perStep = stepbench::timeSteps(s, steps, reps);
     std::printf(
         "{\"engine\": \"clusterdyn\", \"model\": \"mini_cheetah.urdf\", \"solver\": \"%s\", "
         "\"dt\": %g, \"tolerance\": %g, \"ny\": %d, \"steps\": %d, \"reps\": %d, \"median_us\": "

@@ -1,6 +1,6 @@
-// Contact scenes shared by the contact tools (tools/contact/): the bundled loop robot
-// cd_parallel_walker and the mini cheetah of the URDF+ models, each on four sphere / point feet
-// on the ground, in closed states built from independent coordinates.
+// Contact scenes shared by the contact tools (tools/contact/) and the contact tests: the bundled
+// loop robot cd_parallel_walker and the mini cheetah of the URDF+ models, each on four sphere /
+// point feet on the ground, in closed states built from independent coordinates.
 #pragma once
 
 #include <cmath>
@@ -51,12 +51,19 @@ inline int yIndex(const std::vector<std::string>& names, const std::string& name
   throw std::runtime_error("no independent coordinate " + name);
 }
 
-/// Independent positions of the cheetah standing (hip -0.8 rad, knee 1.6 rad) at base height
-/// z; quaternion identity.
-inline VecX cheetahStanding(const ClusterModel& cm, double z) {
+/// Independent positions of a floating robot upright at base height z: quaternion identity
+/// (x, y, z, w in y[3..6]), every other coordinate zero.
+inline VecX uprightAt(const ClusterModel& cm, double z) {
   VecX y = VecX::Zero(cm.nyq);
   y[2] = z;
   y[6] = 1.0;
+  return y;
+}
+
+/// Independent positions of the cheetah standing (hip -0.8 rad, knee 1.6 rad) at base height
+/// z; quaternion identity.
+inline VecX cheetahStanding(const ClusterModel& cm, double z) {
+  VecX y = uprightAt(cm, z);
   for (const char* leg : {"FR", "FL", "HR", "HL"}) {
     y[yIndex(cm.independentPositionNames, std::string(leg) + "_abad_to_hip_j")] = -0.8;
     y[yIndex(cm.independentPositionNames, std::string(leg) + "_hip_to_knee_j")] = 1.6;

@@ -278,7 +278,7 @@ Status articulatedSparse(const ClusterModel& cm, ClusterData& data, int k, const
   w.D.triangularView<Eigen::StrictlyUpper>() = w.D.transpose();
   addClusterArmature(cm.treeModel, c, w.G, w.D);
   w.llt.compute(w.D);
-  if (!choleskyAboveRounding(w.llt, w.D)) return singular(td, c);
+  if (w.llt.info() != Eigen::Success) return singular(td, c);
   inverseFromCholesky(w, d);
   if (o < 0) return Status::Ok;
   w.tmpd = w.u - w.Utc;  // u - U^T c
@@ -305,7 +305,7 @@ Status articulatedGeneric(const ClusterModel& cm, ClusterData& data, int k, cons
   w.D.noalias() = w.S.transpose() * w.U;  // eq. 53: D
   addClusterArmature(cm.treeModel, c, w.G, w.D);
   w.llt.compute(w.D);
-  if (!choleskyAboveRounding(w.llt, w.D)) return singular(td, c);
+  if (w.llt.info() != Eigen::Success) return singular(td, c);
   w.Dinv.setIdentity();
   w.llt.solveInPlace(w.Dinv);
   if (forces == ForceCoordinates::Spanning)

@@ -366,14 +366,10 @@ Status computeCeAbaDerivatives(const ClusterModel& model, ClusterData& data,
   dd.ydd = data.ydd;
   CDYN_TRY(derivativePasses(model, data, dd, q, v, dd.ydd, fext, StateCheck::Skip));
   // eq. C10: d y_ddot = -H^-1 d tau_y at y_ddot; d y_ddot / d tau_y = H^-1 (eq. C14-C16).
-  if (const int y = detail::branchSparseInverse(dd); y >= 0) {
-    int k = 0;  // the cluster of independent velocity y
-    while (y >= model.clusters[k].y0 + model.clusters[k].ny) ++k;
+  if (!detail::branchSparseInverse(dd))
     return detail::fail(data.treeData, Status::NotPositiveDefinite,
-                        "computeCeAbaDerivatives: the independent mass matrix H is singular to "
-                        "working precision at the velocity %d of cluster '%s'",
-                        y - model.clusters[k].y0, model.clusters[k].name.c_str());
-  }
+                        "computeCeAbaDerivatives: the independent mass matrix H is not positive "
+                        "definite");
   hinvProducts(model, dd);  // eq. C10
   detail::ok(data.treeData);
   const std::initializer_list<detail::InputMagnitude> inputs = {

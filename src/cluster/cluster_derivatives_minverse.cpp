@@ -10,7 +10,6 @@
 //   pattern, and H^-1 = L^-1 L^-T from the common ancestors of each pair (eq. C14-C16).
 #include <algorithm>
 #include <cmath>
-#include <limits>
 
 #include "cluster/cluster_derivatives_detail.hpp"
 #include "clusterdyn/cluster_algorithms.hpp"
@@ -158,7 +157,7 @@ bool minverseBackward(const ClusterModel& cm, ClusterDerivativeData& dd, int k) 
     if (!fixedInverse<6>(dd.mD[k], Dinv)) return false;
   } else {
     dd.mLlt[k].compute(dd.mD[k]);
-    if (!choleskyAboveRounding(dd.mLlt[k], dd.mD[k])) return false;
+    if (dd.mLlt[k].info() != Eigen::Success) return false;
     Dinv.setIdentity();
     dd.mLlt[k].solveInPlace(Dinv);
   }
@@ -302,30 +301,23 @@ void initBranchFactor(const ClusterModel& cm, ClusterDerivativeData& dd) {
   dd.hW.setZero(dd.hStart[ny]);
 }
 
-int branchSparseInverse(ClusterDerivativeData& dd) {
+bool branchSparseInverse(ClusterDerivativeData& dd) {
   const int n = static_cast<int>(dd.hOrder.size());
   const int* const path = dd.hPath.data();
   double* const L = dd.hL.data();
   double* const W = dd.hW.data();
   // Row i of L (and of W = L^-1) over i's path a_0 (root), ..., a_d = i, from hStart[i]; row a_t
   // is the first t + 1 entries of the same path.
-  double maxDiagonal = 0.0, minPivot = std::numeric_limits<double>::infinity();
-  int weakest = -1;  // the coordinate of the smallest pivot
   for (int i = 0; i < n; ++i) {
     const double* const h = &dd.H(0, i);
     for (int t = dd.hStart[i]; t < dd.hStart[i + 1]; ++t) L[t] = h[path[t]];
-    maxDiagonal = std::max(maxDiagonal, h[i]);
   }
   // eq. C14, H = L^T L, leaves to root: L_kk = sqrt(H_kk), L_k,a = H_k,a / L_kk, and
   // H_i,a -= L_k,i L_k,a for i on k's path and a on i's (Featherstone 2005, LTL).
   for (int r = n - 1; r >= 0; --r) {
     const int k = dd.hOrder[r], s = dd.hStart[k], d = dd.hStart[k + 1] - s - 1;
     double* const x = L + s;
-    if (!(x[d] > 0.0)) return k;  // also NaN
-    if (x[d] < minPivot) {
-      minPivot = x[d];
-      weakest = k;
-    }
+    if (!(x[d] > 0.0)) return false;  // also NaN
     x[d] = std::sqrt(x[d]);
     const double inv = 1.0 / x[d];
     for (int t = 0; t < d; ++t) x[t] *= inv;
@@ -335,7 +327,6 @@ int branchSparseInverse(ClusterDerivativeData& dd) {
       for (int m = 0; m <= t; ++m) y[m] -= xt * x[m];
     }
   }
-  if (!pivotsAboveRounding(minPivot, maxDiagonal)) return weakest;  // singular to working precision
   // eq. C15, W = L^-1 (the pattern of L), root to leaves: W_i,a_q = -(sum_{q <= t < d}
   // L_i,a_t W_a_t,a_q) / L_ii, W_ii = 1 / L_ii.
   for (int r = 0; r < n; ++r) {
@@ -365,7 +356,7 @@ int branchSparseInverse(ClusterDerivativeData& dd) {
       dd.Hinv(j, i) = x;
     }
   }
-  return -1;
+  return true;
 }
 
 }  // namespace detail

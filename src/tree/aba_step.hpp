@@ -71,7 +71,7 @@ inline Status articulatedBodyStep(const Model& model, Data& data, int i, int p, 
     if (arm)
       for (int r = 0; r < k; ++r) D(r, r) += arm[r];
     Eigen::LLT<Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, 0, 6, 6>> llt(D);
-    if (!choleskyAboveRounding(llt, D))
+    if (llt.info() != Eigen::Success)
       return fail(data, Status::NotPositiveDefinite,
                   "articulated inertia of body '%s' is singular along its joint '%s'",
                   model.bodyNames[i].c_str(), model.jointNames[i].c_str());

@@ -15,26 +15,42 @@ namespace clusterdyn::detail {
 /// Default relative pivot threshold of luFactor: below it the block counts as singular.
 inline constexpr double kLuPivotTolerance = 1e-12;
 
+/// max |A_ij| of a square A (the scale of the pivot threshold).
+inline double luScale(const MatX& A) {
+  double scale = 0.0;
+  for (Eigen::Index j = 0; j < A.cols(); ++j)
+    for (Eigen::Index i = 0; i < A.rows(); ++i) scale = std::max(scale, std::abs(A(i, j)));
+  return scale;
+}
+
+/// Partial pivoting at step k of an in-place LU on column-major storage a (n x n): the largest
+/// |a(i, k)|, i >= k, is recorded in piv[k] and its row swapped with row k. False if that pivot
+/// is not above relTol * scale (singular block).
+inline bool luPivotStep(double* a, Eigen::Index n, Eigen::Index k, std::vector<int>& piv,
+                        double relTol, double scale) {
+  const double* ak = a + k * n;
+  Eigen::Index p = k;
+  for (Eigen::Index i = k + 1; i < n; ++i)
+    if (std::abs(ak[i]) > std::abs(ak[p])) p = i;
+  piv[k] = static_cast<int>(p);
+  if (!(std::abs(ak[p]) > relTol * scale)) return false;
+  if (p != k)
+    for (Eigen::Index j = 0; j < n; ++j) std::swap(a[k + j * n], a[p + j * n]);
+  return true;
+}
+
 /// Factors A (n x n) in place; piv must have size n. Returns false if a pivot is below
 /// relTol * max |A_ij| (singular block). The update runs column by column on the contiguous
 /// storage; every entry receives the same operations, in the same order, as the textbook
 /// row-oriented loop (bit-identical results).
 inline bool luFactor(MatX& A, std::vector<int>& piv, double relTol = kLuPivotTolerance) {
   const Eigen::Index n = A.rows();
-  double scale = 0.0;
-  for (Eigen::Index j = 0; j < n; ++j)
-    for (Eigen::Index i = 0; i < n; ++i) scale = std::max(scale, std::abs(A(i, j)));
+  const double scale = luScale(A);
   if (!(scale > 0.0)) return n == 0;
   double* a = A.data();  // column major: A(i, j) = a[i + j n]
   for (Eigen::Index k = 0; k < n; ++k) {
     double* ak = a + k * n;
-    Eigen::Index p = k;
-    for (Eigen::Index i = k + 1; i < n; ++i)
-      if (std::abs(ak[i]) > std::abs(ak[p])) p = i;
-    piv[k] = static_cast<int>(p);
-    if (!(std::abs(ak[p]) > relTol * scale)) return false;
-    if (p != k)
-      for (Eigen::Index j = 0; j < n; ++j) std::swap(a[k + j * n], a[p + j * n]);
+    if (!luPivotStep(a, n, k, piv, relTol, scale)) return false;
     const double inv = 1.0 / ak[k];
     for (Eigen::Index i = k + 1; i < n; ++i) ak[i] *= inv;
     for (Eigen::Index j = k + 1; j < n; ++j) {
@@ -139,23 +155,13 @@ inline void sparseLuReserve(SparseLuPattern& p, int n) {
 inline bool sparseLuFactor(MatX& A, std::vector<int>& piv, SparseLuPattern& pat,
                            double relTol = kLuPivotTolerance, double scale = -1.0) {
   const Eigen::Index n = A.rows();
-  if (scale < 0.0) {
-    scale = 0.0;
-    for (Eigen::Index j = 0; j < n; ++j)
-      for (Eigen::Index i = 0; i < n; ++i) scale = std::max(scale, std::abs(A(i, j)));
-  }
+  if (scale < 0.0) scale = luScale(A);
   if (!(scale > 0.0)) return n == 0;
   double* a = A.data();
   int* rows = pat.rows.data();
   for (Eigen::Index k = 0; k < n; ++k) {
     double* ak = a + k * n;
-    Eigen::Index p = k;
-    for (Eigen::Index i = k + 1; i < n; ++i)
-      if (std::abs(ak[i]) > std::abs(ak[p])) p = i;
-    piv[k] = static_cast<int>(p);
-    if (!(std::abs(ak[p]) > relTol * scale)) return false;
-    if (p != k)
-      for (Eigen::Index j = 0; j < n; ++j) std::swap(a[k + j * n], a[p + j * n]);
+    if (!luPivotStep(a, n, k, piv, relTol, scale)) return false;
     const double inv = 1.0 / ak[k];
     int nr = 0;
     for (Eigen::Index i = k + 1; i < n; ++i)

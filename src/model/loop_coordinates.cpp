@@ -20,6 +20,7 @@
 #include "clusterdyn/configuration.hpp"
 #include "clusterdyn/data.hpp"
 #include "clusterdyn/jacobian.hpp"
+#include "core/log.hpp"
 #include "model/mjcf_detail.hpp"
 #include "model/model_builder_detail.hpp"
 
@@ -59,9 +60,20 @@ Mat6X pointJacobian(const Model& m, Data& d, const std::string& link, const Vec3
 
 }  // namespace
 
-bool chooseLoopCoordinates(UrdfDescription& urdf, const std::set<std::string>& actuated,
-                           const ModelOptions& options, bool onlyForUnmarkedMultiDof,
-                           std::string* rejected) {
+namespace {
+
+/// What one choice found: whether the dependent set is a basis of K's column space, its
+/// conditioning, and the unmarked spherical joints whose columns of K leave exactly one direction
+/// free (name, the free direction in the ball's frame).
+struct Outcome {
+  bool basis = false;
+  double ratio = 0.0;
+  std::vector<std::pair<std::string, Vec3>> freeSpins;
+};
+
+bool chooseOnce(UrdfDescription& urdf, const std::set<std::string>& actuated,
+                const ModelOptions& options, bool onlyForUnmarkedMultiDof, std::string* rejected,
+                Outcome& out) {
   if (rejected) rejected->clear();
   bool anyMimic = false;
   for (const auto& j : urdf.joints) anyMimic = anyMimic || j.mimic.present;
@@ -233,6 +245,20 @@ bool chooseLoopCoordinates(UrdfDescription& urdf, const std::set<std::string>& a
     }
   }
   dependent = chosen;
+  out.basis = defect(chosen) == 0;
+  out.ratio = conditioning(chosen);
+  for (int b : multiDof) {
+    if (m.joints[b].type != JointType::Spherical) continue;
+    const MatX Kb = K.middleCols(m.idx_v[b], 3);
+    if (rankOf(Kb) != 2) continue;
+    const Eigen::JacobiSVD<MatX> svd(Kb, Eigen::ComputeFullV);
+    Vec3 a = svd.matrixV().col(2);  // the null vector: the ball's free direction, child frame
+    int big = 0;
+    for (int i = 1; i < 3; ++i)
+      if (std::abs(a[i]) > std::abs(a[big])) big = i;
+    if (a[big] < 0) a = -a;  // a deterministic sign
+    out.freeSpins.emplace_back(m.jointNames[b], a);
+  }
   bool changed = false;
   for (auto& j : urdf.joints) {
     const int b = m.jointId(j.name);  // (velocityIndex names 1-dof joints only)
@@ -247,6 +273,75 @@ bool chooseLoopCoordinates(UrdfDescription& urdf, const std::set<std::string>& a
     }
   }
   return changed;
+}
+
+}  // namespace
+
+bool chooseLoopCoordinates(UrdfDescription& urdf, const std::set<std::string>& actuated,
+                           const ModelOptions& options, bool onlyForUnmarkedMultiDof,
+                           std::string* rejected) {
+  const UrdfDescription original = onlyForUnmarkedMultiDof ? urdf : UrdfDescription();
+  Outcome first;
+  const bool changed =
+      chooseOnce(urdf, actuated, options, onlyForUnmarkedMultiDof, rejected, first);
+  // The cluster builder's call only (the MJCF reader's call at parse time does not know which
+  // loops the build cuts; a cut loop keeps its ball joint): a ball joint with a free spin, when
+  // the choice is not a well-conditioned basis, as three hinges (ball_hinges.cpp).
+  if (!onlyForUnmarkedMultiDof || first.freeSpins.empty() ||
+      (first.basis && first.ratio >= kConditionThreshold))
+    return changed;
+  UrdfDescription expanded = original;
+  std::set<std::string> preferred = actuated;
+  std::string names, refused;
+  for (const auto& [name, a] : first.freeSpins) {
+    const UrdfJoint* ball = nullptr;
+    for (const UrdfJoint& j : original.joints)
+      if (j.name == name) ball = &j;
+    if (ball == nullptr) continue;
+    const bool dynamics = ball->damping != 0.0 || ball->armature != 0.0 || ball->stiffness != 0.0;
+    if (ball->hasLimit || (dynamics && options.jointDynamics)) {
+      refused += "; the reader did not replace joint '" + name +
+                 "' by three revolute joints (its spin free): " +
+                 (ball->hasLimit ? std::string("it has a limit")
+                                 : std::string("three hinges cannot carry its damping, armature "
+                                               "or stiffness exactly (load without joint "
+                                               "dynamics, ModelOptions::jointDynamics = false)"));
+      continue;
+    }
+    expandBallIntoHinges(expanded, name, a);
+    preferred.insert(ballHingeNames(name).spin);
+    names += (names.empty() ? "'" : ", '") + name + "'";
+  }
+  if (rejected) *rejected += refused;
+  if (names.empty()) return changed;
+  Outcome second;
+  const bool changedExpanded = chooseOnce(expanded, preferred, options, false, nullptr, second);
+  if (!(changedExpanded && second.basis && second.ratio >= kConditionThreshold)) {
+    if (rejected) {
+      char ratio[64];
+      std::snprintf(ratio, sizeof ratio, "%.2g", second.ratio);
+      *rejected += "; replaced by three revolute joints, ball joint(s) " + names +
+                   (second.basis ? " give a basis with sigma_min/sigma_max = " + std::string(ratio)
+                                 : std::string(" give no basis of the constraint rows")) +
+                   " either";
+    }
+    return changed;
+  }
+  for (const auto& [name, a] : first.freeSpins) {
+    if (names.find("'" + name + "'") == std::string::npos) continue;
+    const BallHingeNames n = ballHingeNames(name);
+    log::warn(
+        "{}: ball joint '{}' inside an embedded loop leaves its spin about ({:.4g}, {:.4g}, "
+        "{:.4g}) (its frame) free, and neither it dependent nor it independent as a whole "
+        "gives a regular basis: replaced by three revolute joints '{}', '{}' (swings, "
+        "dependent) and '{}' (the spin, independent) through massless links '{}', '{}' "
+        "(sigma_min/sigma_max of the dependent columns {:.2g})",
+        original.source, name, a.x(), a.y(), a.z(), n.swing1, n.swing2, n.spin, n.link1, n.link2,
+        second.ratio);
+  }
+  urdf = std::move(expanded);
+  if (rejected) rejected->clear();
+  return true;
 }
 
 }  // namespace clusterdyn::detail

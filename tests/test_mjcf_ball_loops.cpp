@@ -191,36 +191,38 @@ namespace {
 /// angular velocity (child frame) w = J(t) t_dot, J = [R3^T R2^T b1, R3^T b2, a].
 struct BallAsHinges {
   Vec3 b1, b2, a;
-  int t1 = -1, t2 = -1, t3 = -1;  // velocity (= position) indices of the hinges in `embedded`
+  int t1 = -1, t2 = -1, t3 = -1;  // velocity indices of the hinges in `embedded`
+  int p1 = -1, p2 = -1, p3 = -1;  // position indices
   BallAsHinges(const Model& embedded, const std::string& ball) {
-    auto hinge = [&](const std::string& n, int& idx) {
+    auto hinge = [&](const std::string& n, int& idx, int& iq) {
       const int b = embedded.jointId(ball + n);
       EXPECT_GE(b, 0) << ball + n;
       idx = embedded.idx_v[b];
+      iq = embedded.idx_q[b];
       return Vec3(embedded.joints[b].S.topRows<3>().col(0));
     };
-    b1 = hinge(":swing1", t1);
-    b2 = hinge(":swing2", t2);
-    a = hinge(":spin", t3);
+    b1 = hinge(":swing1", t1, p1);
+    b2 = hinge(":swing2", t2, p2);
+    a = hinge(":spin", t3, p3);
   }
   Mat3 rotation(int i, double t) const {
     return Eigen::AngleAxisd(t, i == 0 ? b1 : i == 1 ? b2 : a).toRotationMatrix();
   }
   Mat3 jacobian(const VecX& q) const {
-    const Mat3 R2 = rotation(1, q[t2]), R3 = rotation(2, q[t3]);
+    const Mat3 R2 = rotation(1, q[p2]), R3 = rotation(2, q[p3]);
     Mat3 J;
     J << R3.transpose() * R2.transpose() * b1, R3.transpose() * b2, a;
     return J;
   }
   Eigen::Quaterniond quaternion(const VecX& q) const {
-    return Eigen::Quaterniond(rotation(0, q[t1]) * rotation(1, q[t2]) * rotation(2, q[t3]));
+    return Eigen::Quaterniond(rotation(0, q[p1]) * rotation(1, q[p2]) * rotation(2, q[p3]));
   }
   /// w_dot = J t_ddot + J_dot t_dot.
   Vec3 angularAcceleration(const VecX& q, const VecX& v, const VecX& vd) const {
     const Mat3 J = jacobian(q);
     const Vec3 u1 = J.col(0), u2 = J.col(1);
-    const Vec3 u1dot = -v[t3] * a.cross(u1) - v[t2] * rotation(2, q[t3]).transpose() *
-                                                  b2.cross(rotation(1, q[t2]).transpose() * b1);
+    const Vec3 u1dot = -v[t3] * a.cross(u1) - v[t2] * rotation(2, q[p3]).transpose() *
+                                                  b2.cross(rotation(1, q[p2]).transpose() * b1);
     const Vec3 u2dot = -v[t3] * a.cross(u2);
     return J * Vec3(vd[t1], vd[t2], vd[t3]) + u1dot * v[t1] + u2dot * v[t2];
   }

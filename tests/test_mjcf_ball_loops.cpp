@@ -233,7 +233,7 @@ struct BallAsHinges {
 /// (quaternion, w = J t_dot), the spin hinge's force to the ball's torque J^-T (0, 0, tau), the
 /// ball's w_dot compared with J t_ddot + J_dot t_dot; CE-RNEA o CE-ABA = id.
 void expectExpandedEqualsCut(const ClusterModel& embedded, const ClusterModel& cut,
-                             const std::string& ball) {
+                             const std::string& ball, const char* what = "cd_rod_leg") {
   ASSERT_EQ(cut.cutLoops.size(), 1u);
   const Model& en = embedded.treeModel;
   const Model& cn = cut.treeModel;
@@ -300,9 +300,9 @@ void expectExpandedEqualsCut(const ClusterModel& embedded, const ClusterModel& c
   }
   EXPECT_GE(closed, 8);
   std::printf(
-      "  cd_rod_leg (ball as hinges) vs cut (proxPv, dense KKT), %d closed states: max "
-      "|qdd| %.3g, max diff %.2e\n",
-      closed, largest, worst);
+      "  %s (ball as hinges) vs cut (proxPv, dense KKT), %d closed states: max |qdd| "
+      "%.3g, max diff %.2e\n",
+      what, closed, largest, worst);
 }
 
 }  // namespace
@@ -397,12 +397,15 @@ TEST(MjcfBallLoops, TheBallAsThreeHingesConservesEnergy) {
 TEST(MjcfBallLoops, TheHingesGimbalLockIsReportedNotSolvedWrong) {
   // At rod_ball:swing2 = +-pi/2 the swing1 axis turns onto the spin axis, the rod: swing1's
   // column of K is zero and K_d (swing1, swing2, knee) singular. The constraint matrices and
-  // CE-ABA there report a status; close to it they are Ok only with K G = 0 to tolerance.
+  // CE-ABA there report a status; close to it they are Ok only with K G = 0 to tolerance; the
+  // closure warm-started there is Ok only with a closed, regular configuration.
   const ClusterModel m = loadModel(test::modelsPath("cd_rod_leg.xml"));
   ClusterData d(m);
   const Model& t = m.treeModel;
   const int s2 = t.idx_q[t.jointId("rod_ball:swing2")];
   const VecX v = VecX::Zero(t.nv);
+  VecX yRef(m.nyq), ydRef(m.ny);
+  ASSERT_EQ(spanningToIndependent(m, d, m.qReference, v, yRef, ydRef), Status::Ok);
   for (double lock : {M_PI / 2, -M_PI / 2}) {
     for (double off : {0.0, 1e-12, 1e-8, 1e-4}) {
       VecX q = m.qReference;
@@ -412,6 +415,13 @@ TEST(MjcfBallLoops, TheHingesGimbalLockIsReportedNotSolvedWrong) {
       if (lock > 0)
         std::printf("  swing2 = pi/2 - %.0e: constraint matrices %s, CE-ABA %s\n", off,
                     statusName(sG), statusName(sA));
+      // The closure warm-started there: Ok only with a closed, regular result.
+      ClusterData dc(m);
+      ASSERT_EQ(setClosureWarmStart(m, dc, q), Status::Ok);
+      if (independentToSpanning(m, dc, yRef, VecX::Zero(m.ny)) == Status::Ok) {
+        EXPECT_LE(dc.lastResidual, 1e-9) << "closure Ok from swing2 = " << q[s2];
+        EXPECT_EQ(clusterConstraintMatrices(m, dc, dc.q, v), Status::Ok);
+      }
       if (off == 0.0) {
         EXPECT_NE(sG, Status::Ok) << "constraint matrices Ok at the gimbal lock";
         EXPECT_NE(sA, Status::Ok) << "CE-ABA Ok at the gimbal lock";
@@ -435,7 +445,7 @@ namespace {
 
 /// cd_rod_hip as URDF+: a spherical <joint> rod_ball in the tree and a spherical <loop> at the
 /// rod's lower end; `marks` is inserted into rod_ball's <joint> element.
-std::string rodHipUrdf(const std::string& marks) {
+std::string rodHipUrdf(const std::string& marks, const std::string& hipRollAxis = "1 0 0") {
   auto link = [](const std::string& name, double m, const std::string& com) {
     return "<link name=\"" + name + "\"><inertial><origin xyz=\"" + com + "\"/><mass value=\"" +
            std::to_string(m) +
@@ -453,7 +463,7 @@ std::string rodHipUrdf(const std::string& marks) {
          link("thigh", 1.0, "0 0 -0.17") + link("shank", 0.6, "0 0 -0.15") +
          link("crank", 0.1, "0.03 0 0") + link("rod", 0.06, "-0.005 -0.03 -0.16") +
          joint("knee_motor", "continuous", "base", "crank", "0 0.06 0", "0 1 0") +
-         joint("hip_roll", "continuous", "base", "roll", "0 0 0", "1 0 0") +
+         joint("hip_roll", "continuous", "base", "roll", "0 0 0", hipRollAxis) +
          joint("hip_pitch", "continuous", "roll", "thigh", "0 0 0", "0 1 0") +
          joint("knee", "continuous", "thigh", "shank", "0 0 -0.35", "0 1 0") +
          joint("rod_ball", "spherical", "crank", "rod", "0.06 0 0", "", marks) +
@@ -480,6 +490,26 @@ TEST(MjcfBallLoops, UrdfPlusUnmarkedBallJointIsChosenLikeMjcf) {
   ModelOptions cutAll;
   cutAll.cutLoops = true;
   expectEmbeddedEqualsCut(m, buildClusterModel(desc, cutAll), "rod_hip.urdf (unmarked)");
+}
+
+TEST(MjcfBallLoops, UrdfPlusUnmarkedBallWithAFreeSpinInAPlanarLoopBecomesThreeHinges) {
+  // rod_hip.urdf with the hip "roll" turned about y: every hinge of the loop turns about y (as
+  // in cd_rod_leg), so neither whole choice of the unmarked ball is regular: the builder
+  // replaces it by three hinges, the spin independent (4 hinges + 3 - 3 rows = 4).
+  const UrdfDescription desc = parseUrdfString(rodHipUrdf("", "0 1 0"), "rod_planar.urdf");
+  const ClusterModel m = buildClusterModel(desc);
+  EXPECT_EQ(m.ny, 4);
+  EXPECT_EQ(m.nyq, 4);
+  EXPECT_NE(std::find(m.independentVelocityNames.begin(), m.independentVelocityNames.end(),
+                      "rod_ball:spin"),
+            m.independentVelocityNames.end());
+  ModelOptions cutAll;
+  cutAll.cutLoops = true;
+  expectExpandedEqualsCut(m, buildClusterModel(desc, cutAll), "rod_ball", "rod_planar.urdf");
+  // Marked dependent, the ball is the file's choice: not replaced, the builder's error.
+  EXPECT_THROW(buildClusterModel(parseUrdfString(rodHipUrdf("independent=\"false\"", "0 1 0"),
+                                                 "rod_planar.urdf")),
+               ModelError);
 }
 
 TEST(MjcfBallLoops, UrdfPlusMarksStayAuthoritative) {

@@ -8,6 +8,8 @@
 // Joint-equality followers (<mimic>) are dependent already. When a dependent multi-dof joint
 // leaves a direction without a coordinate (a rod's spin on its ball joint), it is made
 // independent as a whole instead if the 1-dof joints then complete a well-conditioned basis.
+// Failing that, in the cluster builder's call, a ball joint with one free direction becomes
+// three hinges (ball_hinges.cpp), the spin independent, if that gives a well-conditioned basis.
 #include "model/loop_coordinates.hpp"
 
 #include <Eigen/QR>

@@ -26,7 +26,7 @@ namespace clusterdyn::detail {
 /// choice gives a well-conditioned basis and an unmarked spherical joint's columns of K leave one
 /// direction free (a rod's spin), the joint is replaced by three revolute joints
 /// (expandBallIntoHinges, the spin hinge preferred independent) and the coordinates are chosen
-/// again; kept only if that gives a well-conditioned basis (logged at info level). A ball with
+/// again; kept only if that gives a well-conditioned basis (logged as a warning). A ball with
 /// a limit, or with damping, armature or stiffness while options.jointDynamics, is not replaced
 /// (three hinges cannot carry them exactly): `rejected` says so.
 bool chooseLoopCoordinates(UrdfDescription& urdf, const std::set<std::string>& preferred,

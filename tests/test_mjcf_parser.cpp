@@ -5,7 +5,9 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <fstream>
 #include <regex>
+#include <sstream>
 #include <string>
 
 #include "clusterdyn/aba.hpp"
@@ -241,10 +243,23 @@ TEST(MjcfParser, EqualitiesBecomeLoopsAndMimics) {
   EXPECT_EQ(mimics, 2);
   const ClusterModel leg = loadModel(modelsPath("cd_geared_leg.xml"));
   EXPECT_EQ(leg.ny, 9);  // 6 free + hip_roll, hip_pitch, knee
-  // Ball joint inside a connect loop: embedding fails naming it; cut loading works.
+  // Ball joint with a free spin inside a connect loop: embedded as three hinges (docs/mjcf.md
+  // section 3); with damping on the ball (which three hinges cannot carry) embedding fails naming
+  // it; cut loading works.
+  EXPECT_EQ(loadModel(modelsPath("cd_rod_leg.xml")).ny, 3);
+  std::string damped;
+  {
+    std::ifstream in(modelsPath("cd_rod_leg.xml"));
+    std::stringstream text;
+    text << in.rdbuf();
+    damped = text.str();
+    const std::string ball = "type=\"ball\"/>";
+    ASSERT_NE(damped.find(ball), std::string::npos);
+    damped.replace(damped.find(ball), ball.size(), "type=\"ball\" damping=\"0.01\"/>");
+  }
   try {
-    loadModel(modelsPath("cd_rod_leg.xml"));
-    ADD_FAILURE() << "embedded ball-joint loop loaded";
+    loadModel(writeTempFile("cd_rod_leg_damped_ball.xml", damped));
+    ADD_FAILURE() << "embedded damped ball-joint loop loaded";
   } catch (const ModelError& e) {
     EXPECT_NE(std::string(e.what()).find("rod_ball"), std::string::npos) << e.what();
     EXPECT_NE(std::string(e.what()).find("cut the loop instead"), std::string::npos) << e.what();

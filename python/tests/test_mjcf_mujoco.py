@@ -458,6 +458,118 @@ def test_embedded_ball_joint_loop_matches_mujoco():
     assert worst < TOL
 
 
+def _rotation(axis, t):
+    """exp([axis]x t) (Rodrigues), axis a unit vector."""
+    K = np.array([[0, -axis[2], axis[1]], [axis[2], 0, -axis[0]], [-axis[1], axis[0], 0]])
+    return np.eye(3) + np.sin(t) * K + (1 - np.cos(t)) * K @ K
+
+
+def _ball_hinge_axes(c, w, ball, parent_link, child_link):
+    """b1, b2, a (the ball's frame) of the hinges the builder put in place of `ball`: the child
+    link's rotation relative to the parent link, one hinge angle at 1 rad, is exp(b t)."""
+    axes = []
+    for name in (ball + ":swing1", ball + ":swing2", ball + ":spin"):
+        q = np.zeros(c.nq)
+        rel = []
+        for t in (0.0, 1.0):
+            q[c.position_index[name]] = t
+            w.forward_kinematics(q)
+            Rp, _ = w.frame_placement(parent_link)
+            Rc, _ = w.frame_placement(child_link)
+            rel.append(Rp.T @ Rc)
+        E = rel[0].T @ rel[1]  # exp(b 1)
+        axes.append(np.array([E[2, 1] - E[1, 2], E[0, 2] - E[2, 0], E[1, 0] - E[0, 1]])
+                    / (2 * np.sin(1.0)))
+    return axes
+
+
+def test_ball_as_three_hinges_matches_mujoco():
+    """cd_rod_leg: every hinge of its loop turns about y, so the builder replaces the rod's ball
+    joint by three hinges rod_ball:swing1, :swing2 (dependent) and :spin (independent)
+    (docs/mjcf.md section 3). MuJoCo keeps the ball: the hinge angles compose into its
+    quaternion q = exp(b1 t1) exp(b2 t2) exp(a t3), its angular velocity is w = J t_dot,
+    J = [R3^T R2^T b1, R3^T b2, a], and w_dot = J t_ddot + J_dot t_dot (v_mj = P v_cd). At closed
+    states from our closure: MuJoCo's connect residual efc_pos is 0, its efc_J annihilates P G,
+    G^T P^T M_mj P G is the cluster mass matrix, and CE-ABA mapped to MuJoCo's coordinates is the
+    dense solve with MuJoCo's M, bias and passive forces (the spin's force as J^-T (0, 0, tau)):
+    qacc = P G ydd_mj + P g + P_dot v, ydd_mj = (Gm^T M Gm)^-1 Gm^T (f - bias + passive - M gm).
+    (mj_forward's own qacc is not the oracle: MuJoCo's equality constraints are soft.)"""
+    path = model_path("cd_rod_leg.xml")
+    c = cd.Model.load(path)
+    w = c.workspace()
+    mjm = mujoco.MjModel.from_xml_path(path)
+    mjd = mujoco.MjData(mjm)
+    assert (c.ny, c.nyq) == (3, 3)
+    assert list(c.independent_velocity_names) == ["hip_pitch", "knee_motor", "rod_ball:spin"]
+    b1, b2, a = _ball_hinge_axes(c, w, "rod_ball", "crank", "rod")
+    assert np.abs(np.cross(b1, b2) - a).max() < 1e-12 and abs(b1 @ a) < 1e-12
+    assert abs(abs(a @ np.array([-0.01, -0.06, -0.32])) / np.linalg.norm([0.01, 0.06, 0.32])
+               - 1) < 1e-9  # the spin is about the rod
+    it = [c.velocity_index["rod_ball:" + n] for n in ("swing1", "swing2", "spin")]
+    iq = [c.position_index["rod_ball:" + n] for n in ("swing1", "swing2", "spin")]
+    J_ = mujoco.mjtJoint
+    y_ref, _ = w.spanning_to_independent(c.reference_configuration(), np.zeros(c.nv))
+    rng = np.random.default_rng(21)
+    worst, closed = 0.0, 0
+    for _ in range(10):
+        y = y_ref + rng.uniform(-0.3, 0.3, c.ny)
+        try:
+            q, v = w.independent_to_spanning(y, rng.uniform(-1, 1, c.ny),
+                                             q_guess=c.reference_configuration())
+        except cd.ClusterdynError:
+            continue  # the rod cannot reach the lever from this crank and hip
+        closed += 1
+        t, td = q[iq], v[it]
+        R2, R3 = _rotation(b2, t[1]), _rotation(a, t[2])
+        Jb = np.column_stack([R3.T @ R2.T @ b1, R3.T @ b2, a])
+        u1dot = -td[2] * np.cross(a, Jb[:, 0]) - td[1] * R3.T @ np.cross(b2, R2.T @ b1)
+        u2dot = -td[2] * np.cross(a, Jb[:, 1])
+        Rball = _rotation(b1, t[0]) @ R2 @ R3
+        w.forward_kinematics(q)  # the composition is the rod's rotation in the crank's frame
+        assert np.abs(w.frame_placement("crank")[0].T @ w.frame_placement("rod")[0]
+                      - Rball).max() < 1e-12
+        P = np.zeros((mjm.nv, c.nv))
+        pdot_v = np.zeros(mjm.nv)
+        qpos, qvel = mjm.qpos0.copy(), np.zeros(mjm.nv)
+        for j in range(mjm.njnt):
+            name, qa, da = mjm.joint(j).name, mjm.jnt_qposadr[j], mjm.jnt_dofadr[j]
+            if mjm.jnt_type[j] == J_.mjJNT_BALL:
+                quat = np.zeros(4)
+                mujoco.mju_mat2Quat(quat, Rball.flatten())
+                qpos[qa:qa + 4] = quat
+                P[da:da + 3, it] = Jb
+                pdot_v[da:da + 3] = u1dot * td[0] + u2dot * td[1]
+            else:
+                qpos[qa] += q[c.position_index[name]]
+                P[da, c.velocity_index[name]] = 1.0
+        qvel = P @ v
+        mjd.qpos[:], mjd.qvel[:] = qpos, qvel
+        mujoco.mj_forward(mjm, mjd)
+        M = np.zeros((mjm.nv, mjm.nv))
+        mujoco.mj_fullM(mjm, mjd, M)
+        G, g = w.constraint_matrices(q, v)
+        Gm, gm = P @ G, P @ g + pdot_v
+        rows = [i for i in range(mjd.nefc)
+                if mjd.efc_type[i] == mujoco.mjtConstraint.mjCNSTR_EQUALITY]  # the connect
+        efc_J = mjd.efc_J.reshape(mjd.nefc, mjm.nv)[rows]
+        assert len(rows) == 3 and np.abs(efc_J @ Gm).max() < 1e-9 * max(1.0, np.abs(Gm).max())
+        assert np.abs(mjd.efc_pos[rows]).max() < 1e-9  # closed
+        H = w.cluster_mass_matrix(q)
+        assert np.abs(Gm.T @ M @ Gm - H).max() < TOL * max(1.0, np.abs(H).max())
+        tau = rng.uniform(-0.5, 0.5, c.ny)
+        ydd = w.ce_aba(q, v, tau)
+        qacc = P @ (G @ ydd + g) + pdot_v
+        tau_spanning = np.zeros(c.nv)
+        tau_spanning[[c.velocity_index[n] for n in c.independent_velocity_names]] = tau
+        f = np.linalg.solve(P.T, tau_spanning)  # P^T f = tau_spanning
+        rhs = Gm.T @ (f - mjd.qfrc_bias + mjd.qfrc_passive - M @ gm)
+        qacc_mj = Gm @ np.linalg.solve(Gm.T @ M @ Gm, rhs) + gm
+        err = np.abs(qacc - qacc_mj).max() / max(1.0, np.abs(qacc_mj).max())
+        worst = max(worst, err)
+    assert closed >= 6
+    assert worst < 1e-8
+
+
 FRAME_XML = """<mujoco model="frames">
   <default><default class="f"><joint damping="0.1"/></default></default>
   <worldbody>

@@ -8,10 +8,14 @@
 // Joint-equality followers (<mimic>) are dependent already. When a dependent multi-dof joint
 // leaves a direction without a coordinate (a rod's spin on its ball joint), it is made
 // independent as a whole instead if the 1-dof joints then complete a well-conditioned basis.
+// Failing that, in the cluster builder's call, a ball joint with one free direction becomes
+// three hinges (ball_hinges.cpp), the spin independent, if that gives a well-conditioned basis.
 #include "model/loop_coordinates.hpp"
 
 #include <Eigen/QR>
 #include <Eigen/SVD>
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <map>
 #include <set>
@@ -20,6 +24,7 @@
 #include "clusterdyn/configuration.hpp"
 #include "clusterdyn/data.hpp"
 #include "clusterdyn/jacobian.hpp"
+#include "core/log.hpp"
 #include "model/mjcf_detail.hpp"
 #include "model/model_builder_detail.hpp"
 
@@ -57,11 +62,56 @@ Mat6X pointJacobian(const Model& m, Data& d, const std::string& link, const Vec3
   return J;
 }
 
+/// sigma_min / sigma_max of the blocks of A (columns and rows coupled through nonzero entries:
+/// the loops) that hold a column marked in `focus`, the smallest: a ball replaced by hinges is
+/// judged by its own loop, not by an unrelated loop of the model that the first choice keeps
+/// (Cassie's plantar four-bars, 0.017, beside its achilles rods, 0.086).
+double blockConditioning(const MatX& A, const std::vector<bool>& focus) {
+  const int nr = static_cast<int>(A.rows()), nc = static_cast<int>(A.cols());
+  std::vector<int> parent(nr + nc);  // union-find over rows 0..nr-1 and columns nr..
+  for (int i = 0; i < nr + nc; ++i) parent[i] = i;
+  auto find = [&](int i) {
+    while (parent[i] != i) i = parent[i] = parent[parent[i]];
+    return i;
+  };
+  for (int c = 0; c < nc; ++c)
+    for (int r = 0; r < nr; ++r)
+      if (std::abs(A(r, c)) > kRankThreshold) parent[find(nr + c)] = find(r);
+  double worst = 1.0;
+  for (int c = 0; c < nc; ++c) {
+    if (!focus[c]) continue;
+    const int root = find(nr + c);
+    std::vector<int> rows, cols;
+    for (int r = 0; r < nr; ++r)
+      if (find(r) == root) rows.push_back(r);
+    for (int k = 0; k < nc; ++k)
+      if (find(nr + k) == root) cols.push_back(k);
+    MatX B(rows.size(), cols.size());
+    for (size_t i = 0; i < rows.size(); ++i)
+      for (size_t j = 0; j < cols.size(); ++j) B(i, j) = A(rows[i], cols[j]);
+    const Eigen::JacobiSVD<MatX> svd(B);
+    const VecX& sv = svd.singularValues();
+    worst = std::min(worst, sv.size() > 0 && sv[0] > 0 ? sv[sv.size() - 1] / sv[0] : 0.0);
+  }
+  return worst;
+}
+
 }  // namespace
 
-bool chooseLoopCoordinates(UrdfDescription& urdf, const std::set<std::string>& actuated,
-                           const ModelOptions& options, bool onlyForUnmarkedMultiDof,
-                           std::string* rejected) {
+namespace {
+
+/// What one choice found: whether the dependent set is a basis of K's column space, its
+/// conditioning, and the unmarked spherical joints whose columns of K leave exactly one direction
+/// free (name, the free direction in the ball's frame).
+struct Outcome {
+  bool basis = false;
+  double ratio = 0.0;
+  std::vector<std::pair<std::string, Vec3>> freeSpins;
+};
+
+bool chooseOnce(UrdfDescription& urdf, const std::set<std::string>& actuated,
+                const std::set<std::string>& firstDependent, const ModelOptions& options,
+                bool onlyForUnmarkedMultiDof, std::string* rejected, Outcome& out) {
   if (rejected) rejected->clear();
   bool anyMimic = false;
   for (const auto& j : urdf.joints) anyMimic = anyMimic || j.mimic.present;
@@ -144,17 +194,18 @@ bool chooseLoopCoordinates(UrdfDescription& urdf, const std::set<std::string>& a
       multiDof.push_back(b);
   }
   if (onlyForUnmarkedMultiDof && multiDof.empty()) return false;
-  // Candidates completing the rank: 1-dof joints with a nonzero column, unactuated first, last
+  // Candidates completing the rank: 1-dof joints with a nonzero column, `firstDependent` (the
+  // swings of a ball joint replaced by hinges) first, then the others, the preferred last; last
   // in file order first.
   std::vector<int> candidates;
-  for (int pass = 0; pass < 2; ++pass)
+  for (int pass = 0; pass < 3; ++pass)  // `firstDependent`, the others, the preferred
     for (auto it = urdf.joints.rbegin(); it != urdf.joints.rend(); ++it) {
       const int iv = m.velocityIndex(it->name);
       const int b = m.jointId(it->name);
       if (iv < 0 || b < 0 || m.nvs[b] != 1 || dependent.count(iv) || marked.count(b)) continue;
       if (K.col(iv).norm() <= kRankThreshold) continue;
-      if ((preferred.count(it->name) > 0) == (pass == 0)) continue;
-      candidates.push_back(iv);
+      const int group = firstDependent.count(it->name) ? 0 : preferred.count(it->name) ? 2 : 1;
+      if (group == pass) candidates.push_back(iv);
     }
   auto columns = [&](const std::set<int>& cols) {
     MatX A(K.rows(), static_cast<int>(cols.size()));
@@ -188,6 +239,12 @@ bool chooseLoopCoordinates(UrdfDescription& urdf, const std::set<std::string>& a
     return static_cast<int>(dep.size()) - r + rank - r;
   };
   // The dependent block's smallest singular value relative to its largest.
+  // The columns of `firstDependent` among `dep` (in the order of columns(dep)).
+  auto focusColumns = [&](const std::set<int>& dep) {
+    std::vector<bool> focus;
+    for (int c : dep) focus.push_back(firstDependent.count(m.velocityNames[c]) > 0);
+    return focus;
+  };
   auto conditioning = [&](const std::set<int>& dep) {
     if (dep.empty()) return 1.0;
     const Eigen::JacobiSVD<MatX> svd(columns(dep));
@@ -233,6 +290,21 @@ bool chooseLoopCoordinates(UrdfDescription& urdf, const std::set<std::string>& a
     }
   }
   dependent = chosen;
+  out.basis = defect(chosen) == 0;
+  out.ratio = firstDependent.empty() ? conditioning(chosen)
+                                     : blockConditioning(columns(chosen), focusColumns(chosen));
+  for (int b : multiDof) {
+    if (m.joints[b].type != JointType::Spherical) continue;
+    const MatX Kb = K.middleCols(m.idx_v[b], 3);
+    if (rankOf(Kb) != 2) continue;
+    const Eigen::JacobiSVD<MatX> svd(Kb, Eigen::ComputeFullV);
+    Vec3 a = svd.matrixV().col(2);  // the null vector: the ball's free direction, child frame
+    int big = 0;
+    for (int i = 1; i < 3; ++i)
+      if (std::abs(a[i]) > std::abs(a[big])) big = i;
+    if (a[big] < 0) a = -a;  // a deterministic sign
+    out.freeSpins.emplace_back(m.jointNames[b], a);
+  }
   bool changed = false;
   for (auto& j : urdf.joints) {
     const int b = m.jointId(j.name);  // (velocityIndex names 1-dof joints only)
@@ -247,6 +319,77 @@ bool chooseLoopCoordinates(UrdfDescription& urdf, const std::set<std::string>& a
     }
   }
   return changed;
+}
+
+}  // namespace
+
+bool chooseLoopCoordinates(UrdfDescription& urdf, const std::set<std::string>& actuated,
+                           const ModelOptions& options, bool onlyForUnmarkedMultiDof,
+                           std::string* rejected) {
+  const UrdfDescription original = onlyForUnmarkedMultiDof ? urdf : UrdfDescription();
+  Outcome first;
+  const bool changed =
+      chooseOnce(urdf, actuated, {}, options, onlyForUnmarkedMultiDof, rejected, first);
+  // The cluster builder's call only (the MJCF reader's call at parse time does not know which
+  // loops the build cuts; a cut loop keeps its ball joint): a ball joint with a free spin, when
+  // the choice is not a well-conditioned basis, as three hinges (ball_hinges.cpp).
+  if (!onlyForUnmarkedMultiDof || first.freeSpins.empty() || first.basis) return changed;
+  UrdfDescription expanded = original;
+  std::set<std::string> preferred = actuated, swings;
+  std::string names, refused;
+  for (const auto& [name, a] : first.freeSpins) {
+    const UrdfJoint* ball = nullptr;
+    for (const UrdfJoint& j : original.joints)
+      if (j.name == name) ball = &j;
+    if (ball == nullptr) continue;
+    const bool dynamics = ball->damping != 0.0 || ball->armature != 0.0 || ball->stiffness != 0.0;
+    if (ball->hasLimit || (dynamics && options.jointDynamics)) {
+      refused += "; the reader did not replace joint '" + name +
+                 "' by three revolute joints (its spin free): " +
+                 (ball->hasLimit ? std::string("it has a limit")
+                                 : std::string("three hinges cannot carry its damping, armature "
+                                               "or stiffness exactly (load without joint "
+                                               "dynamics, ModelOptions::jointDynamics = false)"));
+      continue;
+    }
+    expandBallIntoHinges(expanded, name, a);
+    const BallHingeNames n = ballHingeNames(name);
+    preferred.insert(n.spin);
+    swings.insert(n.swing1);
+    swings.insert(n.swing2);
+    names += (names.empty() ? "'" : ", '") + name + "'";
+  }
+  if (rejected) *rejected += refused;
+  if (names.empty()) return changed;
+  Outcome second;
+  const bool changedExpanded =
+      chooseOnce(expanded, preferred, swings, options, false, nullptr, second);
+  if (!(changedExpanded && second.basis && second.ratio >= kConditionThreshold)) {
+    if (rejected) {
+      char ratio[64];
+      std::snprintf(ratio, sizeof ratio, "%.2g", second.ratio);
+      *rejected += "; replaced by three revolute joints, ball joint(s) " + names +
+                   (second.basis ? " give a basis with sigma_min/sigma_max = " + std::string(ratio)
+                                 : std::string(" give no basis of the constraint rows")) +
+                   " either";
+    }
+    return changed;
+  }
+  for (const auto& [name, a] : first.freeSpins) {
+    if (names.find("'" + name + "'") == std::string::npos) continue;
+    const BallHingeNames n = ballHingeNames(name);
+    log::warn(
+        "{}: ball joint '{}' inside an embedded loop leaves its spin about ({:.4g}, {:.4g}, "
+        "{:.4g}) (its frame) free, and neither it dependent nor it independent as a whole "
+        "gives a regular basis: replaced by three revolute joints '{}', '{}' (swings, "
+        "dependent) and '{}' (the spin, independent) through massless links '{}', '{}' "
+        "(sigma_min/sigma_max of the dependent columns {:.2g})",
+        original.source, name, a.x(), a.y(), a.z(), n.swing1, n.swing2, n.spin, n.link1, n.link2,
+        second.ratio);
+  }
+  urdf = std::move(expanded);
+  if (rejected) rejected->clear();
+  return true;
 }
 
 }  // namespace clusterdyn::detail

@@ -146,6 +146,51 @@ TEST(TreeDerivatives, SharedApproximateModels) {
   }
 }
 
+/// Every scratch array of the workspaces filled with NaN (as if left by another model state or
+/// never written): computeABADerivatives and computeMinverse must write every output entry and
+/// read no scratch they did not write in the same call (the shared F of the M^-1 backward pass
+/// is never zeroed, A_i is not formed for leaves, the lower triangle is mirrored row by row).
+void poison(Data& data, DerivativeData& dd) {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  // (Not dtau_*: their entries between different branches are zero from the construction on.)
+  for (MatX* m : {&dd.Minv, &dd.ddq_dq, &dd.ddq_dv}) m->setConstant(nan);
+  dd.F.setConstant(nan);
+  for (Mat6X& A : dd.FA) A.setConstant(nan);
+  for (int i = 0; i < (int)data.IA.size(); ++i) {
+    data.IA[i].setConstant(nan);
+    data.pA[i].setConstant(nan);
+    data.c[i].setConstant(nan);
+    data.u[i].setConstant(nan);
+    data.Dinv[i].setConstant(nan);
+  }
+}
+
+TEST(TreeDerivatives, PoisonedWorkspacesGiveTheSameResults) {
+  for (const Case& c : randomCases()) {
+    SCOPED_TRACE(c.name);
+    const Model& model = c.model;
+    std::mt19937_64 rng(5);
+    const RandomState st = randomState(model, rng);
+    const std::vector<Force> forces = randomForces(model, rng);
+    Data data(model), fresh(model);
+    DerivativeData dd(model), ref(model);
+    ASSERT_EQ(computeABADerivatives(model, fresh, ref, st.q, st.v, st.tau, forces.data()),
+              Status::Ok);
+    poison(data, dd);
+    ASSERT_EQ(computeABADerivatives(model, data, dd, st.q, st.v, st.tau, forces.data()),
+              Status::Ok);
+    EXPECT_TRUE(dd.ddq == ref.ddq);
+    EXPECT_TRUE(dd.ddq_dq == ref.ddq_dq);
+    EXPECT_TRUE(dd.ddq_dv == ref.ddq_dv);
+    EXPECT_TRUE(dd.Minv == ref.Minv);
+    ASSERT_EQ(computeMinverse(model, fresh, ref, st.q), Status::Ok);
+    poison(data, dd);
+    ASSERT_EQ(computeMinverse(model, data, dd, st.q), Status::Ok);
+    EXPECT_TRUE(dd.Minv == ref.Minv);
+    EXPECT_TRUE(isClose(dd.Minv, dd.Minv.transpose(), 0.0));
+  }
+}
+
 TEST(TreeDerivatives, ZeroVelocityGravityOnly) {
   // v = 0, a = 0: d tau / dq is the gravity Jacobian, d tau / dv = 0 exactly (no Coriolis).
   std::mt19937_64 rng(7);

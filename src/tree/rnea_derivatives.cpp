@@ -43,6 +43,7 @@ DerivativeData::DerivativeData(const Model& m) : model(&m) {
     if (m.parent[i] >= 0)
       subtreeEnd[m.parent[i]] = std::max(subtreeEnd[m.parent[i]], subtreeEnd[i]);
   }
+  F = Mat6X::Zero(6, nv);
   FA.assign(n, Mat6X::Zero(6, nv));
 }
 

@@ -52,8 +52,14 @@ struct DerivativeData {
   // M^-1 recursion (world coordinates).
   std::vector<Mat6Xs> oU;       ///< 0X_i^* U_i: the articulated-body U_i = IA_i S_i in world axes
   std::vector<int> subtreeEnd;  ///< one past the largest velocity index in the subtree of i
-  Mat6X F;  ///< 6 x nv, backward: d pA_i / d tau over the columns of i's subtree (the subtrees
-            ///< own disjoint column ranges, so one matrix holds them all)
+  /// The velocity columns of the strict descendants of body i as ascending runs [begin, end):
+  /// subtreeRuns[2 r], subtreeRuns[2 r + 1] for r in [subtreeRunStart[i], subtreeRunStart[i + 1]).
+  /// One run (or none) per body when the bodies are numbered depth first; more when subtrees
+  /// interleave (a ClusterModel's spanning tree numbers its bodies cluster by cluster).
+  std::vector<int> subtreeRuns;
+  std::vector<int> subtreeRunStart;  ///< nbodies + 1 offsets into subtreeRuns (in runs)
+  Mat6X F;  ///< 6 x nv, backward: d pA_i / d tau over the columns of i's subtree (sibling
+            ///< subtrees own disjoint column sets, so one matrix holds them all)
   std::vector<Mat6X> FA;  ///< 6 x nv per body, forward: d a_i / d tau (columns past i's own
                           ///< ones, bodies with children only)
 };

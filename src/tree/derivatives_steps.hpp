@@ -256,7 +256,9 @@ template <int K>
 void minverseBackwardRows(const Model& model, const Data& data, DerivativeData& dd, int i) {
   using MatS = Eigen::Matrix<double, 6, K, 0, 6, 6>;
   using MatK = Eigen::Matrix<double, K, K, 0, 6, 6>;
-  const int k = model.nvs[i], iv = model.idx_v[i], end = dd.subtreeEnd[i], nv = model.nv;
+  const int k = model.nvs[i], iv = model.idx_v[i], nv = model.nv;
+  const int* const first = dd.subtreeRuns.data() + 2 * dd.subtreeRunStart[i];
+  const int* const last = dd.subtreeRuns.data() + 2 * dd.subtreeRunStart[i + 1];
   const MatS psi = dd.psi[i], oU = dd.oU[i];
   const MatK Dinv = data.Dinv[i].topLeftCorner(k, k);
   Mat6X& F = dd.F;
@@ -264,12 +266,16 @@ void minverseBackwardRows(const Model& model, const Data& data, DerivativeData& 
   Minv.block(iv, iv, k, k) = Dinv;
   MatS SDinv(6, k);
   SDinv.noalias() = psi * Dinv;
-  for (int c = iv + k; c < end; ++c)
-    Minv.col(c).segment(iv, k).noalias() = -SDinv.transpose() * F.col(c);
-  for (int c = end; c < nv; ++c) Minv.col(c).segment(iv, k).setZero();
+  int c = iv + k;
+  for (const int* run = first; run != last; run += 2) {
+    for (; c < run[0]; ++c) Minv.col(c).segment(iv, k).setZero();
+    for (; c < run[1]; ++c) Minv.col(c).segment(iv, k).noalias() = -SDinv.transpose() * F.col(c);
+  }
+  for (; c < nv; ++c) Minv.col(c).segment(iv, k).setZero();
   if (model.parent[i] < 0) return;
-  for (int c = iv; c < iv + k; ++c) F.col(c).noalias() = oU * Minv.col(c).segment(iv, k);
-  for (int c = iv + k; c < end; ++c) F.col(c).noalias() += oU * Minv.col(c).segment(iv, k);
+  for (c = iv; c < iv + k; ++c) F.col(c).noalias() = oU * Minv.col(c).segment(iv, k);
+  for (const int* run = first; run != last; run += 2)
+    for (c = run[0]; c < run[1]; ++c) F.col(c).noalias() += oU * Minv.col(c).segment(iv, k);
 }
 
 /// minverseForwardStep for a joint of K (6, or Eigen::Dynamic) degrees of freedom, with the
@@ -301,11 +307,16 @@ void minverseForwardRows(const Model& model, const Data& data, DerivativeData& d
 /// oU_i (dd) and D_i^-1 (data): row block i of M^-1 over the columns [idx_v_i, nv) before the
 /// forward correction, D^-1 (E_i - psi_i^T F_i) with F_i = d pA_i / d tau (eq. D11), and
 /// F_parent += F_i + oU_i Minv_i (eq. D12). F_i is nonzero only over the columns of i's
-/// subtree, which no other subtree of the same depth shares: dd.F holds every F_i in place (the
-/// children's columns already hold their sums; i's own columns are written, not added).
+/// subtree, which no sibling subtree shares: dd.F holds every F_i in place (the children's
+/// columns already hold their sums; i's own columns are written, not added). The subtree's
+/// columns are read run by run (dd.subtreeRuns): between idx_v_i and the subtree's last column
+/// lie other subtrees' columns when the bodies are not numbered depth first, whose row entries
+/// are zero here and whose F columns belong to those subtrees.
 inline void minverseBackwardStep(const Model& model, const Data& data, DerivativeData& dd, int i) {
   const Joint& joint = model.joints[i];
-  const int k = joint.nv, iv = model.idx_v[i], end = dd.subtreeEnd[i], nv = model.nv;
+  const int k = joint.nv, iv = model.idx_v[i], nv = model.nv;
+  const int* const first = dd.subtreeRuns.data() + 2 * dd.subtreeRunStart[i];
+  const int* const last = dd.subtreeRuns.data() + 2 * dd.subtreeRunStart[i + 1];
   const Mat6Xs& psi = dd.psi[i];
   const Mat6Xs& oU = dd.oU[i];
   const auto Dinv = data.Dinv[i].topLeftCorner(k, k);
@@ -316,11 +327,16 @@ inline void minverseBackwardStep(const Model& model, const Data& data, Derivativ
     const double d = Dinv(0, 0);
     const Vec6 s = psi.col(0) * -d, u = oU.col(0);
     Minv(iv, iv) = d;
-    for (int c = iv + 1; c < end; ++c) Minv(iv, c) = s.dot(F.col(c));
-    for (int c = end; c < nv; ++c) Minv(iv, c) = 0.0;
+    int c = iv + 1;
+    for (const int* run = first; run != last; run += 2) {
+      for (; c < run[0]; ++c) Minv(iv, c) = 0.0;
+      for (; c < run[1]; ++c) Minv(iv, c) = s.dot(F.col(c));
+    }
+    for (; c < nv; ++c) Minv(iv, c) = 0.0;
     if (p < 0) return;
     F.col(iv) = u * d;
-    for (int c = iv + 1; c < end; ++c) F.col(c) += u * Minv(iv, c);
+    for (const int* run = first; run != last; run += 2)
+      for (c = run[0]; c < run[1]; ++c) F.col(c) += u * Minv(iv, c);
     return;
   }
   if (k == 6)

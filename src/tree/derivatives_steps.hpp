@@ -251,14 +251,45 @@ inline bool worldArticulatedInertiaStep(const Model& model, Data& data, Derivati
   return true;
 }
 
+/// Row block i's columns past its own, [from, nv) with from = idx_v_i + nv_i: set(c) on the
+/// columns of i's strict descendants, zero(c) on the others. With the bodies numbered depth first
+/// the descendants own [from, subtreeEnd_i); otherwise other subtrees' columns lie in between
+/// and the descendants' columns are read run by run (dd.subtreeRuns).
+template <class Set, class Zero>
+inline void subtreeRowColumns(const DerivativeData& dd, int i, int from, int nv, Set set,
+                              Zero zero) {
+  int c = from;
+  if (dd.subtreeContiguous[i]) {
+    for (const int end = dd.subtreeEnd[i]; c < end; ++c) set(c);
+  } else {
+    const int* const last = dd.subtreeRuns.data() + 2 * dd.subtreeRunStart[i + 1];
+    for (const int* run = dd.subtreeRuns.data() + 2 * dd.subtreeRunStart[i]; run != last;
+         run += 2) {
+      for (; c < run[0]; ++c) zero(c);
+      for (; c < run[1]; ++c) set(c);
+    }
+  }
+  for (; c < nv; ++c) zero(c);
+}
+
+/// add(c) on the columns of i's strict descendants (from = idx_v_i + nv_i).
+template <class Add>
+inline void subtreeColumns(const DerivativeData& dd, int i, int from, Add add) {
+  if (dd.subtreeContiguous[i]) {
+    for (int c = from, end = dd.subtreeEnd[i]; c < end; ++c) add(c);
+    return;
+  }
+  const int* const last = dd.subtreeRuns.data() + 2 * dd.subtreeRunStart[i + 1];
+  for (const int* run = dd.subtreeRuns.data() + 2 * dd.subtreeRunStart[i]; run != last; run += 2)
+    for (int c = run[0]; c < run[1]; ++c) add(c);
+}
+
 /// minverseBackwardStep for a joint of K (6, or Eigen::Dynamic: any nv_i) degrees of freedom.
 template <int K>
 void minverseBackwardRows(const Model& model, const Data& data, DerivativeData& dd, int i) {
   using MatS = Eigen::Matrix<double, 6, K, 0, 6, 6>;
   using MatK = Eigen::Matrix<double, K, K, 0, 6, 6>;
   const int k = model.nvs[i], iv = model.idx_v[i], nv = model.nv;
-  const int* const first = dd.subtreeRuns.data() + 2 * dd.subtreeRunStart[i];
-  const int* const last = dd.subtreeRuns.data() + 2 * dd.subtreeRunStart[i + 1];
   const MatS psi = dd.psi[i], oU = dd.oU[i];
   const MatK Dinv = data.Dinv[i].topLeftCorner(k, k);
   Mat6X& F = dd.F;
@@ -266,16 +297,14 @@ void minverseBackwardRows(const Model& model, const Data& data, DerivativeData& 
   Minv.block(iv, iv, k, k) = Dinv;
   MatS SDinv(6, k);
   SDinv.noalias() = psi * Dinv;
-  int c = iv + k;
-  for (const int* run = first; run != last; run += 2) {
-    for (; c < run[0]; ++c) Minv.col(c).segment(iv, k).setZero();
-    for (; c < run[1]; ++c) Minv.col(c).segment(iv, k).noalias() = -SDinv.transpose() * F.col(c);
-  }
-  for (; c < nv; ++c) Minv.col(c).segment(iv, k).setZero();
+  subtreeRowColumns(
+      dd, i, iv + k, nv,
+      [&](int c) { Minv.col(c).segment(iv, k).noalias() = -SDinv.transpose() * F.col(c); },
+      [&](int c) { Minv.col(c).segment(iv, k).setZero(); });
   if (model.parent[i] < 0) return;
-  for (c = iv; c < iv + k; ++c) F.col(c).noalias() = oU * Minv.col(c).segment(iv, k);
-  for (const int* run = first; run != last; run += 2)
-    for (c = run[0]; c < run[1]; ++c) F.col(c).noalias() += oU * Minv.col(c).segment(iv, k);
+  for (int c = iv; c < iv + k; ++c) F.col(c).noalias() = oU * Minv.col(c).segment(iv, k);
+  subtreeColumns(dd, i, iv + k,
+                 [&](int c) { F.col(c).noalias() += oU * Minv.col(c).segment(iv, k); });
 }
 
 /// minverseForwardStep for a joint of K (6, or Eigen::Dynamic) degrees of freedom, with the
@@ -308,15 +337,13 @@ void minverseForwardRows(const Model& model, const Data& data, DerivativeData& d
 /// forward correction, D^-1 (E_i - psi_i^T F_i) with F_i = d pA_i / d tau (eq. D11), and
 /// F_parent += F_i + oU_i Minv_i (eq. D12). F_i is nonzero only over the columns of i's
 /// subtree, which no sibling subtree shares: dd.F holds every F_i in place (the children's
-/// columns already hold their sums; i's own columns are written, not added). The subtree's
-/// columns are read run by run (dd.subtreeRuns): between idx_v_i and the subtree's last column
-/// lie other subtrees' columns when the bodies are not numbered depth first, whose row entries
-/// are zero here and whose F columns belong to those subtrees.
+/// columns already hold their sums; i's own columns are written, not added). Only i's
+/// descendants' columns are read and added (subtreeRowColumns): other subtrees' columns, which
+/// lie in between when the bodies are not numbered depth first, hold those subtrees' F, and
+/// their row entries are zero here.
 inline void minverseBackwardStep(const Model& model, const Data& data, DerivativeData& dd, int i) {
   const Joint& joint = model.joints[i];
   const int k = joint.nv, iv = model.idx_v[i], nv = model.nv;
-  const int* const first = dd.subtreeRuns.data() + 2 * dd.subtreeRunStart[i];
-  const int* const last = dd.subtreeRuns.data() + 2 * dd.subtreeRunStart[i + 1];
   const Mat6Xs& psi = dd.psi[i];
   const Mat6Xs& oU = dd.oU[i];
   const auto Dinv = data.Dinv[i].topLeftCorner(k, k);
@@ -327,16 +354,12 @@ inline void minverseBackwardStep(const Model& model, const Data& data, Derivativ
     const double d = Dinv(0, 0);
     const Vec6 s = psi.col(0) * -d, u = oU.col(0);
     Minv(iv, iv) = d;
-    int c = iv + 1;
-    for (const int* run = first; run != last; run += 2) {
-      for (; c < run[0]; ++c) Minv(iv, c) = 0.0;
-      for (; c < run[1]; ++c) Minv(iv, c) = s.dot(F.col(c));
-    }
-    for (; c < nv; ++c) Minv(iv, c) = 0.0;
+    subtreeRowColumns(
+        dd, i, iv + 1, nv, [&](int c) { Minv(iv, c) = s.dot(F.col(c)); },
+        [&](int c) { Minv(iv, c) = 0.0; });
     if (p < 0) return;
     F.col(iv) = u * d;
-    for (const int* run = first; run != last; run += 2)
-      for (c = run[0]; c < run[1]; ++c) F.col(c) += u * Minv(iv, c);
+    subtreeColumns(dd, i, iv + 1, [&](int c) { F.col(c) += u * Minv(iv, c); });
     return;
   }
   if (k == 6)

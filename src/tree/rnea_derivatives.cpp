@@ -55,7 +55,11 @@ DerivativeData::DerivativeData(const Model& m) : model(&m) {
       inSubtree[j] = m.parent[j] >= 0 && inSubtree[m.parent[j]];
       if (inSubtree[j]) std::fill_n(column.begin() + m.idx_v[j], m.nvs[j], 1);
     }
-    for (int c = m.idx_v[i] + m.nvs[i]; c < nv; ++c) {
+    const int from = m.idx_v[i] + m.nvs[i];
+    subtreeContiguous.push_back(
+        static_cast<char>(std::find(column.begin() + from, column.begin() + subtreeEnd[i], 0) ==
+                          column.begin() + subtreeEnd[i]));
+    for (int c = from; c < nv; ++c) {
       if (!column[c]) continue;
       const int begin = c;
       while (c < nv && column[c]) ++c;

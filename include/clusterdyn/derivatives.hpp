@@ -58,9 +58,9 @@ struct DerivativeData {
   /// interleave (a ClusterModel's spanning tree numbers its bodies cluster by cluster).
   std::vector<int> subtreeRuns;
   std::vector<int> subtreeRunStart;  ///< nbodies + 1 offsets into subtreeRuns (in runs)
-  /// 1 when the strict descendants of i own exactly [idx_v_i + nv_i, subtreeEnd_i) (depth-first
-  /// numbering below i, the fast path), else 0.
-  std::vector<char> subtreeContiguous;
+  /// subtreeEnd_i when the strict descendants of i own exactly [idx_v_i + nv_i, subtreeEnd_i)
+  /// (depth-first numbering below i: one loop, the fast path), else -1 (read subtreeRuns).
+  std::vector<int> contiguousSubtreeEnd;
   Mat6X F;  ///< 6 x nv, backward: d pA_i / d tau over the columns of i's subtree (sibling
             ///< subtrees own disjoint column sets, so one matrix holds them all)
   std::vector<Mat6X> FA;  ///< 6 x nv per body, forward: d a_i / d tau (columns past i's own

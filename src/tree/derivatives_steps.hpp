@@ -252,15 +252,16 @@ inline bool worldArticulatedInertiaStep(const Model& model, Data& data, Derivati
 }
 
 /// Row block i's columns past its own, [from, nv) with from = idx_v_i + nv_i: set(c) on the
-/// columns of i's strict descendants, zero(c) on the others. With the bodies numbered depth first
-/// the descendants own [from, subtreeEnd_i); otherwise other subtrees' columns lie in between
-/// and the descendants' columns are read run by run (dd.subtreeRuns).
+/// columns of i's strict descendants, zero(c) on the others. end = dd.contiguousSubtreeEnd[i]:
+/// with the bodies numbered depth first the descendants own [from, end); otherwise (end < 0)
+/// other subtrees' columns lie in between and the descendants' are read run by run
+/// (dd.subtreeRuns).
 template <class Set, class Zero>
-inline void subtreeRowColumns(const DerivativeData& dd, int i, int from, int nv, Set set,
+inline void subtreeRowColumns(const DerivativeData& dd, int i, int end, int from, int nv, Set set,
                               Zero zero) {
   int c = from;
-  if (dd.subtreeContiguous[i]) {
-    for (const int end = dd.subtreeEnd[i]; c < end; ++c) set(c);
+  if (end >= 0) {
+    for (; c < end; ++c) set(c);
   } else {
     const int* const last = dd.subtreeRuns.data() + 2 * dd.subtreeRunStart[i + 1];
     for (const int* run = dd.subtreeRuns.data() + 2 * dd.subtreeRunStart[i]; run != last;
@@ -272,11 +273,11 @@ inline void subtreeRowColumns(const DerivativeData& dd, int i, int from, int nv,
   for (; c < nv; ++c) zero(c);
 }
 
-/// add(c) on the columns of i's strict descendants (from = idx_v_i + nv_i).
+/// add(c) on the columns of i's strict descendants (from, end as in subtreeRowColumns).
 template <class Add>
-inline void subtreeColumns(const DerivativeData& dd, int i, int from, Add add) {
-  if (dd.subtreeContiguous[i]) {
-    for (int c = from, end = dd.subtreeEnd[i]; c < end; ++c) add(c);
+inline void subtreeColumns(const DerivativeData& dd, int i, int end, int from, Add add) {
+  if (end >= 0) {
+    for (int c = from; c < end; ++c) add(c);
     return;
   }
   const int* const last = dd.subtreeRuns.data() + 2 * dd.subtreeRunStart[i + 1];
@@ -290,6 +291,7 @@ void minverseBackwardRows(const Model& model, const Data& data, DerivativeData& 
   using MatS = Eigen::Matrix<double, 6, K, 0, 6, 6>;
   using MatK = Eigen::Matrix<double, K, K, 0, 6, 6>;
   const int k = model.nvs[i], iv = model.idx_v[i], nv = model.nv;
+  const int end = dd.contiguousSubtreeEnd[i];
   const MatS psi = dd.psi[i], oU = dd.oU[i];
   const MatK Dinv = data.Dinv[i].topLeftCorner(k, k);
   Mat6X& F = dd.F;
@@ -298,12 +300,12 @@ void minverseBackwardRows(const Model& model, const Data& data, DerivativeData& 
   MatS SDinv(6, k);
   SDinv.noalias() = psi * Dinv;
   subtreeRowColumns(
-      dd, i, iv + k, nv,
+      dd, i, end, iv + k, nv,
       [&](int c) { Minv.col(c).segment(iv, k).noalias() = -SDinv.transpose() * F.col(c); },
       [&](int c) { Minv.col(c).segment(iv, k).setZero(); });
   if (model.parent[i] < 0) return;
   for (int c = iv; c < iv + k; ++c) F.col(c).noalias() = oU * Minv.col(c).segment(iv, k);
-  subtreeColumns(dd, i, iv + k,
+  subtreeColumns(dd, i, end, iv + k,
                  [&](int c) { F.col(c).noalias() += oU * Minv.col(c).segment(iv, k); });
 }
 
@@ -344,6 +346,7 @@ void minverseForwardRows(const Model& model, const Data& data, DerivativeData& d
 inline void minverseBackwardStep(const Model& model, const Data& data, DerivativeData& dd, int i) {
   const Joint& joint = model.joints[i];
   const int k = joint.nv, iv = model.idx_v[i], nv = model.nv;
+  const int end = dd.contiguousSubtreeEnd[i];
   const Mat6Xs& psi = dd.psi[i];
   const Mat6Xs& oU = dd.oU[i];
   const auto Dinv = data.Dinv[i].topLeftCorner(k, k);
@@ -355,11 +358,11 @@ inline void minverseBackwardStep(const Model& model, const Data& data, Derivativ
     const Vec6 s = psi.col(0) * -d, u = oU.col(0);
     Minv(iv, iv) = d;
     subtreeRowColumns(
-        dd, i, iv + 1, nv, [&](int c) { Minv(iv, c) = s.dot(F.col(c)); },
+        dd, i, end, iv + 1, nv, [&](int c) { Minv(iv, c) = s.dot(F.col(c)); },
         [&](int c) { Minv(iv, c) = 0.0; });
     if (p < 0) return;
     F.col(iv) = u * d;
-    subtreeColumns(dd, i, iv + 1, [&](int c) { F.col(c) += u * Minv(iv, c); });
+    subtreeColumns(dd, i, end, iv + 1, [&](int c) { F.col(c) += u * Minv(iv, c); });
     return;
   }
   if (k == 6)

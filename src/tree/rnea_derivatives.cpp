@@ -56,9 +56,9 @@ DerivativeData::DerivativeData(const Model& m) : model(&m) {
       if (inSubtree[j]) std::fill_n(column.begin() + m.idx_v[j], m.nvs[j], 1);
     }
     const int from = m.idx_v[i] + m.nvs[i];
-    subtreeContiguous.push_back(
-        static_cast<char>(std::find(column.begin() + from, column.begin() + subtreeEnd[i], 0) ==
-                          column.begin() + subtreeEnd[i]));
+    const bool contiguous = std::find(column.begin() + from, column.begin() + subtreeEnd[i], 0) ==
+                            column.begin() + subtreeEnd[i];
+    contiguousSubtreeEnd.push_back(contiguous ? subtreeEnd[i] : -1);
     for (int c = from; c < nv; ++c) {
       if (!column[c]) continue;
       const int begin = c;

@@ -49,8 +49,8 @@ std::vector<Case> fileCases(const std::vector<std::string>& paths) {
 /// in models/: URDF+ and MJCF, loops, couplings and rotors included, floating base where the
 /// file has one (loops that load cut only: the cut model's tree). The spanning tree numbers its
 /// bodies cluster by cluster, so a body's subtree need not own a contiguous range of velocity
-/// columns (cd_quadruped: the hip rotor, a child of the trunk, sits between the abduction link and
-/// that link's descendants).
+/// columns (cd_quadruped: the abduction rotor, a child of the trunk, sits between the abduction
+/// link and that link's descendants).
 std::vector<Case> spanningTreeCases() {
   std::vector<std::string> paths;
   for (const auto& e : std::filesystem::directory_iterator(modelsDir()))

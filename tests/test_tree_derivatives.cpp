@@ -65,7 +65,7 @@ std::vector<Case> spanningTreeCases() {
     const std::string name = path.substr(path.find_last_of('/') + 1);
     try {
       out.push_back({name, loadModel(path, embedded).treeModel});
-    } catch (const ModelError&) {  // a loop that loads cut only (cd_rod_leg.xml, models/README)
+    } catch (const ModelError&) {  // a loop that loads cut only (models/README)
       out.push_back({name + " (cut)", loadModel(path, cut).treeModel});
     }
   }

@@ -4,8 +4,11 @@
 // d ABA = -M^-1 d RNEA evaluated separately at ddq.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <filesystem>
 #include <functional>
 #include <limits>
+#include <numeric>
 
 #include "test_util.hpp"
 
@@ -42,6 +45,64 @@ std::vector<Case> fileCases(const std::vector<std::string>& paths) {
   return out;
 }
 
+/// The spanning tree (ClusterModel::treeModel, joint dynamics off) of every model file bundled
+/// in models/: URDF+ and MJCF, loops, couplings and rotors included, floating base where the
+/// file has one (loops that load cut only: the cut model's tree). The spanning tree numbers its
+/// bodies cluster by cluster, so a body's subtree need not own a contiguous range of velocity
+/// columns (cd_quadruped: the abduction rotor, a child of the trunk, sits between the abduction
+/// link and that link's descendants).
+std::vector<Case> spanningTreeCases() {
+  std::vector<std::string> paths;
+  for (const auto& e : std::filesystem::directory_iterator(modelsDir()))
+    if (e.path().extension() == ".urdf" || e.path().extension() == ".xml")
+      paths.push_back(e.path().string());
+  std::sort(paths.begin(), paths.end());
+  std::vector<Case> out;
+  ModelOptions embedded, cut;
+  embedded.jointDynamics = cut.jointDynamics = false;
+  cut.cutLoops = true;
+  for (const std::string& path : paths) {
+    const std::string name = path.substr(path.find_last_of('/') + 1);
+    try {
+      out.push_back({name, loadModel(path, embedded).treeModel});
+    } catch (const ModelError&) {  // a loop that loads cut only (models/README)
+      out.push_back({name + " (cut)", loadModel(path, cut).treeModel});
+    }
+  }
+  return out;
+}
+
+/// Random trees renumbered breadth first (siblings' subtrees interleave in the velocity order).
+std::vector<Case> breadthFirstCases() {
+  std::vector<Case> out;
+  for (const Case& c : randomCases()) {
+    const Model& m = c.model;
+    std::vector<int> depth(m.nbodies, 0), order(m.nbodies);
+    for (int i = 0; i < m.nbodies; ++i) depth[i] = m.parent[i] < 0 ? 0 : depth[m.parent[i]] + 1;
+    std::iota(order.begin(), order.end(), 0);
+    std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return depth[a] < depth[b]; });
+    out.push_back({c.name + "_breadth_first", permuteBodies(m, order)});
+  }
+  return out;
+}
+
+/// True when every body's subtree owns the velocity columns [idx_v_i, end) with nothing else in
+/// between (a depth-first numbering).
+bool subtreesContiguous(const Model& m) {
+  for (int i = 0; i < m.nbodies; ++i) {
+    int count = 0, end = 0;
+    for (int j = i; j < m.nbodies; ++j) {
+      int a = j;
+      while (a > i) a = m.parent[a];
+      if (a != i) continue;
+      count += m.nvs[j];
+      end = std::max(end, m.idx_v[j] + m.nvs[j]);
+    }
+    if (end - m.idx_v[i] != count) return false;
+  }
+  return true;
+}
+
 using Fn = std::function<VecX(const VecX& q, const VecX& v)>;
 
 /// d f / d q (tangent columns) and d f / d v by central differences with step h and h / 2
@@ -66,8 +127,15 @@ void finiteDifferences(const Model& model, const Fn& f, const VecX& q, const Vec
   }
 }
 
+/// Tolerances of the comparisons whose error grows with the conditioning of M (ABA's ddq
+/// against aba(), its finite differences, -M^-1 d RNEA from a separate call); M^-1 M = I stays
+/// at 1e-10 everywhere.
+struct AbaTolerances {
+  double ddq = 1e-12, finiteDifferences = 1e-8, separate = 1e-10;
+};
+
 /// All oracles on one model at a few random states (with and without external forces).
-void checkModel(const Model& model, int nstates = 3) {
+void checkModel(const Model& model, int nstates = 3, const AbaTolerances& tol = {}) {
   std::mt19937_64 rng(99);
   Data data(model), other(model);
   DerivativeData dd(model), dd2(model);
@@ -103,19 +171,19 @@ void checkModel(const Model& model, int nstates = 3) {
     ASSERT_EQ(computeABADerivatives(model, data, dd, st.q, st.v, st.tau, fext), Status::Ok)
         << data.errorMessage();
     ASSERT_EQ(aba(model, other, st.q, st.v, st.tau, fext), Status::Ok);
-    EXPECT_TRUE(isClose(dd.ddq, other.ddq, 1e-12));
+    EXPECT_TRUE(isClose(dd.ddq, other.ddq, tol.ddq));
     EXPECT_TRUE(isClose(dd.Minv, dd2.Minv, 1e-12));
     const Fn ddqOf = [&](const VecX& q, const VecX& v) {
       EXPECT_EQ(aba(model, other, q, v, st.tau, fext), Status::Ok);
       return other.ddq;
     };
     finiteDifferences(model, ddqOf, st.q, st.v, fdq, fdv);
-    EXPECT_TRUE(isClose(dd.ddq_dq, fdq, 1e-8));
-    EXPECT_TRUE(isClose(dd.ddq_dv, fdv, 1e-8));
+    EXPECT_TRUE(isClose(dd.ddq_dq, fdq, tol.finiteDifferences));
+    EXPECT_TRUE(isClose(dd.ddq_dv, fdv, tol.finiteDifferences));
     // Consistency: -M^-1 d RNEA / d(q, v) at a = ddq, from a separate RNEA-derivative call.
     ASSERT_EQ(computeRNEADerivatives(model, other, dd2, st.q, st.v, dd.ddq, fext), Status::Ok);
-    EXPECT_TRUE(isClose(dd.ddq_dq, -dd2.Minv * dd2.dtau_dq, 1e-10));
-    EXPECT_TRUE(isClose(dd.ddq_dv, -dd2.Minv * dd2.dtau_dv, 1e-10));
+    EXPECT_TRUE(isClose(dd.ddq_dq, -dd2.Minv * dd2.dtau_dq, tol.separate));
+    EXPECT_TRUE(isClose(dd.ddq_dv, -dd2.Minv * dd2.dtau_dv, tol.separate));
     EXPECT_TRUE(isClose(dd2.tau, st.tau, 1e-10));  // RNEA(ABA(tau)) = tau
   }
 }
@@ -143,6 +211,84 @@ TEST(TreeDerivatives, SharedApproximateModels) {
   for (const Case& c : cases) {
     SCOPED_TRACE(c.name);
     checkModel(c.model, 2);
+  }
+}
+
+TEST(TreeDerivatives, EveryBundledModelSpanningTree) {
+  const std::vector<Case> cases = spanningTreeCases();
+  ASSERT_GE(cases.size(), 15u);
+  bool interleaved = false;
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    if (c.name == "cd_quadruped.urdf") {
+      EXPECT_EQ(c.model.joints[0].type, JointType::Floating);
+      EXPECT_FALSE(subtreesContiguous(c.model));  // the case this test is for
+    }
+    interleaved = interleaved || !subtreesContiguous(c.model);
+    // The loop models' spanning trees carry rods and rotors far lighter than their links
+    // (cond(M) up to 1e7 on cd_rsu_leg): aba() and the finite differences of ABA lose digits
+    // to roundoff (a smaller step makes them worse); measured worst 5e-7 (cd_delta), 3e-12,
+    // 1.2e-10. d RNEA and M^-1 M = I keep their tolerances.
+    checkModel(c.model, 2, {1e-11, 2e-6, 1e-9});
+  }
+  EXPECT_TRUE(interleaved);
+}
+
+TEST(TreeDerivatives, RandomTreesBreadthFirst) {
+  int interleaved = 0;
+  for (const Case& c : breadthFirstCases()) {
+    SCOPED_TRACE(c.name);
+    interleaved += !subtreesContiguous(c.model);
+    checkModel(c.model, 2);
+  }
+  EXPECT_GE(interleaved, 4);
+}
+
+/// Every scratch array of the workspaces filled with NaN (as if left by another model state or
+/// never written): computeABADerivatives and computeMinverse must write every output entry and
+/// read no scratch they did not write in the same call (the shared F of the M^-1 backward pass
+/// is never zeroed, A_i is not formed for leaves, the lower triangle is mirrored row by row).
+void poison(Data& data, DerivativeData& dd) {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  // (Not dtau_*: their entries between different branches are zero from the construction on.)
+  for (MatX* m : {&dd.Minv, &dd.ddq_dq, &dd.ddq_dv}) m->setConstant(nan);
+  dd.F.setConstant(nan);
+  for (Mat6X& A : dd.FA) A.setConstant(nan);
+  for (int i = 0; i < (int)data.IA.size(); ++i) {
+    data.IA[i].setConstant(nan);
+    data.pA[i].setConstant(nan);
+    data.c[i].setConstant(nan);
+    data.u[i].setConstant(nan);
+    data.Dinv[i].setConstant(nan);
+  }
+}
+
+TEST(TreeDerivatives, PoisonedWorkspacesGiveTheSameResults) {
+  std::vector<Case> cases = randomCases();
+  for (Case& c : breadthFirstCases()) cases.push_back(std::move(c));
+  for (Case& c : spanningTreeCases()) cases.push_back(std::move(c));
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    const Model& model = c.model;
+    std::mt19937_64 rng(5);
+    const RandomState st = randomState(model, rng);
+    const std::vector<Force> forces = randomForces(model, rng);
+    Data data(model), fresh(model);
+    DerivativeData dd(model), ref(model);
+    ASSERT_EQ(computeABADerivatives(model, fresh, ref, st.q, st.v, st.tau, forces.data()),
+              Status::Ok);
+    poison(data, dd);
+    ASSERT_EQ(computeABADerivatives(model, data, dd, st.q, st.v, st.tau, forces.data()),
+              Status::Ok);
+    EXPECT_TRUE(dd.ddq == ref.ddq);
+    EXPECT_TRUE(dd.ddq_dq == ref.ddq_dq);
+    EXPECT_TRUE(dd.ddq_dv == ref.ddq_dv);
+    EXPECT_TRUE(dd.Minv == ref.Minv);
+    ASSERT_EQ(computeMinverse(model, fresh, ref, st.q), Status::Ok);
+    poison(data, dd);
+    ASSERT_EQ(computeMinverse(model, data, dd, st.q), Status::Ok);
+    EXPECT_TRUE(dd.Minv == ref.Minv);
+    EXPECT_TRUE(isClose(dd.Minv, dd.Minv.transpose(), 0.0));
   }
 }
 

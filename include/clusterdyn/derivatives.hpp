@@ -52,7 +52,19 @@ struct DerivativeData {
   // M^-1 recursion (world coordinates).
   std::vector<Mat6Xs> oU;       ///< 0X_i^* U_i: the articulated-body U_i = IA_i S_i in world axes
   std::vector<int> subtreeEnd;  ///< one past the largest velocity index in the subtree of i
-  std::vector<Mat6X> FA;        ///< 6 x nv per body: d pA / d tau (backward), then d a / d tau
+  /// The velocity columns of the strict descendants of body i as ascending runs [begin, end):
+  /// subtreeRuns[2 r], subtreeRuns[2 r + 1] for r in [subtreeRunStart[i], subtreeRunStart[i + 1]).
+  /// One run (or none) per body when the bodies are numbered depth first; more when subtrees
+  /// interleave (a ClusterModel's spanning tree numbers its bodies cluster by cluster).
+  std::vector<int> subtreeRuns;
+  std::vector<int> subtreeRunStart;  ///< nbodies + 1 offsets into subtreeRuns (in runs)
+  /// subtreeEnd_i when the strict descendants of i own exactly [idx_v_i + nv_i, subtreeEnd_i)
+  /// (depth-first numbering below i: one loop, the fast path), else -1 (read subtreeRuns).
+  std::vector<int> contiguousSubtreeEnd;
+  Mat6X F;  ///< 6 x nv, backward: d pA_i / d tau over the columns of i's subtree (sibling
+            ///< subtrees own disjoint column sets, so one matrix holds them all)
+  std::vector<Mat6X> FA;  ///< 6 x nv per body, forward: d a_i / d tau (columns past i's own
+                          ///< ones, bodies with children only)
 };
 
 /// d tau / d q, d tau / d v and d tau / d a = M of tau = rnea(q, v, a, fext), written to
@@ -69,6 +81,10 @@ Status computeMinverse(const Model& model, Data& data, DerivativeData& dd, Const
 /// ddq = aba(q, v, tau, fext) (to dd.ddq and data.ddq) and its derivatives
 /// dd.ddq_dq = -M^-1 d rnea / dq, dd.ddq_dv = -M^-1 d rnea / dv (both at a = ddq), and
 /// dd.Minv = d ddq / d tau. Also leaves dd.dtau_dq, dd.dtau_dv, dd.dtau_da at (q, v, ddq, fext).
+/// One pass of kinematics, one backward pass of the world-axes articulated-body recursion with
+/// the M^-1 backward terms, one forward pass of accelerations, M^-1 and the RNEA-derivative
+/// kinematic terms, then the RNEA-derivative backward pass (docs/derivatives.md). Uses data.oMi,
+/// data.IA, data.pA, data.c (world axes here), data.u, data.Dinv as scratch.
 Status computeABADerivatives(const Model& model, Data& data, DerivativeData& dd, ConstVecRef q,
                              ConstVecRef v, ConstVecRef tau, const Force* fext = nullptr);
 

@@ -43,6 +43,32 @@ DerivativeData::DerivativeData(const Model& m) : model(&m) {
     if (m.parent[i] >= 0)
       subtreeEnd[m.parent[i]] = std::max(subtreeEnd[m.parent[i]], subtreeEnd[i]);
   }
+  // Runs of the strict descendants' columns (parents are numbered before their children).
+  subtreeRunStart.assign(n + 1, 0);
+  std::vector<char> inSubtree(n), column(nv);
+  for (int i = 0; i < n; ++i) {
+    subtreeRunStart[i] = static_cast<int>(subtreeRuns.size()) / 2;
+    std::fill(column.begin(), column.end(), 0);
+    inSubtree.assign(n, 0);
+    inSubtree[i] = 1;
+    for (int j = i + 1; j < n; ++j) {
+      inSubtree[j] = m.parent[j] >= 0 && inSubtree[m.parent[j]];
+      if (inSubtree[j]) std::fill_n(column.begin() + m.idx_v[j], m.nvs[j], 1);
+    }
+    const int from = m.idx_v[i] + m.nvs[i];
+    const bool contiguous = std::find(column.begin() + from, column.begin() + subtreeEnd[i], 0) ==
+                            column.begin() + subtreeEnd[i];
+    contiguousSubtreeEnd.push_back(contiguous ? subtreeEnd[i] : -1);
+    for (int c = from; c < nv; ++c) {
+      if (!column[c]) continue;
+      const int begin = c;
+      while (c < nv && column[c]) ++c;
+      subtreeRuns.push_back(begin);
+      subtreeRuns.push_back(c);
+    }
+  }
+  subtreeRunStart[n] = static_cast<int>(subtreeRuns.size()) / 2;
+  F = Mat6X::Zero(6, nv);
   FA.assign(n, Mat6X::Zero(6, nv));
 }
 

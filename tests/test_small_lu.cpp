@@ -100,9 +100,14 @@ TEST(SmallLu, SparseFactorEqualsTheDenseFactorEntryForEntry) {
     if (!okd) continue;
     ASSERT_EQ(pd, ps) << "n = " << n;
     EXPECT_TRUE(dense == sparse) << "n = " << n;
-    MatX B = MatX::Random(n, 3), Bd = B;
-    luSolveFactors(dense, pd, Bd);
-    sparseLuSolveFactors(sparse, ps, pat, B);
-    EXPECT_TRUE(B == Bd) << "n = " << n;
+    for (int cols : {1, 3, 9}) {  // column by column, and 8 + 2 together (with the vector)
+      MatX B = MatX::Random(n, cols), Bd = B;
+      VecX b = VecX::Random(n), bd = b;
+      luSolveFactors(dense, pd, Bd);
+      luSolveFactors(dense, pd, bd);
+      sparseLuSolveFactors(sparse, ps, pat, B, b.data());
+      EXPECT_TRUE(B == Bd) << "n = " << n;
+      EXPECT_TRUE(b == bd) << "n = " << n;
+    }
   }
 }

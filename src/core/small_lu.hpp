@@ -265,10 +265,10 @@ inline void sparseLuSolveColumn(const MatX& LU, const std::vector<int>& piv,
 
 /// luSolveFactors over the nonzeros of the factors only (pattern of sparseLuFactor) of the
 /// columns of B and, when b is not null, of the vector b (n entries) too; the column order of
-/// piv is NOT applied (the caller scatters the rows of the solution). For n <= 64 the nonzero
-/// columns are solved together, up to 8 at a time (lu_detail::sparseLuSubstitute). Every
-/// column gets the operations of luSolveFactors in the same order, but for the products with an
-/// exact zero of the factors; a zero column stays zero.
+/// piv is NOT applied (the caller scatters the rows of the solution). For n <= 64 and 4 or more
+/// columns, the nonzero ones are solved together, up to 8 at a time
+/// (lu_detail::sparseLuSubstitute). Every column gets the operations of luSolveFactors in the same
+/// order, but for the products with an exact zero of the factors; a zero column stays zero.
 template <typename Mat>
 void sparseLuSolveFactors(const MatX& LU, const std::vector<int>& piv, const SparseLuPattern& pat,
                           Mat&& B, double* b = nullptr) {
@@ -280,7 +280,7 @@ void sparseLuSolveFactors(const MatX& LU, const std::vector<int>& piv, const Spa
   const Eigen::Index n = LU.rows(), m = B.cols() + (b ? 1 : 0);
   if (n == 0) return;
   const auto column = [&](Eigen::Index c) { return c < B.cols() ? &B.coeffRef(0, c) : b; };
-  if (n > kMaxN || m == 1) {  // column by column
+  if (n > kMaxN || m < 4) {  // column by column (a few columns: the copies cost more)
     for (Eigen::Index c = 0; c < m; ++c) lu_detail::sparseLuSolveColumn(LU, piv, pat, column(c));
     return;
   }

@@ -76,3 +76,38 @@ TEST(SmallLu, SparseFactorRejectsASingularBlock) {
   sparseLuReserve(pat, static_cast<int>(A.rows()));
   EXPECT_FALSE(sparseLuFactor(A, piv, pat));
 }
+
+TEST(SmallLu, SparseFactorEqualsTheDenseFactorEntryForEntry) {
+  // The bit-set elimination (n <= 64) and the scanning one (n > 64) take luFactor's pivots and
+  // give its factors exactly, fill-in included; the pattern solve equals the dense solve.
+  std::mt19937 rng(11);
+  std::uniform_real_distribution<double> uni(-1.0, 1.0);
+  for (int trial = 0; trial < 40; ++trial) {
+    const int n = trial < 10 ? 3 * (1 + trial % 5) : trial < 36 ? 2 + trial % 30 : 64 + trial % 8;
+    MatX A = trial < 10 ? borderedBlocks(1 + trial % 5, rng) : MatX::Zero(n, n);
+    if (trial >= 10) {
+      for (int i = 0; i < n; ++i)
+        for (int j = 0; j < n; ++j)
+          if (i == j || uni(rng) > 0.6) A(i, j) = uni(rng);
+      if (trial % 3 == 0) A.row(n / 2) = A.row(0) * 0.5;  // equal |entries|: the pivot ties
+    }
+    MatX dense = A, sparse = A;
+    std::vector<int> pd(n), ps(n);
+    SparseLuPattern pat;
+    sparseLuReserve(pat, n);
+    const bool okd = luFactor(dense, pd), oks = sparseLuFactor(sparse, ps, pat);
+    ASSERT_EQ(okd, oks) << "n = " << n;
+    if (!okd) continue;
+    ASSERT_EQ(pd, ps) << "n = " << n;
+    EXPECT_TRUE(dense == sparse) << "n = " << n;
+    for (int cols : {1, 3, 9}) {  // column by column, and 8 + 2 together (with the vector)
+      MatX B = MatX::Random(n, cols), Bd = B;
+      VecX b = VecX::Random(n), bd = b;
+      luSolveFactors(dense, pd, Bd);
+      luSolveFactors(dense, pd, bd);
+      sparseLuSolveFactors(sparse, ps, pat, B, b.data());
+      EXPECT_TRUE(B == Bd) << "n = " << n;
+      EXPECT_TRUE(b == bd) << "n = " << n;
+    }
+  }
+}

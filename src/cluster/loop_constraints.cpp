@@ -282,15 +282,15 @@ Status explicitForm(const ClusterModel& cm, ClusterData& data, int k, Bias bias)
   if (!factorDependentBlock(w, scale, nullptr))
     return singularDependentBlock(cm, data, k, "at the given state");
   if (!w.kdOrder.empty()) {  // sparse K_d: solve over the factors' nonzeros, scatter by kdOrder
-    w.Gd = w.Ki;
-    sparseLuSolveFactors(w.Kd, w.piv, w.kdPattern, w.Gd);
+    w.Gd = w.Ki;             // G's and g's right-hand sides in one solve
+    sparseLuSolveFactors(w.Kd, w.piv, w.kdPattern, w.Gd,
+                         bias == Bias::Compute ? w.kd.data() : nullptr);
     for (int j = 0; j < c.ny; ++j) {
       w.G.row(c.independent[j]).setZero();
       w.G(c.independent[j], j) = 1.0;
     }
     for (int i = 0; i < nd; ++i) w.G.row(c.dependent[w.kdOrder[i]]) = -w.Gd.row(i);
     if (bias == Bias::Compute) {
-      sparseLuSolveFactors(w.Kd, w.piv, w.kdPattern, w.kd);
       for (int j = 0; j < c.ny; ++j) w.g[c.independent[j]] = 0.0;
       for (int i = 0; i < nd; ++i) w.g[c.dependent[w.kdOrder[i]]] = w.kd[i];
     }

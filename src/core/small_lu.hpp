@@ -193,40 +193,110 @@ inline bool sparseLuFactor(MatX& A, std::vector<int>& piv, SparseLuPattern& pat,
   return true;
 }
 
-/// luSolveFactors over the nonzeros of the factors only (pattern of sparseLuFactor); the
-/// column order of piv is NOT applied (the caller scatters the rows of the solution).
+namespace lu_detail {
+
+/// Forward and backward substitution of sparseLuSolveFactors on nc <= 8 nonzero columns (each
+/// of n contiguous entries, rows already in pivot order), in a row-major copy x so that each
+/// factor entry is read once for all of them.
+inline void sparseLuSubstitute(const MatX& LU, const SparseLuPattern& pat, double* const* col,
+                               int nc) {
+  constexpr int kChunk = 8, kMaxN = 64;
+  const Eigen::Index n = LU.rows();
+  const double* lu = LU.data();
+  const int *lStart = pat.lStart.data(), *lRows = pat.lRows.data();
+  const int *uStart = pat.uStart.data(), *uCols = pat.uCols.data();
+  double x[kMaxN * kChunk];  // x[i * nc + t]: row i of column t
+  for (int t = 0; t < nc; ++t)
+    for (Eigen::Index i = 0; i < n; ++i) x[i * nc + t] = col[t][i];
+  for (Eigen::Index j = 0; j + 1 < n; ++j) {  // b_i -= L_ij b_j, j ascending for each i
+    const double* lj = lu + j * n;
+    const double* xj = x + j * nc;
+    for (int e = lStart[j]; e < lStart[j + 1]; ++e) {
+      const int i = lRows[e];
+      const double l = lj[i];
+      double* xi = x + i * nc;
+      for (int t = 0; t < nc; ++t) xi[t] -= l * xj[t];
+    }
+  }
+  for (Eigen::Index i = n - 1; i >= 0; --i) {
+    double* xi = x + i * nc;
+    for (int e = uStart[i]; e < uStart[i + 1]; ++e) {
+      const int j = uCols[e];
+      const double u = lu[i + j * n];
+      const double* xj = x + j * nc;
+      for (int t = 0; t < nc; ++t) xi[t] -= u * xj[t];
+    }
+    const double d = lu[i + i * n];
+    for (int t = 0; t < nc; ++t) xi[t] /= d;
+  }
+  for (int t = 0; t < nc; ++t)
+    for (Eigen::Index i = 0; i < n; ++i) col[t][i] = x[i * nc + t];
+}
+
+/// sparseLuSolveFactors of one column b (n entries, any n), in place.
+inline void sparseLuSolveColumn(const MatX& LU, const std::vector<int>& piv,
+                                const SparseLuPattern& pat, double* b) {
+  const Eigen::Index n = LU.rows();
+  for (Eigen::Index k = 0; k < n; ++k)
+    if (piv[k] != k) std::swap(b[k], b[piv[k]]);
+  Eigen::Index first = 0;  // a zero column (a delta rod's idle spin) stays zero
+  while (first < n && b[first] == 0.0) ++first;
+  if (first == n) return;
+  const double* lu = LU.data();
+  const int *lStart = pat.lStart.data(), *lRows = pat.lRows.data();
+  const int *uStart = pat.uStart.data(), *uCols = pat.uCols.data();
+  for (Eigen::Index j = first; j + 1 < n; ++j) {
+    const double bj = b[j];
+    if (bj == 0.0) continue;
+    const double* lj = lu + j * n;
+    for (int e = lStart[j]; e < lStart[j + 1]; ++e) b[lRows[e]] -= lj[lRows[e]] * bj;
+  }
+  for (Eigen::Index i = n - 1; i >= 0; --i) {
+    double bi = b[i];
+    for (int e = uStart[i]; e < uStart[i + 1]; ++e) {
+      const int j = uCols[e];
+      bi -= lu[i + j * n] * b[j];
+    }
+    b[i] = bi / lu[i + i * n];
+  }
+}
+
+}  // namespace lu_detail
+
+/// luSolveFactors over the nonzeros of the factors only (pattern of sparseLuFactor) of the
+/// columns of B and, when b is not null, of the vector b (n entries) too; the column order of
+/// piv is NOT applied (the caller scatters the rows of the solution). For n <= 64 and 4 or more
+/// columns, the nonzero ones are solved together, up to 8 at a time
+/// (lu_detail::sparseLuSubstitute). Every column gets the operations of luSolveFactors in the same
+/// order, but for the products with an exact zero of the factors; a zero column stays zero.
 template <typename Mat>
 void sparseLuSolveFactors(const MatX& LU, const std::vector<int>& piv, const SparseLuPattern& pat,
-                          Mat&& B) {
+                          Mat&& B, double* b = nullptr) {
   using B_t = std::decay_t<Mat>;
   static_assert(
       B_t::InnerStrideAtCompileTime == 1 && (B_t::ColsAtCompileTime == 1 || !B_t::IsRowMajor),
       "sparseLuSolveFactors: B needs contiguous columns");
-  const Eigen::Index n = LU.rows();
-  for (Eigen::Index k = 0; k < n; ++k)
-    if (piv[k] != k) B.row(k).swap(B.row(piv[k]));
-  const double* lu = LU.data();
-  const int *lStart = pat.lStart.data(), *lRows = pat.lRows.data();
-  const int *uStart = pat.uStart.data(), *uCols = pat.uCols.data();
-  for (Eigen::Index c = 0; c < B.cols(); ++c) {
-    double* b = &B.coeffRef(0, c);
-    Eigen::Index first = 0;  // a zero column (a delta rod's idle spin) stays zero
-    while (first < n && b[first] == 0.0) ++first;
-    if (first == n) continue;
-    for (Eigen::Index j = first; j + 1 < n; ++j) {
-      const double bj = b[j];
-      if (bj == 0.0) continue;
-      const double* lj = lu + j * n;
-      for (int e = lStart[j]; e < lStart[j + 1]; ++e) b[lRows[e]] -= lj[lRows[e]] * bj;
+  constexpr int kChunk = 8, kMaxN = 64;
+  const Eigen::Index n = LU.rows(), m = B.cols() + (b ? 1 : 0);
+  if (n == 0) return;
+  const auto column = [&](Eigen::Index c) { return c < B.cols() ? &B.coeffRef(0, c) : b; };
+  if (n > kMaxN || m < 4) {  // column by column (a few columns: the copies cost more)
+    for (Eigen::Index c = 0; c < m; ++c) lu_detail::sparseLuSolveColumn(LU, piv, pat, column(c));
+    return;
+  }
+  double* col[kChunk];
+  for (Eigen::Index c = 0; c < m;) {
+    int nc = 0;  // the next nonzero columns, rows in pivot order
+    for (; c < m && nc < kChunk; ++c) {
+      double* x = column(c);
+      Eigen::Index i = 0;
+      while (i < n && x[i] == 0.0) ++i;
+      if (i == n) continue;
+      for (Eigen::Index k = 0; k < n; ++k)
+        if (piv[k] != k) std::swap(x[k], x[piv[k]]);
+      col[nc++] = x;
     }
-    for (Eigen::Index i = n - 1; i >= 0; --i) {
-      double bi = b[i];
-      for (int e = uStart[i]; e < uStart[i + 1]; ++e) {
-        const int j = uCols[e];
-        bi -= lu[i + j * n] * b[j];
-      }
-      b[i] = bi / lu[i + i * n];
-    }
+    if (nc > 0) lu_detail::sparseLuSubstitute(LU, pat, col, nc);
   }
 }
 

@@ -148,8 +148,10 @@ inline void worldFactorsFromBody(const Model& model, const Data& data, Derivativ
 /// Articulated inertia of body i in world axes (Featherstone Table 7.1 at v = 0, tau = 0; world
 /// axes need no transform between bodies): oU_i = IA_i psi_i, D_i^-1 (to data.Dinv), and
 /// IA_parent += IA_i - oU_i D_i^-1 oU_i^T. data.IA holds world-axes inertias, dd.psi[i] is set.
-/// False when D_i is singular.
-inline bool worldArticulatedInertiaStep(const Model& model, Data& data, DerivativeData& dd, int i) {
+/// False when D_i is singular to working precision (a pivot below kSingularPivot of its largest
+/// diagonal entry: *ratio, PivotText).
+inline bool worldArticulatedInertiaStep(const Model& model, Data& data, DerivativeData& dd, int i,
+                                        double* ratio) {
   const int k = model.nvs[i], p = model.parent[i];
   const Mat6& IA = data.IA[i];
   const Mat6Xs& psi = dd.psi[i];
@@ -158,7 +160,10 @@ inline bool worldArticulatedInertiaStep(const Model& model, Data& data, Derivati
     const Vec6 U = IA * psi.col(0);
     oU.col(0) = U;
     const double D = psi.col(0).dot(U);
-    if (!(D > 0.0)) return false;
+    if (!(D > 0.0)) {
+      *ratio = std::numeric_limits<double>::quiet_NaN();
+      return false;
+    }
     data.Dinv[i](0, 0) = 1.0 / D;
     if (p < 0) return true;
     data.IA[p] += IA;
@@ -172,7 +177,7 @@ inline bool worldArticulatedInertiaStep(const Model& model, Data& data, Derivati
     oU = U;
     Mat6 D, Dinv;
     D.noalias() = S.transpose() * U;
-    if (!invertPositiveDefinite<6>(D, Dinv)) return false;
+    if (!invertPositiveDefinite<6>(D, Dinv, kSingularPivot, ratio)) return false;
     data.Dinv[i] = Dinv;
     if (p < 0) return true;
     const Mat6 UDinv = U * Dinv;
@@ -185,7 +190,7 @@ inline bool worldArticulatedInertiaStep(const Model& model, Data& data, Derivati
   MatK D(k, k);
   D.noalias() = psi.transpose() * oU;
   Eigen::LLT<MatK> llt(D);
-  if (llt.info() != Eigen::Success) return false;
+  if (!choleskyAboveFloor(llt, D, kSingularPivot, ratio)) return false;
   data.Dinv[i].setIdentity(k, k);
   llt.solveInPlace(data.Dinv[i]);
   if (p < 0) return true;

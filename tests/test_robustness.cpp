@@ -4,10 +4,13 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <fstream>
 #include <random>
 #include <string>
 
+#include "closed_states.hpp"
 #include "clusterdyn/clusterdyn.hpp"
+#include "clusterdyn/logging.hpp"
 #include "test_models.hpp"
 #include "test_util.hpp"
 
@@ -469,6 +472,185 @@ TEST(Robustness, MasslessLeafOnItsOwnJoint) {
   EXPECT_EQ(ceAba(m, d, q, v, tau), s);  // the workspace stays usable
   EXPECT_EQ(rnea(m.treeModel, td, q, v, vec({1.0, 1.0})), Status::Ok);
   EXPECT_TRUE(td.tau.allFinite());
+}
+
+/// The model loaded with warnings captured (stderr, where the "clusterdyn" logger writes).
+template <typename Load>
+auto loadCapturingWarnings(Load load, std::string& warnings) {
+  const LogLevel level = logLevel();
+  setLogLevel(LogLevel::Warn);
+  ::testing::internal::CaptureStderr();
+  auto m = load();
+  warnings = ::testing::internal::GetCapturedStderr();
+  setLogLevel(level);
+  return m;
+}
+
+// A massless root body on a floating joint (cd_rsu_leg's pelvis has no <inertial>; loaded with
+// ModelOptions::floatingBase): spinning the pelvis about the hip-yaw axis while hip_yaw turns
+// back moves no mass, so the spanning tree's M is singular at every state, and the root's 6 x 6
+// articulated inertia D has a Cholesky pivot at rounding level (of either sign). Without the
+// working-precision pivot test of the dynamics (core/small_spd.hpp) most states returned Ok with
+// an "inverse" off by a factor of 4 (computeClusterMinverse) or garbage accelerations. Every
+// bundled model whose root link is massless, loaded with a floating base: the tree's aba and
+// computeMinverse report NotPositiveDefinite naming the root body and the pivot ratio, with a
+// load warning naming the link. The cluster model's H is singular too unless a gear ties the
+// base to a massive body (a rotor on the base turns at N times the joint: cd_belt_leg,
+// cd_geared_chain, revolute_rotor_chain, mit_humanoid_leg): then CE-ABA, its derivatives and
+// computeClusterMinverse are Ok (H^-1 H = I), without a warning; else they report it, with the
+// warning. The same files on their fixed root link are regular, without a warning.
+TEST(Robustness, MasslessFloatingRootIsSingular) {
+  struct Case {
+    std::string file;
+    bool singularH;
+  };
+  const std::vector<Case> cases = {{modelsPath("cd_rsu_leg.urdf"), true},
+                                   {modelsPath("cd_differential.urdf"), true},
+                                   {modelsPath("cd_mimic_gripper.urdf"), true},
+                                   {sharedPath("urdfplus/double_pendulum.urdf"), true},
+                                   {modelsPath("cd_belt_leg.urdf"), false},
+                                   {modelsPath("cd_geared_chain.urdf"), false},
+                                   {sharedPath("urdfplus/revolute_rotor_chain.urdf"), false},
+                                   {sharedPath("urdfplus/mit_humanoid_leg.urdf"), false}};
+  ModelOptions o;
+  o.floatingBase = true;
+  const std::string ratio = " x the largest diagonal entry";
+  for (const Case& c : cases) {
+    if (!std::ifstream(c.file)) continue;  // a shared model without the shared folder
+    SCOPED_TRACE(c.file);
+    std::string warnings, treeWarnings;
+    const ClusterModel m = loadCapturingWarnings([&] { return loadModel(c.file, o); }, warnings);
+    const Model tm = loadCapturingWarnings([&] { return loadTreeModel(c.file, o); }, treeWarnings);
+    const std::string root = m.treeModel.bodyNames[0];
+    const std::string warned = "link '" + root + "' is a floating base without mass or inertia";
+    EXPECT_NE(treeWarnings.find(warned), std::string::npos) << treeWarnings;
+    EXPECT_NE(treeWarnings.find("(articulated inertia of body '" + root + "' is singular"),
+              std::string::npos)
+        << treeWarnings;
+    EXPECT_EQ(warnings.find(warned) != std::string::npos, c.singularH) << warnings;
+    ClusterData d(m);
+    ClusterDerivativeData dd(m);
+    Data td(tm);
+    DerivativeData tdd(tm);
+    std::mt19937_64 rng(17);
+    const std::string body = "articulated inertia of body '" + root + "' is singular";
+    for (int s = 0; s < 6; ++s) {
+      support::ClosedState st;
+      ASSERT_TRUE(support::randomClosedStateNearReference(m, d, rng, st, 0.2, 20));
+      SCOPED_TRACE("state " + std::to_string(s));
+      const VecX tau = VecX::Ones(m.ny), tauq = VecX::Ones(tm.nv);
+      EXPECT_EQ(aba(tm, td, st.q, st.v, tauq), Status::NotPositiveDefinite);
+      EXPECT_NE(std::string(td.errorMessage()).find(body), std::string::npos) << td.errorMessage();
+      EXPECT_EQ(computeMinverse(tm, td, tdd, st.q), Status::NotPositiveDefinite);
+      EXPECT_NE(std::string(td.errorMessage()).find(ratio), std::string::npos) << td.errorMessage();
+      EXPECT_EQ(td.pivotFloor, 1e-11);  // the workspace's floor, unchanged
+      if (!c.singularH) {
+        ASSERT_EQ(ceAba(m, d, st.q, st.v, tau), Status::Ok) << d.errorMessage();
+        ASSERT_EQ(computeCeAbaDerivatives(m, d, dd, st.q, st.v, tau), Status::Ok)
+            << d.errorMessage();
+        ASSERT_EQ(computeClusterMinverse(m, d, dd, st.q), Status::Ok) << d.errorMessage();
+        ASSERT_EQ(clusterMassMatrix(m, d, st.q), Status::Ok) << d.errorMessage();
+        EXPECT_LE((dd.Hinv * d.H - MatX::Identity(m.ny, m.ny)).cwiseAbs().maxCoeff(), 1e-9);
+        continue;
+      }
+      EXPECT_EQ(ceAba(m, d, st.q, st.v, tau), Status::NotPositiveDefinite);
+      EXPECT_NE(std::string(d.errorMessage()).find(body), std::string::npos) << d.errorMessage();
+      EXPECT_NE(std::string(d.errorMessage()).find(ratio), std::string::npos) << d.errorMessage();
+      EXPECT_EQ(computeCeAbaDerivatives(m, d, dd, st.q, st.v, tau), Status::NotPositiveDefinite);
+      EXPECT_EQ(computeClusterMinverse(m, d, dd, st.q), Status::NotPositiveDefinite);
+      EXPECT_NE(std::string(d.errorMessage()).find("of cluster '" + root + "' is singular"),
+                std::string::npos)
+          << d.errorMessage();
+      EXPECT_NE(std::string(d.errorMessage()).find(ratio), std::string::npos) << d.errorMessage();
+    }
+    // The same file on its fixed root link is regular, without the warning.
+    std::string fixedWarnings;
+    const ClusterModel fixed =
+        loadCapturingWarnings([&] { return loadModel(c.file); }, fixedWarnings);
+    EXPECT_EQ(fixedWarnings.find("floating base"), std::string::npos) << fixedWarnings;
+    ClusterData fd(fixed);
+    ClusterDerivativeData fdd(fixed);
+    support::ClosedState st;
+    ASSERT_TRUE(support::randomClosedStateNearReference(fixed, fd, rng, st, 0.2, 20));
+    EXPECT_EQ(ceAba(fixed, fd, st.q, st.v, VecX::Ones(fixed.ny)), Status::Ok) << fd.errorMessage();
+    EXPECT_EQ(computeClusterMinverse(fixed, fd, fdd, st.q), Status::Ok) << fd.errorMessage();
+  }
+}
+
+// The constrained and Delassus passes factor inertias augmented by mu C^T C with the plain test
+// (pivots > 0; a floor relative to the augmented diagonal rejected rho = 1e-10 on the MIT
+// humanoid, SolverAccuracy.DampedDelassusInverseWithinItsBound) and restore the workspace's floor
+// for the dynamics that follow.
+TEST(Robustness, ConstrainedPassesRestoreThePivotFloor) {
+  const ClusterModel cm = loadModel(modelsPath("cd_belt_leg.urdf"));
+  ClusterData data(cm);
+  ConstraintSet set(cm);
+  set.addContact("foot", ConstraintType::Point);
+  ConstraintData cd(cm, set);
+  std::mt19937_64 rng(5);
+  support::ClosedState st;
+  ASSERT_TRUE(support::randomClosedStateNearReference(cm, data, rng, st, 0.2, 20));
+  const VecX tau = VecX::Ones(cm.ny);
+  for (double rho : {1e-2, 1e-10}) {
+    EXPECT_EQ(dampedDelassusInverse(cm, data, set, cd, st.q, rho), Status::Ok)
+        << data.errorMessage();
+    EXPECT_EQ(data.treeData.pivotFloor, 1e-11);
+  }
+  EXPECT_EQ(delassusMatrix(cm, data, set, cd, st.q), Status::Ok) << data.errorMessage();
+  EXPECT_EQ(data.treeData.pivotFloor, 1e-11);
+  ProximalSettings ps;
+  EXPECT_EQ(constrainedAba(cm, data, set, cd, st.q, st.v, tau, ps), Status::Ok)
+      << data.errorMessage();
+  EXPECT_EQ(data.treeData.pivotFloor, 1e-11);
+  EXPECT_EQ(proxPv(cm, data, set, cd, st.q, st.v, tau, ps), Status::Ok) << data.errorMessage();
+  EXPECT_EQ(data.treeData.pivotFloor, 1e-11);
+}
+
+// A floating base whose root link has an inertia: no warning, and the dynamics are regular; the
+// same robot with a massless base link: the warning names the link and the singular pivot.
+TEST(Robustness, MassiveFloatingRootLoadsWithoutWarning) {
+  const auto robot = [](const std::string& baseMass, const std::string& baseInertia) {
+    return R"(<robot name="r">
+  <link name="base"><inertial><mass value=")" +
+           baseMass + R"("/><inertia )" + baseInertia + R"(/></inertial></link>
+  <link name="arm"><inertial><mass value="1"/>
+    <inertia ixx="0.01" ixy="0" ixz="0" iyy="0.01" iyz="0" izz="0.01"/></inertial></link>
+  <joint name="j1" type="continuous"><parent link="base"/><child link="arm"/>
+    <origin xyz="0.2 0 0"/><axis xyz="0 0 1"/></joint>
+</robot>)";
+  };
+  ModelOptions o;
+  o.floatingBase = true;
+  std::string warnings;
+  const ClusterModel m = loadCapturingWarnings(
+      [&] {
+        return buildClusterModel(
+            parseUrdfString(
+                robot("2", R"(ixx="0.02" ixy="0" ixz="0" iyy="0.03" iyz="0" izz="0.04")")),
+            o);
+      },
+      warnings);
+  EXPECT_EQ(warnings.find("floating base"), std::string::npos) << warnings;
+  ClusterData d(m);
+  const VecX q = neutralConfiguration(m.treeModel);
+  EXPECT_EQ(ceAba(m, d, q, VecX::Zero(m.ny), VecX::Ones(m.ny)), Status::Ok) << d.errorMessage();
+  const ClusterModel mm = loadCapturingWarnings(
+      [&] {
+        return buildClusterModel(
+            parseUrdfString(robot("0", R"(ixx="0" ixy="0" ixz="0" iyy="0" iyz="0" izz="0")")), o);
+      },
+      warnings);
+  EXPECT_NE(warnings.find("<string>:2: link 'base' is a floating base without mass or inertia"),
+            std::string::npos)
+      << warnings;
+  EXPECT_NE(warnings.find("the mass matrix is singular (articulated inertia of body 'base' is "
+                          "singular along its joint 'root_joint' ("),
+            std::string::npos)
+      << warnings;
+  ClusterData md(mm);
+  EXPECT_EQ(ceAba(mm, md, q, VecX::Zero(mm.ny), VecX::Ones(mm.ny)), Status::NotPositiveDefinite);
+  EXPECT_NE(std::string(md.errorMessage()).find("body 'base'"), std::string::npos)
+      << md.errorMessage();
 }
 
 // Newton started far from a solution (random spanning q, projection) on every bundled loop

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <limits>
 #include <random>
+#include <string>
 
 #include "core/small_spd.hpp"
 
@@ -73,4 +74,52 @@ TEST(SmallSpd, RejectsSingularIndefiniteAndNaN) {
   checkRejects<2>();
   checkRejects<3>();
   checkRejects<6>();
+}
+
+// The working-precision floor (kSingularPivot, used by the dynamics of the mass matrix): a
+// rank-deficient Gram matrix plus 1e-12 I (1e-13 of its diagonal) passes the plain test (pivots >
+// 0) and fails with the floor, with the ratio reported; a well-conditioned matrix with a 1e-6 pivot
+// passes both. The fixed-size inverse and Eigen's LLT (choleskyAboveFloor) agree.
+TEST(SmallSpd, FloorRejectsPivotsAtRoundingLevel) {
+  using Mat6 = Eigen::Matrix<double, 6, 6>;
+  std::mt19937_64 rng(3);
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  Eigen::Matrix<double, 6, 5> B;
+  for (int i = 0; i < 6; ++i)
+    for (int j = 0; j < 5; ++j) B(i, j) = u(rng);
+  const Eigen::Matrix<double, 6, 1> z = Eigen::Matrix<double, 6, 1>::Constant(1.0 / std::sqrt(6.0));
+  B -= z * (z.transpose() * B);       // null vector z: no coordinate direction
+  Mat6 A = 10.0 * B * B.transpose();  // rank 5
+  A += 1e-12 * Mat6::Identity();      // smallest eigenvalue 1e-12 against a diagonal ~10
+  Mat6 Ainv;
+  ASSERT_TRUE(detail::invertPositiveDefinite<6>(A, Ainv));  // floor 0: as Eigen::LLT
+  double ratio = -1.0;
+  EXPECT_FALSE(detail::invertPositiveDefinite<6>(A, Ainv, detail::kSingularPivot, &ratio));
+  EXPECT_GT(ratio, 0.0);
+  EXPECT_LT(ratio, detail::kSingularPivot);
+  const Eigen::LLT<Eigen::MatrixXd> llt(A);
+  ASSERT_EQ(llt.info(), Eigen::Success);
+  double lltRatio = -1.0;
+  EXPECT_TRUE(detail::choleskyAboveFloor(llt, A, 0.0));
+  EXPECT_FALSE(detail::choleskyAboveFloor(llt, A, detail::kSingularPivot, &lltRatio));
+  EXPECT_NEAR(lltRatio, ratio, 1e-3 * ratio);
+  EXPECT_NE(std::string(detail::PivotText(ratio, detail::kSingularPivot).c_str())
+                .find("x the largest diagonal entry, below 1e-11"),
+            std::string::npos);
+  // A regular matrix whose smallest pivot is 1e-6 of its diagonal: accepted, same inverse.
+  Mat6 R = Mat6::Identity();
+  R(5, 5) = 1e-6;
+  Mat6 Rinv, Rinv0;
+  ASSERT_TRUE(detail::invertPositiveDefinite<6>(R, Rinv, detail::kSingularPivot, &ratio));
+  ASSERT_TRUE(detail::invertPositiveDefinite<6>(R, Rinv0));
+  EXPECT_EQ(Rinv, Rinv0);
+  EXPECT_TRUE(
+      detail::choleskyAboveFloor(Eigen::LLT<Eigen::MatrixXd>(R), R, detail::kSingularPivot));
+  // A negative pivot: its ratio (<= 0); Eigen's failed LLT: NaN.
+  Mat6 N = Mat6::Identity();
+  N(2, 2) = -0.5;
+  EXPECT_FALSE(detail::invertPositiveDefinite<6>(N, Ainv, detail::kSingularPivot, &ratio));
+  EXPECT_EQ(ratio, -0.5);
+  EXPECT_FALSE(detail::choleskyAboveFloor(Eigen::LLT<Eigen::MatrixXd>(N), N, 0.0, &lltRatio));
+  EXPECT_TRUE(std::isnan(lltRatio));
 }

@@ -65,7 +65,10 @@ inline constexpr ClosureSettings kClosureSettings{};
 
 /// Constraint-embedding ABA (Chignoli et al. 2023, Alg. 1, eq. 53, 57-61): independent
 /// accelerations y_ddot (data.ydd, size ny) and spanning accelerations (data.qdd, size nv) from a
-/// spanning state and independent generalized forces tauY (size ny).
+/// spanning state and independent generalized forces tauY (size ny). NotPositiveDefinite
+/// (naming the body or cluster and the pivot ratio) when a cluster's D = S^T IA S is singular
+/// to working precision: a Cholesky pivot <= 0, NaN or below 1e-11 of D's largest diagonal entry
+/// (docs/robustness.md, "Singular inertias"; e.g. a massless root body on a floating joint).
 Status ceAba(const ClusterModel& model, ClusterData& data, ConstVecRef q, ConstVecRef v,
              ConstVecRef tauY, const Force* fext = nullptr);
 

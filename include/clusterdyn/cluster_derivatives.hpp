@@ -139,7 +139,9 @@ Status computeCeRneaDerivatives(const ClusterModel& model, ClusterData& data,
 /// forming or factoring H. Statuses: InvalidSize / NonFinite / NotUnitQuaternion for q,
 /// WorkspaceMismatch (either workspace made for another model), ConstraintFailure (q not closed,
 /// or a singular configuration of a loop), InvalidArgument for a model with joint dynamics,
-/// NotPositiveDefinite (naming the cluster) when a cluster's articulated inertia is singular.
+/// NotPositiveDefinite (naming the cluster) when a cluster's articulated inertia is singular to
+/// working precision (a Cholesky pivot <= 0, NaN or below 1e-11 of its largest diagonal entry:
+/// docs/robustness.md, "Singular inertias"; e.g. a massless root body on a floating joint).
 Status computeClusterMinverse(const ClusterModel& model, ClusterData& data,
                               ClusterDerivativeData& dd, ConstVecRef q);
 
@@ -149,7 +151,8 @@ Status computeClusterMinverse(const ClusterModel& model, ClusterData& data,
 /// keeps H's branch-induced sparsity (Featherstone 2005; the cluster-tree recursion of
 /// computeClusterMinverse costs more where H is at hand). Also leaves
 /// dd.dtau_dy, dd.dtau_dydot, dd.H at y_ddot.
-/// Statuses as computeCeRneaDerivatives, plus NotPositiveDefinite when H is not.
+/// Statuses as computeCeRneaDerivatives, plus NotPositiveDefinite (naming the cluster) when a
+/// cluster's D (ceAba) or H is singular to working precision (as computeClusterMinverse).
 Status computeCeAbaDerivatives(const ClusterModel& model, ClusterData& data,
                                ClusterDerivativeData& dd, ConstVecRef q, ConstVecRef v,
                                ConstVecRef tauY, const Force* fext = nullptr);

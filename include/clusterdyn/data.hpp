@@ -48,6 +48,11 @@ struct Data {
   Mat6X J;          ///< frame Jacobian scratch (6 x nv)
   double kineticEnergy = 0.0;
   double potentialEnergy = 0.0;
+  /// Relative floor of the Cholesky pivots of the articulated inertias D that aba and ceAba
+  /// factor (docs/robustness.md, "Singular inertias"): 1e-11 of D's largest diagonal entry. Not
+  /// a setting (leave it): the constrained and Delassus passes, whose inertias carry 1/mu-sized
+  /// terms, lower it to 0 (pivots > 0) for their own pass and restore it.
+  double pivotFloor = 1e-11;
 
   /// Message of the last failed call (empty after a successful call): static buffer, no heap.
   std::array<char, 256> lastError{};

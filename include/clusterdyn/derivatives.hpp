@@ -74,8 +74,8 @@ Status computeRNEADerivatives(const Model& model, Data& data, DerivativeData& dd
                               ConstVecRef v, ConstVecRef a, const Force* fext = nullptr);
 
 /// M(q)^-1 by the articulated-body recursion (not by inverting M), written to dd.Minv (both
-/// triangles). Fails with NotPositiveDefinite (naming the body) like aba(). Uses data.oMi,
-/// data.IA (world axes here), data.Dinv as scratch.
+/// triangles). Fails with NotPositiveDefinite (naming the body) like aba() (the same
+/// working-precision test). Uses data.oMi, data.IA (world axes here), data.Dinv as scratch.
 Status computeMinverse(const Model& model, Data& data, DerivativeData& dd, ConstVecRef q);
 
 /// ddq = aba(q, v, tau, fext) (to dd.ddq and data.ddq) and its derivatives

@@ -39,7 +39,8 @@ Status ceAbaCore(const ClusterModel& cm, ClusterData& data, ConstVecRef q, Const
   }
   // Joint dynamics (MJCF springs, dampers, armature in loops): spanning forces.
   tau = detail::withJointDynamicsForces(cm, data, q.data(), v.data(), tau, forces);
-  // Pass 2: articulated inertias, leaf clusters to root (eq. 53, 58-60).
+  // Pass 2: articulated inertias, leaf clusters to root (eq. 53, 58-60); a D singular to
+  // working precision (pivot below td.pivotFloor, kSingularPivot) fails.
   for (int k = ncl - 1; k >= 0; --k)
     CDYN_TRY(detail::clusterArticulatedStep(cm, data, k, tau, forces, frame));
   // Pass 3: accelerations, root cluster to leaves (eq. 53, 61).

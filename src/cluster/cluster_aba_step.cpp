@@ -38,9 +38,12 @@ inline void addTransformedInertia(const ClusterModel& cm, const ClusterData& dat
     tree.inertias[b].transformedBy(T).addTo(IAo);
 }
 
-Status singular(Data& td, const Cluster& c) {
-  return fail(td, Status::NotPositiveDefinite, "articulated inertia of cluster '%s' is singular",
-              c.name.c_str());
+/// ratio: of the failed pivot test (PivotText; NaN when not known).
+Status singular(Data& td, const Cluster& c,
+                double ratio = std::numeric_limits<double>::quiet_NaN()) {
+  return fail(td, Status::NotPositiveDefinite,
+              "articulated inertia of cluster '%s' is singular (%s)", c.name.c_str(),
+              PivotText(ratio, td.pivotFloor).c_str());
 }
 
 /// True when cluster k has rotors (ClusterWorkspace::rotors) and each still has its rigid inertia
@@ -165,7 +168,8 @@ Status articulatedFixed(const ClusterModel& cm, ClusterData& data, int k, const 
   }
   addClusterArmature(cm.treeModel, c, w.G, Dm);
   MatDD Dinv;
-  if (!invertPositiveDefinite<D>(Dm, Dinv)) return singular(td, c);
+  double ratio;
+  if (!invertPositiveDefinite<D>(Dm, Dinv, td.pivotFloor, &ratio)) return singular(td, c, ratio);
   w.D = Dm;
   w.Dinv = Dinv;
   w.u = u;
@@ -278,7 +282,8 @@ Status articulatedSparse(const ClusterModel& cm, ClusterData& data, int k, const
   w.D.triangularView<Eigen::StrictlyUpper>() = w.D.transpose();
   addClusterArmature(cm.treeModel, c, w.G, w.D);
   w.llt.compute(w.D);
-  if (w.llt.info() != Eigen::Success) return singular(td, c);
+  if (double ratio; !choleskyAboveFloor(w.llt, w.D, td.pivotFloor, &ratio))
+    return singular(td, c, ratio);
   inverseFromCholesky(w, d);
   if (o < 0) return Status::Ok;
   w.tmpd = w.u - w.Utc;  // u - U^T c
@@ -305,7 +310,8 @@ Status articulatedGeneric(const ClusterModel& cm, ClusterData& data, int k, cons
   w.D.noalias() = w.S.transpose() * w.U;  // eq. 53: D
   addClusterArmature(cm.treeModel, c, w.G, w.D);
   w.llt.compute(w.D);
-  if (w.llt.info() != Eigen::Success) return singular(td, c);
+  if (double ratio; !choleskyAboveFloor(w.llt, w.D, td.pivotFloor, &ratio))
+    return singular(td, c, ratio);
   w.Dinv.setIdentity();
   w.llt.solveInPlace(w.Dinv);
   if (forces == ForceCoordinates::Spanning)

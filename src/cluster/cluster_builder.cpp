@@ -520,6 +520,13 @@ ClusterModel buildAsMarked(const UrdfDescription& urdf, const ModelOptions& opti
   nameClusters(cm);
 
   detail::closeReferenceConfiguration(cm);
+  if (const int b = detail::masslessFloatingRoot(cm.treeModel); b >= 0) {  // H singular?
+    ClusterData data(cm);
+    const VecX zero = VecX::Zero(cm.ny);
+    if (ceAba(cm, data, cm.qReference, VecX::Zero(cm.treeModel.nv), zero) ==
+        Status::NotPositiveDefinite)
+      detail::warnSingularFloatingRoot(urdf, cm.treeModel, b, data.errorMessage());
+  }
   log::debug("{}: {} clusters, nv spanning {}, ny {}", urdf.source, cm.clusters.size(),
              cm.treeModel.nv, cm.ny);
   return cm;

@@ -358,6 +358,23 @@ Status computeCeRneaDerivatives(const ClusterModel& model, ClusterData& data,
                                "computeCeRneaDerivatives: dtau_dydot", inputs);
 }
 
+namespace {
+
+/// NotPositiveDefinite for H singular at independent velocity y (branchSparseInverse's ratio).
+/// Out of line: inlined, its formatting cost the hot products after it ~1k instructions a call.
+__attribute__((noinline)) Status singularH(const ClusterModel& model, Data& td, int y,
+                                           double ratio) {
+  int k = 0;  // the cluster of independent velocity y
+  while (y >= model.clusters[k].y0 + model.clusters[k].ny) ++k;
+  return detail::fail(td, Status::NotPositiveDefinite,
+                      "computeCeAbaDerivatives: the independent mass matrix H is singular at the "
+                      "velocity %d of cluster '%s' (%s)",
+                      y - model.clusters[k].y0, model.clusters[k].name.c_str(),
+                      detail::PivotText(ratio, detail::kSingularPivot).c_str());
+}
+
+}  // namespace
+
 Status computeCeAbaDerivatives(const ClusterModel& model, ClusterData& data,
                                ClusterDerivativeData& dd, ConstVecRef q, ConstVecRef v,
                                ConstVecRef tauY, const Force* fext) {
@@ -366,10 +383,9 @@ Status computeCeAbaDerivatives(const ClusterModel& model, ClusterData& data,
   dd.ydd = data.ydd;
   CDYN_TRY(derivativePasses(model, data, dd, q, v, dd.ydd, fext, StateCheck::Skip));
   // eq. C10: d y_ddot = -H^-1 d tau_y at y_ddot; d y_ddot / d tau_y = H^-1 (eq. C14-C16).
-  if (!detail::branchSparseInverse(dd))
-    return detail::fail(data.treeData, Status::NotPositiveDefinite,
-                        "computeCeAbaDerivatives: the independent mass matrix H is not positive "
-                        "definite");
+  double ratio;
+  if (const int y = detail::branchSparseInverse(dd, &ratio); y >= 0)
+    return singularH(model, data.treeData, y, ratio);
   hinvProducts(model, dd);  // eq. C10
   detail::ok(data.treeData);
   const std::initializer_list<detail::InputMagnitude> inputs = {

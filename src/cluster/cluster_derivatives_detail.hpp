@@ -46,8 +46,10 @@ Status clusterMinversePasses(const ClusterModel& cm, ClusterData& data, ClusterD
 /// dd.hW: at construction.
 void initBranchFactor(const ClusterModel& cm, ClusterDerivativeData& dd);
 
-/// dd.Hinv = H^-1 from dd.H by its branch-sparse factor H = L^T L (eq. C14-C16); false when H
-/// is not positive definite.
-bool branchSparseInverse(ClusterDerivativeData& dd);
+/// dd.Hinv = H^-1 from dd.H by its branch-sparse factor H = L^T L (eq. C14-C16). Returns -1, or
+/// when H is not positive definite to working precision (a pivot <= 0, NaN, or below
+/// kSingularPivot of H's largest diagonal entry) the independent velocity of that pivot, with
+/// *ratio the failed test (PivotText; dd.Hinv then unspecified).
+int branchSparseInverse(ClusterDerivativeData& dd, double* ratio);
 
 }  // namespace clusterdyn::detail

@@ -68,7 +68,8 @@ void worldClusterSubspace(const ClusterModel& cm, const ClusterData& data,
 }
 
 /// minverseBackward for a cluster with one independent coordinate: the same terms on 6-vectors.
-bool minverseBackwardScalar(const ClusterModel& cm, ClusterDerivativeData& dd, int k) {
+bool minverseBackwardScalar(const ClusterModel& cm, ClusterDerivativeData& dd, int k,
+                            double* ratio) {
   const Cluster& c = cm.clusters[k];
   const int y0 = c.y0, o = c.outputBody, c0 = dd.colStart[k], c1 = dd.colEnd[k];
   const int b0 = c.firstBody, b1 = c.firstBody + c.nbodies;
@@ -82,7 +83,10 @@ bool minverseBackwardScalar(const ClusterModel& cm, ClusterDerivativeData& dd, i
     D += psi.dot(U);
     Ubar += U;
   }
-  if (!(D > 0.0)) return false;
+  if (!(D > 0.0)) {
+    *ratio = std::numeric_limits<double>::quiet_NaN();  // a 1 x 1 D has no scale to test
+    return false;
+  }
   const double Dinv = 1.0 / D;
   dd.mDinv[k](0, 0) = Dinv;
   MatX& Hinv = dd.Hinv;
@@ -115,12 +119,12 @@ bool minverseBackwardScalar(const ClusterModel& cm, ClusterDerivativeData& dd, i
 }
 
 /// Dinv = D^-1 of a cluster's N x N D (MatX) by the fixed-size Cholesky inverse; false unless D
-/// is positive definite.
+/// is positive definite to working precision (kSingularPivot; *ratio: the failed test).
 template <int N>
-bool fixedInverse(const MatX& D, MatX& Dinv) {
+bool fixedInverse(const MatX& D, MatX& Dinv, double* ratio) {
   const Eigen::Matrix<double, N, N> A = D;
   Eigen::Matrix<double, N, N> Ainv;
-  if (!invertPositiveDefinite<N>(A, Ainv)) return false;
+  if (!invertPositiveDefinite<N>(A, Ainv, kSingularPivot, ratio)) return false;
   Dinv = Ainv;
   return true;
 }
@@ -129,10 +133,11 @@ bool fixedInverse(const MatX& D, MatX& Dinv) {
 /// inverse, the rows of H^-1 of the cluster over the columns [colStart, colEnd) before the
 /// forward correction, D^-1 (E_k - sum Psi_b^T F_b), and the output body's articulated inertia
 /// IA_o += sum IA_b - Ubar D^-1 Ubar^T and force sensitivity F_o += sum F_b + Ubar Hinv_k
-/// (Ubar = sum U_b). False when D is not positive definite.
-bool minverseBackward(const ClusterModel& cm, ClusterDerivativeData& dd, int k) {
+/// (Ubar = sum U_b). False when D is not positive definite to working precision (kSingularPivot;
+/// *ratio: the failed test, PivotText).
+bool minverseBackward(const ClusterModel& cm, ClusterDerivativeData& dd, int k, double* ratio) {
   const Cluster& c = cm.clusters[k];
-  if (c.ny == 1) return minverseBackwardScalar(cm, dd, k);
+  if (c.ny == 1) return minverseBackwardScalar(cm, dd, k, ratio);
   const int d = c.ny, y0 = c.y0, o = c.outputBody;
   const int c0 = dd.colStart[k], c1 = dd.colEnd[k];
   auto D = dd.mD[k].topLeftCorner(d, d);
@@ -147,17 +152,20 @@ bool minverseBackward(const ClusterModel& cm, ClusterDerivativeData& dd, int k) 
   MatX& Hinv = dd.Hinv;
   MatX& Dinv = dd.mDinv[k];
   if (d == 1) {
-    if (!(D(0, 0) > 0.0)) return false;
+    if (!(D(0, 0) > 0.0)) {
+      *ratio = std::numeric_limits<double>::quiet_NaN();
+      return false;
+    }
     Dinv(0, 0) = 1.0 / D(0, 0);
   } else if (d == 2) {
-    if (!fixedInverse<2>(dd.mD[k], Dinv)) return false;
+    if (!fixedInverse<2>(dd.mD[k], Dinv, ratio)) return false;
   } else if (d == 3) {
-    if (!fixedInverse<3>(dd.mD[k], Dinv)) return false;
+    if (!fixedInverse<3>(dd.mD[k], Dinv, ratio)) return false;
   } else if (d == 6) {  // a floating base
-    if (!fixedInverse<6>(dd.mD[k], Dinv)) return false;
+    if (!fixedInverse<6>(dd.mD[k], Dinv, ratio)) return false;
   } else {
     dd.mLlt[k].compute(dd.mD[k]);
-    if (dd.mLlt[k].info() != Eigen::Success) return false;
+    if (!choleskyAboveFloor(dd.mLlt[k], dd.mD[k], kSingularPivot, ratio)) return false;
     Dinv.setIdentity();
     dd.mLlt[k].solveInPlace(Dinv);
   }
@@ -238,11 +246,11 @@ Status clusterMinversePasses(const ClusterModel& cm, ClusterData& data, ClusterD
   for (int k = 0; k < nc; ++k) worldClusterSubspace(cm, data, dd, k);
   for (const int b : dd.mCarrier) dd.mFA[b].setZero();
   for (int k = nc - 1; k >= 0; --k)
-    if (!minverseBackward(cm, dd, k))
+    if (double ratio; !minverseBackward(cm, dd, k, &ratio))
       return fail(data.treeData, Status::NotPositiveDefinite,
                   "the articulated inertia of cluster '%s' is singular along its independent "
-                  "coordinates",
-                  cm.clusters[k].name.c_str());
+                  "coordinates (%s)",
+                  cm.clusters[k].name.c_str(), PivotText(ratio, kSingularPivot).c_str());
   for (int k = 0; k < nc; ++k) minverseForward(cm, dd, k);
   if (dd.upperTriangle)  // the forward pass filled the columns right of each cluster's
     for (int col = 0; col < cm.ny; ++col)  // own: mirror them
@@ -301,23 +309,33 @@ void initBranchFactor(const ClusterModel& cm, ClusterDerivativeData& dd) {
   dd.hW.setZero(dd.hStart[ny]);
 }
 
-bool branchSparseInverse(ClusterDerivativeData& dd) {
+int branchSparseInverse(ClusterDerivativeData& dd, double* ratio) {
   const int n = static_cast<int>(dd.hOrder.size());
   const int* const path = dd.hPath.data();
   double* const L = dd.hL.data();
   double* const W = dd.hW.data();
   // Row i of L (and of W = L^-1) over i's path a_0 (root), ..., a_d = i, from hStart[i]; row a_t
   // is the first t + 1 entries of the same path.
+  double maxDiagonal = 0.0, minPivot = std::numeric_limits<double>::infinity();
+  int weakest = -1;  // the coordinate of the smallest pivot
   for (int i = 0; i < n; ++i) {
     const double* const h = &dd.H(0, i);
     for (int t = dd.hStart[i]; t < dd.hStart[i + 1]; ++t) L[t] = h[path[t]];
+    maxDiagonal = std::max(maxDiagonal, h[i]);
   }
   // eq. C14, H = L^T L, leaves to root: L_kk = sqrt(H_kk), L_k,a = H_k,a / L_kk, and
   // H_i,a -= L_k,i L_k,a for i on k's path and a on i's (Featherstone 2005, LTL).
   for (int r = n - 1; r >= 0; --r) {
     const int k = dd.hOrder[r], s = dd.hStart[k], d = dd.hStart[k + 1] - s - 1;
     double* const x = L + s;
-    if (!(x[d] > 0.0)) return false;  // also NaN
+    if (!(x[d] > 0.0)) {  // also NaN
+      *ratio = std::isnan(x[d]) ? x[d] : x[d] / maxDiagonal;
+      return k;
+    }
+    if (x[d] < minPivot) {
+      minPivot = x[d];
+      weakest = k;
+    }
     x[d] = std::sqrt(x[d]);
     const double inv = 1.0 / x[d];
     for (int t = 0; t < d; ++t) x[t] *= inv;
@@ -326,6 +344,10 @@ bool branchSparseInverse(ClusterDerivativeData& dd) {
       const double xt = x[t];
       for (int m = 0; m <= t; ++m) y[m] -= xt * x[m];
     }
+  }
+  if (!pivotsAboveFloor(minPivot, maxDiagonal, kSingularPivot)) {  // singular to working precision
+    *ratio = minPivot / maxDiagonal;
+    return weakest;
   }
   // eq. C15, W = L^-1 (the pattern of L), root to leaves: W_i,a_q = -(sum_{q <= t < d}
   // L_i,a_t W_a_t,a_q) / L_ii, W_ii = 1 / L_ii.
@@ -356,7 +378,7 @@ bool branchSparseInverse(ClusterDerivativeData& dd) {
       dd.Hinv(j, i) = x;
     }
   }
-  return true;
+  return -1;
 }
 
 }  // namespace detail

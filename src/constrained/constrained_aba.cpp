@@ -155,6 +155,8 @@ Status augmentedSolve(const ClusterModel& model, ClusterData& data, ConstraintDa
   detail::ForceCoordinates forces = detail::ForceCoordinates::Independent;
   const double* tau =  // + passive joint forces (MJCF springs, dampers)
       detail::withJointDynamicsForces(model, data, q.data(), v.data(), tauY.data(), forces);
+  // Pivots > 0 only: the inertias carry mua C^T C (core/small_spd.hpp, kSingularPivot).
+  const detail::PivotFloorScope floor(td.pivotFloor, 0.0);
   for (int k = static_cast<int>(model.clusters.size()) - 1; k >= 0; --k) {
     const Cluster& c = model.clusters[k];
     if (c.constrained()) {

@@ -513,6 +513,8 @@ Status articulatedInertiaStep(const Model& model, Data& data, int b, int p) {
 /// Pass 2 at zero force (after articulatedInertias, or inertias augmented from them): U, D^-1
 /// of every cluster and the articulated inertias (Chignoli et al. 2023, eq. 53, 59-60).
 Status pass2(const ClusterModel& cm, ClusterData& data, const double* tau) {
+  // Pivots > 0 only: the inertias may carry mu C^T C (cABA-OSIM), core/small_spd.hpp.
+  const detail::PivotFloorScope floor(data.treeData.pivotFloor, 0.0);
   for (int k = static_cast<int>(cm.clusters.size()) - 1; k >= 0; --k) {
     const Cluster& c = cm.clusters[k];
     if (c.constrained())

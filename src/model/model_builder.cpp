@@ -7,6 +7,9 @@
 #include <limits>
 #include <map>
 
+#include "clusterdyn/aba.hpp"
+#include "clusterdyn/configuration.hpp"
+#include "clusterdyn/data.hpp"
 #include "core/log.hpp"
 #include "model/joint_types.hpp"
 #include "model/model_builder_detail.hpp"
@@ -202,8 +205,37 @@ Model detail::buildSpanningTree(const UrdfDescription& urdf, const ModelOptions&
   return model;
 }
 
+int detail::masslessFloatingRoot(const Model& model) {
+  for (int b = 0; b < model.nbodies; ++b) {
+    const SpatialInertia& I = model.inertias[b];
+    if (model.parent[b] < 0 && model.joints[b].type == JointType::Floating && I.mass == 0.0 &&
+        I.h.isZero(0.0) && I.Io.isZero(0.0))
+      return b;
+  }
+  return -1;
+}
+
+void detail::warnSingularFloatingRoot(const UrdfDescription& urdf, const Model& model, int b,
+                                      const char* why) {
+  int line = 0;
+  for (const UrdfLink& l : urdf.links)
+    if (l.name == model.bodyNames[b]) line = l.line;
+  log::warn(
+      "{}: link '{}' is a floating base without mass or inertia (nor have the links welded "
+      "to it), and the joints below it can undo a motion of the base: the mass matrix is "
+      "singular ({}), the dynamics return NotPositiveDefinite; give the link an <inertial> "
+      "or load the model with a fixed base (docs/robustness.md)",
+      urdf.where(line), model.bodyNames[b], why);
+}
+
 Model buildTreeModel(const UrdfDescription& urdf, const ModelOptions& options) {
   Model model = detail::buildSpanningTree(urdf, options);
+  if (const int b = detail::masslessFloatingRoot(model); b >= 0) {  // singular at the neutral q?
+    Data data(model, false);
+    const VecX zero = VecX::Zero(model.nv);
+    if (aba(model, data, neutralConfiguration(model), zero, zero) == Status::NotPositiveDefinite)
+      detail::warnSingularFloatingRoot(urdf, model, b, data.errorMessage());
+  }
   if (!urdf.loops.empty() || !urdf.couplings.empty())
     log::warn("{}: {} <loop> and {} <coupling> elements are ignored by the spanning-tree model",
               urdf.source, urdf.loops.size(), urdf.couplings.size());

@@ -37,7 +37,8 @@ Status aba(const Model& model, Data& data, ConstVecRef q, ConstVecRef v, ConstVe
     if (fext) data.pA[i] -= fext[i];
   }
 
-  // Pass 2: articulated inertias, leaf to root.
+  // Pass 2: articulated inertias, leaf to root; a D singular to working precision (pivot below
+  // data.pivotFloor, kSingularPivot: only the constrained passes lower it, in their scope) fails.
   for (int i = n - 1; i >= 0; --i)
     CDYN_TRY(detail::articulatedBodyStep(model, data, i, model.parent[i], tauIn + model.idx_v[i]));
 

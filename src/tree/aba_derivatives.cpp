@@ -103,10 +103,11 @@ Status computeMinverse(const Model& model, Data& data, DerivativeData& dd, Const
     data.IA[i] = model.inertias[i].transformedBy(data.oMi[i]).matrix();
   }
   for (int i = n - 1; i >= 0; --i)
-    if (!detail::worldArticulatedInertiaStep(model, data, dd, i))
+    if (double ratio; !detail::worldArticulatedInertiaStep(model, data, dd, i, &ratio))
       return detail::fail(data, Status::NotPositiveDefinite,
-                          "articulated inertia of body '%s' is singular along its joint '%s'",
-                          model.bodyNames[i].c_str(), model.jointNames[i].c_str());
+                          "articulated inertia of body '%s' is singular along its joint '%s' (%s)",
+                          model.bodyNames[i].c_str(), model.jointNames[i].c_str(),
+                          detail::PivotText(ratio, detail::kSingularPivot).c_str());
   detail::minversePasses(model, data, dd);
   detail::ok(data);
   return detail::checkOverflow(data, Status::Ok, dd.Minv, "computeMinverse: Minv",
@@ -120,10 +121,11 @@ Status computeABADerivatives(const Model& model, Data& data, DerivativeData& dd,
   for (int i = 0; i < n; ++i) detail::abaKinematicStep(model, data, dd, i, q, v.data(), fext);
   // Articulated inertias and bias forces with the M^-1 backward terms (eq. D11, D12).
   for (int i = n - 1; i >= 0; --i) {
-    if (!detail::worldArticulatedInertiaStep(model, data, dd, i, tau.data()))
+    if (double ratio; !detail::worldArticulatedInertiaStep(model, data, dd, i, &ratio, tau.data()))
       return detail::fail(data, Status::NotPositiveDefinite,
-                          "articulated inertia of body '%s' is singular along its joint '%s'",
-                          model.bodyNames[i].c_str(), model.jointNames[i].c_str());
+                          "articulated inertia of body '%s' is singular along its joint '%s' (%s)",
+                          model.bodyNames[i].c_str(), model.jointNames[i].c_str(),
+                          detail::PivotText(ratio, detail::kSingularPivot).c_str());
     detail::minverseBackwardStep(model, data, dd, i);
   }
   const Motion a0 = detail::gravityAcceleration(model);

@@ -10,6 +10,14 @@
 
 namespace clusterdyn::detail {
 
+/// NotPositiveDefinite for the D of body i's joint (ratio, PivotText: the failed pivot test).
+inline Status singularJoint(const Model& model, Data& data, int i, double ratio) {
+  return fail(data, Status::NotPositiveDefinite,
+              "articulated inertia of body '%s' is singular along its joint '%s' (%s)",
+              model.bodyNames[i].c_str(), model.jointNames[i].c_str(),
+              PivotText(ratio, data.pivotFloor).c_str());
+}
+
 /// Pass 2 for body i: U = IA S, D = S^T U + armature_i, D^-1, u = tau - S^T pA (tau: nv_i
 /// values), then the articulated inertia and bias seen through the joint are added to body p
 /// (p < 0: none). The joint's armature (Model::armature, a joint-space term) adds to D only.
@@ -48,10 +56,9 @@ inline Status articulatedBodyStep(const Model& model, Data& data, int i, int p, 
     D.noalias() = S.transpose() * U;
     if (arm) D.diagonal() += Eigen::Map<const Vec6>(arm);
     Mat6 Dinv;
-    if (!invertPositiveDefinite<6>(D, Dinv))
-      return fail(data, Status::NotPositiveDefinite,
-                  "articulated inertia of body '%s' is singular along its joint '%s'",
-                  model.bodyNames[i].c_str(), model.jointNames[i].c_str());
+    double ratio;
+    if (!invertPositiveDefinite<6>(D, Dinv, data.pivotFloor, &ratio))
+      return singularJoint(model, data, i, ratio);
     data.Dinv[i] = Dinv;
     Vec6 u = Eigen::Map<const Vec6>(tau);
     u.noalias() -= S.transpose() * data.pA[i];
@@ -71,10 +78,9 @@ inline Status articulatedBodyStep(const Model& model, Data& data, int i, int p, 
     if (arm)
       for (int r = 0; r < k; ++r) D(r, r) += arm[r];
     Eigen::LLT<Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, 0, 6, 6>> llt(D);
-    if (llt.info() != Eigen::Success)
-      return fail(data, Status::NotPositiveDefinite,
-                  "articulated inertia of body '%s' is singular along its joint '%s'",
-                  model.bodyNames[i].c_str(), model.jointNames[i].c_str());
+    double ratio;
+    if (!choleskyAboveFloor(llt, D, data.pivotFloor, &ratio))
+      return singularJoint(model, data, i, ratio);
     data.Dinv[i].setIdentity(k, k);
     llt.solveInPlace(data.Dinv[i]);
     data.u[i] = Eigen::Map<const Eigen::Matrix<double, Eigen::Dynamic, 1, 0, 6, 1>>(tau, k);

@@ -173,9 +173,10 @@ inline void derivativeBackwardStep(const Model& model, DerivativeData& dd, int k
 /// IA_parent += IA_i - oU_i D_i^-1 oU_i^T. data.IA holds world-axes inertias, dd.psi[i] is set.
 /// With tau (the ABA of the fused derivatives), also u_i = tau_i - psi_i^T pA_i (to data.u) and
 /// pA_parent += pA_i + IA_i c_i + oU_i D_i^-1 (u_i - oU_i^T c_i), i.e. pA + Ia c + U D^-1 u with
-/// Ia = IA - U D^-1 U^T (data.pA, data.c in world axes). False when D_i is singular.
+/// Ia = IA - U D^-1 U^T (data.pA, data.c in world axes). False when D_i is singular to working
+/// precision (a pivot below kSingularPivot of its largest diagonal entry: *ratio, PivotText).
 inline bool worldArticulatedInertiaStep(const Model& model, Data& data, DerivativeData& dd, int i,
-                                        const double* tau = nullptr) {
+                                        double* ratio, const double* tau = nullptr) {
   const int k = model.nvs[i], p = model.parent[i];
   const Mat6& IA = data.IA[i];
   const Mat6Xs& psi = dd.psi[i];
@@ -184,7 +185,10 @@ inline bool worldArticulatedInertiaStep(const Model& model, Data& data, Derivati
     const Vec6 U = IA * psi.col(0);
     oU.col(0) = U;
     const double D = psi.col(0).dot(U);
-    if (!(D > 0.0)) return false;
+    if (!(D > 0.0)) {
+      *ratio = std::numeric_limits<double>::quiet_NaN();
+      return false;
+    }
     const double Dinv = data.Dinv[i](0, 0) = 1.0 / D;
     if (tau) data.u[i](0) = tau[model.idx_v[i]] - psi.col(0).dot(data.pA[i]);
     if (p < 0) return true;
@@ -207,7 +211,7 @@ inline bool worldArticulatedInertiaStep(const Model& model, Data& data, Derivati
     oU = U;
     Mat6 D, Dinv;
     D.noalias() = S.transpose() * U;
-    if (!invertPositiveDefinite<6>(D, Dinv)) return false;
+    if (!invertPositiveDefinite<6>(D, Dinv, kSingularPivot, ratio)) return false;
     data.Dinv[i] = Dinv;
     if (tau) data.u[i] = Eigen::Map<const Vec6>(tau + model.idx_v[i]) - S.transpose() * data.pA[i];
     if (p < 0) return true;
@@ -228,7 +232,7 @@ inline bool worldArticulatedInertiaStep(const Model& model, Data& data, Derivati
   MatK D(k, k);
   D.noalias() = psi.transpose() * oU;
   Eigen::LLT<MatK> llt(D);
-  if (llt.info() != Eigen::Success) return false;
+  if (!choleskyAboveFloor(llt, D, kSingularPivot, ratio)) return false;
   data.Dinv[i].setIdentity(k, k);
   llt.solveInPlace(data.Dinv[i]);
   if (tau) {

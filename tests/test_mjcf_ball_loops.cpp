@@ -22,6 +22,7 @@
 #include "clusterdyn/clusterdyn.hpp"
 #include "clusterdyn/independent_configuration.hpp"
 #include "clusterdyn/mjcf.hpp"
+#include "energy_drift.hpp"
 #include "manifold_fd.hpp"
 #include "test_util.hpp"
 
@@ -354,35 +355,11 @@ TEST(MjcfBallLoops, TheBallAsThreeHingesConservesEnergy) {
   std::mt19937_64 rng(31);
   support::ClosedState st;
   ASSERT_TRUE(closedState(m, d, rng, 0.3, st)) << d.errorMessage();
-  const VecX zero = VecX::Zero(m.ny);
-  auto accel = [&](const VecX& yy, const VecX& yyd, VecX& out) {
-    ASSERT_EQ(independentToSpanning(m, d, yy, yyd), Status::Ok) << d.errorMessage();
-    const VecX q = d.q, v = d.v;
-    ASSERT_EQ(ceAba(m, d, q, v, zero), Status::Ok) << d.errorMessage();
-    out = d.ydd;
-  };
-  auto energy = [&](const VecX& yy, const VecX& yyd) {
-    EXPECT_EQ(independentToSpanning(m, d, yy, yyd), Status::Ok) << d.errorMessage();
-    return kineticEnergy(m.treeModel, tree, d.q, d.v) + potentialEnergy(m.treeModel, tree, d.q);
-  };
   const VecX yd0 = st.ydot;
-  const double e0 = energy(st.y, yd0);
-  double drift[2] = {0.0, 0.0};
-  for (int run = 0; run < 2; ++run) {
-    const double h = run == 0 ? 1e-3 : 5e-4;
-    VecX y = st.y, yd = yd0;
-    for (int step = 0; step < (run == 0 ? 200 : 400); ++step) {
-      VecX a1, a2, a3, a4;
-      accel(y, yd, a1);
-      accel(y + 0.5 * h * yd, yd + 0.5 * h * a1, a2);
-      accel(y + 0.5 * h * (yd + 0.5 * h * a1), yd + 0.5 * h * a2, a3);
-      accel(y + h * (yd + 0.5 * h * a2), yd + h * a3, a4);
-      y += h * (yd + h / 6.0 * (a1 + a2 + a3));
-      yd += h / 6.0 * (a1 + 2 * a2 + 2 * a3 + a4);
-      if (HasFatalFailure()) return;
-    }
-    drift[run] = std::abs(energy(y, yd) - e0);
-  }
+  const double e0 = test::spanningEnergy(m, d, tree, st.y, yd0);
+  const double drift[2] = {test::passiveEnergyDrift(m, d, st.y, yd0, 1e-3, 200),
+                           test::passiveEnergyDrift(m, d, st.y, yd0, 5e-4, 400)};
+  if (HasFatalFailure()) return;
   const double scale = 1.0 + std::abs(e0);
   EXPECT_LE(drift[0], 1e-6 * scale);
   EXPECT_LE(drift[1], 1e-7 * scale);

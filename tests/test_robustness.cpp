@@ -10,6 +10,7 @@
 
 #include "closed_states.hpp"
 #include "clusterdyn/clusterdyn.hpp"
+#include "clusterdyn/constrained_derivatives.hpp"
 #include "clusterdyn/logging.hpp"
 #include "test_models.hpp"
 #include "test_util.hpp"
@@ -562,6 +563,20 @@ TEST(Robustness, MasslessFloatingRootIsSingular) {
                 std::string::npos)
           << d.errorMessage();
       EXPECT_NE(std::string(d.errorMessage()).find(ratio), std::string::npos) << d.errorMessage();
+      // The dense baselines factor H itself: the same floor, relative to H's diagonal.
+      ConstraintSet set(m);
+      set.addContact(m.treeModel.bodyNames.back(), ConstraintType::Point,
+                     ReferenceFrame::LocalWorldAligned);
+      ConstraintData cd(m, set);
+      ConstrainedDerivativeData cdd(m, set);
+      EXPECT_EQ(constrainedDynamicsDense(m, d, set, cd, st.q, st.v, tau, ProximalSettings()),
+                Status::NotPositiveDefinite);
+      EXPECT_NE(std::string(d.errorMessage()).find("not positive definite"), std::string::npos)
+          << d.errorMessage();
+      EXPECT_EQ(computeConstrainedDynamicsDerivatives(m, d, set, cdd, st.q, st.v, tau),
+                Status::NotPositiveDefinite);
+      EXPECT_NE(std::string(d.errorMessage()).find("not positive definite"), std::string::npos)
+          << d.errorMessage();
     }
     // The same file on its fixed root link is regular, without the warning.
     std::string fixedWarnings;

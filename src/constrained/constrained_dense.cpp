@@ -4,6 +4,7 @@
 #include "cluster/cluster_kinematics.hpp"
 #include "constrained/constraint_detail.hpp"
 #include "core/check.hpp"
+#include "core/small_spd.hpp"
 
 namespace clusterdyn {
 
@@ -24,9 +25,10 @@ Status constrainedDynamicsDense(const ClusterModel& model, ClusterData& data,
   cd.tauFree = tauY - data.tauY;
   CDYN_TRY(detail::denseConstraintJacobian(model, data, cd, q, v.data()));
   cd.lltH.compute(data.H);
-  if (cd.lltH.info() != Eigen::Success)
+  if (double ratio; !detail::choleskyAboveFloor(cd.lltH, data.H, detail::kSingularPivot, &ratio))
     return detail::fail(td, Status::NotPositiveDefinite,
-                        "the mass matrix H is not positive definite");
+                        "the mass matrix H is not positive definite to working precision (%s)",
+                        detail::PivotText(ratio, detail::kSingularPivot).c_str());
   cd.yddFree = cd.tauFree;
   cd.lltH.solveInPlace(cd.yddFree);
   auto X = cd.work.topLeftCorner(ny, m);  // H^-1 J^T

@@ -10,6 +10,7 @@
 #include "constrained/constraint_detail.hpp"
 #include "core/check.hpp"
 #include "core/joint_dynamics_refusal.hpp"
+#include "core/small_spd.hpp"
 
 namespace clusterdyn {
 
@@ -106,10 +107,11 @@ Status computeConstrainedDynamicsDerivatives(const ClusterModel& model, ClusterD
   detail::completeRotorBodies(model, data);  // the constraint kinematics read every body
   CDYN_TRY(detail::denseConstraintJacobian(model, data, cd, q, v.data()));
   cdd.lltH.compute(data.H);
-  if (cdd.lltH.info() != Eigen::Success)
+  if (double ratio; !detail::choleskyAboveFloor(cdd.lltH, data.H, detail::kSingularPivot, &ratio))
     return detail::fail(td, Status::NotPositiveDefinite,
                         "computeConstrainedDynamicsDerivatives: the independent mass matrix H is "
-                        "not positive definite");
+                        "not positive definite to working precision (%s)",
+                        detail::PivotText(ratio, detail::kSingularPivot).c_str());
   cdd.Hinv.setIdentity();
   cdd.lltH.solveInPlace(cdd.Hinv);
   cdd.JHinv.noalias() = cd.jacobian.lazyProduct(cdd.Hinv);

@@ -5,6 +5,7 @@
 #include "clusterdyn/derivatives.hpp"
 #include "core/check.hpp"
 #include "core/joint_dynamics_refusal.hpp"
+#include "tree/aba_step.hpp"
 #include "tree/derivatives_steps.hpp"
 
 namespace clusterdyn {
@@ -104,10 +105,7 @@ Status computeMinverse(const Model& model, Data& data, DerivativeData& dd, Const
   }
   for (int i = n - 1; i >= 0; --i)
     if (double ratio; !detail::worldArticulatedInertiaStep(model, data, dd, i, &ratio))
-      return detail::fail(data, Status::NotPositiveDefinite,
-                          "articulated inertia of body '%s' is singular along its joint '%s' (%s)",
-                          model.bodyNames[i].c_str(), model.jointNames[i].c_str(),
-                          detail::PivotText(ratio, detail::kSingularPivot).c_str());
+      return detail::singularJoint(model, data, i, ratio);
   detail::minversePasses(model, data, dd);
   detail::ok(data);
   return detail::checkOverflow(data, Status::Ok, dd.Minv, "computeMinverse: Minv",
@@ -122,10 +120,7 @@ Status computeABADerivatives(const Model& model, Data& data, DerivativeData& dd,
   // Articulated inertias and bias forces with the M^-1 backward terms (eq. D11, D12).
   for (int i = n - 1; i >= 0; --i) {
     if (double ratio; !detail::worldArticulatedInertiaStep(model, data, dd, i, &ratio, tau.data()))
-      return detail::fail(data, Status::NotPositiveDefinite,
-                          "articulated inertia of body '%s' is singular along its joint '%s' (%s)",
-                          model.bodyNames[i].c_str(), model.jointNames[i].c_str(),
-                          detail::PivotText(ratio, detail::kSingularPivot).c_str());
+      return detail::singularJoint(model, data, i, ratio);
     detail::minverseBackwardStep(model, data, dd, i);
   }
   const Motion a0 = detail::gravityAcceleration(model);

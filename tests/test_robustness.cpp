@@ -579,9 +579,9 @@ TEST(Robustness, MasslessFloatingRootIsSingular) {
           << d.errorMessage();
       // The Delassus passes and proxPv on the plain articulated inertias take the same floor:
       // J H^-1 J^T, its damped inverse and proxPv's free motion do not exist. Without it,
-      // delassusMatrix returned Ok on 17 of 40 such states (5 off by 0.3 % - 6 % from J H^+ J^T,
-      // whose rows miss H's null space), dampedDelassusInverse on 44 of 80 (28 off by up to
-      // 3000 %), proxPv on 12 of 40.
+      // delassusMatrix returned Ok on 9 of 32 such states (5 off by 0.3 % - 6 % from J H^+ J^T,
+      // whose rows miss H's null space), dampedDelassusInverse on 28 of 64 (18 off by 0.07 % -
+      // 3000 %), proxPv on 4 of 32.
       for (ConstraintType type : {ConstraintType::Point, ConstraintType::Weld}) {
         ConstraintSet contact(m);
         contact.addContact(m.treeModel.bodyNames.back(), type, ReferenceFrame::LocalWorldAligned);

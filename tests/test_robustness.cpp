@@ -577,6 +577,27 @@ TEST(Robustness, MasslessFloatingRootIsSingular) {
                 Status::NotPositiveDefinite);
       EXPECT_NE(std::string(d.errorMessage()).find("not positive definite"), std::string::npos)
           << d.errorMessage();
+      // The Delassus passes and proxPv on the plain articulated inertias take the same floor:
+      // J H^-1 J^T, its damped inverse and proxPv's free motion do not exist. Without it,
+      // delassusMatrix returned Ok on 9 of 32 such states (5 off by 0.3 % - 6 % from J H^+ J^T,
+      // whose rows miss H's null space), dampedDelassusInverse on 28 of 64 (18 off by 0.07 % -
+      // 3000 %), proxPv on 4 of 32.
+      for (ConstraintType type : {ConstraintType::Point, ConstraintType::Weld}) {
+        ConstraintSet contact(m);
+        contact.addContact(m.treeModel.bodyNames.back(), type, ReferenceFrame::LocalWorldAligned);
+        ConstraintData ccd(m, contact);
+        EXPECT_EQ(delassusMatrix(m, d, contact, ccd, st.q), Status::NotPositiveDefinite);
+        EXPECT_NE(std::string(d.errorMessage()).find(ratio), std::string::npos) << d.errorMessage();
+        for (double rho : {1e-2, 1e-8}) {
+          EXPECT_EQ(dampedDelassusInverse(m, d, contact, ccd, st.q, rho),
+                    Status::NotPositiveDefinite);
+          EXPECT_NE(std::string(d.errorMessage()).find(ratio), std::string::npos)
+              << d.errorMessage();
+        }
+        EXPECT_EQ(proxPv(m, d, contact, ccd, st.q, st.v, tau), Status::NotPositiveDefinite);
+        EXPECT_NE(std::string(d.errorMessage()).find(ratio), std::string::npos) << d.errorMessage();
+        EXPECT_EQ(d.treeData.pivotFloor, 1e-11);
+      }
     }
     // The same file on its fixed root link is regular, without the warning.
     std::string fixedWarnings;

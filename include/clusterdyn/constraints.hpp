@@ -200,7 +200,9 @@ Status constraintJacobian(const ClusterModel& model, ClusterData& data, const Co
                           ConstraintData& cdata, ConstVecRef q, ConstVecRef v);
 
 /// Delassus matrix J H^-1 J^T (cdata.delassus) at q by constraint-space propagation over the
-/// cluster tree (PV-OSIM family, Sathya et al. 2024): O(n + m^2 d).
+/// cluster tree (PV-OSIM family, Sathya et al. 2024): O(n + m^2 d). NotPositiveDefinite when H
+/// is singular to working precision (an articulated inertia's Cholesky pivot below
+/// kSingularPivot, docs/robustness.md "Singular inertias"): then H^-1 does not exist.
 Status delassusMatrix(const ClusterModel& model, ClusterData& data, const ConstraintSet& set,
                       ConstraintData& cdata, ConstVecRef q);
 
@@ -217,7 +219,9 @@ Status delassusMatrix(const ClusterModel& model, ClusterData& data, const Constr
 /// test_solver_accuracy.cpp against a long-double oracle, rho 1 .. 1e-10): max |R - R_exact|
 /// / max |R_exact| <= 20 eps kappa + 1e-14, kappa = (sigma_max + rho) / (sigma_min + rho) the
 /// condition number of the damped Delassus matrix, i.e. as accurate as a factorization of it.
-/// NonFinite when entries near 1/rho^2 overflow (rho below about 1e-150).
+/// NonFinite when entries near 1/rho^2 overflow (rho below about 1e-150). NotPositiveDefinite
+/// when H is singular to working precision (as delassusMatrix; detected by the plain-inertia
+/// pass of (a), so not for contact sets of more than 32 rows, which start with (b)).
 Status dampedDelassusInverse(const ClusterModel& model, ClusterData& data, const ConstraintSet& set,
                              ConstraintData& cdata, ConstVecRef q, double rho);
 
@@ -254,7 +258,8 @@ Status constrainedAba(const ClusterModel& model, ClusterData& data, const Constr
 /// constrainedAba; cdata.delassus holds the Delassus matrix afterwards. The row residual is that
 /// of the rolled-out y_ddot: when it exceeds the tolerance although the dual iterate met it
 /// (they round differently), the same proximal step refines lambda on the rolled-out residual
-/// while iterations remain.
+/// while iterations remain. NotPositiveDefinite when H is singular to working precision (as
+/// ceAba: the free motion does not exist).
 Status proxPv(const ClusterModel& model, ClusterData& data, const ConstraintSet& set,
               ConstraintData& cdata, ConstVecRef q, ConstVecRef v, ConstVecRef tauY,
               const ProximalSettings& settings = {}, const Force* fext = nullptr,

@@ -477,10 +477,9 @@ Status articulatedInertiaStep(const Model& model, Data& data, int b, int p) {
     Mat6 D = IA, Dinv;
     if (model.hasArmature())
       D.diagonal() += Eigen::Map<const Vec6>(&model.armature[model.idx_v[b]]);
-    if (!detail::invertPositiveDefinite<6>(D, Dinv))
-      return detail::fail(data, Status::NotPositiveDefinite,
-                          "articulated inertia of body '%s' is singular along its joint '%s'",
-                          model.bodyNames[b].c_str(), model.jointNames[b].c_str());
+    double ratio;  // the workspace's floor (pass2): 0 for augmented inertias
+    if (!detail::invertPositiveDefinite<6>(D, Dinv, data.pivotFloor, &ratio))
+      return detail::singularJoint(model, data, b, ratio);
     data.Dinv[b] = Dinv;
     data.u[b].setZero(6);
     return Status::Ok;
@@ -510,11 +509,16 @@ Status articulatedInertiaStep(const Model& model, Data& data, int b, int p) {
   return Status::Ok;
 }
 
+/// Which inertias pass 2 factors: the plain articulated inertias of the mass matrix (the
+/// dynamics' pivot floor, kSingularPivot: a singular H is NotPositiveDefinite), or inertias
+/// augmented by mu C^T C (cABA-OSIM: pivots > 0 only, core/small_spd.hpp).
+enum class Inertias : bool { Plain, Augmented };
+
 /// Pass 2 at zero force (after articulatedInertias, or inertias augmented from them): U, D^-1
 /// of every cluster and the articulated inertias (Chignoli et al. 2023, eq. 53, 59-60).
-Status pass2(const ClusterModel& cm, ClusterData& data, const double* tau) {
-  // Pivots > 0 only: the inertias may carry mu C^T C (cABA-OSIM), core/small_spd.hpp.
-  const detail::PivotFloorScope floor(data.treeData.pivotFloor, 0.0);
+Status pass2(const ClusterModel& cm, ClusterData& data, const double* tau, Inertias inertias) {
+  double& floorOfData = data.treeData.pivotFloor;
+  const detail::PivotFloorScope floor(floorOfData, inertias == Inertias::Plain ? floorOfData : 0.0);
   for (int k = static_cast<int>(cm.clusters.size()) - 1; k >= 0; --k) {
     const Cluster& c = cm.clusters[k];
     if (c.constrained())
@@ -534,7 +538,7 @@ Status delassusMatrix(const ClusterModel& model, ClusterData& data, const Constr
   CDYN_TRY(detail::checkClusterArgs(model, data, q, nullptr));
   CDYN_TRY(articulatedInertias(model, data, cd, q));
   cd.du.setZero();
-  CDYN_TRY(pass2(model, data, cd.du.data()));
+  CDYN_TRY(pass2(model, data, cd.du.data(), Inertias::Plain));
   detail::delassusPropagation(model, data, cd, cd.delassus);
   if (!detail::allFiniteFast(cd.delassus)) {
     const detail::InputMagnitude qIn{"q", detail::maxAbs(q), 2};
@@ -558,15 +562,18 @@ Status dampedDelassusInverse(const ClusterModel& model, ClusterData& data, const
   cd.du.setZero();
   const int m = set.rows();
   const bool contacts = set.allWorldAttached();
-  // The factorization of the damped Delassus matrix (Lambda^-1 by the propagation):
-  // NotPositiveDefinite when it is not positive definite (or pass 2's failure).
-  const auto factorized = [&]() -> Status {
-    CDYN_TRY(pass2(model, data, cd.du.data()));
+  // The factorization of the damped Delassus matrix (Lambda^-1 by the propagation of the plain
+  // inertias): false when it is not positive definite. Pass 2's failure (a singular H, below
+  // the dynamics' pivot floor) is returned by the caller: H^-1 and Lambda^-1 do not exist, and
+  // cABA-OSIM's factors round as badly (tests/test_robustness.cpp).
+  const auto plainPass2 = [&]() { return pass2(model, data, cd.du.data(), Inertias::Plain); };
+  const auto factorized = [&]() -> bool {
     detail::delassusPropagation(model, data, cd, cd.delassus);
-    if (!dampedInverseOf(cd.delassus, rho, cd.work.topLeftCorner(m, m), cd.dampedInverse))
-      return detail::fail(data.treeData, Status::NotPositiveDefinite,
-                          "the damped Delassus matrix is not positive definite");
-    return Status::Ok;
+    return dampedInverseOf(cd.delassus, rho, cd.work.topLeftCorner(m, m), cd.dampedInverse);
+  };
+  const auto notPositiveDefinite = [&]() {
+    return detail::fail(data.treeData, Status::NotPositiveDefinite,
+                        "the damped Delassus matrix is not positive definite");
   };
   // cABA-OSIM's result is kept when rho * max_i R_ii >= kDampedCancellation: below, the
   // difference of two terms of size mu = 1/rho loses about log10(mu / |result|) digits and the
@@ -579,10 +586,12 @@ Status dampedDelassusInverse(const ClusterModel& model, ClusterData& data, const
   };
   bool done = false;
   if (!contacts) {  // loops between two bodies couple their inertias: factorize
-    CDYN_TRY(factorized());
+    CDYN_TRY(plainPass2());
+    if (!factorized()) return notPositiveDefinite();
     done = true;
   } else if (m <= kDirectRows) {  // the factorization first, kept unless cABA-OSIM is needed
-    done = factorized() == Status::Ok && cancels();
+    CDYN_TRY(plainPass2());
+    done = factorized() && cancels();
     if (!done) CDYN_TRY(articulatedInertias(model, data, cd, q));  // the plain inertias
   }
   if (!done) {
@@ -594,7 +603,7 @@ Status dampedDelassusInverse(const ClusterModel& model, ClusterData& data, const
           mu * a.C.topRows(a.rows).transpose() * a.C.topRows(a.rows);
       data.rigidInertia[a.body] = 0;
     }
-    CDYN_TRY(pass2(model, data, cd.du.data()));
+    CDYN_TRY(pass2(model, data, cd.du.data(), Inertias::Augmented));
     detail::delassusPropagation(model, data, cd, cd.dampedInverse);
     cd.dampedInverse *= -mu * mu;
     cd.dampedInverse.diagonal().array() += mu;
@@ -602,7 +611,8 @@ Status dampedDelassusInverse(const ClusterModel& model, ClusterData& data, const
     // entries are near 1/rho.)
     if (m > kDirectRows && cancels()) {
       CDYN_TRY(articulatedInertias(model, data, cd, q));  // the plain inertias
-      CDYN_TRY(factorized());
+      CDYN_TRY(plainPass2());
+      if (!factorized()) return notPositiveDefinite();
     }
   }
   if (!detail::allFiniteFast(cd.dampedInverse))

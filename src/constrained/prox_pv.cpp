@@ -71,12 +71,11 @@ Status proxPv(const ClusterModel& model, ClusterData& data, const ConstraintSet&
   detail::ForceCoordinates forces = detail::ForceCoordinates::Independent;
   const double* tau =  // + passive joint forces (MJCF springs, dampers)
       detail::withJointDynamicsForces(model, data, q.data(), v.data(), tauY.data(), forces);
-  {  // pivots > 0 only, as every constrained pass (core/small_spd.hpp, kSingularPivot)
-    const detail::PivotFloorScope floor(td.pivotFloor, 0.0);
-    for (int k = static_cast<int>(model.clusters.size()) - 1; k >= 0; --k)
-      CDYN_TRY(
-          detail::clusterArticulatedStep(model, data, k, tau, forces, detail::RotorFrame::Body));
-  }
+  // Pass 2 on the plain articulated inertias, with the dynamics' pivot floor (kSingularPivot,
+  // core/small_spd.hpp): a singular H is NotPositiveDefinite, as in ceAba (its free motion, the
+  // Delassus matrix and the roll-out would divide by rounding noise).
+  for (int k = static_cast<int>(model.clusters.size()) - 1; k >= 0; --k)
+    CDYN_TRY(detail::clusterArticulatedStep(model, data, k, tau, forces, detail::RotorFrame::Body));
   detail::supportAccelerations(model, data, cd);  // the free motion of the constrained bodies
   detail::rowResidual(model, data, cd, cd.z);
   // Delassus matrix from the same articulated inertias, then the dual iterations.

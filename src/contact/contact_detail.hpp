@@ -52,9 +52,15 @@ bool polishContactSolution(const MatX& G, const VecX& g, const std::vector<ConeB
 /// contact frames): lambdaRows = T^T lambda, T the map from the set's rows to the problem's.
 void contactImpulsesOnRows(const ContactProblem& problem, ContactData& cd);
 
-template <typename... Args>
-Status contactFail(ContactSolverWorkspace& ws, Status s, const char* fmt, Args... args) {
-  std::snprintf(ws.lastError, sizeof(ws.lastError), fmt, args...);
+/// Status s with the message in ws.lastError (printf format with at least one argument).
+template <typename Arg, typename... Args>
+Status contactFail(ContactSolverWorkspace& ws, Status s, const char* fmt, Arg arg, Args... args) {
+  std::snprintf(ws.lastError, sizeof(ws.lastError), fmt, arg, args...);
+  return s;
+}
+/// Status s with a fixed message (printed through "%s": the text is not a format).
+inline Status contactFail(ContactSolverWorkspace& ws, Status s, const char* message) {
+  std::snprintf(ws.lastError, sizeof(ws.lastError), "%s", message);
   return s;
 }
 

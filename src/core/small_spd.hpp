@@ -22,10 +22,11 @@ namespace clusterdyn::detail {
 /// MIT humanoid leg with a massless floating root). Pivots of regular states measured 1.3e-7 or
 /// more on every bundled and shared model (the delta's 1 g gimbal links). 1e-11 lies between,
 /// with a margin of 100 below and 10^4 above; a pivot under it leaves fewer than 5 correct
-/// digits in D^-1 anyway. Only for inertias of the mass matrix itself: the constrained and
-/// Delassus passes factor inertias augmented by mu C^T C (mu = 1/rho up to 1e10 and more), whose
-/// legitimate pivots in the unconstrained directions lie below 1e-11 of the augmented diagonal;
-/// they keep the floor 0 (pivots > 0, as Eigen::LLT).
+/// digits in D^-1 anyway. Only for inertias of the mass matrix itself (also those of
+/// delassusMatrix, proxPv and the factorization path of dampedDelassusInverse): the passes on
+/// inertias augmented by mu C^T C (cABA-OSIM, constrainedAba; mu = 1/rho up to 1e10 and more),
+/// whose legitimate pivots in the unconstrained directions lie below 1e-11 of the augmented
+/// diagonal, keep the floor 0 (pivots > 0, as Eigen::LLT).
 constexpr double kSingularPivot = 1e-11;
 
 /// The pivot test of a Cholesky factorisation whose pivots p_j = L_jj^2 (the diagonal left after

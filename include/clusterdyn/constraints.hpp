@@ -126,6 +126,11 @@ struct ProximalResult {
   double dynamicsResidual = 0.0;
   double dynamicsScale = 1.0;  ///< max(1, |tau|_inf, |lambda|_inf, |fext|_inf)
   double mu = 0.0;             ///< the proximal parameter at the end (constrainedAba adapts it)
+  /// Rounding floor of `residual`: 16 eps times the largest row's term magnitude (|k_i - bias_i|
+  /// + sum_j |C_ij| |a_j| on the body accelerations; the dense baseline: |k_i| + |gamma_i| +
+  /// sum_j |J_ij| |y_ddot_j|). Another evaluation of the row residual (e.g. J y_ddot + gamma - k
+  /// with a dense J) differs from `residual` by up to about this much.
+  double roundingFloor = 0.0;
 };
 
 /// Per-thread workspace for one ConstraintSet: sized once (allocates), then the algorithms run

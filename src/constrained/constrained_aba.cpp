@@ -213,6 +213,8 @@ Status constrainedAba(const ClusterModel& model, ClusterData& data, const Constr
 
   // Augmented-Lagrangian iterations (Alg. 3) with the reduced sweeps (Alg. 2).
   double previous = 0.0;      // row residual of the previous iterate with the same mu
+  double rounding = -1.0;     // rounding floor of the row residual (< 0: not computed)
+  bool rowsMetLast = false;   // the last iterate met the rows (the dynamics check failed)
   bool stallChecked = false;  // a stall at this mu was checked
   for (int it = 0;; ++it) {
     res.residual = detail::rowResidual(model, data, cd, cd.residual);
@@ -224,7 +226,12 @@ Status constrainedAba(const ClusterModel& model, ClusterData& data, const Constr
     cd.step = cd.residual / mu;
     detail::updateMultipliers(*cd.set, cd.lambda, cd.step);
     res.dualStep = cd.step.size() ? cd.step.cwiseAbs().maxCoeff() : 0.0;
-    const bool rowsMet = res.residual <= settings.tolerance;
+    // Rows met: residual + its rounding floor <= tolerance (the floor computed once the residual
+    // is below the tolerance); a floor at or above the tolerance ends the iterations.
+    rounding = res.residual <= settings.tolerance ? detail::rowRoundingFloor(cd, td) : -1.0;
+    const bool rowsMet = rounding >= 0.0 && res.residual + rounding <= settings.tolerance;
+    rowsMetLast = rowsMet;
+    if (rounding >= settings.tolerance) break;
     // A stall (contraction slower than kStall: mu >> sigma_min, or rounding at a tiny mu) is
     // checked once per mu: inaccurate, a larger mu; accurate, a smaller one unless mu reached
     // the floor or a mu that failed the check.
@@ -264,12 +271,16 @@ Status constrainedAba(const ClusterModel& model, ClusterData& data, const Constr
   }
   res.mu = mu;
   if (!res.converged) detail::freeAccelerations(model, data, cd);
+  if (rounding < 0.0) rounding = detail::rowRoundingFloor(cd, td);
+  res.roundingFloor = rounding;
   cd.rowAcceleration = cd.desired - cd.residual;
   if (!detail::solveOutputsFinite(data, cd))
     return detail::solveOverflow(model, td, cd, "constrainedAba: ydd / qdd / lambda", q, v, tauY,
                                  fext);
   if (!res.converged) {
-    if (res.residual <= settings.tolerance)
+    if (!rowsMetLast && (res.residual <= settings.tolerance || 2.0 * rounding > settings.tolerance))
+      return detail::notConverged(td, "constrainedAba", res, rounding, settings);
+    if (rowsMetLast)
       return detail::fail(td, Status::NotConverged,
                           "constrainedAba: dynamics residual |H ydd + C - tau - J^T lambda| = "
                           "%.3g > tolerance %.3g x scale %.3g (mu = %.3g too small for double "

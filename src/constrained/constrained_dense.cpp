@@ -47,14 +47,21 @@ Status constrainedDynamicsDense(const ClusterModel& model, ClusterData& data,
   cd.lltH.solveInPlace(data.ydd);
   data.ydd += cd.yddFree;
   // Ok means the rolled-out accelerations meet the tolerance: refine on their residual with the
-  // same proximal step while iterations remain (the dual residual rounds differently).
+  // same proximal step while iterations remain (the dual residual rounds differently). Met:
+  // residual + its rounding floor <= tolerance, as proxPv.
   ProximalResult& res = cd.result;
+  double rounding = -1.0;
   for (;;) {
     cd.rowAcceleration = cd.gamma;
     cd.rowAcceleration.noalias() += cd.jacobian * data.ydd;
     cd.residual = cd.desired - cd.rowAcceleration;
     res.residual = m ? cd.residual.cwiseAbs().maxCoeff() : 0.0;
-    if (!(res.residual > settings.tolerance) || res.iterations >= settings.maxIterations) break;
+    rounding = -1.0;
+    if (res.residual <= settings.tolerance) {
+      rounding = detail::rowRoundingFloorDense(cd, data.ydd);
+      if (res.residual + rounding <= settings.tolerance || rounding >= settings.tolerance) break;
+    }
+    if (!(std::isfinite(res.residual)) || res.iterations >= settings.maxIterations) break;
     cd.step = cd.residual;
     cd.llt.solveInPlace(cd.step);
     cd.lambda += cd.step;
@@ -64,7 +71,10 @@ Status constrainedDynamicsDense(const ClusterModel& model, ClusterData& data,
     data.ydd += cd.tauFree;
     ++res.iterations;
   }
-  res.converged = res.residual <= settings.tolerance;
+  if (rounding < 0.0 && std::isfinite(res.residual))
+    rounding = detail::rowRoundingFloorDense(cd, data.ydd);
+  res.converged = res.residual + rounding <= settings.tolerance;
+  res.roundingFloor = rounding;
   res.mu = settings.mu;
   const std::vector<ClusterWorkspace>& ws = detail::scratch(data);
   for (int k = 0; k < static_cast<int>(model.clusters.size()); ++k) {
@@ -82,10 +92,7 @@ Status constrainedDynamicsDense(const ClusterModel& model, ClusterData& data,
     return detail::solveOverflow(model, td, cd, "constrainedDynamicsDense: ydd / qdd / lambda", q,
                                  v, tauY, fext);
   if (!cd.result.converged)
-    return detail::fail(td, Status::NotConverged,
-                        "constrainedDynamicsDense: residual %.3g > tolerance %.3g after %d "
-                        "iterations",
-                        cd.result.residual, settings.tolerance, cd.result.iterations);
+    return detail::notConverged(td, "constrainedDynamicsDense", res, rounding, settings);
   return detail::ok(td);
 }
 

@@ -26,6 +26,34 @@ inline bool solveOutputsFinite(const ClusterData& data, const ConstraintData& cd
          std::isfinite(cd.result.residual) && std::isfinite(cd.result.dualStep);
 }
 
+/// Rounding floor of the row residual (docs/robustness.md "Tolerances and the rounding floor"):
+/// kRowRounding eps S, S the largest row's term magnitude |kprime_i| + sum |C_ij| |a_j| (after
+/// rowResidual, on the same body accelerations). Below it the computed residual is rounding
+/// noise: an independent evaluation (J y_ddot + gamma - k from a dense J) differs by up to it.
+/// Measured |computed - independent| / (eps S) <= 6 on Mini Cheetah and the bundled quadruped
+/// at v, tau up to 1e12 (tests/test_solver_accuracy.cpp): a margin of about 3.
+constexpr double kRowRounding = 16.0;
+double rowRoundingFloor(const ConstraintData& cd, const Data& td);
+/// The same for the dense baseline: S = max_i |k_i| + |gamma_i| + sum_j |J_ij| |y_ddot_j|.
+double rowRoundingFloorDense(const ConstraintData& cd, const VecX& ydd);
+
+/// NotConverged for a proximal solve whose row residual plus its rounding floor exceeds the
+/// tolerance: the message names the residual, the floor and its scale when the floor is what
+/// stands in the way (the tolerance is below what double precision resolves at this scale).
+inline Status notConverged(Data& td, const char* solver, const ProximalResult& res, double floor,
+                           const ProximalSettings& settings) {
+  if (res.residual <= settings.tolerance || 2.0 * floor > settings.tolerance)
+    return fail(td, Status::NotConverged,
+                "%s: row residual %.3g + its rounding floor %.3g (%g eps x row scale %.3g) > "
+                "tolerance %.3g after %d iterations: the tolerance is below what double "
+                "precision resolves at this scale (request at least twice the floor)",
+                solver, res.residual, floor, kRowRounding,
+                floor / (kRowRounding * std::numeric_limits<double>::epsilon()), settings.tolerance,
+                res.iterations);
+  return fail(td, Status::NotConverged, "%s: residual %.3g > tolerance %.3g after %d iterations",
+              solver, res.residual, settings.tolerance, res.iterations);
+}
+
 /// Checks shared by the constraint algorithms: workspace and set belong to the model.
 Status checkConstraintArgs(const ClusterModel& cm, ClusterData& data, const ConstraintSet& set,
                            const ConstraintData& cd);

@@ -153,6 +153,27 @@ double rowResidual(const ClusterModel& cm, const ClusterData& data, const Constr
   return r.size() ? r.cwiseAbs().maxCoeff() : 0.0;
 }
 
+double rowRoundingFloor(const ConstraintData& cd, const Data& td) {
+  // S <= |kprime|_inf + sides x max over attachments and rows of sum_j |C_ij| |a_j| (a row has
+  // one attachment per body it couples: 1 for contacts, 2 for constraints between two bodies).
+  double products = 0.0, sides = 1.0;
+  for (const ConstraintData::Attachment& a : cd.attachments) {
+    const Vec6 t = a.C.cwiseAbs() * td.a_gf[a.body].cwiseAbs();  // rows past a.rows are zero
+    products = std::max(products, t.maxCoeff());
+    if (a.side == 1) sides = 2.0;
+  }
+  const double kmax = cd.kprime.size() ? cd.kprime.cwiseAbs().maxCoeff() : 0.0;
+  return kRowRounding * std::numeric_limits<double>::epsilon() * (kmax + sides * products);
+}
+
+double rowRoundingFloorDense(const ConstraintData& cd, const VecX& ydd) {
+  double scale = 0.0;  // max_i |k_i| + |gamma_i| + sum_j |J_ij| |ydd_j|
+  for (int i = 0; i < static_cast<int>(cd.gamma.size()); ++i)
+    scale = std::max(scale, std::abs(cd.desired[i]) + std::abs(cd.gamma[i]) +
+                                cd.jacobian.row(i).cwiseAbs().dot(ydd.cwiseAbs()));
+  return kRowRounding * std::numeric_limits<double>::epsilon() * scale;
+}
+
 void bodyJacobian(const ClusterModel& cm, const ClusterData& data, int b,
                   Eigen::Ref<Eigen::Matrix<double, 6, Eigen::Dynamic>> J) {
   const Model& tree = cm.treeModel;

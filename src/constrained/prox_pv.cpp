@@ -91,10 +91,17 @@ Status proxPv(const ClusterModel& model, ClusterData& data, const ConstraintSet&
   res.residual = detail::rowResidual(model, data, cd, cd.residual);  // of the roll-out
   // Ok means the rolled-out accelerations meet the tolerance, not only the dual iterate (whose
   // residual z - Lambda^-1 lambda rounds differently): refine on the roll-out's residual with the
-  // same proximal step and the reduced sweeps (Alg. 2) while iterations remain.
+  // same proximal step and the reduced sweeps (Alg. 2) while iterations remain. Met: residual +
+  // its rounding floor <= tolerance (the floor computed once the residual is below the tolerance);
+  // a floor at or above the tolerance ends the refinement (double precision cannot resolve it).
   bool refined = false;
-  while (res.residual > settings.tolerance && res.iterations < settings.maxIterations &&
-         std::isfinite(res.residual)) {
+  double rounding = -1.0;  // the rounding floor of the last residual (< 0: not computed)
+  const auto met = [&]() {
+    if (!(res.residual <= settings.tolerance)) return false;
+    rounding = detail::rowRoundingFloor(cd, td);
+    return res.residual + rounding <= settings.tolerance || rounding >= settings.tolerance;
+  };
+  while (!met() && res.iterations < settings.maxIterations && std::isfinite(res.residual)) {
     cd.step = cd.residual;
     cd.llt.solveInPlace(cd.step);
     detail::updateMultipliers(*cd.set, cd.lambda, cd.step);
@@ -106,15 +113,14 @@ Status proxPv(const ClusterModel& model, ClusterData& data, const ConstraintSet&
     refined = true;
   }
   if (refined) detail::freeAccelerations(model, data, cd);
-  res.converged = res.residual <= settings.tolerance;
+  if (rounding < 0.0) rounding = detail::rowRoundingFloor(cd, td);
+  res.converged = res.residual + rounding <= settings.tolerance;
+  res.roundingFloor = rounding;
   res.mu = settings.mu;
   cd.rowAcceleration = cd.desired - cd.residual;
   if (!detail::solveOutputsFinite(data, cd))
     return detail::solveOverflow(model, td, cd, "proxPv: ydd / qdd / lambda", q, v, tauY, fext);
-  if (!cd.result.converged)
-    return detail::fail(td, Status::NotConverged,
-                        "proxPv: residual %.3g > tolerance %.3g after %d iterations",
-                        cd.result.residual, settings.tolerance, cd.result.iterations);
+  if (!cd.result.converged) return detail::notConverged(td, "proxPv", res, rounding, settings);
   return detail::ok(td);
 }
 

@@ -103,7 +103,12 @@ struct ProximalSettings {
   /// grows like eps/mu. constrainedAba takes it as the starting value and adapts it (see there).
   double mu = 1e-4;
   /// What Status::Ok guarantees (every solver): the row residual |J y_ddot + gamma - k|_inf of
-  /// the returned y_ddot <= tolerance, and the dynamics residual of the returned pair
+  /// the returned y_ddot <= tolerance as any evaluation computes it (the solver's own residual
+  /// + its rounding floor ProximalResult::roundingFloor <= tolerance; the floor, 16 eps x the
+  /// rows' term magnitude, bounds how two evaluations differ: a tolerance below it, e.g. 1e-10
+  /// at v^2, tau ~ 1e6, gives NotConverged with a message naming the residual, the floor and
+  /// the row scale; absolute, as Pinocchio's absolute_accuracy), and the dynamics residual of
+  /// the returned pair
   /// |H y_ddot + C - tau - J^T lambda - (fext)|_inf <= tolerance * max(1, |tau|_inf,
   /// |lambda|_inf, |fext|_inf). proxPv and the dense baseline roll y_ddot out from lambda (the
   /// dynamics residual is rounding by construction, ~1e-13 N m); constrainedAba checks it by
@@ -220,10 +225,15 @@ Status delassusMatrix(const ClusterModel& model, ClusterData& data, const Constr
 /// sigma_min below about 100 rho, where (b) is the more accurate), else (a) is. Sets with
 /// constraints between two bodies: (a). Contact sets of up to 32 rows: (a) first (cheaper),
 /// then (b) when its result has rho * max_i R_ii >= 1e-2. Larger contact sets: (b) first.
-/// Accuracy (measured on the humanoid, quadruped and belt-leg sets of tests/
-/// test_solver_accuracy.cpp against a long-double oracle, rho 1 .. 1e-10): max |R - R_exact|
-/// / max |R_exact| <= 20 eps kappa + 1e-14, kappa = (sigma_max + rho) / (sigma_min + rho) the
-/// condition number of the damped Delassus matrix, i.e. as accurate as a factorization of it.
+/// For contact sets of up to 32 rows the result of (b) is kept only when also (max_i D_ii + rho)
+/// rho (max_i R_ii)^2 >= 1 (D the Delassus matrix): (b)'s error is about eps / (rho max_i R_ii),
+/// (a)'s about eps kappa, and kappa >= (max_i D_ii + rho) max_i R_ii.
+/// Accuracy (measured on the humanoid, quadruped and belt-leg sets, the belt leg fixed and
+/// floating, of tests/test_solver_accuracy.cpp against a long-double oracle, rho 1 .. 1e-10):
+/// max |R - R_exact| / max |R_exact| <= 20 eps kappa + 1e-14, kappa = (sigma_max + rho) /
+/// (sigma_min + rho) the condition number of the damped Delassus matrix, i.e. as accurate as a
+/// factorization of it. Contact sets of more than 32 rows whose (b) result is kept: up to
+/// max(20 eps kappa, 20 eps / (rho max_i R_ii)) + 1e-14 (<= 2000 eps + 1e-14).
 /// NonFinite when entries near 1/rho^2 overflow (rho below about 1e-150). NotPositiveDefinite
 /// when H is singular to working precision (as delassusMatrix; detected by the plain-inertia
 /// pass of (a), so not for contact sets of more than 32 rows, which start with (b)).

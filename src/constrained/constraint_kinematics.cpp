@@ -158,7 +158,9 @@ double rowRoundingFloor(const ConstraintData& cd, const Data& td) {
   // one attachment per body it couples: 1 for contacts, 2 for constraints between two bodies).
   double products = 0.0, sides = 1.0;
   for (const ConstraintData::Attachment& a : cd.attachments) {
-    const Vec6 t = a.C.cwiseAbs() * td.a_gf[a.body].cwiseAbs();  // rows past a.rows are zero
+    const Motion& acc = td.a_gf[a.body];
+    Vec6 t = a.C.col(0).cwiseAbs() * std::abs(acc[0]);  // rows past a.rows are zero
+    for (int j = 1; j < 6; ++j) t += a.C.col(j).cwiseAbs() * std::abs(acc[j]);
     products = std::max(products, t.maxCoeff());
     if (a.side == 1) sides = 2.0;
   }

@@ -97,6 +97,7 @@ Status proxPv(const ClusterModel& model, ClusterData& data, const ConstraintSet&
   bool refined = false;
   double rounding = -1.0;  // the rounding floor of the last residual (< 0: not computed)
   const auto met = [&]() {
+    rounding = -1.0;
     if (!(res.residual <= settings.tolerance)) return false;
     rounding = detail::rowRoundingFloor(cd, td);
     return res.residual + rounding <= settings.tolerance || rounding >= settings.tolerance;

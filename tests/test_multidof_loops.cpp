@@ -85,8 +85,15 @@ TEST(MultiDofLoops, EmbeddedAndCutGiveTheSameAccelerations) {
           << md.file << ": " << dc.errorMessage();
       EXPECT_TRUE(isClose(dc.qdd, qddE, 1e-8)) << md.file << " trial " << trial << ": max diff "
                                                << (dc.qdd - qddE).cwiseAbs().maxCoeff();
-      ASSERT_EQ(constrainedDynamicsDense(cut, dc, set, cd, qc, vc, tauC, s), Status::Ok)
-          << md.file << ": " << dc.errorMessage();
+      // The dense J y_ddot of the delta cancels terms near 3e5: a tolerance below its rounding
+      // floor is NotConverged (docs/constraints.md, "What Status::Ok means"); ask for twice it.
+      Status dense = constrainedDynamicsDense(cut, dc, set, cd, qc, vc, tauC, s);
+      if (dense == Status::NotConverged && cd.result.residual <= s.tolerance) {
+        ProximalSettings sd = s;
+        sd.tolerance = 2.0 * cd.result.roundingFloor;
+        dense = constrainedDynamicsDense(cut, dc, set, cd, qc, vc, tauC, sd);
+      }
+      ASSERT_EQ(dense, Status::Ok) << md.file << ": " << dc.errorMessage();
       EXPECT_TRUE(isClose(dc.qdd, qddE, 1e-8))
           << md.file << " trial " << trial << " (dense): max diff "
           << (dc.qdd - qddE).cwiseAbs().maxCoeff();

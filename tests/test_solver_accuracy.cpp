@@ -273,6 +273,7 @@ TEST(SolverAccuracy, OkOnlyAboveTheRoundingFloorOfTheRows) {
   const Solver solvers[] = {constrainedAba, proxPv, dense};
   int oks = 0, floorLimited = 0, ordinary = 0;
   double worst = 0.0;  // largest gap / floor
+  double worstOf[3] = {0, 0, 0};
   for (int variant = 0; variant < 2; ++variant) {
     ConstraintSet set(cm);
     if (variant == 0)
@@ -314,6 +315,7 @@ TEST(SolverAccuracy, OkOnlyAboveTheRoundingFloorOfTheRows) {
           const double gap = std::abs(rowResidual(p, data.ydd) - cd.result.residual);
           EXPECT_LE(gap, cd.result.roundingFloor) << what;
           worst = std::max(worst, gap / cd.result.roundingFloor);
+          worstOf[a] = std::max(worstOf[a], gap / cd.result.roundingFloor);
           if (status == Status::Ok) {
             ++oks;
             EXPECT_LE(cd.result.residual + cd.result.roundingFloor, s.tolerance) << what;
@@ -335,6 +337,7 @@ TEST(SolverAccuracy, OkOnlyAboveTheRoundingFloorOfTheRows) {
   EXPECT_GT(floorLimited, 0);  // the scaled states where the solvers' own residual passed
   std::printf("Ok %d, NotConverged at the rounding floor %d, largest gap / floor %.3f\n", oks,
               floorLimited, worst);
+  std::printf("by solver %.3f %.3f %.3f\n", worstOf[0], worstOf[1], worstOf[2]);
 }
 
 // An empty constraint set (m = 0): every solver is CE-ABA, Ok, with no multiplier to report (the

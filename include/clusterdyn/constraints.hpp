@@ -289,7 +289,8 @@ Force constraintWrench(const ConstraintSet& set, const ConstraintData& cdata, in
 
 /// Baseline for tests and benchmarks: the same proximal iterations with H from the cluster
 /// mass matrix and a dense Cholesky factorization (O(n^3 + m^2 n)); refined on the rolled-out
-/// residual as proxPv.
+/// residual as proxPv. Its rounding floor is that of J y_ddot + gamma - k with the dense J (the
+/// terms |J_ij| |y_ddot_j|), which can exceed proxPv's when J y_ddot cancels large terms.
 Status constrainedDynamicsDense(const ClusterModel& model, ClusterData& data,
                                 const ConstraintSet& set, ConstraintData& cdata, ConstVecRef q,
                                 ConstVecRef v, ConstVecRef tauY,

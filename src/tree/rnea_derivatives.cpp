@@ -1,11 +1,11 @@
 // Analytical derivatives of the recursive Newton-Euler algorithm (Carpentier & Mansard 2018):
 // one forward pass in world coordinates, one backward pass that accumulates the subtree sums
-// and fills the (body, ancestor) blocks of d tau / dq, d tau / dv and M (docs/derivatives.md).
+// and fills the (body, ancestor) blocks of d tau / dq, d tau / dv and M (docs/derivatives.md),
+// then the joint-dynamics terms of MJCF models (armature, springs, dampers).
 #include <algorithm>
 
 #include "clusterdyn/derivatives.hpp"
 #include "core/check.hpp"
-#include "core/joint_dynamics_refusal.hpp"
 #include "tree/derivatives_steps.hpp"
 
 namespace clusterdyn {
@@ -78,8 +78,6 @@ Status checkDerivativeArguments(const Model& model, Data& data, const Derivative
                                 ConstVecRef q, ConstVecRef v, ConstVecRef x, const char* xName,
                                 const Force* fext) {
   CDYN_TRY(checkWorkspace(model, data));
-  if (model.hasJointDynamics())
-    return detail::refuseJointDynamics(data, "computeRNEADerivatives", model.name.c_str());
   if (dd.model != &model)
     return fail(data, Status::WorkspaceMismatch,
                 "the derivative workspace was created for another model");
@@ -103,6 +101,8 @@ Status computeRNEADerivatives(const Model& model, Data& data, DerivativeData& dd
                               ConstVecRef v, ConstVecRef a, const Force* fext) {
   CDYN_TRY(detail::checkDerivativeArguments(model, data, dd, q, v, a, "a", fext));
   detail::rneaDerivativePasses(model, data, dd, q, v.data(), a.data(), fext);
+  if (model.hasJointDynamics())  // + A a - tau_p(q, v) (MJCF armature, springs, dampers)
+    detail::addJointDynamicsDerivatives(model, q.data(), v.data(), a.data(), dd);
   detail::ok(data);
   const std::initializer_list<detail::InputMagnitude> inputs = {
       {"q", detail::maxAbs(q), 1},

@@ -112,43 +112,35 @@ Status computeMinverse(const Model& model, Data& data, DerivativeData& dd, Const
                                {{"q", detail::maxAbs(q), 1}});
 }
 
-namespace detail {
-namespace {
-
-/// The fused ABA derivatives (four passes, eq. D1-D14) after the argument checks. kJointDynamics:
-/// the model's MJCF joint dynamics (instantiated once per case, so a model without them runs
-/// the rigid-body passes unchanged): the passive forces join tau (ddq = (M + A)^-1 (tau +
-/// tau_p - nle)), the armature joins each D_i (Minv = (M + A)^-1), and dd.dtau_* become those
-/// of tau = rnea + A a - tau_p at a = ddq, so ddq_dq = -(M + A)^-1 (d rnea / dq - d tau_p / dq)
-/// and ddq_dv likewise.
-template <bool kJointDynamics>
-Status abaDerivatives(const Model& model, Data& data, DerivativeData& dd, ConstVecRef q,
-                      ConstVecRef v, ConstVecRef tau, const Force* fext) {
+Status computeABADerivatives(const Model& model, Data& data, DerivativeData& dd, ConstVecRef q,
+                             ConstVecRef v, ConstVecRef tau, const Force* fext) {
+  CDYN_TRY(detail::checkDerivativeArguments(model, data, dd, q, v, tau, "tau", fext));
   const int n = model.nbodies;
+  // MJCF joint dynamics (one test; none: the rigid-body passes unchanged): the passive forces
+  // join tau (ddq = (M + A)^-1 (tau + tau_p - nle)), the armature joins each D_i (Minv =
+  // (M + A)^-1), and dd.dtau_* become those of tau = rnea + A a - tau_p at a = ddq, so ddq_dq =
+  // -(M + A)^-1 (d rnea / dq - d tau_p / dq) and ddq_dv likewise.
+  const bool jointDynamics = model.hasJointDynamics();
   const double* tauIn = tau.data();
   const double* arm = nullptr;
-  if constexpr (kJointDynamics) {
-    if (model.hasPassiveForces()) {
-      data.tauApplied = tau;
-      addModelPassiveForces(model, q.data(), v.data(), 1.0, data.tauApplied.data());
-      tauIn = data.tauApplied.data();
-    }
+  if (jointDynamics) {
+    tauIn = detail::appliedTorques(model, data, q.data(), v.data(), tau);
     if (model.hasArmature()) arm = model.armature.data();
   }
-  for (int i = 0; i < n; ++i) abaKinematicStep(model, data, dd, i, q, v.data(), fext);
+  for (int i = 0; i < n; ++i) detail::abaKinematicStep(model, data, dd, i, q, v.data(), fext);
   // Articulated inertias and bias forces with the M^-1 backward terms (eq. D11, D12).
   for (int i = n - 1; i >= 0; --i) {
-    if (double ratio; !worldArticulatedInertiaStep(model, data, dd, i, &ratio, tauIn, arm))
-      return singularJoint(model, data, i, ratio);
-    minverseBackwardStep(model, data, dd, i);
+    if (double ratio; !detail::worldArticulatedInertiaStep(model, data, dd, i, &ratio, tauIn, arm))
+      return detail::singularJoint(model, data, i, ratio);
+    detail::minverseBackwardStep(model, data, dd, i);
   }
-  const Motion a0 = gravityAcceleration(model);
-  for (int i = 0; i < n; ++i) abaAccelerationStep(model, data, dd, i, a0);
+  const Motion a0 = detail::gravityAcceleration(model);
+  for (int i = 0; i < n; ++i) detail::abaAccelerationStep(model, data, dd, i, a0);
   dd.ddq = data.ddq;
 
-  for (int k = n - 1; k >= 0; --k) derivativeBackwardStep(model, dd, k);  // eq. D7-D10
-  if constexpr (kJointDynamics)
-    addJointDynamicsDerivatives(model, q.data(), v.data(), dd.ddq.data(), dd);
+  for (int k = n - 1; k >= 0; --k) detail::derivativeBackwardStep(model, dd, k);  // eq. D7-D10
+  if (jointDynamics)
+    detail::addJointDynamicsDerivatives(model, q.data(), v.data(), dd.ddq.data(), dd);
   // eq. D14. Eigen's blocked product keeps its panels on the stack while they fit in
   // EIGEN_STACK_ALLOCATION_LIMIT (128 kB: 2 panels of at most nv x nv doubles below nv = 64);
   // above, the coefficient-wise product, which never allocates.
@@ -159,18 +151,6 @@ Status abaDerivatives(const Model& model, Data& data, DerivativeData& dd, ConstV
     dd.ddq_dq.noalias() = -dd.Minv.lazyProduct(dd.dtau_dq);
     dd.ddq_dv.noalias() = -dd.Minv.lazyProduct(dd.dtau_dv);
   }
-  return Status::Ok;
-}
-
-}  // namespace
-}  // namespace detail
-
-Status computeABADerivatives(const Model& model, Data& data, DerivativeData& dd, ConstVecRef q,
-                             ConstVecRef v, ConstVecRef tau, const Force* fext) {
-  CDYN_TRY(detail::checkDerivativeArguments(model, data, dd, q, v, tau, "tau", fext));
-  CDYN_TRY(model.hasJointDynamics()
-               ? detail::abaDerivatives<true>(model, data, dd, q, v, tau, fext)
-               : detail::abaDerivatives<false>(model, data, dd, q, v, tau, fext));
   detail::ok(data);
   const std::initializer_list<detail::InputMagnitude> inputs = {
       {"q", detail::maxAbs(q), 1},

@@ -8,8 +8,6 @@
 
 #include "clusterdyn/derivatives.hpp"
 #include "core/small_spd.hpp"
-#include "tree/joint_dynamics.hpp"
-#include "tree/joint_dynamics_derivatives.hpp"
 #include "tree/tree_step.hpp"
 
 namespace clusterdyn::detail {
@@ -420,16 +418,17 @@ inline void minverseForwardStep(const Model& model, const Data& data, Derivative
     minverseForwardRows<Eigen::Dynamic>(model, data, dd, i);
 }
 
+/// tau + tau_p(q, v) in data.tauApplied for a model with passive forces (MJCF springs, dampers;
+/// as aba() applies them), else tau itself. Out of line (rnea_derivatives.cpp).
+const double* appliedTorques(const Model& model, Data& data, const double* q, const double* v,
+                             ConstVecRef tau);
 /// The joint-dynamics terms of the inverse-dynamics derivatives at (q, v, a) (MJCF armature A,
 /// springs and dampers tau_p; docs/mjcf.md §4): tau = rnea + A a - tau_p(q, v), so dd.tau +=
 /// A a - tau_p, dd.dtau_da += A, dd.dtau_dq -= d tau_p / dq, dd.dtau_dv -= d tau_p / dv. No-op
-/// for a model without joint dynamics.
-inline void addJointDynamicsDerivatives(const Model& model, const double* q, const double* v,
-                                        const double* a, DerivativeData& dd) {
-  addJointDynamicsForces(model, q, v, a, dd.tau.data());
-  if (model.hasArmature()) dd.dtau_da.diagonal() += model.armature;
-  addPassiveForcePartials(model, q, -1.0, dd.dtau_dq, dd.dtau_dv);
-}
+/// for a model without joint dynamics. Out of line (rnea_derivatives.cpp): the rigid-body
+/// callers keep their code as without it.
+void addJointDynamicsDerivatives(const Model& model, const double* q, const double* v,
+                                 const double* a, DerivativeData& dd);
 
 /// Workspaces, sizes, finite values and unit quaternions of (q, v, x, fext) (x named xName).
 Status checkDerivativeArguments(const Model& model, Data& data, const DerivativeData& dd,

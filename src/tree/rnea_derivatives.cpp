@@ -7,6 +7,8 @@
 #include "clusterdyn/derivatives.hpp"
 #include "core/check.hpp"
 #include "tree/derivatives_steps.hpp"
+#include "tree/joint_dynamics.hpp"
+#include "tree/joint_dynamics_derivatives.hpp"
 
 namespace clusterdyn {
 
@@ -85,6 +87,21 @@ Status checkDerivativeArguments(const Model& model, Data& data, const Derivative
   CDYN_TRY(checkVector(data, v, model.nv, "v"));
   CDYN_TRY(checkVector(data, x, model.nv, xName));
   return checkForces(model, data, fext);
+}
+
+const double* appliedTorques(const Model& model, Data& data, const double* q, const double* v,
+                             ConstVecRef tau) {
+  if (!model.hasPassiveForces()) return tau.data();
+  data.tauApplied = tau;
+  addModelPassiveForces(model, q, v, 1.0, data.tauApplied.data());
+  return data.tauApplied.data();
+}
+
+void addJointDynamicsDerivatives(const Model& model, const double* q, const double* v,
+                                 const double* a, DerivativeData& dd) {
+  addJointDynamicsForces(model, q, v, a, dd.tau.data());
+  if (model.hasArmature()) dd.dtau_da.diagonal() += model.armature;
+  addPassiveForcePartials(model, q, -1.0, dd.dtau_dq, dd.dtau_dv);
 }
 
 void rneaDerivativePasses(const Model& model, Data& data, DerivativeData& dd, ConstVecRef q,

@@ -1334,7 +1334,8 @@ CDYN_API const char* cdyn_derivative_workspace_last_error(const cdyn_derivative_
 /** Tree inverse-dynamics derivatives at tau = rnea(q, v, a, fext) (spanning tree): dtau_dq
  *  (nv x nv, tangent columns), dtau_dv (nv x nv), optional dtau_da = M(q) (nv x nv), optional
  *  tau (nv). Inputs q (nq), v (nv) [rad/s, m/s], a (nv), fext (optional, 6 * nbodies). Units:
- *  N m (N) per rad (m) and per rad/s (m/s). */
+ *  N m (N) per rad (m) and per rad/s (m/s). A model's joint dynamics (MJCF armature A, springs,
+ *  dampers tau_p) are included, as in cdyn_rnea: tau = rnea + A a - tau_p, dtau_da = M + A. */
 CDYN_API cdyn_status cdyn_rnea_derivatives(const cdyn_model* model, cdyn_derivative_workspace* dws,
                                            const double* q, int nq, const double* v, int nv,
                                            const double* a, int na, const double* fext /*optional*/,
@@ -1342,7 +1343,8 @@ CDYN_API cdyn_status cdyn_rnea_derivatives(const cdyn_model* model, cdyn_derivat
                                            double* dtau_dq, double* dtau_dv,
                                            double* dtau_da /*optional*/, int ld);
 /** Tree forward-dynamics derivatives at ddq = aba(q, v, tau, fext): ddq_dq, ddq_dv (nv x nv),
- *  optional Minv = d ddq / d tau = M(q)^-1 (nv x nv, both triangles), optional ddq (nv). */
+ *  optional Minv = d ddq / d tau = M(q)^-1 (nv x nv, both triangles), optional ddq (nv). With
+ *  joint dynamics (MJCF armature A, springs, dampers) as cdyn_aba: Minv = (M + A)^-1. */
 CDYN_API cdyn_status cdyn_aba_derivatives(const cdyn_model* model, cdyn_derivative_workspace* dws,
                                           const double* q, int nq, const double* v, int nv,
                                           const double* tau, int ntau,
@@ -1350,7 +1352,7 @@ CDYN_API cdyn_status cdyn_aba_derivatives(const cdyn_model* model, cdyn_derivati
                                           double* ddq /*optional*/, int nddq, double* ddq_dq,
                                           double* ddq_dv, double* Minv /*optional*/, int ld);
 /** M(q)^-1 (nv x nv, both triangles) of the spanning tree by the articulated-body recursion
- *  (not by inverting M). */
+ *  (not by inverting M); (M + A)^-1 for a model with armature A (MJCF). */
 CDYN_API cdyn_status cdyn_minverse(const cdyn_model* model, cdyn_derivative_workspace* dws,
                                    const double* q, int nq, double* Minv, int ld);
 /** Cluster-tree inverse-dynamics derivatives at tau = ce_rnea(q, v, ydd, fext) (as
@@ -1732,9 +1734,10 @@ CDYN_API cdyn_status cdyn_pool_contact_rollout(
  * d lambda the minimum-norm solution of the differentiated system (only J^T lambda is unique);
  * *rank < m tells. Statuses: CDYN_ERR_INVALID_SIZE / CDYN_ERR_NON_FINITE / CDYN_ERR_NULL_POINTER
  * naming the argument, CDYN_ERR_NOT_UNIT_QUATERNION, CDYN_ERR_WORKSPACE_MISMATCH (cws made for
- * another set), CDYN_ERR_INVALID_ARGUMENT (rank_tolerance, a model with joint dynamics),
- * CDYN_ERR_CONSTRAINT_FAILURE (state not closed, singular loop configuration, or rows no ydd
- * meets: the residual in the message), CDYN_ERR_NOT_POSITIVE_DEFINITE (H). CDYN_OK means the
+ * another set), CDYN_ERR_INVALID_ARGUMENT (rank_tolerance), CDYN_ERR_CONSTRAINT_FAILURE
+ * (state not closed, singular loop configuration, or rows no ydd meets: the residual in the
+ * message), CDYN_ERR_NOT_POSITIVE_DEFINITE (H). A model's joint dynamics (MJCF armature,
+ * springs, dampers) are part of the dynamics and of its derivatives. CDYN_OK means the
  * row residual |J ydd + gamma - k| and the dynamics residual are within 1e-9 (relative, see
  * ConstrainedDerivativeSettings). A failed call leaves the outputs unspecified and the
  * workspace usable; the compute call does not allocate. One workspace per thread; while it

@@ -67,13 +67,15 @@ class DerivativeWorkspace(core._Handle):
 
     def rnea_derivatives(self, q, v, a, fext=None, return_tau=False):
         """(dtau_dq, dtau_dv, M) (nv, nv) of tau = rnea(q, v, a, fext) on the spanning tree;
-        with return_tau: (tau, dtau_dq, dtau_dv, M)."""
+        with return_tau: (tau, dtau_dq, dtau_dv, M). MJCF joint dynamics included, as in rnea:
+        tau = rnea + A a - tau_p(q, v) and M + A (A = armature)."""
         return self._run("cdyn_rnea_derivatives", (q, v), a, "a", fext, self.model.nv,
                          self.model.nv, return_tau)
 
     def aba_derivatives(self, q, v, tau, fext=None, return_ddq=False):
         """(ddq_dq, ddq_dv, Minv) (nv, nv) of ddq = aba(q, v, tau, fext), Minv = d ddq / d tau;
-        with return_ddq: (ddq, ddq_dq, ddq_dv, Minv)."""
+        with return_ddq: (ddq, ddq_dq, ddq_dv, Minv). MJCF joint dynamics included, as in aba:
+        Minv = (M + A)^-1, springs and dampers in ddq and its derivatives."""
         return self._run("cdyn_aba_derivatives", (q, v), tau, "tau", fext, self.model.nv,
                          self.model.nv, return_ddq)
 

@@ -55,6 +55,9 @@ struct ClusterDerivativeData {
   MatX dv_dy;   ///< d v / d y at fixed y_dot (eq. C4): dependent rows of loop clusters only
   MatX da_dy;   ///< d a / d y at fixed y_dot, y_ddot (eq. C5)
   MatX da_dyd;  ///< d a / d y_dot at fixed y_ddot (eq. C6)
+  /// -d tau_p / dq, -d tau_p / dv of the passive forces (nv x nv; only for a model with springs
+  /// or dampers and without loop joints, empty otherwise; eq. J2).
+  MatX passiveDq, passiveDv;
   struct GEntry {
     int v = 0, y = 0;  ///< spanning velocity index, independent velocity index
     double value = 0.0;

@@ -422,7 +422,8 @@ std::string jointDynamicsMjcf(bool floating) {
       <body name="rocker" pos="0.3 0 0" euler="0 -1.77621583219816 0">
         <joint name="rocker_joint" axis="0 1 0" armature="0.003" damping="0.04" stiffness="0.5"
                springref="-0.1"/>
-        <inertial pos="0.11 0 0" mass="0.25" diaginertia="2.13541667e-05 0.00102135417 0.00101666667"/>
+        <inertial pos="0.11 0 0" mass="0.25"
+                  diaginertia="2.13541667e-05 0.00102135417 0.00101666667"/>
         <body name="pendulum" pos="0.22 0 0">
           <joint name="swing" type="ball" armature="0.001" damping="0.02" stiffness="0.3"/>
           <inertial pos="0.02 0.01 -0.1" mass="0.2" diaginertia="0.0008 0.0007 0.0002"/>

@@ -1,7 +1,8 @@
 // Joint dynamics (MJCF armature A, springs and dampers tau_p(q, v) = -K (q (-) q_spring) - D v)
-// in the cluster-tree derivatives (docs/derivatives.md, "Joint dynamics"). CE-RNEA with them is
-// tau_y = G^T tau_s with tau_s = RNEA(q, v, a) + A a - tau_p(q, v), a = G y_ddot + g (Chignoli
-// et al. 2023, eq. 3), so the spanning partials gain (eq. J1)
+// in the cluster-tree derivatives (docs/derivatives.md, "Joint dynamics in the cluster-tree
+// derivatives"). CE-RNEA with them is tau_y = G^T tau_s with tau_s = RNEA(q, v, a) + A a -
+// tau_p(q, v), a = G y_ddot + g (Chignoli et al. 2023, eq. 3), so the spanning partials gain
+// (eq. J1)
 //   d tau_s / dq -= d tau_p / dq,  d tau_s / dv -= d tau_p / dv,  d tau_s / da += A,
 // and the chain rule of eq. C9 (dq = G dy, dv / dy, da / dy, (dG / dy)^T tau_s) carries them: in
 // a loop the armature also acts on the bias acceleration g(q, v), through G^T A da / dy.

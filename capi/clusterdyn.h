@@ -1357,7 +1357,9 @@ CDYN_API cdyn_status cdyn_minverse(const cdyn_model* model, cdyn_derivative_work
                                    const double* q, int nq, double* Minv, int ld);
 /** Cluster-tree inverse-dynamics derivatives at tau = ce_rnea(q, v, ydd, fext) (as
  *  cdyn_ce_rnea: CLOSED spanning state q (nq), v (nv); ydd (ny)): dtau_dy, dtau_dydot (ny x ny,
- *  independent tangent columns), optional H = d tau / d ydd (ny x ny), optional tau (ny). */
+ *  independent tangent columns), optional H = d tau / d ydd (ny x ny), optional tau (ny). The
+ *  joint dynamics of an MJCF model (armature, springs, dampers) are included, as in
+ *  cdyn_ce_rnea (H = G^T (M + A) G). */
 CDYN_API cdyn_status cdyn_ce_rnea_derivatives(const cdyn_model* model,
                                               cdyn_derivative_workspace* dws, const double* q,
                                               int nq, const double* v, int nv, const double* ydd,
@@ -1366,7 +1368,7 @@ CDYN_API cdyn_status cdyn_ce_rnea_derivatives(const cdyn_model* model,
                                               double* dtau_dydot, double* H /*optional*/, int ld);
 /** Cluster-tree forward-dynamics derivatives at ydd = ce_aba(q, v, tau, fext) (as cdyn_ce_aba;
  *  tau: ny independent efforts): dydd_dy, dydd_dydot (ny x ny), optional Hinv = d ydd / d tau
- *  = H^-1 (ny x ny, both triangles), optional ydd (ny). */
+ *  = H^-1 (ny x ny, both triangles), optional ydd (ny). Joint dynamics as cdyn_ce_aba. */
 CDYN_API cdyn_status cdyn_ce_aba_derivatives(const cdyn_model* model,
                                              cdyn_derivative_workspace* dws, const double* q,
                                              int nq, const double* v, int nv, const double* tau,
@@ -1377,10 +1379,9 @@ CDYN_API cdyn_status cdyn_ce_aba_derivatives(const cdyn_model* model,
  *  (nq), by a recursion on the cluster tree (the cluster form of the articulated-body inverse,
  *  docs/derivatives.md eq. C11-C13), without forming or factoring H: equal to the inverse of
  *  cdyn_cluster_mass_matrix and to the Hinv of cdyn_ce_aba_derivatives (to rounding).
- *  Statuses as above, plus CDYN_ERR_INVALID_ARGUMENT for a model the recursion does not cover
- *  (joint dynamics: armature, springs, dampers, load with CDYN_LOAD_NO_JOINT_DYNAMICS), the
- *  message naming the model, and CDYN_ERR_NOT_POSITIVE_DEFINITE naming the cluster whose
- *  articulated inertia is singular. */
+ *  With joint dynamics the armature A is included (H = G^T (M + A) G, as cdyn_ce_aba).
+ *  Statuses as above, plus CDYN_ERR_NOT_POSITIVE_DEFINITE naming the cluster whose articulated
+ *  inertia is singular. */
 CDYN_API cdyn_status cdyn_cluster_minverse(const cdyn_model* model, cdyn_derivative_workspace* dws,
                                            const double* q, int nq, double* Hinv, int ld);
 /** q1 (-) q0: the spanning velocity v (nv) with cdyn_integrate(q0, v, 1) == q1, the inverse of

@@ -54,13 +54,14 @@ std::vector<ModelCase> modelCases() {
   const std::string models = CLUSTERDYN_MODELS_DIR;
   if (fs::exists(models))
     for (const auto& e : fs::directory_iterator(models))
-      if (e.path().extension() == ".urdf" && hasChords(e.path().string()))
+      if ((e.path().extension() == ".urdf" && hasChords(e.path().string())) ||
+          e.path().extension() == ".xml")  // MJCF: loaded with their joint dynamics
         files.push_back(e.path().string());
   std::sort(files.begin(), files.end());
   std::vector<ModelCase> out;
   for (const auto& f : files) {
     try {
-      out.push_back({fs::path(f).filename().string(), loadModel(f)});
+      out.push_back({fs::path(f).filename().string(), buildClusterModel(parseModelFile(f))});
     } catch (const ModelError& e) {
       ADD_FAILURE() << e.what();
     }

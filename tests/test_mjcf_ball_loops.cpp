@@ -513,7 +513,7 @@ TEST(MjcfBallLoops, UrdfPlusMarksStayAuthoritative) {
 }
 
 TEST(MjcfBallLoops, CeAbaDerivativesMatchFiniteDifferencesOnTheManifold) {
-  // cd_rod_hip (without joint dynamics: the derivatives reject them): column e of d ydd / d y is
+  // cd_rod_hip (rigid; with its dampers: test_cluster_derivatives.cpp): column e of d ydd / d y is
   // the derivative along y (+) e (the ball turned by exp(e) in its body frame), the hip and knee
   // re-closed on the same branch; central differences with two Richardson steps.
   ModelOptions rigid;

@@ -23,6 +23,19 @@ void foldedDerivativePasses(const ClusterModel& cm, ClusterData& data, ClusterDe
                             ConstVecRef q, const double* v, const double* a, const Force* fext,
                             bool placements);
 
+/// Joint dynamics (armature A, passive forces tau_p; model.hasJointDynamics()) on the spanning
+/// tree, after spanningDerivativePasses at (q, v, a = dd.a): tau += A a - tau_p(q, v), dtau_dq -=
+/// d tau_p / dq, dtau_dv -= d tau_p / dv, dtau_da = M + A (eq. J1); the chain rule of eq. C9 then
+/// folds them with G, dv/dy and da/dy.
+void addSpanningJointDynamics(const Model& tree, ConstVecRef q, const double* v,
+                              ClusterDerivativeData& dd);
+
+/// The same after foldedDerivativePasses (G constant): dd.tree.tau as above and each cluster's
+/// diagonal block of dd.dtau_dy, dd.dtau_dydot, dd.H += G_k^T (-d tau_p / dq, -d tau_p / dv, A)_k
+/// G_k (eq. J2; the partials are block diagonal per joint).
+void foldJointDynamics(const ClusterModel& cm, ConstVecRef q, const double* v,
+                       ClusterDerivativeData& dd);
+
 /// Loop cluster k (after the spanning-tree derivative pass): its constraint rows as world
 /// wrenches (dd.ow, eq. C1) and, over its selected rows, d Psi / dq, d Phi / dq, d Phi / dv
 /// (dd.Psiq, dd.Phiq, dd.Phiv: selected rows x the cluster's spanning velocities, eq. C2, C3).

@@ -219,6 +219,40 @@ TEST(ClusterNoAlloc, SuccessfulCallsDoNotAllocate) {
   }
 }
 
+TEST(ClusterNoAlloc, BallHingeDampersAndSpringsDoNotAllocate) {
+  // cd_rod_leg: its ball joint replaced by three hinges that carry its damper (Model::ballHinges,
+  // evaluated in every algorithm's passive forces); a spring too.
+  std::string xml = clusterdyn::test::readTextFile(clusterdyn::test::modelsPath("cd_rod_leg.xml"));
+  const std::string ball = "type=\"ball\" damping=\"0.01\"";
+  ASSERT_NE(xml.find(ball), std::string::npos);
+  xml.replace(xml.find(ball), ball.size(), "type=\"ball\" damping=\"0.01\" stiffness=\"0.3\"");
+  const ClusterModel cm = buildClusterModel(parseModelString(xml, "rod_leg.xml"));
+  ASSERT_EQ(cm.treeModel.ballHinges.size(), 1u);
+  const Model& t = cm.treeModel;
+  std::mt19937_64 rng(13);
+  const States s = makeStates(cm, 4, rng);
+  ASSERT_GT(s.q.size(), 0u);
+  ClusterData data(cm);
+  Data td(t);
+  double sink = 0.0;
+  int failures = 0;
+  AllocationScope armed;
+  for (int it = 0; it < 40; ++it) {
+    const int i = it % static_cast<int>(s.q.size());
+    failures += ceAba(cm, data, s.q[i], s.v[i], s.tauY[i]) != Status::Ok;
+    failures += ceRnea(cm, data, s.q[i], s.v[i], s.ydd[i]) != Status::Ok;
+    failures += clusterBias(cm, data, s.q[i], s.v[i]) != Status::Ok;
+    failures += aba(t, td, s.q[i], s.v[i], s.tauS[i]) != Status::Ok;
+    failures += nonLinearEffects(t, td, s.q[i], s.v[i]) != Status::Ok;
+    failures += computePotentialEnergy(t, td, s.q[i]) != Status::Ok;
+    sink += data.ydd.sum() + data.tauY.sum() + data.C.sum() + td.ddq.sum() + td.nle.sum() +
+            td.potentialEnergy;
+  }
+  EXPECT_TRUE(noAllocation(armed.stop(), "cd_rod_leg with ball hinges: passive forces"));
+  EXPECT_EQ(failures, 0);
+  EXPECT_TRUE(std::isfinite(sink));
+}
+
 TEST(ClusterNoAlloc, FailedCallsDoNotAllocate) {
   const double nan = std::numeric_limits<double>::quiet_NaN();
   const double inf = std::numeric_limits<double>::infinity();

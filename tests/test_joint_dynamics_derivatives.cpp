@@ -85,7 +85,7 @@ TEST(PassiveForcePartials, MatchManifoldFiniteDifferencesForEveryJointType) {
       // Added with a sign onto what the caller holds.
       const MatX q0 = MatX::Random(m.nv, m.nv), v0 = MatX::Random(m.nv, m.nv);
       MatX dq = q0, dv = v0;
-      detail::addPassiveForcePartials(m, q.data(), -2.0, dq, dv);
+      detail::addPassiveForcePartials(m, q.data(), v.data(), -2.0, dq, dv);
       EXPECT_LT(relativeError((dq - q0) / -2.0, fdq), 1e-9) << m.name << " trial " << trial;
       EXPECT_LT(relativeError((dv - v0) / -2.0, fdv), 1e-12) << m.name << " trial " << trial;
       // Block diagonal: nothing outside the joints' own blocks.
@@ -116,7 +116,7 @@ TEST(PassiveForcePartials, SmallRotationsAndModelsWithoutPassiveForces) {
     const VecX q = integrate(m, m.springPosition, randomUnitVector(rng) * t, 1.0);
     MatX fdq, fdv, dq = MatX::Zero(3, 3), dv = MatX::Zero(3, 3);
     finiteDifferencePartials(m, q, VecX::Zero(3), fdq, fdv);
-    detail::addPassiveForcePartials(m, q.data(), 1.0, dq, dv);
+    detail::addPassiveForcePartials(m, q.data(), nullptr, 1.0, dq, dv);
     EXPECT_LT(relativeError(dq, fdq), 1e-10) << t;
   }
   // Armature only (or nothing): the partials add nothing.
@@ -126,7 +126,7 @@ TEST(PassiveForcePartials, SmallRotationsAndModelsWithoutPassiveForces) {
   a.springPosition.resize(0);
   a.armature = Vec3(0.1, 0.1, 0.1);
   MatX dq = MatX::Ones(3, 3), dv = MatX::Ones(3, 3);
-  detail::addPassiveForcePartials(a, m.springPosition.data(), 1.0, dq, dv);
+  detail::addPassiveForcePartials(a, m.springPosition.data(), nullptr, 1.0, dq, dv);
   EXPECT_EQ(dq, MatX::Ones(3, 3));
   EXPECT_EQ(dv, MatX::Ones(3, 3));
 }
@@ -292,7 +292,7 @@ TEST(JointDynamicsDerivatives, ModelsWithoutJointDynamicsUnchanged) {
   ASSERT_EQ(computeRNEADerivatives(jd, d1, a, q, v, tau), Status::Ok);
   ASSERT_EQ(computeRNEADerivatives(rigid, d2, b, q, v, tau), Status::Ok);
   MatX pq = MatX::Zero(jd.nv, jd.nv), pv = MatX::Zero(jd.nv, jd.nv);
-  detail::addPassiveForcePartials(jd, q.data(), 1.0, pq, pv);
+  detail::addPassiveForcePartials(jd, q.data(), v.data(), 1.0, pq, pv);
   EXPECT_TRUE(isClose(a.dtau_dq, b.dtau_dq - pq, 1e-13));
   EXPECT_TRUE(isClose(a.dtau_dv, b.dtau_dv - pv, 1e-13));
   EXPECT_TRUE(isClose(a.dtau_da, b.dtau_da + MatX(jd.armature.asDiagonal()), 1e-13));

@@ -17,7 +17,8 @@ void addSpanningJointDynamics(const Model& tree, ConstVecRef q, const double* v,
   DerivativeData& t = dd.tree;
   addJointDynamicsForces(tree, q.data(), v, dd.a.data(), t.tau.data());  // + A a - tau_p
   if (tree.hasArmature()) t.dtau_da.diagonal() += tree.armature;         // eq. J1
-  if (tree.hasPassiveForces()) addPassiveForcePartials(tree, q.data(), -1.0, t.dtau_dq, t.dtau_dv);
+  if (tree.hasPassiveForces())
+    addPassiveForcePartials(tree, q.data(), v, -1.0, t.dtau_dq, t.dtau_dv);
 }
 
 void foldJointDynamics(const ClusterModel& cm, ConstVecRef q, const double* v,
@@ -28,7 +29,7 @@ void foldJointDynamics(const ClusterModel& cm, ConstVecRef q, const double* v,
   if (passive) {
     dd.passiveDq.setZero();
     dd.passiveDv.setZero();
-    addPassiveForcePartials(tree, q.data(), -1.0, dd.passiveDq, dd.passiveDv);
+    addPassiveForcePartials(tree, q.data(), v, -1.0, dd.passiveDq, dd.passiveDv);
   }
   const double* const arm = tree.hasArmature() ? tree.armature.data() : nullptr;
   // eq. J2: G_k^T X_k G_k from the entries of G_k (X block diagonal per joint, G per cluster).

@@ -72,6 +72,16 @@ void expandBallIntoHinges(UrdfDescription& urdf, const std::string& joint, const
   urdf.joints.insert(urdf.joints.begin() + k + 1,
                      {hinge(n.swing2, n.link1, n.link2, Transform(), b2),
                       hinge(n.spin, n.link2, ball.child, Transform(), a)});
+  // The ball's damper and spring, carried by the three hinges together (Model::ballHinges).
+  UrdfBallHinges group;
+  group.ball = joint;
+  group.swing1 = n.swing1;
+  group.swing2 = n.swing2;
+  group.spin = n.spin;
+  group.damping = ball.damping;
+  group.stiffness = ball.stiffness;
+  group.line = ball.line;
+  urdf.ballHinges.push_back(group);
 }
 
 }  // namespace clusterdyn::detail

@@ -3,19 +3,21 @@
 // configuration (the right exponential of configuration.hpp, docs/derivatives.md
 // "Conventions"), and v: the one entry point the tree, cluster and constrained derivatives use
 // for the springs and dampers. Block diagonal (a joint's passive force depends on its own
-// coordinates only); nothing here allocates.
+// coordinates only; a ball joint replaced by three hinges couples its three angles, all inside
+// one cluster); nothing here allocates.
 #pragma once
 
 #include <cmath>
 
 #include "clusterdyn/model.hpp"
+#include "tree/ball_hinge_passive.hpp"
 #include "tree/joint_dynamics.hpp"
 
 namespace clusterdyn::detail {
 
 /// The inverse right Jacobian of SO(3) at the rotation vector r: d Log(R exp([delta])) / d delta
-/// at delta = 0 when r = Log(R), i.e. J_r^-1(r) = 1 + [r]/2 + (1/t^2 - (1 + cos t)/(2 t sin t))
-/// [r]^2 with t = |r| (Sola, Deray & Atchuthan 2018, "A micro Lie theory"). Series below t = 1e-2.
+/// at delta = 0 when r = Log(R), i.e. J_r^-1(r) = 1 + [r]/2 + (1/t^2 - cot(t/2)/(2 t)) [r]^2 with
+/// t = |r| (Sola, Deray & Atchuthan 2018, "A micro Lie theory"). Series below t = 1e-2.
 inline Mat3 inverseRightJacobianSO3(const Vec3& r) {
   const double t2 = r.squaredNorm();
   double c;
@@ -23,7 +25,7 @@ inline Mat3 inverseRightJacobianSO3(const Vec3& r) {
     c = 1.0 / 12.0 + t2 * (1.0 / 720.0 + t2 / 30240.0);
   } else {
     const double t = std::sqrt(t2);
-    c = 1.0 / t2 - (1.0 + std::cos(t)) / (2.0 * t * std::sin(t));
+    c = 1.0 / t2 - std::cos(0.5 * t) / (2.0 * t * std::sin(0.5 * t));  // half angles: finite at pi
   }
   const Mat3 R = skew(r);
   Mat3 J = Mat3::Identity() + 0.5 * R;
@@ -39,11 +41,17 @@ inline Mat3 inverseRightJacobianSO3(const Vec3& r) {
 ///     d/d omega = -diag(k) J_r^-1(r) (R <- R exp([omega]));
 ///   free joint's translation: f_b = R^T f, f = -K_t (p - p_s) (world), with p <- p + R v_lin and
 ///     R^T <- exp(-[omega]) R^T: d f_b / d omega = [f_b]x, d f_b / d v_lin = -R^T K_t R;
-///   planar: damping only; every joint: d/dv = -D.
+///   planar: damping only; every joint: d/dv = -D;
+///   a ball joint replaced by hinges (Model::ballHinges): addBallHingePassivePartials, whose
+///   q-partial depends on v (v == nullptr: v = 0).
 /// q must hold unit quaternions (checked by the callers).
-inline void addPassiveForcePartials(const Model& model, const double* q, double sign,
-                                    Eigen::Ref<MatX> dtau_dq, Eigen::Ref<MatX> dtau_dv) {
+inline void addPassiveForcePartials(const Model& model, const double* q, const double* v,
+                                    double sign, Eigen::Ref<MatX> dtau_dq,
+                                    Eigen::Ref<MatX> dtau_dv) {
   if (!model.hasPassiveForces()) return;
+  // The ball joints replaced by hinges (their q-partial depends on v: v == nullptr means 0).
+  if (!model.ballHinges.empty()) addBallHingePassivePartials(model, q, v, sign, dtau_dq, dtau_dv);
+  if (model.damping.size() == 0) return;
   const double* K = model.stiffness.data();
   const double* qs = model.springPosition.data();
   for (int j = 0; j < model.nv; ++j) dtau_dv(j, j) -= sign * model.damping[j];

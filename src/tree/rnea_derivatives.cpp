@@ -101,7 +101,7 @@ void addJointDynamicsDerivatives(const Model& model, const double* q, const doub
                                  const double* a, DerivativeData& dd) {
   addJointDynamicsForces(model, q, v, a, dd.tau.data());
   if (model.hasArmature()) dd.dtau_da.diagonal() += model.armature;
-  addPassiveForcePartials(model, q, -1.0, dd.dtau_dq, dd.dtau_dv);
+  addPassiveForcePartials(model, q, v, -1.0, dd.dtau_dq, dd.dtau_dv);
 }
 
 void rneaDerivativePasses(const Model& model, Data& data, DerivativeData& dd, ConstVecRef q,

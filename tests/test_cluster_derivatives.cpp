@@ -7,6 +7,7 @@
 
 #include <Eigen/Eigenvalues>
 #include <filesystem>
+#include <fstream>
 #include <functional>
 
 #include "closed_states.hpp"
@@ -460,6 +461,20 @@ std::vector<Case> jointDynamicsCases() {
         buildClusterModel(parseModelFile(std::string(CLUSTERDYN_MODELS_DIR) + "/" + f));
     EXPECT_TRUE(cm.treeModel.hasJointDynamics()) << f;
     out.push_back({f, std::move(cm)});
+  }
+  {  // The rod's ball as three hinges with a damper and a spring strong enough that dropping
+     // their partials (J^T (-d J t_dot - k r), Model::ballHinges) fails the check.
+    std::ifstream in(std::string(CLUSTERDYN_MODELS_DIR) + "/cd_rod_leg.xml");
+    std::string xml((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const std::string ball = "type=\"ball\" damping=\"0.01\"";
+    const size_t at = xml.find(ball);
+    EXPECT_NE(at, std::string::npos);
+    if (at != std::string::npos) {
+      xml.replace(at, ball.size(), "type=\"ball\" damping=\"0.8\" stiffness=\"1.5\"");
+      ClusterModel cm = buildClusterModel(parseModelString(xml, "cd_rod_leg_sprung.xml"));
+      EXPECT_EQ(cm.treeModel.ballHinges.size(), 1u);
+      out.push_back({"cd_rod_leg.xml (ball d 0.8, k 1.5)", std::move(cm)});
+    }
   }
   for (bool floating : {false, true}) {
     ClusterModel cm = buildClusterModel(parseModelString(jointDynamicsMjcf(floating)));

@@ -430,8 +430,9 @@ void accelerationsOf(const ClusterModel& cm, ClusterData& data, int k, const Mot
   const Cluster& c = cm.clusters[k];
   Data& td = data.treeData;
   ClusterWorkspace& w = detail::scratch(data)[k];
-  if (D == Eigen::Dynamic && w.composite.active) return accelerationsComposite(cm, data, k, ao);
-  if (D == Eigen::Dynamic && !w.sColStart.empty()) return accelerationsSparse(cm, data, k, ao);
+  if (D == Eigen::Dynamic && !w.sColStart.empty())  // after articulatedSparse
+    return w.composite.active ? accelerationsComposite(cm, data, k, ao)
+                              : accelerationsSparse(cm, data, k, ao);
   const int d = c.ny;
   const ClusterScratch& scr = detail::fullScratch(data);
   auto t = w.tmpd.template head<D>(d);

@@ -188,7 +188,7 @@ void clusterMotionSubspace(const ClusterModel& cm, ClusterData& data, int k, Bia
   const Model& tree = cm.treeModel;
   ClusterWorkspace& w = detail::scratch(data)[k];
   // ceAba (RotorFrame::Output): passes 2 and 3 of the composite form do not read S.
-  if (frame == RotorFrame::Output && bias == Bias::Compute && w.composite.active)
+  if (frame == RotorFrame::Output && bias == Bias::Compute && w.compositeInUse())
     return clusterBiasDeferringS(cm, data, k);
   w.sDeferred = false;
   for (int b = c.firstBody; b < c.firstBody + c.nbodies; ++b) {

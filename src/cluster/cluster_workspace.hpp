@@ -133,6 +133,9 @@ struct ClusterWorkspace {
     VecX Jp, Jq;  ///< n: J^T pA, J^T IA c
   };
   Composite composite;
+  /// Pass 2 takes the composite form (articulatedSparse: with the column pattern), so passes 2
+  /// and 3 do not read S.
+  bool compositeInUse() const { return composite.active && !sColStart.empty(); }
 };
 
 /// What a ClusterData's scratch handle owns: one ClusterWorkspace per cluster (index: cluster).

@@ -301,7 +301,7 @@ Status derivativePasses(const ClusterModel& cm, ClusterData& data, ClusterDeriva
   } else {
     detail::spanningDerivativePasses(cm, data, dd, q, v.data(), dd.a.data(), fext, placements);
     if (cm.treeModel.hasJointDynamics())  // eq. J1
-      detail::addSpanningJointDynamics(cm.treeModel, q, v.data(), dd);
+      detail::addJointDynamicsDerivatives(cm.treeModel, q.data(), v.data(), dd.a.data(), dd.tree);
     const DerivativeData& t = dd.tree;
     const Motion a0 = detail::gravityAcceleration(cm.treeModel);
     dd.dv_dy.setZero();

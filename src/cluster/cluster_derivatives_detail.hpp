@@ -23,16 +23,10 @@ void foldedDerivativePasses(const ClusterModel& cm, ClusterData& data, ClusterDe
                             ConstVecRef q, const double* v, const double* a, const Force* fext,
                             bool placements);
 
-/// Joint dynamics (armature A, passive forces tau_p; model.hasJointDynamics()) on the spanning
-/// tree, after spanningDerivativePasses at (q, v, a = dd.a): tau += A a - tau_p(q, v), dtau_dq -=
-/// d tau_p / dq, dtau_dv -= d tau_p / dv, dtau_da = M + A (eq. J1); the chain rule of eq. C9 then
-/// folds them with G, dv/dy and da/dy.
-void addSpanningJointDynamics(const Model& tree, ConstVecRef q, const double* v,
-                              ClusterDerivativeData& dd);
-
-/// The same after foldedDerivativePasses (G constant): dd.tree.tau as above and each cluster's
-/// diagonal block of dd.dtau_dy, dd.dtau_dydot, dd.H += G_k^T (-d tau_p / dq, -d tau_p / dv, A)_k
-/// G_k (eq. J2; the partials are block diagonal per joint).
+/// Joint dynamics (armature A, passive forces tau_p) after foldedDerivativePasses (G constant;
+/// with G varying, addJointDynamicsDerivatives on the spanning tree, eq. J1): dd.tree.tau += A a -
+/// tau_p and each cluster's diagonal block of dd.dtau_dy, dd.dtau_dydot, dd.H += G_k^T (-d tau_p
+/// / dq, -d tau_p / dv, A)_k G_k (eq. J2; the partials are block diagonal per cluster).
 void foldJointDynamics(const ClusterModel& cm, ConstVecRef q, const double* v,
                        ClusterDerivativeData& dd);
 

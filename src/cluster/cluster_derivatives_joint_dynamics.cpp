@@ -5,21 +5,14 @@
 // (eq. J1)
 //   d tau_s / dq -= d tau_p / dq,  d tau_s / dv -= d tau_p / dv,  d tau_s / da += A,
 // and the chain rule of eq. C9 (dq = G dy, dv / dy, da / dy, (dG / dy)^T tau_s) carries them: in
-// a loop the armature also acts on the bias acceleration g(q, v), through G^T A da / dy.
+// a loop the armature also acts on the bias acceleration g(q, v), through G^T A da / dy. Eq. J1
+// is the tree's addJointDynamicsDerivatives (derivatives_steps.hpp) on the spanning tree; this
+// file holds eq. J2, the same terms folded directly when G is constant.
 #include "cluster/cluster_derivatives_detail.hpp"
 #include "tree/joint_dynamics.hpp"
 #include "tree/joint_dynamics_derivatives.hpp"
 
 namespace clusterdyn::detail {
-
-void addSpanningJointDynamics(const Model& tree, ConstVecRef q, const double* v,
-                              ClusterDerivativeData& dd) {
-  DerivativeData& t = dd.tree;
-  addJointDynamicsForces(tree, q.data(), v, dd.a.data(), t.tau.data());  // + A a - tau_p
-  if (tree.hasArmature()) t.dtau_da.diagonal() += tree.armature;         // eq. J1
-  if (tree.hasPassiveForces())
-    addPassiveForcePartials(tree, q.data(), v, -1.0, t.dtau_dq, t.dtau_dv);
-}
 
 void foldJointDynamics(const ClusterModel& cm, ConstVecRef q, const double* v,
                        ClusterDerivativeData& dd) {

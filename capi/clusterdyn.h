@@ -1334,7 +1334,8 @@ CDYN_API const char* cdyn_derivative_workspace_last_error(const cdyn_derivative_
 /** Tree inverse-dynamics derivatives at tau = rnea(q, v, a, fext) (spanning tree): dtau_dq
  *  (nv x nv, tangent columns), dtau_dv (nv x nv), optional dtau_da = M(q) (nv x nv), optional
  *  tau (nv). Inputs q (nq), v (nv) [rad/s, m/s], a (nv), fext (optional, 6 * nbodies). Units:
- *  N m (N) per rad (m) and per rad/s (m/s). */
+ *  N m (N) per rad (m) and per rad/s (m/s). A model's joint dynamics (MJCF armature A, springs,
+ *  dampers tau_p) are included, as in cdyn_rnea: tau = rnea + A a - tau_p, dtau_da = M + A. */
 CDYN_API cdyn_status cdyn_rnea_derivatives(const cdyn_model* model, cdyn_derivative_workspace* dws,
                                            const double* q, int nq, const double* v, int nv,
                                            const double* a, int na, const double* fext /*optional*/,
@@ -1342,7 +1343,8 @@ CDYN_API cdyn_status cdyn_rnea_derivatives(const cdyn_model* model, cdyn_derivat
                                            double* dtau_dq, double* dtau_dv,
                                            double* dtau_da /*optional*/, int ld);
 /** Tree forward-dynamics derivatives at ddq = aba(q, v, tau, fext): ddq_dq, ddq_dv (nv x nv),
- *  optional Minv = d ddq / d tau = M(q)^-1 (nv x nv, both triangles), optional ddq (nv). */
+ *  optional Minv = d ddq / d tau = M(q)^-1 (nv x nv, both triangles), optional ddq (nv). With
+ *  joint dynamics (MJCF armature A, springs, dampers) as cdyn_aba: Minv = (M + A)^-1. */
 CDYN_API cdyn_status cdyn_aba_derivatives(const cdyn_model* model, cdyn_derivative_workspace* dws,
                                           const double* q, int nq, const double* v, int nv,
                                           const double* tau, int ntau,
@@ -1350,12 +1352,14 @@ CDYN_API cdyn_status cdyn_aba_derivatives(const cdyn_model* model, cdyn_derivati
                                           double* ddq /*optional*/, int nddq, double* ddq_dq,
                                           double* ddq_dv, double* Minv /*optional*/, int ld);
 /** M(q)^-1 (nv x nv, both triangles) of the spanning tree by the articulated-body recursion
- *  (not by inverting M). */
+ *  (not by inverting M); (M + A)^-1 for a model with armature A (MJCF). */
 CDYN_API cdyn_status cdyn_minverse(const cdyn_model* model, cdyn_derivative_workspace* dws,
                                    const double* q, int nq, double* Minv, int ld);
 /** Cluster-tree inverse-dynamics derivatives at tau = ce_rnea(q, v, ydd, fext) (as
  *  cdyn_ce_rnea: CLOSED spanning state q (nq), v (nv); ydd (ny)): dtau_dy, dtau_dydot (ny x ny,
- *  independent tangent columns), optional H = d tau / d ydd (ny x ny), optional tau (ny). */
+ *  independent tangent columns), optional H = d tau / d ydd (ny x ny), optional tau (ny). The
+ *  joint dynamics of an MJCF model (armature, springs, dampers) are included, as in
+ *  cdyn_ce_rnea (H = G^T (M + A) G). */
 CDYN_API cdyn_status cdyn_ce_rnea_derivatives(const cdyn_model* model,
                                               cdyn_derivative_workspace* dws, const double* q,
                                               int nq, const double* v, int nv, const double* ydd,
@@ -1364,7 +1368,7 @@ CDYN_API cdyn_status cdyn_ce_rnea_derivatives(const cdyn_model* model,
                                               double* dtau_dydot, double* H /*optional*/, int ld);
 /** Cluster-tree forward-dynamics derivatives at ydd = ce_aba(q, v, tau, fext) (as cdyn_ce_aba;
  *  tau: ny independent efforts): dydd_dy, dydd_dydot (ny x ny), optional Hinv = d ydd / d tau
- *  = H^-1 (ny x ny, both triangles), optional ydd (ny). */
+ *  = H^-1 (ny x ny, both triangles), optional ydd (ny). Joint dynamics as cdyn_ce_aba. */
 CDYN_API cdyn_status cdyn_ce_aba_derivatives(const cdyn_model* model,
                                              cdyn_derivative_workspace* dws, const double* q,
                                              int nq, const double* v, int nv, const double* tau,
@@ -1375,10 +1379,9 @@ CDYN_API cdyn_status cdyn_ce_aba_derivatives(const cdyn_model* model,
  *  (nq), by a recursion on the cluster tree (the cluster form of the articulated-body inverse,
  *  docs/derivatives.md eq. C11-C13), without forming or factoring H: equal to the inverse of
  *  cdyn_cluster_mass_matrix and to the Hinv of cdyn_ce_aba_derivatives (to rounding).
- *  Statuses as above, plus CDYN_ERR_INVALID_ARGUMENT for a model the recursion does not cover
- *  (joint dynamics: armature, springs, dampers, load with CDYN_LOAD_NO_JOINT_DYNAMICS), the
- *  message naming the model, and CDYN_ERR_NOT_POSITIVE_DEFINITE naming the cluster whose
- *  articulated inertia is singular. */
+ *  With joint dynamics the armature A is included (H = G^T (M + A) G, as cdyn_ce_aba).
+ *  Statuses as above, plus CDYN_ERR_NOT_POSITIVE_DEFINITE naming the cluster whose articulated
+ *  inertia is singular. */
 CDYN_API cdyn_status cdyn_cluster_minverse(const cdyn_model* model, cdyn_derivative_workspace* dws,
                                            const double* q, int nq, double* Hinv, int ld);
 /** q1 (-) q0: the spanning velocity v (nv) with cdyn_integrate(q0, v, 1) == q1, the inverse of
@@ -1732,9 +1735,10 @@ CDYN_API cdyn_status cdyn_pool_contact_rollout(
  * d lambda the minimum-norm solution of the differentiated system (only J^T lambda is unique);
  * *rank < m tells. Statuses: CDYN_ERR_INVALID_SIZE / CDYN_ERR_NON_FINITE / CDYN_ERR_NULL_POINTER
  * naming the argument, CDYN_ERR_NOT_UNIT_QUATERNION, CDYN_ERR_WORKSPACE_MISMATCH (cws made for
- * another set), CDYN_ERR_INVALID_ARGUMENT (rank_tolerance, a model with joint dynamics),
- * CDYN_ERR_CONSTRAINT_FAILURE (state not closed, singular loop configuration, or rows no ydd
- * meets: the residual in the message), CDYN_ERR_NOT_POSITIVE_DEFINITE (H). CDYN_OK means the
+ * another set), CDYN_ERR_INVALID_ARGUMENT (rank_tolerance), CDYN_ERR_CONSTRAINT_FAILURE
+ * (state not closed, singular loop configuration, or rows no ydd meets: the residual in the
+ * message), CDYN_ERR_NOT_POSITIVE_DEFINITE (H). A model's joint dynamics (MJCF armature,
+ * springs, dampers) are part of the dynamics and of its derivatives. CDYN_OK means the
  * row residual |J ydd + gamma - k| and the dynamics residual are within 1e-9 (relative, see
  * ConstrainedDerivativeSettings). A failed call leaves the outputs unspecified and the
  * workspace usable; the compute call does not allocate. One workspace per thread; while it

@@ -5,7 +5,9 @@
 // on models whose clusters are all trivial (G = I), the tree derivatives.
 #include <gtest/gtest.h>
 
+#include <Eigen/Eigenvalues>
 #include <filesystem>
+#include <fstream>
 #include <functional>
 
 #include "closed_states.hpp"
@@ -32,7 +34,7 @@ std::vector<Case> fileCases() {
           files.push_back(e.path().string());
   std::sort(files.begin(), files.end());
   std::vector<Case> out;
-  ModelOptions rigid;  // the derivatives reject an MJCF file's joint dynamics (tested below)
+  ModelOptions rigid;  // the rigid-body system (joint dynamics: FiniteDifferencesWithJointDynamics)
   rigid.jointDynamics = false;
   for (const std::string& f : files) {
     const UrdfDescription desc = parseModelFile(f);
@@ -388,18 +390,144 @@ TEST(ClusterDerivatives, MinverseRejectsBadArguments) {
             Status::WorkspaceMismatch);
 }
 
-TEST(ClusterDerivatives, RejectJointDynamics) {  // armature, springs, dampers: not modelled
-  const ClusterModel cm =
-      buildClusterModel(parseModelFile(std::string(CLUSTERDYN_MODELS_DIR) + "/cd_geared_leg.xml"));
-  ASSERT_TRUE(cm.treeModel.hasJointDynamics());
-  ClusterData data(cm);
-  ClusterDerivativeData dd(cm);
-  VecX y, yd;
-  ASSERT_EQ(support::referenceIndependentState(cm, data, y, yd), Status::Ok);
-  const VecX q = cm.qReference, v = VecX::Zero(cm.treeModel.nv), x = VecX::Zero(cm.ny);
-  EXPECT_EQ(computeCeRneaDerivatives(cm, data, dd, q, v, x), Status::InvalidArgument);
-  EXPECT_NE(std::string(data.errorMessage()).find("jointDynamics"), std::string::npos);
-  EXPECT_EQ(computeCeAbaDerivatives(cm, data, dd, q, v, x), Status::InvalidArgument);
+/// Joint dynamics (MJCF armature, springs about springref, dampers) on every joint type of a
+/// cluster tree, inside and outside a loop: a slide base carrying a four-bar (crank, coupler and
+/// rocker with all three; the <connect> makes coupler and rocker dependent), a ball pendulum
+/// (spring and damper per axis) on the rocker, outside the loop, and a geared pair (a joint
+/// equality: a cluster whose G is constant but not the identity). `floating`: the base on a
+/// free joint with armature and damping (MuJoCo rejects nothing here; the reader rejects springs
+/// on free joints) instead of the slide.
+std::string jointDynamicsMjcf(bool floating) {
+  const std::string base =
+      floating ? R"(<joint name="root" type="free" armature="0.02" damping="0.3"/>)"
+               : R"(<joint name="lift" type="slide" axis="0 0 1" armature="0.05" damping="0.4"
+                       stiffness="6" springref="0.03"/>)";
+  return R"(<mujoco model="jd_loops">
+  <compiler angle="radian"/>
+  <option gravity="0 0 -9.81"/>
+  <worldbody>
+    <body name="base" pos="0 0 1">
+      )" +
+         base + R"(
+      <inertial pos="0 0 0" mass="1.5" diaginertia="0.02 0.03 0.025"/>
+      <body name="crank" euler="0 -1.5707963267949 0">
+        <joint name="crank_joint" axis="0 1 0" armature="0.002" damping="0.05" stiffness="0.7"
+               springref="0.2"/>
+        <inertial pos="0.05 0 0" mass="0.12" diaginertia="1.025e-05 0.00010625 0.000104"/>
+        <body name="coupler" pos="0.1 0 0" euler="0 1.14609113818024 0">
+          <joint name="coupler_joint" axis="0 1 0" armature="0.001" damping="0.03"
+                 stiffness="0.4" springref="-0.3"/>
+          <inertial pos="0.14 0 0" mass="0.3" diaginertia="2.5625e-05 0.001975625 0.00197"/>
+        </body>
+      </body>
+      <body name="rocker" pos="0.3 0 0" euler="0 -1.77621583219816 0">
+        <joint name="rocker_joint" axis="0 1 0" armature="0.003" damping="0.04" stiffness="0.5"
+               springref="-0.1"/>
+        <inertial pos="0.11 0 0" mass="0.25"
+                  diaginertia="2.13541667e-05 0.00102135417 0.00101666667"/>
+        <body name="pendulum" pos="0.22 0 0">
+          <joint name="swing" type="ball" armature="0.001" damping="0.02" stiffness="0.3"/>
+          <inertial pos="0.02 0.01 -0.1" mass="0.2" diaginertia="0.0008 0.0007 0.0002"/>
+        </body>
+      </body>
+      <body name="leader" pos="0 0.1 0">
+        <joint name="leader_joint" axis="1 0 0" armature="0.004" damping="0.02" stiffness="0.8"
+               springref="0.1"/>
+        <inertial pos="0 0 -0.1" mass="0.3" diaginertia="0.001 0.0012 0.0004"/>
+      </body>
+      <body name="gear" pos="0 -0.1 0">
+        <joint name="gear_joint" axis="0 0 1" armature="0.0005" damping="0.001" stiffness="0.05"
+               springref="0.4"/>
+        <inertial pos="0 0 0" mass="0.1" diaginertia="0.0001 0.0001 0.00015"/>
+      </body>
+    </body>
+  </worldbody>
+  <equality>
+    <connect name="coupler_to_rocker" body1="coupler" body2="rocker" anchor="0.28 0 0"/>
+    <joint name="gearing" joint1="gear_joint" joint2="leader_joint" polycoef="0 -3 0 0 0"/>
+  </equality>
+  <actuator>
+    <motor joint="crank_joint"/>
+    <motor joint="leader_joint"/>
+  </actuator>
+</mujoco>)";
+}
+
+/// The bundled MJCF files that carry joint dynamics, loaded with them, and jointDynamicsMjcf.
+std::vector<Case> jointDynamicsCases() {
+  std::vector<Case> out;
+  for (const char* f : {"cd_geared_leg.xml", "cd_rod_hip.xml", "cd_rod_leg.xml"}) {
+    ClusterModel cm =
+        buildClusterModel(parseModelFile(std::string(CLUSTERDYN_MODELS_DIR) + "/" + f));
+    EXPECT_TRUE(cm.treeModel.hasJointDynamics()) << f;
+    out.push_back({f, std::move(cm)});
+  }
+  {  // The rod's ball as three hinges with a damper and a spring strong enough that dropping
+     // their partials (J^T (-d J t_dot - k r), Model::ballHinges) fails the check.
+    std::ifstream in(std::string(CLUSTERDYN_MODELS_DIR) + "/cd_rod_leg.xml");
+    std::string xml((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const std::string ball = "type=\"ball\" damping=\"0.01\"";
+    const size_t at = xml.find(ball);
+    EXPECT_NE(at, std::string::npos);
+    if (at != std::string::npos) {
+      xml.replace(at, ball.size(), "type=\"ball\" damping=\"0.8\" stiffness=\"1.5\"");
+      ClusterModel cm = buildClusterModel(parseModelString(xml, "cd_rod_leg_sprung.xml"));
+      EXPECT_EQ(cm.treeModel.ballHinges.size(), 1u);
+      out.push_back({"cd_rod_leg.xml (ball d 0.8, k 1.5)", std::move(cm)});
+    }
+  }
+  for (bool floating : {false, true}) {
+    ClusterModel cm = buildClusterModel(parseModelString(jointDynamicsMjcf(floating)));
+    EXPECT_TRUE(cm.treeModel.hasArmature() && cm.treeModel.hasPassiveForces());
+    EXPECT_TRUE(cm.hasImplicitClusters());
+    out.push_back({floating ? "jd_loops (free base)" : "jd_loops (slide base)", std::move(cm)});
+  }
+  return out;
+}
+
+TEST(ClusterDerivatives, FiniteDifferencesWithJointDynamics) {
+  double worst = 0.0;
+  for (const Case& c : jointDynamicsCases()) checkModel(c, 4, &worst);
+  std::printf("largest relative error against finite differences: %.2e\n", worst);
+}
+
+/// The joint dynamics change the derivatives (well above the finite-difference tolerance, so
+/// that FiniteDifferencesWithJointDynamics tests them) and on a model without loop joints, where
+/// G is constant, exactly by G^T A G (H), G^T D G (d tau_y / d y_dot) against the model loaded
+/// without them: the geared leg's rotors (armature on a joint whose G entry is the gear ratio).
+TEST(ClusterDerivatives, JointDynamicsTermsOnConstantG) {
+  const std::string path = std::string(CLUSTERDYN_MODELS_DIR) + "/cd_geared_leg.xml";
+  const UrdfDescription desc = parseModelFile(path);
+  ModelOptions rigidOptions;
+  rigidOptions.jointDynamics = false;
+  const ClusterModel cm = buildClusterModel(desc), rigid = buildClusterModel(desc, rigidOptions);
+  ASSERT_TRUE(cm.treeModel.hasArmature() && cm.treeModel.hasPassiveForces());
+  ASSERT_FALSE(cm.hasImplicitClusters());
+  ClusterData data(cm), rigidData(rigid);
+  ClusterDerivativeData dd(cm), rd(rigid);
+  std::mt19937_64 rng(5);
+  support::ClosedState st;
+  ASSERT_TRUE(support::randomClosedStateNearReference(cm, data, rng, st, 0.2, 4));
+  const VecX ydd = randomVector(cm.ny, rng);
+  ASSERT_EQ(computeCeRneaDerivatives(cm, data, dd, st.q, st.v, ydd), Status::Ok)
+      << data.errorMessage();
+  ASSERT_EQ(computeCeRneaDerivatives(rigid, rigidData, rd, st.q, st.v, ydd), Status::Ok);
+  // G (nv x ny) from G^T A G with unit armature on one spanning velocity at a time is not at
+  // hand; H's difference is checked against clusterMassMatrix's, which adds G^T A G itself.
+  ASSERT_EQ(clusterMassMatrix(cm, data, st.q), Status::Ok);
+  const MatX Hjd = data.H;
+  ASSERT_EQ(clusterMassMatrix(rigid, rigidData, st.q), Status::Ok);
+  EXPECT_LT(relErr(MatX(dd.H - rd.H), MatX(Hjd - rigidData.H)), 1e-12);
+  EXPECT_GT((dd.H - rd.H).cwiseAbs().maxCoeff(), 1e-4);             // the rotors' armature
+  EXPECT_GT((dd.dtau_dy - rd.dtau_dy).cwiseAbs().maxCoeff(), 0.5);  // the springs
+  // Damping: d tau_y / d y_dot gains G^T D G, symmetric and positive semidefinite.
+  const MatX dD = dd.dtau_dydot - rd.dtau_dydot;
+  EXPECT_GT(dD.cwiseAbs().maxCoeff(), 1e-3);
+  EXPECT_LT((dD - dD.transpose()).cwiseAbs().maxCoeff(), 1e-12);
+  EXPECT_GT(Eigen::SelfAdjointEigenSolver<MatX>(dD).eigenvalues().minCoeff(), -1e-12);
+  // Minverse with armature against the inverse of the CRBA's H.
+  ASSERT_EQ(computeClusterMinverse(cm, data, dd, st.q), Status::Ok) << data.errorMessage();
+  EXPECT_LT(relErr(MatX(dd.Hinv * Hjd), MatX::Identity(cm.ny, cm.ny)), 1e-10);
 }
 
 }  // namespace

@@ -54,13 +54,14 @@ std::vector<ModelCase> modelCases() {
   const std::string models = CLUSTERDYN_MODELS_DIR;
   if (fs::exists(models))
     for (const auto& e : fs::directory_iterator(models))
-      if (e.path().extension() == ".urdf" && hasChords(e.path().string()))
+      if ((e.path().extension() == ".urdf" && hasChords(e.path().string())) ||
+          e.path().extension() == ".xml")  // MJCF: loaded with their joint dynamics
         files.push_back(e.path().string());
   std::sort(files.begin(), files.end());
   std::vector<ModelCase> out;
   for (const auto& f : files) {
     try {
-      out.push_back({fs::path(f).filename().string(), loadModel(f)});
+      out.push_back({fs::path(f).filename().string(), buildClusterModel(parseModelFile(f))});
     } catch (const ModelError& e) {
       ADD_FAILURE() << e.what();
     }
@@ -216,6 +217,40 @@ TEST(ClusterNoAlloc, SuccessfulCallsDoNotAllocate) {
     EXPECT_EQ(failures, 0) << statusName(firstFailure) << ": " << data.errorMessage();
     EXPECT_TRUE(std::isfinite(sink));
   }
+}
+
+TEST(ClusterNoAlloc, BallHingeDampersAndSpringsDoNotAllocate) {
+  // cd_rod_leg: its ball joint replaced by three hinges that carry its damper (Model::ballHinges,
+  // evaluated in every algorithm's passive forces); a spring too.
+  std::string xml = clusterdyn::test::readTextFile(clusterdyn::test::modelsPath("cd_rod_leg.xml"));
+  const std::string ball = "type=\"ball\" damping=\"0.01\"";
+  ASSERT_NE(xml.find(ball), std::string::npos);
+  xml.replace(xml.find(ball), ball.size(), "type=\"ball\" damping=\"0.01\" stiffness=\"0.3\"");
+  const ClusterModel cm = buildClusterModel(parseModelString(xml, "rod_leg.xml"));
+  ASSERT_EQ(cm.treeModel.ballHinges.size(), 1u);
+  const Model& t = cm.treeModel;
+  std::mt19937_64 rng(13);
+  const States s = makeStates(cm, 4, rng);
+  ASSERT_GT(s.q.size(), 0u);
+  ClusterData data(cm);
+  Data td(t);
+  double sink = 0.0;
+  int failures = 0;
+  AllocationScope armed;
+  for (int it = 0; it < 40; ++it) {
+    const int i = it % static_cast<int>(s.q.size());
+    failures += ceAba(cm, data, s.q[i], s.v[i], s.tauY[i]) != Status::Ok;
+    failures += ceRnea(cm, data, s.q[i], s.v[i], s.ydd[i]) != Status::Ok;
+    failures += clusterBias(cm, data, s.q[i], s.v[i]) != Status::Ok;
+    failures += aba(t, td, s.q[i], s.v[i], s.tauS[i]) != Status::Ok;
+    failures += nonLinearEffects(t, td, s.q[i], s.v[i]) != Status::Ok;
+    failures += computePotentialEnergy(t, td, s.q[i]) != Status::Ok;
+    sink += data.ydd.sum() + data.tauY.sum() + data.C.sum() + td.ddq.sum() + td.nle.sum() +
+            td.potentialEnergy;
+  }
+  EXPECT_TRUE(noAllocation(armed.stop(), "cd_rod_leg with ball hinges: passive forces"));
+  EXPECT_EQ(failures, 0);
+  EXPECT_TRUE(std::isfinite(sink));
 }
 
 TEST(ClusterNoAlloc, FailedCallsDoNotAllocate) {

@@ -26,12 +26,14 @@ TEST(ConstrainedDerivativesNoAlloc, RunsWithoutHeap) {
   };
   // Contacts on a floating quadruped with rotors; implicit loop clusters (no set); the RSU
   // leg's embedded loops (ball joints) plus a contact, and the same loops cut; a cut
-  // (rank-deficient) loop set.
+  // (rank-deficient) loop set; MJCF joint dynamics (cd_geared_leg: armature, springs,
+  // dampers, embedded gears) with a foot contact.
   for (const Case& k : {Case{"cd_quadruped.urdf", false, "lf_foot", "rf_foot"},
                         Case{"cd_parallel_walker.urdf", false, nullptr, nullptr},
                         Case{"cd_rsu_leg.urdf", false, "foot", nullptr},
                         Case{"cd_rsu_leg.urdf", true, "foot", nullptr},
-                        Case{"cd_six_bar.urdf", true, nullptr, nullptr}}) {
+                        Case{"cd_six_bar.urdf", true, nullptr, nullptr},
+                        Case{"cd_geared_leg.xml", false, "shank", nullptr}}) {
     const ClusterModel cm = loadModel(test::modelsPath(k.file), k.cut ? cutAll : ModelOptions{});
     ConstraintSet set = k.cut ? cutLoopConstraints(cm) : ConstraintSet(cm);
     const Model& tree = cm.treeModel;

@@ -18,6 +18,7 @@
 #include <sstream>
 #include <string>
 
+#include "ball_as_hinges.hpp"
 #include "clusterdyn/cluster_derivatives.hpp"
 #include "clusterdyn/clusterdyn.hpp"
 #include "clusterdyn/independent_configuration.hpp"
@@ -27,8 +28,10 @@
 #include "test_util.hpp"
 
 using namespace clusterdyn;
+using test::BallAsHinges;
 using test::byName;
 using test::closedState;
+using test::expectExpandedEqualsCut;
 using test::isClose;
 
 namespace {
@@ -146,33 +149,41 @@ TEST(MjcfBallLoops, AnIllConditionedChoiceIsRejectedSayingWhy) {
   // still a basis, but only the roll, nearly parallel to the pitch, can follow the rod's swing
   // out of the leg's plane: sigma_min/sigma_max = 0.025 (cd_rod_hip: 0.17), below the reader's
   // threshold 0.05 (condition number 20; Cassie's achilles rods, 0.016, are the public example).
-  // Dependent, the ball's spin has no coordinate: the load fails, saying why, and the cut loads.
+  // Dependent, the ball's spin has no coordinate. With armature on the ball (which three hinges
+  // cannot carry) the builder does not replace it by hinges either: the load fails, saying why.
   const std::string xml = rodHipWithHipRollAxis("0.05 1 0");
   const MjcfDescription desc = parseMjcfString(xml, "cd_rod_hip_tilted.xml");
   for (const UrdfJoint& j : desc.urdf.joints)
     if (j.name == "rod_ball") EXPECT_FALSE(j.independentGiven) << "rod_ball chosen independent";
-  expectTooStiffError(desc.urdf, "0.025");
-  // The ball has damping: the builder does not replace it by three hinges, and says why.
+  UrdfDescription withArmature = desc.urdf;
+  for (UrdfJoint& j : withArmature.joints)
+    if (j.name == "rod_ball") j.armature = 0.001;
+  expectTooStiffError(withArmature, "0.025");
   try {
-    buildClusterModel(desc.urdf);
+    buildClusterModel(withArmature);
   } catch (const ModelError& e) {
     EXPECT_NE(std::string(e.what()).find("did not replace joint 'rod_ball' by three revolute "
                                          "joints (its spin free): three hinges cannot carry its "
-                                         "damping"),
+                                         "armature"),
               std::string::npos)
         << e.what();
   }
-  // Without joint dynamics it does: the swings dependent, the spin independent (the ball's 3 +
-  // 4 hinges - 3 rows = 4 coordinates).
-  ModelOptions rigid;
-  rigid.jointDynamics = false;
-  const ClusterModel hinges = buildClusterModel(desc.urdf, rigid);
+  // The file's ball (damping 0.01) becomes three hinges, which carry its damper: the swings
+  // dependent, the spin independent (the ball's 3 + 4 hinges - 3 rows = 4 coordinates); without
+  // joint dynamics, the same hinges.
+  const ClusterModel hinges = buildClusterModel(desc.urdf);
   EXPECT_EQ(hinges.ny, 4);
   EXPECT_EQ(hinges.nyq, 4);
   EXPECT_GE(hinges.treeModel.jointId("rod_ball:spin"), 0);
   EXPECT_NE(std::find(hinges.independentVelocityNames.begin(),
                       hinges.independentVelocityNames.end(), "rod_ball:spin"),
             hinges.independentVelocityNames.end());
+  ASSERT_EQ(hinges.treeModel.ballHinges.size(), 1u);
+  EXPECT_EQ(hinges.treeModel.ballHinges[0].damping, 0.01);
+  ModelOptions rigid;
+  rigid.jointDynamics = false;
+  EXPECT_EQ(buildClusterModel(desc.urdf, rigid).treeModel.positionNames,
+            hinges.treeModel.positionNames);
   ModelOptions cutAll;
   cutAll.cutLoops = true;
   const ClusterModel cut = buildClusterModel(desc.urdf, cutAll);
@@ -184,129 +195,6 @@ TEST(MjcfBallLoops, AnIllConditionedChoiceIsRejectedSayingWhy) {
   EXPECT_EQ(m.ny, 4);
   EXPECT_EQ(m.nyq, 5);
 }
-
-namespace {
-
-/// The ball joint J of `cut` as the three hinges of `embedded` (J:swing1, J:swing2, J:spin about
-/// b1, b2, a in the ball's frame): q_ball = exp(b1 t1) exp(b2 t2) exp(a t3) and the ball's
-/// angular velocity (child frame) w = J(t) t_dot, J = [R3^T R2^T b1, R3^T b2, a].
-struct BallAsHinges {
-  Vec3 b1, b2, a;
-  int t1 = -1, t2 = -1, t3 = -1;  // velocity indices of the hinges in `embedded`
-  int p1 = -1, p2 = -1, p3 = -1;  // position indices
-  BallAsHinges(const Model& embedded, const std::string& ball) {
-    auto hinge = [&](const std::string& n, int& idx, int& iq) {
-      const int b = embedded.jointId(ball + n);
-      EXPECT_GE(b, 0) << ball + n;
-      idx = embedded.idx_v[b];
-      iq = embedded.idx_q[b];
-      return Vec3(embedded.joints[b].S.topRows<3>().col(0));
-    };
-    b1 = hinge(":swing1", t1, p1);
-    b2 = hinge(":swing2", t2, p2);
-    a = hinge(":spin", t3, p3);
-  }
-  Mat3 rotation(int i, double t) const {
-    return Eigen::AngleAxisd(t, i == 0 ? b1 : i == 1 ? b2 : a).toRotationMatrix();
-  }
-  Mat3 jacobian(const VecX& q) const {
-    const Mat3 R2 = rotation(1, q[p2]), R3 = rotation(2, q[p3]);
-    Mat3 J;
-    J << R3.transpose() * R2.transpose() * b1, R3.transpose() * b2, a;
-    return J;
-  }
-  Eigen::Quaterniond quaternion(const VecX& q) const {
-    return Eigen::Quaterniond(rotation(0, q[p1]) * rotation(1, q[p2]) * rotation(2, q[p3]));
-  }
-  /// w_dot = J t_ddot + J_dot t_dot.
-  Vec3 angularAcceleration(const VecX& q, const VecX& v, const VecX& vd) const {
-    const Mat3 J = jacobian(q);
-    const Vec3 u1 = J.col(0), u2 = J.col(1);
-    const Vec3 u1dot = -v[t3] * a.cross(u1) - v[t2] * rotation(2, q[p3]).transpose() *
-                                                  b2.cross(rotation(1, q[p2]).transpose() * b1);
-    const Vec3 u2dot = -v[t3] * a.cross(u2);
-    return J * Vec3(vd[t1], vd[t2], vd[t3]) + u1dot * v[t1] + u2dot * v[t2];
-  }
-};
-
-/// cd_rod_leg embedded (its ball as three hinges) against the cut model (the ball) solved by
-/// proxPv and the dense KKT on random closed states: the hinges' state mapped to the ball's
-/// (quaternion, w = J t_dot), the spin hinge's force to the ball's torque J^-T (0, 0, tau), the
-/// ball's w_dot compared with J t_ddot + J_dot t_dot; CE-RNEA o CE-ABA = id.
-void expectExpandedEqualsCut(const ClusterModel& embedded, const ClusterModel& cut,
-                             const std::string& ball, const char* what = "cd_rod_leg") {
-  ASSERT_EQ(cut.cutLoops.size(), 1u);
-  const Model& en = embedded.treeModel;
-  const Model& cn = cut.treeModel;
-  const BallAsHinges h(en, ball);
-  const int cb = cn.jointId(ball);
-  ASSERT_GE(cb, 0);
-  const int cq = cn.idx_q[cb], cv = cn.idx_v[cb];
-  // Every other coordinate by name.
-  std::vector<std::pair<int, int>> sameQ, sameV;
-  for (int i = 0; i < en.nq; ++i)
-    for (int j = 0; j < cn.nq; ++j)
-      if (en.positionNames[i] == cn.positionNames[j]) sameQ.emplace_back(i, j);
-  for (int i = 0; i < en.nv; ++i)
-    for (int j = 0; j < cn.nv; ++j)
-      if (en.velocityNames[i] == cn.velocityNames[j]) sameV.emplace_back(i, j);
-  ASSERT_EQ(sameQ.size(), static_cast<size_t>(cn.nq - 4));
-  ASSERT_EQ(sameV.size(), static_cast<size_t>(cn.nv - 3));
-  const ConstraintSet set = cutLoopConstraints(cut);
-  ClusterData de(embedded), dc(cut);
-  ConstraintData cd(cut, set);
-  std::mt19937_64 rng(47);
-  double worst = 0.0, largest = 0.0;
-  int closed = 0;
-  for (int trial = 0; trial < 12; ++trial) {
-    // (Some draws of the crank and the hip, 0.4 rad from qpos0, leave the rod unable to reach
-    // the lever: the closure fails there, and the draw is skipped.)
-    support::ClosedState st;
-    if (!closedState(embedded, de, rng, 0.4, st)) continue;
-    ++closed;
-    const VecX tauY = test::randomVector(embedded.ny, rng, -0.5, 0.5);
-    ASSERT_EQ(ceAba(embedded, de, st.q, st.v, tauY), Status::Ok) << de.errorMessage();
-    const VecX qddE = de.qdd;
-    ASSERT_EQ(ceRnea(embedded, de, st.q, st.v, VecX(de.ydd)), Status::Ok) << de.errorMessage();
-    EXPECT_TRUE(isClose(de.tauY, tauY, 1e-9)) << (de.tauY - tauY).cwiseAbs().maxCoeff();
-    VecX tauSpanning = VecX::Zero(en.nv);
-    for (int k = 0; k < embedded.ny; ++k) tauSpanning[embedded.independentVelocity[k]] = tauY[k];
-    VecX qc(cn.nq), vc(cn.nv), tc(cn.nv), qddC(cn.nv);
-    for (auto [i, j] : sameQ) qc[j] = st.q[i];
-    for (auto [i, j] : sameV) {
-      vc[j] = st.v[i];
-      tc[j] = tauSpanning[i];
-      qddC[j] = qddE[i];
-    }
-    const Eigen::Quaterniond quat = h.quaternion(st.q);
-    qc.segment<4>(cq) << quat.x(), quat.y(), quat.z(), quat.w();
-    const Mat3 J = h.jacobian(st.q);
-    vc.segment<3>(cv) = J * Vec3(st.v[h.t1], st.v[h.t2], st.v[h.t3]);
-    tc.segment<3>(cv) =
-        J.transpose().lu().solve(Vec3(tauSpanning[h.t1], tauSpanning[h.t2], tauSpanning[h.t3]));
-    qddC.segment<3>(cv) = h.angularAcceleration(st.q, st.v, qddE);
-    ProximalSettings s;
-    s.tolerance = 1e-12;
-    s.maxIterations = 2000;
-    ASSERT_EQ(proxPv(cut, dc, set, cd, qc, vc, tc, s), Status::Ok) << dc.errorMessage();
-    EXPECT_LE(cd.phi.cwiseAbs().maxCoeff(), 1e-9);  // the mapped state is closed
-    EXPECT_TRUE(isClose(dc.qdd, qddC, 1e-8))
-        << "trial " << trial << ": max diff " << (dc.qdd - qddC).cwiseAbs().maxCoeff();
-    worst = std::max(worst, (dc.qdd - qddC).cwiseAbs().maxCoeff());
-    largest = std::max(largest, qddC.cwiseAbs().maxCoeff());
-    ASSERT_EQ(constrainedDynamicsDense(cut, dc, set, cd, qc, vc, tc, s), Status::Ok)
-        << dc.errorMessage();
-    EXPECT_TRUE(isClose(dc.qdd, qddC, 1e-8))
-        << "trial " << trial << " (dense): max diff " << (dc.qdd - qddC).cwiseAbs().maxCoeff();
-  }
-  EXPECT_GE(closed, 8);
-  std::printf(
-      "  %s (ball as hinges) vs cut (proxPv, dense KKT), %d closed states: max |qdd| "
-      "%.3g, max diff %.2e\n",
-      what, closed, largest, worst);
-}
-
-}  // namespace
 
 TEST(MjcfBallLoops, ARodWhoseLoopHingesArePlanarEmbedsItsBallAsThreeHinges) {
   // cd_rod_leg: every hinge of the loop turns about y, so the shank's lever point moves in the
@@ -513,7 +401,7 @@ TEST(MjcfBallLoops, UrdfPlusMarksStayAuthoritative) {
 }
 
 TEST(MjcfBallLoops, CeAbaDerivativesMatchFiniteDifferencesOnTheManifold) {
-  // cd_rod_hip (without joint dynamics: the derivatives reject them): column e of d ydd / d y is
+  // cd_rod_hip (rigid; with its dampers: test_cluster_derivatives.cpp): column e of d ydd / d y is
   // the derivative along y (+) e (the ball turned by exp(e) in its body frame), the hip and knee
   // re-closed on the same branch; central differences with two Richardson steps.
   ModelOptions rigid;

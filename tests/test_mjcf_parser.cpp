@@ -244,22 +244,23 @@ TEST(MjcfParser, EqualitiesBecomeLoopsAndMimics) {
   const ClusterModel leg = loadModel(modelsPath("cd_geared_leg.xml"));
   EXPECT_EQ(leg.ny, 9);  // 6 free + hip_roll, hip_pitch, knee
   // Ball joint with a free spin inside a connect loop: embedded as three hinges (docs/mjcf.md
-  // section 3); with damping on the ball (which three hinges cannot carry) embedding fails naming
-  // it; cut loading works.
+  // section 3), which carry its damping (0.01) together; with armature on the ball (which three
+  // hinges cannot carry) embedding fails naming it; cut loading works.
   EXPECT_EQ(loadModel(modelsPath("cd_rod_leg.xml")).ny, 3);
-  std::string damped;
+  std::string withArmature;
   {
     std::ifstream in(modelsPath("cd_rod_leg.xml"));
     std::stringstream text;
     text << in.rdbuf();
-    damped = text.str();
-    const std::string ball = "type=\"ball\"/>";
-    ASSERT_NE(damped.find(ball), std::string::npos);
-    damped.replace(damped.find(ball), ball.size(), "type=\"ball\" damping=\"0.01\"/>");
+    withArmature = text.str();
+    const std::string ball = "type=\"ball\" damping=\"0.01\"/>";
+    ASSERT_NE(withArmature.find(ball), std::string::npos);
+    withArmature.replace(withArmature.find(ball), ball.size(),
+                         "type=\"ball\" damping=\"0.01\" armature=\"0.001\"/>");
   }
   try {
-    loadModel(writeTempFile("cd_rod_leg_damped_ball.xml", damped));
-    ADD_FAILURE() << "embedded damped ball-joint loop loaded";
+    loadModel(writeTempFile("cd_rod_leg_ball_armature.xml", withArmature));
+    ADD_FAILURE() << "embedded ball-joint loop with armature on the ball loaded";
   } catch (const ModelError& e) {
     EXPECT_NE(std::string(e.what()).find("rod_ball"), std::string::npos) << e.what();
     EXPECT_NE(std::string(e.what()).find("cut the loop instead"), std::string::npos) << e.what();
@@ -268,6 +269,8 @@ TEST(MjcfParser, EqualitiesBecomeLoopsAndMimics) {
               std::string::npos)
         << e.what();
     EXPECT_NE(std::string(e.what()).find("MJCF: hinge joints"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("cannot carry its armature"), std::string::npos)
+        << e.what();
   }
   ModelOptions cut;
   cut.cutLoops = true;
@@ -390,10 +393,12 @@ TEST(MjcfJointDynamics, AppliedByDefaultSwitchableAndConsistent) {
                         (2 * h);
       EXPECT_NEAR(g[k], dV, 1e-6) << k;
     }
-    // the derivatives do not model the joint dynamics: rejected, not wrong
+    // the derivatives model the joint dynamics (test_joint_dynamics_derivatives.cpp): the
+    // same ddq, and d ddq / d tau = (H + A)^-1
     DerivativeData dd(m);
-    EXPECT_EQ(computeABADerivatives(m, dm, dd, q, v, tau), Status::InvalidArgument);
-    EXPECT_NE(std::string(dm.errorMessage()).find("jointDynamics"), std::string::npos);
+    ASSERT_EQ(computeABADerivatives(m, dm, dd, q, v, tau), Status::Ok);
+    EXPECT_LT((dd.ddq - vdot).cwiseAbs().maxCoeff(), 1e-10);
+    EXPECT_LT((dd.Minv * dm.M - MatX::Identity(m.nv, m.nv)).cwiseAbs().maxCoeff(), 1e-10);
   }
 }
 

@@ -5,15 +5,16 @@
 // loop cut and solved as constraints (proxPv), and with its own dense form (H_y ydd + C_y = tau,
 // CE-RNEA o CE-ABA = id). Cassie's achilles rods hang on ball joints whose spin no 1-dof
 // coordinate carries; the ball independent instead would be too ill-conditioned a choice
-// (docs/mjcf.md section 3): those loops fail to embed, saying why, and are cut.
+// (docs/mjcf.md section 3): the builder replaces each ball by three hinges, which carry its
+// damper (Model::ballHinges), and every loop embeds.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
-#include <regex>
 #include <string>
 
+#include "ball_as_hinges.hpp"
 #include "clusterdyn/cluster_algorithms.hpp"
 #include "clusterdyn/constraints.hpp"
 #include "clusterdyn/mjcf.hpp"
@@ -30,42 +31,34 @@ std::string robotFile(const std::string& rel) {
   return std::filesystem::is_regular_file(p) ? p : "";
 }
 
-/// The description with every loop embedded except those the builder cannot embed (it names
-/// them: a ball joint of the loop moves along a direction the constraints leave free, e.g. a
-/// rod's spin, so that, dependent as a whole, it has no coordinate for it), which are cut one
-/// by one.
-ClusterModel embedWhatCanBe(UrdfDescription urdf, std::vector<std::string>& cut) {
-  for (size_t attempt = 0; attempt <= urdf.loops.size(); ++attempt) {
-    try {
-      return buildClusterModel(urdf);
-    } catch (const ModelError& e) {
-      std::smatch m;
-      const std::string msg = e.what();
-      if (!std::regex_search(msg, m,
-                             std::regex("cluster '([^']+)': .*joint '[^']+' of type spherical "
-                                        "moves along a direction the constraints leave free")))
-        throw;
-      for (UrdfLoop& l : urdf.loops)
-        if (l.name == m[1].str()) l.cut = true;
-      cut.push_back(m[1].str());
-    }
-  }
-  throw ModelError("no loop left to cut");
-}
-
-TEST(MjcfPublicRobots, CassieAchillesLoopsDoNotEmbedAndSayWhy) {
-  // Each achilles rod hangs on a ball joint at the hip and is connected at the heel spring.
-  // Dependent, the ball's spin has no coordinate; independent, only the heel spring (tilted 2
-  // degrees from the leg's plane) can follow the rod's swing out of that plane, and the dependent
-  // columns have sigma_min/sigma_max 0.016, below the reader's threshold 0.05. The error names
-  // the loop, the ball joint, the ratio and the threshold, and suggests the cut, which loads.
+TEST(MjcfPublicRobots, CassieAchillesBallsBecomeHingesWithTheirDampers) {
+  // Each achilles rod hangs on a ball joint (damping 0.01) at the hip and is connected at the
+  // heel spring. Dependent, the ball's spin has no coordinate; independent, only the heel spring
+  // (tilted 2 degrees from the leg's plane) can follow the rod's swing out of that plane, and the
+  // dependent columns have sigma_min/sigma_max 0.016, below the reader's threshold 0.05. So the
+  // builder replaces each ball by three hinges, which carry its damper, and every loop embeds.
+  // With armature on the balls (which hinges cannot carry) the load fails: the error names the
+  // loop, the ball joint, the ratio and the threshold, the armature, and suggests the cut.
   const std::string path = robotFile("cassie-mujoco-sim/model/cassie.xml");
   if (path.empty())
     GTEST_SKIP() << "CLUSTERDYN_MJCF_ROBOTS_DIR unset or without cassie-mujoco-sim "
                     "(bash tools/fetch_mjcf_robots.sh DIR)";
+  const ClusterModel embedded = loadModel(path);
+  EXPECT_EQ(embedded.cutLoops.size(), 0u);
+  EXPECT_EQ(embedded.ny, 22);
+  EXPECT_EQ(embedded.nyq, 23);
+  ASSERT_EQ(embedded.treeModel.ballHinges.size(), 2u);
+  for (const BallHingeGroup& g : embedded.treeModel.ballHinges) {
+    EXPECT_NE(g.ball.find("achilles-rod"), std::string::npos) << g.ball;
+    EXPECT_EQ(g.damping, 0.01);
+  }
+  UrdfDescription withArmature = parseMjcfFile(path).urdf;
+  for (UrdfJoint& j : withArmature.joints)
+    if (j.type == JointType::Spherical && j.name.find("achilles") != std::string::npos)
+      j.armature = 0.001;
   try {
-    loadModel(path);
-    ADD_FAILURE() << "Cassie's achilles loops embedded";
+    buildClusterModel(withArmature);
+    ADD_FAILURE() << "Cassie's achilles loops embedded with armature on the balls";
   } catch (const ModelError& e) {
     const std::string msg = e.what();
     for (const char* part :
@@ -74,7 +67,8 @@ TEST(MjcfPublicRobots, CassieAchillesLoopsDoNotEmbedAndSayWhy) {
           "leave free",
           "cut the loop instead",
           "with joints 'left-achilles-rod', 'right-achilles-rod' independent (quaternion in y)",
-          "sigma_min/sigma_max = 0.016, below the threshold 0.05 (condition number 63 > 20)"})
+          "sigma_min/sigma_max = 0.016, below the threshold 0.05 (condition number 63 > 20)",
+          "three hinges cannot carry its armature"})
       EXPECT_NE(msg.find(part), std::string::npos) << "missing \"" << part << "\" in: " << msg;
   }
   // The two achilles loops cut by name: the plantar four-bars embed (2 dependent hinges each).
@@ -89,6 +83,12 @@ TEST(MjcfPublicRobots, CassieAchillesLoopsDoNotEmbedAndSayWhy) {
   const ClusterModel tree = loadModel(path, allCut);
   EXPECT_EQ(tree.cutLoops.size(), 4u);
   EXPECT_EQ(tree.ny, tree.treeModel.nv);
+  // Every loop embedded (the balls as hinges) = every loop cut (the balls with their dampers),
+  // solved by proxPv and the dense KKT, on closed states y_ref (+) e, |e| <= 0.1.
+  const double rel =
+      expectExpandedEqualsCut(embedded, tree, {"left-achilles-rod", "right-achilles-rod"},
+                              "Cassie (joint dynamics)", 0.1, 10, 5);
+  EXPECT_LT(rel, 1e-10);
 }
 
 TEST(MjcfPublicRobots, CassieCeAbaWithThePlantarLoopsEmbedded) {
@@ -96,12 +96,11 @@ TEST(MjcfPublicRobots, CassieCeAbaWithThePlantarLoopsEmbedded) {
   if (path.empty())
     GTEST_SKIP() << "CLUSTERDYN_MJCF_ROBOTS_DIR unset or without cassie-mujoco-sim "
                     "(bash tools/fetch_mjcf_robots.sh DIR)";
-  const MjcfDescription d = parseMjcfFile(path);
+  MjcfDescription d = parseMjcfFile(path);
   ASSERT_EQ(d.urdf.loops.size(), 4u);
-  std::vector<std::string> cut;
-  const ClusterModel mixed = embedWhatCanBe(d.urdf, cut);
-  ASSERT_EQ(cut.size(), 2u);  // the achilles rods (ball joints)
-  for (const std::string& c : cut) EXPECT_NE(c.find("achilles"), std::string::npos) << c;
+  for (UrdfLoop& l : d.urdf.loops) l.cut = l.name.find("achilles") != std::string::npos;
+  const ClusterModel mixed = buildClusterModel(d.urdf);  // the achilles loops cut by name
+  ASSERT_EQ(mixed.cutLoops.size(), 2u);
   EXPECT_EQ(mixed.ny, mixed.treeModel.nv - 4);  // two planar four-bars of hinges: 2 dependent each
   ModelOptions allCut;
   allCut.cutLoops = true;

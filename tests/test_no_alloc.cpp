@@ -224,9 +224,29 @@ TEST(NoAlloc, DerivativesDoNotAllocate) {
     o.floatingBase = true;
     all.push_back({"random_large_" + std::to_string(nb), randomTreeModel(rng, o)});
   }
+  // Joint dynamics (MJCF armature, springs, dampers): cd_geared_leg's spanning tree, and a
+  // random tree with every joint type carrying all three (free-joint springs included).
+  all.push_back(
+      {"cd_geared_leg.xml", buildTreeModel(parseMjcfFile(modelsPath("cd_geared_leg.xml")).urdf)});
+  {
+    RandomModelOptions o;
+    o.nbodies = 9;
+    o.floatingBase = true;
+    Model m = randomTreeModel(rng, o);
+    m.armature = randomVector(m.nv, rng, 0.01, 0.1);
+    m.damping = randomVector(m.nv, rng, 0.1, 1.0);
+    m.stiffness = randomVector(m.nv, rng, 0.5, 2.0);
+    for (int b = 0; b < m.nbodies; ++b)
+      if (m.joints[b].type == JointType::Planar)
+        m.stiffness.segment(m.idx_v[b], m.nvs[b]).setZero();
+    m.springPosition = randomConfiguration(m, rng);
+    all.push_back({"random_joint_dynamics", m});
+  }
   for (const Case& c : all) {
     SCOPED_TRACE(c.name);
     const Model& model = c.model;
+    EXPECT_EQ(model.hasJointDynamics(),
+              c.name == "cd_geared_leg.xml" || c.name == "random_joint_dynamics");
     std::mt19937_64 rng(13);
     const RandomState st = randomState(model, rng);
     const std::vector<Force> fext = randomForces(model, rng);

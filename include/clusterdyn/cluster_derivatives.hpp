@@ -17,6 +17,10 @@
 //    fixed. The spanning tangent of that motion is dq = G(q) dy.
 //  * fext: forces applied TO each body, body coordinates, held fixed in the body frame.
 //  * Matrices are dense ny x ny.
+//  * Joint dynamics (an MJCF model's armature A, springs and dampers tau_p(q, v); Model::
+//    hasJointDynamics()) are included as ceRnea / ceAba include them: tau_y = G^T (RNEA(q, v, a)
+//    + A a - tau_p(q, v)), a = G y_ddot + g, so H = G^T (M + A) G (docs/derivatives.md, "Joint
+//    dynamics", eq. J1, J2). A model without them takes none of their branches.
 #pragma once
 
 #include <Eigen/Cholesky>
@@ -39,7 +43,7 @@ struct ClusterDerivativeData {
   // as the constructor made them (zero), like the tree derivatives: do not write into them.
   MatX dtau_dy;     ///< d tau_y / d y (tangent columns)
   MatX dtau_dydot;  ///< d tau_y / d y_dot
-  MatX H;           ///< d tau_y / d y_ddot = G^T M G
+  MatX H;           ///< d tau_y / d y_ddot = G^T (M + A) G (A: armature, if any)
   MatX dydd_dy;     ///< d y_ddot / d y
   MatX dydd_dydot;  ///< d y_ddot / d y_dot
   MatX Hinv;        ///< H^-1 = d y_ddot / d tau_y
@@ -55,6 +59,9 @@ struct ClusterDerivativeData {
   MatX dv_dy;   ///< d v / d y at fixed y_dot (eq. C4): dependent rows of loop clusters only
   MatX da_dy;   ///< d a / d y at fixed y_dot, y_ddot (eq. C5)
   MatX da_dyd;  ///< d a / d y_dot at fixed y_ddot (eq. C6)
+  /// -d tau_p / dq, -d tau_p / dv of the passive forces (nv x nv; only for a model with springs
+  /// or dampers and without loop joints, empty otherwise; eq. J2).
+  MatX passiveDq, passiveDv;
   struct GEntry {
     int v = 0, y = 0;  ///< spanning velocity index, independent velocity index
     double value = 0.0;
@@ -133,12 +140,12 @@ Status computeCeRneaDerivatives(const ClusterModel& model, ClusterData& data,
                                 ClusterDerivativeData& dd, ConstVecRef q, ConstVecRef v,
                                 ConstVecRef ydd, const Force* fext = nullptr);
 
-/// H(q)^-1 (dd.Hinv, ny x ny, symmetric) at a closed configuration q, by a recursion on the
-/// cluster tree (the cluster form of the articulated-body inverse of Carpentier & Mansard 2018,
-/// with the cluster articulated inertias of CE-ABA; docs/derivatives.md, eq. C11-C13), without
-/// forming or factoring H. Statuses: InvalidSize / NonFinite / NotUnitQuaternion for q,
-/// WorkspaceMismatch (either workspace made for another model), ConstraintFailure (q not closed,
-/// or a singular configuration of a loop), InvalidArgument for a model with joint dynamics,
+/// H(q)^-1 (dd.Hinv, ny x ny, symmetric; H = G^T (M + A) G with an MJCF model's armature A) at a
+/// closed configuration q, by a recursion on the cluster tree (the cluster form of the
+/// articulated-body inverse of Carpentier & Mansard 2018, with the cluster articulated inertias
+/// of CE-ABA; docs/derivatives.md, eq. C11-C13), without forming or factoring H. Statuses:
+/// InvalidSize / NonFinite / NotUnitQuaternion for q, WorkspaceMismatch (either workspace made for
+/// another model), ConstraintFailure (q not closed, or a singular configuration of a loop),
 /// NotPositiveDefinite (naming the cluster) when a cluster's articulated inertia is singular to
 /// working precision (a Cholesky pivot <= 0, NaN or below 1e-11 of its largest diagonal entry:
 /// docs/robustness.md, "Singular inertias"; e.g. a massless root body on a floating joint).

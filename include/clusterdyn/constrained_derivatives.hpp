@@ -93,10 +93,12 @@ struct ConstrainedDerivativeData {
 /// The constrained dynamics (y_ddot, lambda) at the closed state (q, v) with independent
 /// forces tauY (ny) and external forces fext (nullptr or one per body), and their derivatives
 /// with respect to y, y_dot and tau_y (outputs in cdd, see ConstrainedDerivativeData).
-/// Any constraint set (contacts, welds, loops between two bodies, Baumgarte gains). Statuses:
+/// Any constraint set (contacts, welds, loops between two bodies, Baumgarte gains); the model's
+/// MJCF joint dynamics (armature in H, springs and dampers in the bias, docs/mjcf.md §4) are
+/// part of the dynamics and of its derivatives. Statuses:
 /// InvalidSize / NonFinite naming the argument, NotUnitQuaternion, WorkspaceMismatch (a
-/// workspace or the set made for another model / set), InvalidArgument (settings, or a model with
-/// joint dynamics), ConstraintFailure (state not closed, singular loop configuration, or
+/// workspace or the set made for another model / set), InvalidArgument (settings),
+/// ConstraintFailure (state not closed, singular loop configuration, or
 /// constraint rows that no y_ddot meets: the row residual in the message), NotPositiveDefinite
 /// (H), NonFinite (an output overflowed, naming the input). Uses data as scratch.
 Status computeConstrainedDynamicsDerivatives(const ClusterModel& model, ClusterData& data,

@@ -14,6 +14,10 @@
 //  * Velocities and accelerations are the generalized v, a of rnea() / aba(); fext as in rnea():
 //    forces applied TO each body, body coordinates, held constant in the body frame when q moves.
 //  * Matrices are dense nv x nv with both triangles filled.
+//  * Joint dynamics (MJCF armature A, springs and dampers tau_p(q, v); docs/mjcf.md §4) are part
+//    of the dynamics differentiated, as in rnea() / aba(): tau = rnea + A a - tau_p, M + A in
+//    place of M (dtau_da, Minv), ddq = (M + A)^-1 (tau + tau_p - nle) (docs/derivatives.md,
+//    "Joint dynamics").
 #pragma once
 
 #include <vector>

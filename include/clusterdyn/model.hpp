@@ -8,6 +8,7 @@
 // Units: SI (m, kg, s, rad; N, N m).
 #pragma once
 
+#include <array>
 #include <string>
 #include <vector>
 
@@ -22,6 +23,29 @@ struct Frame {
   int body = -1;        ///< body the frame is attached to (-1 = world)
   Transform placement;  ///< pose of the frame in the body frame
   bool isBody = false;  ///< true when the frame is a body's own frame (placement = identity)
+};
+
+/// The damper and spring of a spherical joint that the cluster builder replaced by three revolute
+/// joints J:swing1, J:swing2, J:spin about b1, b2, a (docs/mjcf.md section 3): the ball's
+/// rotation is R(t) = exp(b1 t1) exp(b2 t2) exp(a t3), its angular velocity in the child frame
+/// w = J(t) t_dot with J = [R3^T R2^T b1, R3^T b2, a], and MuJoCo's ball passive torque
+/// tau_ball = -d w - k subQuat(R(t), q_spring) (child frame) acts on the hinges exactly as the
+/// generalized forces J^T tau_ball = -d J^T J t_dot - k J^T subQuat(R(t), q_spring) (potential
+/// energy 1/2 k |subQuat|^2; src/tree/ball_hinge_passive.hpp). The hinges' own damping and
+/// stiffness stay 0. A ball's armature has no such exact form (J^T A J depends on the swing
+/// angles): the builder refuses to replace a ball with armature.
+struct BallHingeGroup {
+  std::string ball;                   ///< the replaced spherical joint's name
+  std::array<std::string, 3> joints;  ///< the hinges' joint names: swing1, swing2, spin
+  double damping = 0.0;               ///< d (N m s/rad), >= 0
+  double stiffness = 0.0;             ///< k (N m/rad), >= 0
+  /// q_spring: the ball's spring rest rotation (unit; MJCF: the identity, MuJoCo's qpos0).
+  Eigen::Quaterniond spring = Eigen::Quaterniond::Identity();
+  // Set by Model::finalize() from `joints` (which must be revolute, each the child of the one
+  // before, swing2 and spin with the identity jointPlacement):
+  std::array<int, 3> v{{-1, -1, -1}};  ///< velocity indices of swing1, swing2, spin
+  std::array<int, 3> q{{-1, -1, -1}};  ///< position indices
+  std::array<Vec3, 3> axes{{Vec3::Zero(), Vec3::Zero(), Vec3::Zero()}};  ///< b1, b2, a (unit)
 };
 
 struct Model {
@@ -63,8 +87,13 @@ struct Model {
   /// (a configuration of the model) size nq. Filled by the builders (ModelOptions::jointDynamics).
   VecX armature;
   VecX damping, stiffness, springPosition;
+  /// Ball joints replaced by three hinges whose damper and spring act on the hinges together
+  /// (BallHingeGroup; filled by the cluster builder, ModelOptions::jointDynamics); a model with
+  /// any has damping, stiffness, springPosition (zero on the hinges) too, checked by finalize().
+  std::vector<BallHingeGroup> ballHinges;
   bool hasArmature() const { return armature.size() > 0; }
-  bool hasPassiveForces() const { return damping.size() > 0; }
+  /// Passive forces tau_p(q, v): per-coordinate springs and dampers, and ballHinges.
+  bool hasPassiveForces() const { return damping.size() > 0 || !ballHinges.empty(); }
   bool hasJointDynamics() const { return hasArmature() || hasPassiveForces(); }
 
   std::vector<Frame> frames;
@@ -79,7 +108,8 @@ struct Model {
   int positionIndex(const std::string& coordinateName) const;
   /// Total mass (kg).
   double totalMass() const;
-  /// Rebuilds children / velocityOwner / names from parent and joints (used by builders).
+  /// Rebuilds children / velocityOwner / names from parent and joints (used by builders), and
+  /// the indices and axes of ballHinges; checks the joint dynamics (ModelError).
   void finalize();
 };
 

@@ -83,6 +83,16 @@ struct UrdfLoop {
   int line = 0;
 };
 
+/// A spherical joint the cluster builder replaced by three revolute joints (docs/mjcf.md
+/// section 3) and its MJCF damping and stiffness, which the hinges carry together
+/// (Model::ballHinges, when the builder applies the joint dynamics).
+struct UrdfBallHinges {
+  std::string ball;                  ///< the replaced joint
+  std::string swing1, swing2, spin;  ///< the hinges (joints of UrdfDescription::joints)
+  double damping = 0.0, stiffness = 0.0;
+  int line = 0;
+};
+
 struct UrdfDescription {
   std::string source;  ///< file path or "<string>"
   std::string robotName;
@@ -90,6 +100,8 @@ struct UrdfDescription {
   std::vector<UrdfJoint> joints;
   std::vector<UrdfCoupling> couplings;
   std::vector<UrdfLoop> loops;
+  /// Ball joints replaced by hinges (set by the cluster builder, never by the readers).
+  std::vector<UrdfBallHinges> ballHinges;
   /// Gravity given by the file (MJCF <option gravity>; URDF has none). The builders use it
   /// unless ModelOptions::fileGravity is false.
   bool gravityGiven = false;

@@ -67,13 +67,15 @@ class DerivativeWorkspace(core._Handle):
 
     def rnea_derivatives(self, q, v, a, fext=None, return_tau=False):
         """(dtau_dq, dtau_dv, M) (nv, nv) of tau = rnea(q, v, a, fext) on the spanning tree;
-        with return_tau: (tau, dtau_dq, dtau_dv, M)."""
+        with return_tau: (tau, dtau_dq, dtau_dv, M). MJCF joint dynamics included, as in rnea:
+        tau = rnea + A a - tau_p(q, v) and M + A (A = armature)."""
         return self._run("cdyn_rnea_derivatives", (q, v), a, "a", fext, self.model.nv,
                          self.model.nv, return_tau)
 
     def aba_derivatives(self, q, v, tau, fext=None, return_ddq=False):
         """(ddq_dq, ddq_dv, Minv) (nv, nv) of ddq = aba(q, v, tau, fext), Minv = d ddq / d tau;
-        with return_ddq: (ddq, ddq_dq, ddq_dv, Minv)."""
+        with return_ddq: (ddq, ddq_dq, ddq_dv, Minv). MJCF joint dynamics included, as in aba:
+        Minv = (M + A)^-1, springs and dampers in ddq and its derivatives."""
         return self._run("cdyn_aba_derivatives", (q, v), tau, "tau", fext, self.model.nv,
                          self.model.nv, return_ddq)
 
@@ -83,9 +85,8 @@ class DerivativeWorkspace(core._Handle):
 
     def cluster_minverse(self, q):
         """H(q)^-1 (ny, ny) of the cluster tree at a closed configuration q, by the recursion on
-        the cluster tree (cdyn_cluster_minverse), without forming or factoring H. Refused
-        (ClusterdynError, CDYN_ERR_INVALID_ARGUMENT) for models with joint dynamics (armature,
-        springs, dampers)."""
+        the cluster tree (cdyn_cluster_minverse), without forming or factoring H. With joint
+        dynamics (an MJCF file's armature A): H = G^T (M + A) G, as ce_aba."""
         return self._inverse("cdyn_cluster_minverse", q, self.model.ny)
 
     def _inverse(self, fn, q, n):
@@ -101,13 +102,15 @@ class DerivativeWorkspace(core._Handle):
 
     def ce_rnea_derivatives(self, q, v, ydd, fext=None, return_tau=False):
         """(dtau_dy, dtau_dydot, H) (ny, ny) of tau = ce_rnea(q, v, ydd, fext) at a closed
-        state; with return_tau: (tau, dtau_dy, dtau_dydot, H)."""
+        state; with return_tau: (tau, dtau_dy, dtau_dydot, H). The joint dynamics of an MJCF
+        file (armature, springs, dampers) are included as in ce_rnea."""
         return self._run("cdyn_ce_rnea_derivatives", (q, v), ydd, "ydd", fext, self.model.ny,
                          self.model.ny, return_tau)
 
     def ce_aba_derivatives(self, q, v, tau, fext=None, return_ydd=False):
         """(dydd_dy, dydd_dydot, Hinv) (ny, ny) of ydd = ce_aba(q, v, tau, fext) at a closed
-        state, Hinv = d ydd / d tau; with return_ydd: (ydd, dydd_dy, dydd_dydot, Hinv)."""
+        state, Hinv = d ydd / d tau; with return_ydd: (ydd, dydd_dy, dydd_dydot, Hinv). The
+        joint dynamics are included as in ce_aba."""
         return self._run("cdyn_ce_aba_derivatives", (q, v), tau, "tau", fext, self.model.ny,
                          self.model.ny, return_ydd)
 

@@ -1,8 +1,8 @@
 """H^-1 by the recursion on the cluster tree (cdyn_cluster_minverse, Model.cluster_minverse,
 Model.cluster_minverse_batch; docs/derivatives.md eq. C11-C13): equal to numpy's inverse of the
 cluster mass matrix on loop robots, to the Cholesky H^-1 of the CE-ABA derivatives, the batch
-bit-identical to single calls in both layouts, and the refusal of joint dynamics with its message (multi-dof
-joints inside loops are covered)."""
+bit-identical to single calls in both layouts, with joint dynamics (armature: H = G^T (M + A) G) and
+multi-dof joints inside loops."""
 import numpy as np
 import pytest
 
@@ -69,19 +69,20 @@ def test_batch_equals_single_calls(order, which):
     assert e.value.status == cd.ERR_NON_FINITE and "state 3" in str(e.value)
 
 
-def test_refusals():
+def test_multi_dof_loops_and_joint_dynamics():
     # A multi-dof joint inside a loop (the RSU leg's ball joints): the recursion covers it.
     model = cd.Model.load(REPO / "models" / "cd_rsu_leg.urdf")
     ws = model.workspace()
     q, _ = random_closed_state(model, ws, np.random.default_rng(1))
     assert rel_err(model.cluster_minverse(q), np.linalg.inv(ws.cluster_mass_matrix(q))) <= 1e-9
-    # Joint dynamics (rotor armature of an MJCF file): refused; without them: the inverse.
+    # Joint dynamics (the rotors' armature of an MJCF file, geared by joint equalities): the
+    # inverse of H = G^T (M + A) G, which differs from the rigid model's.
     path = REPO / "models" / "cd_geared_leg.xml"
-    model = cd.Model.load(path)
-    with pytest.raises(cd.ClusterdynError, match="joint dynamics") as e:
-        model.cluster_minverse(model.reference_configuration())
-    assert e.value.status == cd.ERR_INVALID_ARGUMENT
-    model = cd.Model.load(path, joint_dynamics=False)
-    ws = model.workspace()
-    q, _ = random_closed_state(model, ws, np.random.default_rng(2))
-    assert rel_err(model.cluster_minverse(q), np.linalg.inv(ws.cluster_mass_matrix(q))) <= 1e-9
+    inverses = []
+    for joint_dynamics in (True, False):
+        model = cd.Model.load(path, joint_dynamics=joint_dynamics)
+        ws = model.workspace()
+        q, _ = random_closed_state(model, ws, np.random.default_rng(2))
+        inverses.append(model.cluster_minverse(q))
+        assert rel_err(inverses[-1], np.linalg.inv(ws.cluster_mass_matrix(q))) <= 1e-9
+    assert rel_err(inverses[0], inverses[1]) > 1e-3

@@ -80,6 +80,57 @@ def test_cluster_derivatives_against_finite_differences(path):
     rel_close(dtau_dydot, dyd, "d tau / d ydot")
 
 
+def four_bar_with_joint_dynamics():
+    """models/cd_four_bar.xml with armature, a spring and a damper on each of its three joints
+    (the crank independent, coupler and rocker dependent in the loop)."""
+    xml = (REPO / "models" / "cd_four_bar.xml").read_text()
+    for name, extra in (("crank_joint", 'armature="0.002" damping="0.05" stiffness="0.7" '
+                                         'springref="0.2"'),
+                        ("coupler_joint", 'armature="0.001" damping="0.03" stiffness="0.4"'),
+                        ("rocker_joint", 'armature="0.003" damping="0.04" stiffness="0.5" '
+                                         'springref="-0.1"')):
+        tag = f'<joint name="{name}"'
+        assert tag in xml
+        xml = xml.replace(tag, f"{tag} {extra}")
+    return cd.Model.from_string(xml)
+
+
+@pytest.mark.parametrize("name", ["cd_four_bar.xml", "cd_geared_leg.xml"])
+def test_cluster_derivatives_with_joint_dynamics(name):
+    """The CE-ABA / CE-RNEA derivatives and cluster_minverse of MJCF models loaded with their
+    joint dynamics (armature, springs, dampers; cd_four_bar.xml with them added on every joint of
+    its loop) against finite differences of ce_aba / ce_rnea (1e-7 relative), H^-1 H = I with
+    H = G^T (M + A) G from cluster_mass_matrix, and against the same model without them.
+    (cd_rod_hip.xml: in tests/test_cluster_derivatives.cpp, whose two Richardson steps get below
+    the closure's rounding noise, which these differences meet at 1e-7 on its rigid model too.)"""
+    model = (four_bar_with_joint_dynamics() if name == "cd_four_bar.xml"
+             else cd.Model.load(REPO / "models" / name))
+    rigid = (cd.Model.from_string((REPO / "models" / name).read_text(), joint_dynamics=False)
+             if name != "cd_four_bar.xml" else cd.Model.load(REPO / "models" / name))
+    ws = model.workspace()
+    rng = np.random.default_rng(11)
+    q, v = random_closed_state(model, ws, rng)
+    tau = rng.uniform(-0.5, 0.5, model.ny)
+    ydd, dydd_dy, dydd_dydot, Hinv = model.ce_aba_derivatives(q, v, tau, return_ydd=True)
+    np.testing.assert_array_equal(ydd, ws.ce_aba(q, v, tau))
+    dy, dyd = fd_independent(model, ws, lambda qq, vv: ws.ce_aba(qq, vv, tau), q, v)
+    rel_close(dydd_dy, dy, "d ydd / d y")
+    rel_close(dydd_dydot, dyd, "d ydd / d ydot")
+    H = ws.cluster_mass_matrix(q)
+    rel_close(Hinv @ H, np.eye(model.ny), "H^-1 H", 1e-9)
+    rel_close(model.cluster_minverse(q) @ H, np.eye(model.ny), "cluster_minverse H", 1e-9)
+    tau2, dtau_dy, dtau_dydot, H2 = model.ce_rnea_derivatives(q, v, ydd, return_tau=True)
+    rel_close(tau2, tau, "CE-RNEA(CE-ABA)", 1e-9)
+    rel_close(H2, H, "H", 1e-12)
+    dy, dyd = fd_independent(model, ws, lambda qq, vv: ws.ce_rnea(qq, vv, ydd), q, v)
+    rel_close(dtau_dy, dy, "d tau / d y")
+    rel_close(dtau_dydot, dyd, "d tau / d ydot")
+    # The joint dynamics matter here: the rigid model's derivatives differ.
+    _, r_dy, r_dyd, _ = rigid.ce_rnea_derivatives(q, v, ydd, return_tau=True)
+    assert np.abs(dtau_dydot - r_dyd).max() > 1e-3
+    assert np.abs(dtau_dy - r_dy).max() > 1e-3
+
+
 def test_tree_derivatives_against_finite_differences():
     """d tau / d(q, v) of RNEA and d ddq / d(q, v) of ABA on a floating-base spanning tree, in
     the tangent space of cdyn_integrate."""

@@ -10,9 +10,12 @@ Cassie (osudrl/cassie-mujoco-sim, model/cassie.xml): four <connect> loops, two p
 four-bars of hinges and two achilles rods on ball joints; pelvis on three slides and a ball.
   - loops cut: mj_fullM, qfrc_bias, qfrc_passive, body poses at random states; the 12 connect
     rows of efc_J at qpos0 (closed as drawn) = R_P K of the cut loops; to 1e-9;
-  - the achilles loops do not embed: the error names the ball joint, the rod's free spin, and
-    why the ball is not made independent instead (sigma_min/sigma_max 0.016 of the dependent
-    columns, below the reader's threshold 0.05); the file loads with its loops cut;
+  - every loop embedded (ny 22): the achilles balls (damping 0.01) become three hinges each,
+    which carry their dampers (the ball independent would be too ill-conditioned a choice:
+    sigma_min/sigma_max 0.016 of the dependent columns, below the reader's threshold 0.05; with
+    armature on the balls, which hinges cannot carry, the load fails saying so): MuJoCo's
+    equality rows annihilate P G, P^T qfrc_passive = tau_p, H_y = G^T P^T M_mj P G and CE-ABA =
+    the dense solve with MuJoCo's M, bias and passive forces (test_mjcf_ball_hinges_mujoco.py);
   - plantar loops embedded (the achilles connects removed from the file for both programs):
     at closed configurations the cluster mass matrix = G^T M_mj G, the plantar connect rows of
     efc_J = R_P K, and CE-ABA = the dense solve (H_y ydd + C_y = tau) with
@@ -34,6 +37,7 @@ import clusterdyn as cd
 
 mujoco = pytest.importorskip("mujoco", reason="the PyPI package 'mujoco' is not installed")
 
+from test_mjcf_ball_hinges_mujoco import check_balls_as_hinges_against_mujoco  # noqa: E402
 from test_mjcf_mujoco import Pair  # noqa: E402
 
 TOL = 1e-9
@@ -50,10 +54,14 @@ def robot_file(rel):
     return path
 
 
-def named_copy(path, drop_equalities=()):
-    """The file with its unnamed joints named (and some equalities removed), written beside the
-    original so that relative mesh paths still resolve; removed by the caller."""
+def named_copy(path, drop_equalities=(), edits=()):
+    """The file with its unnamed joints named (and some equalities removed, and the (pattern,
+    replacement) edits applied), written beside the original so that relative mesh paths still
+    resolve; removed by the caller."""
     text = open(path).read()
+    for pattern, replacement in edits:
+        text, n = re.subn(pattern, replacement, text)
+        assert n > 0, pattern
     count = [0]
 
     def name(m):
@@ -65,7 +73,8 @@ def named_copy(path, drop_equalities=()):
     for eq in drop_equalities:
         text, n = re.subn(r"<connect[^>]*name\s*=\s*'" + re.escape(eq) + r"'[^>]*/>", "", text)
         assert n == 1, eq
-    out = os.path.join(os.path.dirname(path), f".clusterdyn_test_{os.getpid()}_{len(drop_equalities)}.xml")
+    out = os.path.join(os.path.dirname(path),
+                       f".clusterdyn_test_{os.getpid()}_{len(drop_equalities)}_{len(edits)}.xml")
     with open(out, "w") as f:
         f.write(text)
     return out
@@ -75,8 +84,8 @@ def named_copy(path, drop_equalities=()):
 def cassie():
     paths = []
 
-    def make(drop=()):
-        paths.append(named_copy(robot_file(CASSIE), drop))
+    def make(drop=(), edits=()):
+        paths.append(named_copy(robot_file(CASSIE), drop, edits))
         return paths[-1]
 
     yield make
@@ -132,15 +141,26 @@ def test_cassie_tree_and_connect_rows_match_mujoco(cassie):
         assert np.abs(efc[3 * k:3 * k + 3] - R1 @ K[3 * k:3 * k + 3]).max() < TOL
 
 
-def test_cassie_achilles_loops_do_not_embed_and_say_why(cassie):
-    # each achilles rod hangs on a ball joint at the hip and is connected at the heel spring:
-    # dependent as a whole, the ball leaves the rod's spin without a coordinate; independent,
-    # only the heel spring (2 degrees from the leg's plane) could follow the rod's swing out of
-    # that plane, an ill-conditioned choice the reader rejects: the load names the joint, the
-    # ratio and the threshold, and suggests the cut, which loads
+def test_cassie_achilles_balls_become_hinges_and_match_mujoco(cassie):
+    # each achilles rod hangs on a ball joint (damping 0.01) at the hip and is connected at the
+    # heel spring: dependent as a whole, the ball leaves the rod's spin without a coordinate;
+    # independent, only the heel spring (2 degrees from the leg's plane) could follow the rod's
+    # swing out of that plane, an ill-conditioned choice the reader rejects; so the builder
+    # replaces each ball by three hinges, which carry its damper together, and every loop embeds
     path = cassie()
+    c = cd.Model.load(path)
+    assert (c.ny, c.nyq, c.nv) == (22, 23, 32)
+    assert [n for n in c.independent_velocity_names if "achilles" in n] == [
+        "left-achilles-rod:spin", "right-achilles-rod:spin"]
+    closed, worst, ball_passive = check_balls_as_hinges_against_mujoco(
+        path, ["left-achilles-rod", "right-achilles-rod"], 0.1, 10, 3, 5)
+    assert ball_passive > 1e-3  # the balls' dampers act (seen: 6 closed, 2.5e-13, 0.019)
+    # with armature on the balls (which hinges cannot carry) the load fails and says why: the
+    # ball independent too stiff a choice, the armature; the file loads with its loops cut
+    armature = cassie(edits=[(r"(name='(left|right)-achilles-rod' type='ball'[^/]*)/>",
+                              r"\1 armature='0.001'/>")])
     with pytest.raises(cd.ClusterdynError) as err:
-        cd.Model.load(path)
+        cd.Model.load(armature)
     msg = str(err.value)
     assert re.search(r"achilles-rod-eq'.*joint 'left-achilles-rod' of type spherical moves "
                      r"along a direction the constraints leave free.*cut the loop", msg), msg
@@ -148,7 +168,8 @@ def test_cassie_achilles_loops_do_not_embed_and_say_why(cassie):
             in msg), msg
     assert ("sigma_min/sigma_max = 0.016, below the threshold 0.05 (condition number 63 > 20)"
             in msg), msg
-    c = cd.Model.load(path, cut_loops=True)
+    assert "three hinges cannot carry its armature" in msg, msg
+    c = cd.Model.load(armature, cut_loops=True)
     assert c.ny == c.nv
 
 

@@ -44,6 +44,10 @@ void compositeSweeps(const ClusterModel& cm, ClusterData& data, int k, std::vect
   ClusterWorkspace& w = detail::scratch(data)[k];
   ClusterWorkspace::Composite& cp = w.composite;
   const bool rigid = std::is_same<Inertia, SpatialInertia>::value;
+  // The joint axes in the output body's coordinates: constraintJacobian's (sparse K_d), else
+  // moved here.
+  const bool shared = w.axesOut.cols() == c.nv;
+  const Mat6X& So = shared ? w.axesOut : cp.So;
   for (int l = 0; l < c.nbodies; ++l) {  // each body in the output body's coordinates
     const int b = c.firstBody + l, lv = tree.idx_v[b] - c.v0;
     const Transform& T = w.outputTb[l];
@@ -51,13 +55,14 @@ void compositeSweeps(const ClusterModel& cm, ClusterData& data, int k, std::vect
     inertiaInOutput(tree.inertias[b], td.IA[b], T, IC[l]);
     cp.fp[l] = T.actForce(td.pA[b]);
     cp.fq[l] = T.actForce(rigid ? Force(tree.inertias[b] * cb) : Force(td.IA[b] * cb));
+    if (shared) continue;
     const Joint& joint = tree.joints[b];
     for (int a = 0; a < joint.nv; ++a) cp.So.col(lv + a) = T.actMotion(joint.S.col(a));
   }
   for (int l = c.nbodies - 1; l >= 0; --l) {  // composites, leaves first (children follow parents)
     const int b = c.firstBody + l, lv = tree.idx_v[b] - c.v0;
     for (int i = lv; i < lv + tree.joints[b].nv; ++i) {
-      const Motion s = cp.So.col(i);
+      const Motion s = So.col(i);
       cp.F.col(i) = times(IC[l], s);  // F_i = IC_i s_i: column i of Xh^T IA J
       cp.Jp[i] = s.dot(cp.fp[l]);     // (J^T pA)_i
       cp.Jq[i] = s.dot(cp.fq[l]);     // (J^T IA c)_i
@@ -127,10 +132,11 @@ void compositeArticulatedTerms(const ClusterModel& cm, ClusterData& data, int k,
     compositeSweeps(cm, data, k, cp.generalIC, IAo, po);
   const int n = c.nv, d = c.ny;
   const MatX& G = w.G;
+  const Mat6X& So = w.axesOut.cols() == n ? w.axesOut : cp.So;  // as compositeSweeps
   cp.HG.setZero();
   for (size_t e = 0; e < cp.pairs.size(); ++e) {  // HG = H G on H's pattern (symmetric)
     const int i = cp.pairs[e].first, j = cp.pairs[e].second;
-    const double h = cp.So.col(i).dot(cp.F.col(j));  // H_ij = s_i^T IC_j s_j
+    const double h = So.col(i).dot(cp.F.col(j));  // H_ij = s_i^T IC_j s_j
     for (int a = 0; a < d; ++a) {
       cp.HG(i, a) += h * G(j, a);
       if (i != j) cp.HG(j, a) += h * G(i, a);

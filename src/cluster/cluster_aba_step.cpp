@@ -18,6 +18,7 @@
 #include "core/small_spd.hpp"
 #include "tree/aba_step.hpp"
 #include "tree/axis_transforms.hpp"
+#include "tree/tree_step.hpp"
 
 namespace clusterdyn::detail {
 
@@ -397,6 +398,31 @@ void accelerationsSparse(const ClusterModel& cm, ClusterData& data, int k, const
   qdd.noalias() += w.G * ydd;
 }
 
+/// Pass 3 after the composite pass 2 (ClusterWorkspace::composite), without S: y_ddot (eq. 53)
+/// from U^T (Xh a_out + c) = Ubar^T a_out + U^T c, qdd = G y_ddot + g, and the bodies'
+/// accelerations by the forward sweep a_b = X_b a_parent + v_b x S_b qd_b + S_b qdd_b
+/// (Featherstone 2008, Table 5.1), eq. 61's Xh a_out + c + S y_ddot summed joint by joint.
+void accelerationsComposite(const ClusterModel& cm, ClusterData& data, int k, const Motion& ao) {
+  const Cluster& c = cm.clusters[k];
+  const Model& tree = cm.treeModel;
+  Data& td = data.treeData;
+  ClusterWorkspace& w = detail::scratch(data)[k];
+  w.tmpd = w.u - w.Utc;
+  w.tmpd.noalias() -= w.Ubar.transpose() * ao;
+  auto ydd = data.ydd.segment(c.y0, c.ny);
+  ydd.noalias() = w.Dinv * w.tmpd;  // eq. 53
+  auto qdd = data.qdd.segment(c.v0, c.nv);
+  qdd = w.g;
+  qdd.noalias() += w.G * ydd;
+  for (int b = c.firstBody; b < c.firstBody + c.nbodies; ++b) {  // parents before children
+    const int p = tree.parent[b];
+    const Motion& ap = p >= c.firstBody ? td.a_gf[p] : ao;  // the cluster's roots: on ao's body
+    Motion a = td.liMi[b].actInvMotion(ap) + td.c[b];
+    a += jointMotion(tree.joints[b], data.qdd.data() + tree.idx_v[b]);
+    td.a_gf[b] = a;
+  }
+}
+
 /// Pass 3 with D independent coordinates (D = Eigen::Dynamic: any), eq. 53 and 61.
 template <int D>
 void accelerationsOf(const ClusterModel& cm, ClusterData& data, int k, const Motion& ao,
@@ -404,7 +430,9 @@ void accelerationsOf(const ClusterModel& cm, ClusterData& data, int k, const Mot
   const Cluster& c = cm.clusters[k];
   Data& td = data.treeData;
   ClusterWorkspace& w = detail::scratch(data)[k];
-  if (D == Eigen::Dynamic && !w.sColStart.empty()) return accelerationsSparse(cm, data, k, ao);
+  if (D == Eigen::Dynamic && !w.sColStart.empty())  // after articulatedSparse
+    return w.composite.active ? accelerationsComposite(cm, data, k, ao)
+                              : accelerationsSparse(cm, data, k, ao);
   const int d = c.ny;
   const ClusterScratch& scr = detail::fullScratch(data);
   auto t = w.tmpd.template head<D>(d);

@@ -66,7 +66,9 @@ Status clusterArticulatedStep(const ClusterModel& cm, ClusterData& data, int k, 
 
 /// Pass 3 for cluster k: y_ddot (eq. 53), body accelerations a_gf (eq. 61) and spanning
 /// accelerations qdd = G y_ddot + g, from the output body's acceleration ao. frame: the mode of
-/// passes 1 and 2 (RotorFrame::Output: the rotors' a_gf are left for completeRotorBodies).
+/// passes 1 and 2 (RotorFrame::Output: the rotors' a_gf are left for completeRotorBodies). A
+/// cluster in composite form does not read S: its a_gf come from a forward sweep over its
+/// joints with qdd (and the velocity products treeData.c of its velocity step).
 void clusterAccelerationStep(const ClusterModel& cm, ClusterData& data, int k, const Motion& ao,
                              RotorFrame frame);
 

@@ -10,7 +10,6 @@
 #include "cluster/cluster_derivatives_detail.hpp"
 #include "clusterdyn/cluster_algorithms.hpp"
 #include "core/check.hpp"
-#include "core/joint_dynamics_refusal.hpp"
 #include "tree/derivatives_steps.hpp"
 
 namespace clusterdyn {
@@ -22,6 +21,8 @@ ClusterDerivativeData::ClusterDerivativeData(const ClusterModel& m) : model(&m),
   ydd.setZero(ny);
   a.setZero(nv);
   for (MatX* x : {&dv_dy, &da_dy, &da_dyd}) x->setZero(nv, ny);
+  if (m.treeModel.hasPassiveForces() && !m.hasImplicitClusters())
+    for (MatX* x : {&passiveDq, &passiveDv}) x->setZero(nv, nv);
   size_t entries = 0;
   int rows = 0, n = 0, d = 0;
   for (const Cluster& c : m.clusters) {
@@ -296,8 +297,11 @@ Status derivativePasses(const ClusterModel& cm, ClusterData& data, ClusterDeriva
     // eq. F1-F3: the backward pass writes d tau_y / dy = G^T dtau/dq G, d tau_y / d y_dot =
     // G^T dtau/dv G and H = G^T M G directly, cluster row by cluster row.
     detail::foldedDerivativePasses(cm, data, dd, q, v.data(), dd.a.data(), fext, placements);
+    if (cm.treeModel.hasJointDynamics()) detail::foldJointDynamics(cm, q, v.data(), dd);  // eq. J2
   } else {
     detail::spanningDerivativePasses(cm, data, dd, q, v.data(), dd.a.data(), fext, placements);
+    if (cm.treeModel.hasJointDynamics())  // eq. J1
+      detail::addJointDynamicsDerivatives(cm.treeModel, q.data(), v.data(), dd.a.data(), dd.tree);
     const DerivativeData& t = dd.tree;
     const Motion a0 = detail::gravityAcceleration(cm.treeModel);
     dd.dv_dy.setZero();
@@ -328,9 +332,6 @@ Status checkArguments(const ClusterModel& cm, ClusterData& data, const ClusterDe
                       ConstVecRef q, ConstVecRef v, ConstVecRef x, const char* xName,
                       const Force* fext) {
   CDYN_TRY(detail::checkClusterArgs(cm, data, q, &v));
-  if (cm.treeModel.hasJointDynamics())
-    return detail::refuseJointDynamics(data.treeData, "the cluster derivatives",
-                                       cm.treeModel.name.c_str());
   if (dd.model != &cm)
     return detail::fail(data.treeData, Status::WorkspaceMismatch,
                         "the derivative workspace was created for another model");

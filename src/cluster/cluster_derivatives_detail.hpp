@@ -23,6 +23,13 @@ void foldedDerivativePasses(const ClusterModel& cm, ClusterData& data, ClusterDe
                             ConstVecRef q, const double* v, const double* a, const Force* fext,
                             bool placements);
 
+/// Joint dynamics (armature A, passive forces tau_p) after foldedDerivativePasses (G constant;
+/// with G varying, addJointDynamicsDerivatives on the spanning tree, eq. J1): dd.tree.tau += A a -
+/// tau_p and each cluster's diagonal block of dd.dtau_dy, dd.dtau_dydot, dd.H += G_k^T (-d tau_p
+/// / dq, -d tau_p / dv, A)_k G_k (eq. J2; the partials are block diagonal per cluster).
+void foldJointDynamics(const ClusterModel& cm, ConstVecRef q, const double* v,
+                       ClusterDerivativeData& dd);
+
 /// Loop cluster k (after the spanning-tree derivative pass): its constraint rows as world
 /// wrenches (dd.ow, eq. C1) and, over its selected rows, d Psi / dq, d Phi / dq, d Phi / dv
 /// (dd.Psiq, dd.Phiq, dd.Phiv: selected rows x the cluster's spanning velocities, eq. C2, C3).

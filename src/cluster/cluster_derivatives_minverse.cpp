@@ -12,9 +12,9 @@
 #include <cmath>
 
 #include "cluster/cluster_derivatives_detail.hpp"
+#include "cluster/cluster_joint_dynamics.hpp"
 #include "clusterdyn/cluster_algorithms.hpp"
 #include "core/check.hpp"
-#include "core/joint_dynamics_refusal.hpp"
 #include "core/small_spd.hpp"
 
 namespace clusterdyn {
@@ -68,8 +68,9 @@ void worldClusterSubspace(const ClusterModel& cm, const ClusterData& data,
 }
 
 /// minverseBackward for a cluster with one independent coordinate: the same terms on 6-vectors.
-bool minverseBackwardScalar(const ClusterModel& cm, ClusterDerivativeData& dd, int k,
-                            double* ratio) {
+template <bool kArmature>
+bool minverseBackwardScalar(const ClusterModel& cm, const ClusterData& data,
+                            ClusterDerivativeData& dd, int k, double* ratio) {
   const Cluster& c = cm.clusters[k];
   const int y0 = c.y0, o = c.outputBody, c0 = dd.colStart[k], c1 = dd.colEnd[k];
   const int b0 = c.firstBody, b1 = c.firstBody + c.nbodies;
@@ -83,6 +84,7 @@ bool minverseBackwardScalar(const ClusterModel& cm, ClusterDerivativeData& dd, i
     D += psi.dot(U);
     Ubar += U;
   }
+  if constexpr (kArmature) D += clusterArmatureScalar(cm.treeModel, c, scratch(data)[k].G);
   if (!(D > 0.0)) {
     *ratio = std::numeric_limits<double>::quiet_NaN();  // a 1 x 1 D has no scale to test
     return false;
@@ -133,11 +135,14 @@ bool fixedInverse(const MatX& D, MatX& Dinv, double* ratio) {
 /// inverse, the rows of H^-1 of the cluster over the columns [colStart, colEnd) before the
 /// forward correction, D^-1 (E_k - sum Psi_b^T F_b), and the output body's articulated inertia
 /// IA_o += sum IA_b - Ubar D^-1 Ubar^T and force sensitivity F_o += sum F_b + Ubar Hinv_k
-/// (Ubar = sum U_b). False when D is not positive definite to working precision (kSingularPivot;
-/// *ratio: the failed test, PivotText).
-bool minverseBackward(const ClusterModel& cm, ClusterDerivativeData& dd, int k, double* ratio) {
+/// (Ubar = sum U_b). kArmature: D += G^T A G, the armature of the cluster's joints (as in
+/// CE-ABA; H = G^T (M + A) G). False when D is not positive definite to working precision
+/// (kSingularPivot; *ratio: the failed test, PivotText).
+template <bool kArmature>
+bool minverseBackward(const ClusterModel& cm, const ClusterData& data, ClusterDerivativeData& dd,
+                      int k, double* ratio) {
   const Cluster& c = cm.clusters[k];
-  if (c.ny == 1) return minverseBackwardScalar(cm, dd, k, ratio);
+  if (c.ny == 1) return minverseBackwardScalar<kArmature>(cm, data, dd, k, ratio);
   const int d = c.ny, y0 = c.y0, o = c.outputBody;
   const int c0 = dd.colStart[k], c1 = dd.colEnd[k];
   auto D = dd.mD[k].topLeftCorner(d, d);
@@ -149,6 +154,7 @@ bool minverseBackward(const ClusterModel& cm, ClusterDerivativeData& dd, int k, 
     D.noalias() += dd.mPsi[b].transpose().lazyProduct(dd.mU[b]);
     Ubar += dd.mU[b];
   }
+  if constexpr (kArmature) addClusterArmature(cm.treeModel, c, scratch(data)[k].G, D);
   MatX& Hinv = dd.Hinv;
   MatX& Dinv = dd.mDinv[k];
   if (d == 1) {
@@ -245,8 +251,10 @@ Status clusterMinversePasses(const ClusterModel& cm, ClusterData& data, ClusterD
   const int nc = static_cast<int>(cm.clusters.size());
   for (int k = 0; k < nc; ++k) worldClusterSubspace(cm, data, dd, k);
   for (const int b : dd.mCarrier) dd.mFA[b].setZero();
+  const bool armature = cm.treeModel.hasArmature();
   for (int k = nc - 1; k >= 0; --k)
-    if (double ratio; !minverseBackward(cm, dd, k, &ratio))
+    if (double ratio; !(armature ? minverseBackward<true>(cm, data, dd, k, &ratio)
+                                 : minverseBackward<false>(cm, data, dd, k, &ratio)))
       return fail(data.treeData, Status::NotPositiveDefinite,
                   "the articulated inertia of cluster '%s' is singular along its independent "
                   "coordinates (%s)",
@@ -386,9 +394,6 @@ int branchSparseInverse(ClusterDerivativeData& dd, double* ratio) {
 Status computeClusterMinverse(const ClusterModel& model, ClusterData& data,
                               ClusterDerivativeData& dd, ConstVecRef q) {
   CDYN_TRY(detail::checkClusterArgs(model, data, q, nullptr));
-  if (model.treeModel.hasJointDynamics())
-    return detail::refuseJointDynamics(data.treeData, "computeClusterMinverse",
-                                       model.treeModel.name.c_str());
   if (dd.model != &model)
     return detail::fail(data.treeData, Status::WorkspaceMismatch,
                         "the derivative workspace was created for another model");

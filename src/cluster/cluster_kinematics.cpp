@@ -157,12 +157,40 @@ Status clusterVelocityPass(const ClusterModel& cm, ClusterData& data,
 /// Cluster motion subspace S_k = JXJ diag(S_i) G_k (Chignoli et al. 2023, eq. 15) and, with
 /// Bias::Compute, the cluster bias c_k = JXJ [diag(S_i) g_k + stack(v_i x S_i qd_i)] (eq. 19), in
 /// body coordinates (after clusterVelocityPass set G and g).
+namespace {
+
+/// The cluster bias c of clusterMotionSubspace alone (eq. 19, the same operations), for a
+/// cluster in composite form in RotorFrame::Output: its S is deferred.
+void clusterBiasDeferringS(const ClusterModel& cm, ClusterData& data, int k) {
+  const Cluster& c = cm.clusters[k];
+  const Model& tree = cm.treeModel;
+  ClusterWorkspace& w = detail::scratch(data)[k];
+  w.sDeferred = true;
+  for (int b = c.firstBody; b < c.firstBody + c.nbodies; ++b) {
+    const int i = 6 * (b - c.firstBody);
+    const int p = tree.parent[b];
+    const Joint& joint = tree.joints[b];
+    const int lv = tree.idx_v[b] - c.v0;
+    Motion cb = data.treeData.c[b];
+    for (int a = 0; a < joint.nv; ++a) cb += joint.S.col(a) * w.g[lv + a];
+    if (p >= c.firstBody)
+      cb += data.treeData.liMi[b].actInvMotion(w.c.segment<6>(6 * (p - c.firstBody)));
+    w.c.segment<6>(i) = cb;
+  }
+}
+
+}  // namespace
+
 void clusterMotionSubspace(const ClusterModel& cm, ClusterData& data, int k, Bias bias,
                            RotorFrame frame) {
   const ClusterScratch& scr = detail::fullScratch(data);
   const Cluster& c = cm.clusters[k];
   const Model& tree = cm.treeModel;
   ClusterWorkspace& w = detail::scratch(data)[k];
+  // ceAba (RotorFrame::Output): passes 2 and 3 of the composite form do not read S.
+  if (frame == RotorFrame::Output && bias == Bias::Compute && w.compositeInUse())
+    return clusterBiasDeferringS(cm, data, k);
+  w.sDeferred = false;
   for (int b = c.firstBody; b < c.firstBody + c.nbodies; ++b) {
     const int i = 6 * (b - c.firstBody);
     const int p = tree.parent[b];
@@ -194,6 +222,12 @@ void clusterMotionSubspace(const ClusterModel& cm, ClusterData& data, int k, Bia
     if (internal) cb += X.actInvMotion(w.c.segment<6>(ip));
     w.c.segment<6>(i) = cb;
   }
+}
+
+void completeMotionSubspaces(const ClusterModel& cm, ClusterData& data) {
+  const std::vector<ClusterWorkspace>& ws = detail::scratch(data);
+  for (int k = 0; k < static_cast<int>(ws.size()); ++k)
+    if (ws[k].sDeferred) clusterMotionSubspace(cm, data, k, Bias::Skip, RotorFrame::Body);
 }
 
 void deferRotorBodies(ClusterScratch& s, const Eigen::Ref<const VecX>& q, const double* v) {

@@ -40,9 +40,16 @@ Status clusterVelocityStep(const ClusterModel& cm, ClusterData& data, int k,
 
 /// Cluster motion subspace S (6m x d, eq. 15) into scratch(data)[k].S and, with Bias::Compute,
 /// the cluster bias c (6m, eq. 19) (after clusterVelocityPass); with RotorFrame::Output, not
-/// the rows of c of the rotors kept in their output body's frame.
+/// the rows of c of the rotors kept in their output body's frame, and (with Bias::Compute) of a
+/// cluster in composite form (ClusterWorkspace::composite) c only: its S is left for
+/// completeMotionSubspaces (ClusterWorkspace::sDeferred).
 void clusterMotionSubspace(const ClusterModel& cm, ClusterData& data, int k, Bias bias,
                            RotorFrame frame);
+
+/// The motion subspaces S that ceAba deferred (ClusterWorkspace::sDeferred), written from the
+/// kinematics it left in data (G, liMi): a reader of S after ceAba calls it once first. Does
+/// nothing when no S is deferred.
+void completeMotionSubspaces(const ClusterModel& cm, ClusterData& data);
 
 // The rotors' deferred entries of treeData (ClusterScratch::deferredRotors): these three
 // functions are its only writers. An algorithm in RotorFrame::Output records its state once at

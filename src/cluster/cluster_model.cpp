@@ -51,6 +51,7 @@ Model permuteBodies(const Model& m, const std::vector<int>& order) {
   out.damping = Eigen::Map<VecX>(damp.data(), damp.size());
   out.stiffness = Eigen::Map<VecX>(stiff.data(), stiff.size());
   out.springPosition = Eigen::Map<VecX>(spring.data(), spring.size());
+  out.ballHinges = m.ballHinges;  // indices renumbered by finalize() (joints by name)
   out.finalize();
   return out;
 }

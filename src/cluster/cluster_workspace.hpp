@@ -28,9 +28,14 @@ struct ClusterWorkspace {
   MatX Gd;               ///< (n - d) x d
   VecX dq;               ///< Newton step on the dependent coordinates (n - d)
   MatX S;                ///< 6m x d cluster motion subspace JXJ diag(S_i) G   (eq. 15)
-  VecX c;                ///< 6m     cluster velocity product + constraint bias (eq. 19)
-  MatX U;                ///< 6m x d  IA S (CE-ABA); clusterMassMatrix: IC S (composite inertias)
-  MatX D;                ///< d x d   S^T U
+  /// S was not written at the kinematics in the workspace: ceAba without external forces
+  /// (RotorFrame::Output) skips it on the clusters in composite form, whose passes 2 and 3 do
+  /// not read it. Cleared by every write of S (clusterMotionSubspace); a reader of S after ceAba
+  /// calls completeMotionSubspaces first (cluster_kinematics.hpp).
+  bool sDeferred = false;
+  VecX c;  ///< 6m     cluster velocity product + constraint bias (eq. 19)
+  MatX U;  ///< 6m x d  IA S (CE-ABA); clusterMassMatrix: IC S (composite inertias)
+  MatX D;  ///< d x d   S^T U
   Eigen::LLT<MatX> llt;
   MatX Dinv;       ///< d x d
   VecX u;          ///< d
@@ -105,25 +110,32 @@ struct ClusterWorkspace {
   /// factored by sparseLuFactor and solved over kdPattern. Empty kdOrder: dense, natural order.
   std::vector<int> kdOrder;
   detail::SparseLuPattern kdPattern;
-  Mat6X axesOut;  ///< 6 x n (with kdOrder): the joint axes in the output body's coordinates
-  VecX Utc;       ///< d: U^T c (pass 2 of the sparse path; pass 3 reads it)
-  MatX Linv;      ///< d x d: L^-1 of the Cholesky factor of D (sparse path: D^-1 = L^-T L^-1)
+  /// 6 x n (with kdOrder): the joint axes in the output body's coordinates, outputTb_b s
+  /// (constraintJacobian, after every clusterRelativePoses of the velocity and position passes;
+  /// the composite pass 2 reads them)
+  Mat6X axesOut;
+  VecX Utc;   ///< d: U^T c (pass 2 of the sparse path; pass 3 reads it)
+  MatX Linv;  ///< d x d: L^-1 of the Cholesky factor of D (sparse path: D^-1 = L^-T L^-1)
   /// Pass 2 in composite-inertia form (cluster_aba_composite.cpp), active for the implicit
   /// clusters with a multi-dof joint, d > 3 and no idle column (set by the ClusterData
   /// constructor: setCompositeForm): D, u,
   /// U^T c and Ubar from the cluster's spanning-tree inertia; U (6m x d) is then NOT written,
-  /// and the steps that need U^T Xh use Ubar^T instead.
+  /// and the steps that need U^T Xh use Ubar^T instead. Pass 3 is then a forward sweep over the
+  /// cluster's joints, so neither pass reads S: ceAba does not write it (sDeferred).
   struct Composite {
     bool active = false;
     std::vector<std::pair<int, int>> pairs;  ///< (i, j), i <= j: joint of i ancestor of j's
     std::vector<SpatialInertia> rigidIC;     ///< m: composites, output body's coordinates
     std::vector<Mat6> generalIC;             ///< m: the same when some IA is not rigid
     std::vector<Force> fp, fq;               ///< m: subtree sums of Xh^T pA, Xh^T IA c
-    Mat6X So, F;                             ///< 6 x n: joint axes s_i, F_i = IC_i s_i
-    MatX HG;                                 ///< n x d: H G
-    VecX Jp, Jq;                             ///< n: J^T pA, J^T IA c
+    Mat6X So, F;  ///< 6 x n: joint axes s_i (when axesOut is not kept), F_i = IC_i s_i
+    MatX HG;      ///< n x d: H G
+    VecX Jp, Jq;  ///< n: J^T pA, J^T IA c
   };
   Composite composite;
+  /// Pass 2 takes the composite form (articulatedSparse: with the column pattern), so passes 2
+  /// and 3 do not read S.
+  bool compositeInUse() const { return composite.active && !sColStart.empty(); }
 };
 
 /// What a ClusterData's scratch handle owns: one ClusterWorkspace per cluster (index: cluster).

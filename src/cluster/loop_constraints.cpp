@@ -82,14 +82,15 @@ void constraintResidual(const ClusterModel& cm, ClusterData& data, int k,
     const LoopJoint& lj = cm.loops[l];
     const Transform TP = poseInOutput(c, w, lj.predecessorBody) * lj.predecessorPlacement;
     const Transform TS = poseInOutput(c, w, lj.successorBody) * lj.successorPlacement;
-    const Mat3 Rrel = TP.R.transpose() * TS.R;
     const Vec3 d = TP.R.transpose() * (TS.p - TP.p);
     if (lj.Trot.cols() == 2) {
+      const Mat3 Rrel = TP.R.transpose() * TS.R;
       const Vec3 e = lj.axis.cross(Rrel * lj.axis);  // = omega_perp to first order
       w.phi.segment(row, 2) = lj.Trot.transpose() * e;
     } else if (lj.Trot.cols() == 3) {
+      const Mat3 Rrel = TP.R.transpose() * TS.R;
       w.phi.segment(row, 3) = lj.Trot.transpose() * logSO3(Rrel);
-    }
+    }  // (a spherical loop joint: no rotation rows)
     row += static_cast<int>(lj.Trot.cols());
     const int nl = static_cast<int>(lj.Tlin.cols());
     for (int j = 0; j < nl; ++j) w.phi[row + j] = lj.Tlin.col(j).dot(d);
@@ -208,11 +209,14 @@ double gatherDependentBlock(const ClusterModel& cm, ClusterData& data, int k) {
   const int nd = static_cast<int>(c.dependent.size());
   double scale = 0.0;
   if (!w.kdOrder.empty()) {  // the sparse order (setDependentOrder)
-    for (int j = 0; j < nd; ++j) {
-      const int col = c.dependent[w.kdOrder[j]];
+    const int* sel = c.selectedRows.data();
+    for (int j = 0; j < nd; ++j) {  // column by column (both column major)
+      const double* Kc =
+          w.K.data() + static_cast<Eigen::Index>(c.dependent[w.kdOrder[j]]) * w.K.rows();
+      double* Kdj = w.Kd.data() + static_cast<Eigen::Index>(j) * nd;
       for (int i = 0; i < nd; ++i) {
-        w.Kd(i, j) = w.K(c.selectedRows[i], col);
-        scale = std::max(scale, std::abs(w.Kd(i, j)));
+        Kdj[i] = Kc[sel[i]];
+        scale = std::max(scale, std::abs(Kdj[i]));
       }
     }
     return scale;
@@ -273,12 +277,19 @@ Status explicitForm(const ClusterModel& cm, ClusterData& data, int k, Bias bias)
   ClusterWorkspace& w = detail::scratch(data)[k];
   const int nd = static_cast<int>(c.dependent.size());
   const double scale = gatherDependentBlock(cm, data, k);
-  for (int i = 0; i < nd; ++i) {
-    const int r = c.selectedRows[i];
-    for (int j = 0; j < c.ny; ++j)  // an idle column: zero but for round-off (idleColumn)
-      w.Ki(i, j) = !w.idleColumn.empty() && w.idleColumn[j] ? 0.0 : w.K(r, c.independent[j]);
-    if (bias == Bias::Compute) w.kd[i] = w.k[r];
+  const int* sel = c.selectedRows.data();
+  const bool idle = !w.idleColumn.empty();
+  for (int j = 0; j < c.ny; ++j) {  // column by column (both column major)
+    double* Kij = w.Ki.data() + static_cast<Eigen::Index>(j) * nd;
+    if (idle && w.idleColumn[j]) {  // an idle column: zero but for round-off (idleColumn)
+      for (int i = 0; i < nd; ++i) Kij[i] = 0.0;
+      continue;
+    }
+    const double* Kc = w.K.data() + static_cast<Eigen::Index>(c.independent[j]) * w.K.rows();
+    for (int i = 0; i < nd; ++i) Kij[i] = Kc[sel[i]];
   }
+  if (bias == Bias::Compute)
+    for (int i = 0; i < nd; ++i) w.kd[i] = w.k[sel[i]];
   if (!factorDependentBlock(w, scale, nullptr))
     return singularDependentBlock(cm, data, k, "at the given state");
   if (!w.kdOrder.empty()) {  // sparse K_d: solve over the factors' nonzeros, scatter by kdOrder

@@ -28,7 +28,9 @@ enum class OutputPoses : bool { ImplicitOnly = false, All = true };
 ///    X_T S and X_T^T I X_T fixed): their pass-1 terms are ClusterScratch::rotorC / rotorP
 ///    (clusterRotorBias), their entries of treeData are left for completeRotorBodies, and the
 ///    flat scalar clusters (ClusterWorkspace::flatScalar) take their fused steps
-///    (cluster_aba_flat.cpp).
+///    (cluster_aba_flat.cpp). The clusters in composite form (ClusterWorkspace::composite),
+///    whose passes 2 and 3 do not read S, get no S either (ClusterWorkspace::sDeferred, written
+///    by completeMotionSubspaces for a later reader).
 enum class RotorFrame : bool { Body = false, Output = true };
 
 }  // namespace clusterdyn::detail

@@ -9,7 +9,6 @@
 #include "constrained/constrained_derivatives_detail.hpp"
 #include "constrained/constraint_detail.hpp"
 #include "core/check.hpp"
-#include "core/joint_dynamics_refusal.hpp"
 #include "core/small_spd.hpp"
 
 namespace clusterdyn {
@@ -94,9 +93,8 @@ Status computeConstrainedDynamicsDerivatives(const ClusterModel& model, ClusterD
                                              const ConstrainedDerivativeSettings& settings) {
   Data& td = data.treeData;
   CDYN_TRY(checkArguments(model, data, set, cdd, q, v, tauY, fext, settings));
-  if (model.treeModel.hasJointDynamics())
-    return detail::refuseJointDynamics(td, "computeConstrainedDynamicsDerivatives",
-                                       model.treeModel.name.c_str());
+  // MJCF joint dynamics enter through H (+ G^T A G, clusterMassMatrix), C and tau_y of CE-RNEA
+  // (+ A qdd - tau_p) and its derivatives (computeCeRneaDerivatives): F = tau - C keeps them.
   const int m = set.rows();
   ConstraintData& cd = cdd.constraints;
   // The solution (eq. K9): C, H, J, gamma, k; Cholesky of H, pseudo-inverse of the Delassus.

@@ -7,20 +7,12 @@
 #include <cmath>
 
 #include "constrained/constrained_derivatives_detail.hpp"
+#include "tree/joint_dynamics_derivatives.hpp"
 #include "tree/tree_step.hpp"
 
 namespace clusterdyn::detail {
 
 namespace {
-
-/// Inverse right Jacobian of SO(3) at theta: log(R exp(eta)) = theta + Jr^-1(theta) eta + O(eta^2).
-Mat3 inverseRightJacobian(const Vec3& theta) {
-  const double t = theta.norm();
-  const Mat3 S = skew(theta);
-  const double c = t < 1e-4 ? 1.0 / 12.0 + t * t / 720.0
-                            : 1.0 / (t * t) - (1.0 + std::cos(t)) / (2.0 * t * std::sin(t));
-  return Mat3::Identity() + 0.5 * S + c * S * S;
-}
 
 /// One constraint at the current state (eq. K1-K2): world poses, twists, accelerations and the
 /// frame-A quantities the row residual is made of.
@@ -98,7 +90,7 @@ RowGeometry geometry(const ClusterModel& cm, const ClusterData& data, const Cons
   g.vA = g.oMA.actInvMotion(g.ov1);
   const Eigen::AngleAxisd aa(g.oMB.R.transpose() * g.oMA.R);
   const Vec3 theta = aa.angle() * aa.axis();
-  g.JrInv = inverseRightJacobian(theta);
+  g.JrInv = inverseRightJacobianSO3(theta);
   // Multiplier wrench on body1 (A coordinates E^T lambda, then world).
   const Force mu = g.E.topRows(g.rows).transpose() * cdd.lambda.segment(set.rowOffset(j), g.rows);
   g.of1 = g.oMA.actForce(mu);

@@ -6,6 +6,7 @@
 #include "constrained/delassus_aba.hpp"
 
 #include "cluster/cluster_aba_step.hpp"
+#include "cluster/cluster_kinematics.hpp"
 #include "constrained/constraint_detail.hpp"
 #include "core/check.hpp"
 #include "tree/axis_transforms.hpp"
@@ -105,6 +106,7 @@ bool afterAbaServes(const ClusterModel& cm, const ClusterData& data, const Const
 Status delassusAfterAba(const ClusterModel& cm, ClusterData& data, ConstraintData& cd) {
   ClusterScratch& scr = fullScratch(data);
   const Data& td = data.treeData;
+  completeMotionSubspaces(cm, data);  // the S ceAba deferred (composite form), read below
   // ceAba's flat clusters (every body on the output body) leave outputTb unwritten: it is liMi.
   for (int k = 0; k < static_cast<int>(cm.clusters.size()); ++k) {
     ClusterWorkspace& w = scr.clusters[k];

@@ -27,8 +27,9 @@ bool afterAbaServes(const ClusterModel& cm, const ClusterData& data, const Const
 /// (constraintRowsAt, on ceAba's world poses) and cd.delassus = J H^-1 J^T by the constraint-space
 /// propagation (delassus.cpp) on ceAba's pass-2 quantities, which are those of delassusMatrix at
 /// q (articulated inertias do not depend on v or tau) up to rounding. Also completes the poses
-/// relative to the output bodies (outputTb) of ceAba's flat clusters for bodyJacobian and the
-/// impulse response. NonFinite when the matrix overflowed.
+/// relative to the output bodies (outputTb) of ceAba's flat clusters and the motion subspaces S
+/// ceAba deferred (completeMotionSubspaces) for the propagation, the row Jacobian
+/// (contact_problem.cpp) and the impulse response. NonFinite when the matrix overflowed.
 Status delassusAfterAba(const ClusterModel& cm, ClusterData& data, ConstraintData& cd);
 
 /// The propagation of delassusPropagation on ceAba's quantities (delassus.cpp): rotors in their

@@ -5,7 +5,9 @@
 // docs/urdfplus.md (revolute joints with intersecting axes through massless links), written by
 // the reader: swing axes b1, b2 first, the spin axis a last (on the child side), b1 x b2 = a, so
 // that at the ball's reference orientation the three angles are 0 and the gimbal lock (the b2
-// angle at +-90 degrees, where the b1 and a axes align) is as far away as it can be.
+// angle at +-90 degrees, where the b1 and a axes align) is as far away as it can be. The ball's
+// damping and stiffness go to UrdfDescription::ballHinges: the hinges carry them together
+// (Model::ballHinges, src/tree/ball_hinge_passive.hpp).
 #include <cmath>
 
 #include "model/loop_coordinates.hpp"
@@ -72,6 +74,16 @@ void expandBallIntoHinges(UrdfDescription& urdf, const std::string& joint, const
   urdf.joints.insert(urdf.joints.begin() + k + 1,
                      {hinge(n.swing2, n.link1, n.link2, Transform(), b2),
                       hinge(n.spin, n.link2, ball.child, Transform(), a)});
+  // The ball's damper and spring, carried by the three hinges together (Model::ballHinges).
+  UrdfBallHinges group;
+  group.ball = joint;
+  group.swing1 = n.swing1;
+  group.swing2 = n.swing2;
+  group.spin = n.spin;
+  group.damping = ball.damping;
+  group.stiffness = ball.stiffness;
+  group.line = ball.line;
+  urdf.ballHinges.push_back(group);
 }
 
 }  // namespace clusterdyn::detail

@@ -9,7 +9,8 @@
 // leaves a direction without a coordinate (a rod's spin on its ball joint), it is made
 // independent as a whole instead if the 1-dof joints then complete a well-conditioned basis.
 // Failing that, in the cluster builder's call, a ball joint with one free direction becomes
-// three hinges (ball_hinges.cpp), the spin independent, if that gives a well-conditioned basis.
+// three hinges (ball_hinges.cpp), the spin independent, if that gives a well-conditioned basis;
+// the hinges carry the ball's damping and stiffness together (Model::ballHinges).
 #include "model/loop_coordinates.hpp"
 
 #include <Eigen/QR>
@@ -342,14 +343,17 @@ bool chooseLoopCoordinates(UrdfDescription& urdf, const std::set<std::string>& a
     for (const UrdfJoint& j : original.joints)
       if (j.name == name) ball = &j;
     if (ball == nullptr) continue;
-    const bool dynamics = ball->damping != 0.0 || ball->armature != 0.0 || ball->stiffness != 0.0;
-    if (ball->hasLimit || (dynamics && options.jointDynamics)) {
-      refused += "; the reader did not replace joint '" + name +
-                 "' by three revolute joints (its spin free): " +
-                 (ball->hasLimit ? std::string("it has a limit")
-                                 : std::string("three hinges cannot carry its damping, armature "
-                                               "or stiffness exactly (load without joint "
-                                               "dynamics, ModelOptions::jointDynamics = false)"));
+    // The hinges carry the ball's damping and stiffness exactly (Model::ballHinges), not its
+    // armature (J^T A J depends on the swing angles) nor its limit (a cone on the rotation).
+    if (ball->hasLimit || (ball->armature != 0.0 && options.jointDynamics)) {
+      refused +=
+          "; the reader did not replace joint '" + name +
+          "' by three revolute joints (its spin free): " +
+          (ball->hasLimit ? std::string("it has a limit (range), which hinges cannot express")
+                          : std::string("three hinges cannot carry its armature exactly (on the "
+                                        "hinges it is J^T A J, J depending on the swing angles; "
+                                        "load without joint dynamics, ModelOptions::jointDynamics "
+                                        "= false, or cut the loop)"));
       continue;
     }
     expandBallIntoHinges(expanded, name, a);

@@ -26,9 +26,10 @@ namespace clusterdyn::detail {
 /// choice gives a well-conditioned basis and an unmarked spherical joint's columns of K leave one
 /// direction free (a rod's spin), the joint is replaced by three revolute joints
 /// (expandBallIntoHinges, the spin hinge preferred independent) and the coordinates are chosen
-/// again; kept only if that gives a well-conditioned basis (logged as a warning). A ball with
-/// a limit, or with damping, armature or stiffness while options.jointDynamics, is not replaced
-/// (three hinges cannot carry them exactly): `rejected` says so.
+/// again; kept only if that gives a well-conditioned basis (logged as a warning); the ball's
+/// damping and stiffness go to urdf.ballHinges (carried by the hinges together). A ball with a
+/// limit, or with armature while options.jointDynamics, is not replaced (three hinges cannot
+/// carry them exactly): `rejected` says so.
 bool chooseLoopCoordinates(UrdfDescription& urdf, const std::set<std::string>& preferred,
                            const ModelOptions& options, bool onlyForUnmarkedMultiDof,
                            std::string* rejected = nullptr);
@@ -46,7 +47,8 @@ BallHingeNames ballHingeNames(const std::string& joint);
 /// frame, on the child side), b1 the coordinate axis least aligned with a made orthogonal to
 /// it, b2 = a x b1 (b1 x b2 = a). All angles 0 is the ball's identity: q_ball = exp(b1 t1)
 /// exp(b2 t2) exp(a t3); the gimbal lock is at t2 = +-pi/2. Throws ModelError when `joint` is
-/// not spherical or a new name is taken. The joint's dynamics and marks are not carried.
+/// not spherical or a new name is taken. The ball's damping and stiffness are appended to
+/// urdf.ballHinges (the hinges' own stay 0); its armature and marks are not carried.
 void expandBallIntoHinges(UrdfDescription& urdf, const std::string& joint, const Vec3& spinAxis);
 
 }  // namespace clusterdyn::detail

@@ -1,11 +1,43 @@
 #include "clusterdyn/model.hpp"
 
+#include <cmath>
 #include <limits>
 
 #include "clusterdyn/status.hpp"
 #include "model/joint_types.hpp"
 
 namespace clusterdyn {
+
+namespace {
+
+/// The group's indices and axes from its joint names, checked (ModelError).
+void finalizeBallHingeGroup(const Model& m, BallHingeGroup& g, bool passive) {
+  const std::string what = "model '" + m.name + "': ball joint '" + g.ball + "' as three hinges: ";
+  if (!passive)
+    throw ModelError(what + "a model with ballHinges needs damping, stiffness and springPosition");
+  if (!(std::isfinite(g.damping) && g.damping >= 0.0 && std::isfinite(g.stiffness) &&
+        g.stiffness >= 0.0))
+    throw ModelError(what + "damping and stiffness must be finite and >= 0");
+  if (!(g.spring.coeffs().allFinite() && std::abs(g.spring.norm() - 1.0) <= 1e-9))
+    throw ModelError(what + "the spring rotation must be a unit quaternion");
+  int before = -1;
+  for (int k = 0; k < 3; ++k) {
+    const int b = m.jointId(g.joints[k]);
+    if (b < 0 || m.joints[b].type != JointType::Revolute)
+      throw ModelError(what + "'" + g.joints[k] + "' is not a revolute joint of the model");
+    // R(t) = exp(b1 t1) exp(b2 t2) exp(a t3) needs a chain with coincident joint frames.
+    if (k > 0 && (m.parent[b] != before || !(m.jointPlacement[b].R == Mat3::Identity()) ||
+                  !m.jointPlacement[b].p.isZero(0.0)))
+      throw ModelError(what + "joint '" + g.joints[k] + "' must be the child of '" +
+                       g.joints[k - 1] + "' with the identity joint placement");
+    g.v[k] = m.idx_v[b];
+    g.q[k] = m.idx_q[b];
+    g.axes[k] = m.joints[b].axis.normalized();
+    before = b;
+  }
+}
+
+}  // namespace
 
 int Model::bodyId(const std::string& linkName) const {
   for (int i = 0; i < nbodies; ++i)
@@ -101,6 +133,7 @@ void Model::finalize() {
     if (joints[i].type == JointType::Planar && stiffness.segment(idx_v[i], nvs[i]).any())
       throw ModelError("model '" + name + "': joint '" + jointNames[i] +
                        "': springs on planar joints are not supported");
+  for (BallHingeGroup& g : ballHinges) finalizeBallHingeGroup(*this, g, passive);
 }
 
 }  // namespace clusterdyn

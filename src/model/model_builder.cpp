@@ -194,6 +194,18 @@ Model detail::buildSpanningTree(const UrdfDescription& urdf, const ModelOptions&
   model.upperPositionLimit = Eigen::Map<VecX>(upper.data(), upper.size());
   model.velocityLimit = Eigen::Map<VecX>(vel.data(), vel.size());
   model.effortLimit = Eigen::Map<VecX>(eff.data(), eff.size());
+  // A ball joint the cluster builder replaced by three hinges: its damper and spring act on the
+  // hinges together (Model::ballHinges; indices and axes set by finalize()).
+  for (const UrdfBallHinges& h : urdf.ballHinges) {
+    if (!options.jointDynamics || (h.damping == 0.0 && h.stiffness == 0.0)) continue;
+    BallHingeGroup g;
+    g.ball = h.ball;
+    g.joints = {h.swing1, h.swing2, h.spin};
+    g.damping = h.damping;
+    g.stiffness = h.stiffness;  // about the ball's rest rotation (MJCF: qpos0, the identity)
+    model.ballHinges.push_back(g);
+    anyPassive = true;
+  }
   if (options.jointDynamics && anyArmature)
     model.armature = Eigen::Map<VecX>(arm.data(), arm.size());
   if (options.jointDynamics && anyPassive) {

@@ -4,7 +4,6 @@
 // the RNEA-derivative terms fused into four passes in world axes.
 #include "clusterdyn/derivatives.hpp"
 #include "core/check.hpp"
-#include "core/joint_dynamics_refusal.hpp"
 #include "tree/aba_step.hpp"
 #include "tree/derivatives_steps.hpp"
 
@@ -88,8 +87,6 @@ inline void abaAccelerationStep(const Model& model, Data& data, DerivativeData& 
 
 Status computeMinverse(const Model& model, Data& data, DerivativeData& dd, ConstVecRef q) {
   CDYN_TRY(detail::checkWorkspace(model, data));
-  if (model.hasJointDynamics())
-    return detail::refuseJointDynamics(data, "computeABADerivatives", model.name.c_str());
   if (dd.model != &model)
     return detail::fail(data, Status::WorkspaceMismatch,
                         "the derivative workspace was created for another model");
@@ -103,8 +100,11 @@ Status computeMinverse(const Model& model, Data& data, DerivativeData& dd, Const
     for (int c = 0; c < joint.nv; ++c) dd.psi[i].col(c) = data.oMi[i].actMotion(joint.S.col(c));
     data.IA[i] = model.inertias[i].transformedBy(data.oMi[i]).matrix();
   }
+  // The armature (MJCF) adds to each D_i: (M + A)^-1.
+  const double* arm = model.hasArmature() ? model.armature.data() : nullptr;
   for (int i = n - 1; i >= 0; --i)
-    if (double ratio; !detail::worldArticulatedInertiaStep(model, data, dd, i, &ratio))
+    if (double ratio;
+        !detail::worldArticulatedInertiaStep(model, data, dd, i, &ratio, nullptr, arm))
       return detail::singularJoint(model, data, i, ratio);
   detail::minversePasses(model, data, dd);
   detail::ok(data);
@@ -116,10 +116,21 @@ Status computeABADerivatives(const Model& model, Data& data, DerivativeData& dd,
                              ConstVecRef v, ConstVecRef tau, const Force* fext) {
   CDYN_TRY(detail::checkDerivativeArguments(model, data, dd, q, v, tau, "tau", fext));
   const int n = model.nbodies;
+  // MJCF joint dynamics (one test; none: the rigid-body passes unchanged): the passive forces
+  // join tau (ddq = (M + A)^-1 (tau + tau_p - nle)), the armature joins each D_i (Minv =
+  // (M + A)^-1), and dd.dtau_* become those of tau = rnea + A a - tau_p at a = ddq, so ddq_dq =
+  // -(M + A)^-1 (d rnea / dq - d tau_p / dq) and ddq_dv likewise.
+  const bool jointDynamics = model.hasJointDynamics();
+  const double* tauIn = tau.data();
+  const double* arm = nullptr;
+  if (jointDynamics) {
+    tauIn = detail::appliedTorques(model, data, q.data(), v.data(), tau);
+    if (model.hasArmature()) arm = model.armature.data();
+  }
   for (int i = 0; i < n; ++i) detail::abaKinematicStep(model, data, dd, i, q, v.data(), fext);
   // Articulated inertias and bias forces with the M^-1 backward terms (eq. D11, D12).
   for (int i = n - 1; i >= 0; --i) {
-    if (double ratio; !detail::worldArticulatedInertiaStep(model, data, dd, i, &ratio, tau.data()))
+    if (double ratio; !detail::worldArticulatedInertiaStep(model, data, dd, i, &ratio, tauIn, arm))
       return detail::singularJoint(model, data, i, ratio);
     detail::minverseBackwardStep(model, data, dd, i);
   }
@@ -128,6 +139,8 @@ Status computeABADerivatives(const Model& model, Data& data, DerivativeData& dd,
   dd.ddq = data.ddq;
 
   for (int k = n - 1; k >= 0; --k) detail::derivativeBackwardStep(model, dd, k);  // eq. D7-D10
+  if (jointDynamics)
+    detail::addJointDynamicsDerivatives(model, q.data(), v.data(), dd.ddq.data(), dd);
   // eq. D14. Eigen's blocked product keeps its panels on the stack while they fit in
   // EIGEN_STACK_ALLOCATION_LIMIT (128 kB: 2 panels of at most nv x nv doubles below nv = 64);
   // above, the coefficient-wise product, which never allocates.

@@ -173,10 +173,13 @@ inline void derivativeBackwardStep(const Model& model, DerivativeData& dd, int k
 /// IA_parent += IA_i - oU_i D_i^-1 oU_i^T. data.IA holds world-axes inertias, dd.psi[i] is set.
 /// With tau (the ABA of the fused derivatives), also u_i = tau_i - psi_i^T pA_i (to data.u) and
 /// pA_parent += pA_i + IA_i c_i + oU_i D_i^-1 (u_i - oU_i^T c_i), i.e. pA + Ia c + U D^-1 u with
-/// Ia = IA - U D^-1 U^T (data.pA, data.c in world axes). False when D_i is singular to working
-/// precision (a pivot below kSingularPivot of its largest diagonal entry: *ratio, PivotText).
+/// Ia = IA - U D^-1 U^T (data.pA, data.c in world axes). arm (Model::armature, or null): the
+/// joint's armature adds to D_i (D = psi^T U + A_i), so the factorisation is that of M + A. False
+/// when D_i is singular to working precision (a pivot below kSingularPivot of its largest
+/// diagonal entry: *ratio, PivotText).
 inline bool worldArticulatedInertiaStep(const Model& model, Data& data, DerivativeData& dd, int i,
-                                        double* ratio, const double* tau = nullptr) {
+                                        double* ratio, const double* tau = nullptr,
+                                        const double* arm = nullptr) {
   const int k = model.nvs[i], p = model.parent[i];
   const Mat6& IA = data.IA[i];
   const Mat6Xs& psi = dd.psi[i];
@@ -184,7 +187,8 @@ inline bool worldArticulatedInertiaStep(const Model& model, Data& data, Derivati
   if (k == 1) {
     const Vec6 U = IA * psi.col(0);
     oU.col(0) = U;
-    const double D = psi.col(0).dot(U);
+    double D = psi.col(0).dot(U);
+    if (arm) D += arm[model.idx_v[i]];
     if (!(D > 0.0)) {
       *ratio = std::numeric_limits<double>::quiet_NaN();
       return false;
@@ -211,6 +215,7 @@ inline bool worldArticulatedInertiaStep(const Model& model, Data& data, Derivati
     oU = U;
     Mat6 D, Dinv;
     D.noalias() = S.transpose() * U;
+    if (arm) D.diagonal() += Eigen::Map<const Vec6>(arm + model.idx_v[i]);
     if (!invertPositiveDefinite<6>(D, Dinv, kSingularPivot, ratio)) return false;
     data.Dinv[i] = Dinv;
     if (tau) data.u[i] = Eigen::Map<const Vec6>(tau + model.idx_v[i]) - S.transpose() * data.pA[i];
@@ -231,6 +236,7 @@ inline bool worldArticulatedInertiaStep(const Model& model, Data& data, Derivati
   oU.noalias() = IA * psi;
   MatK D(k, k);
   D.noalias() = psi.transpose() * oU;
+  if (arm) D.diagonal() += Eigen::Map<const Vk>(arm + model.idx_v[i], k);
   Eigen::LLT<MatK> llt(D);
   if (!choleskyAboveFloor(llt, D, kSingularPivot, ratio)) return false;
   data.Dinv[i].setIdentity(k, k);
@@ -411,6 +417,18 @@ inline void minverseForwardStep(const Model& model, const Data& data, Derivative
   else
     minverseForwardRows<Eigen::Dynamic>(model, data, dd, i);
 }
+
+/// tau + tau_p(q, v) in data.tauApplied for a model with passive forces (MJCF springs, dampers;
+/// as aba() applies them), else tau itself. Out of line (rnea_derivatives.cpp).
+const double* appliedTorques(const Model& model, Data& data, const double* q, const double* v,
+                             ConstVecRef tau);
+/// The joint-dynamics terms of the inverse-dynamics derivatives at (q, v, a) (MJCF armature A,
+/// springs and dampers tau_p; docs/mjcf.md §4): tau = rnea + A a - tau_p(q, v), so dd.tau +=
+/// A a - tau_p, dd.dtau_da += A, dd.dtau_dq -= d tau_p / dq, dd.dtau_dv -= d tau_p / dv. No-op
+/// for a model without joint dynamics. Out of line (rnea_derivatives.cpp): the rigid-body
+/// callers keep their code as without it.
+void addJointDynamicsDerivatives(const Model& model, const double* q, const double* v,
+                                 const double* a, DerivativeData& dd);
 
 /// Workspaces, sizes, finite values and unit quaternions of (q, v, x, fext) (x named xName).
 Status checkDerivativeArguments(const Model& model, Data& data, const DerivativeData& dd,

@@ -9,7 +9,8 @@ namespace clusterdyn {
 
 namespace detail {
 /// Potential energy of the joint springs, 1/2 k |q (-) q_spring|^2 per joint (MuJoCo's
-/// mj_energyPos; its gradient is -tau_p at v = 0 for 1-dof joints and free translations).
+/// mj_energyPos; its gradient is -tau_p at v = 0 for 1-dof joints and free translations), and
+/// of the springs of ball joints replaced by hinges (Model::ballHinges).
 double springEnergy(const Model& model, const double* q) {
   auto quat = [](const double* x) { return Eigen::Quaterniond(x[3], x[0], x[1], x[2]); };
   const double* const ks = model.stiffness.data();
@@ -29,7 +30,7 @@ double springEnergy(const Model& model, const double* q) {
           V += 0.5 * ks[iv + 3 + k] * (q[iq + k] - qs[iq + k]) * (q[iq + k] - qs[iq + k]);
     }
   }
-  return V;
+  return V + ballHingeSpringEnergy(model, q);  // balls replaced by hinges
 }
 }  // namespace detail
 

@@ -1,12 +1,13 @@
 // Joint dynamics of MuJoCo models (Model::armature, damping, stiffness, springPosition): the
 // passive joint forces tau_p(q, v) = -K (q (-) q_spring) - D v (MuJoCo's mj_passive, joint
-// part) and the armature term of the joint-space inertia, shared by the tree and cluster
-// algorithms. Nothing here allocates.
+// part; with the ball joints replaced by hinges, Model::ballHinges) and the armature term of the
+// joint-space inertia, shared by the tree and cluster algorithms. Nothing here allocates.
 #pragma once
 
 #include <cmath>
 
 #include "clusterdyn/model.hpp"
+#include "tree/ball_hinge_passive.hpp"
 
 namespace clusterdyn::detail {
 
@@ -57,12 +58,15 @@ inline void addPassiveForces(const Model& model, const double* stiffness, const 
   }
 }
 
-/// out += sign * tau_p(q, v) for the model's own joint dynamics (no-op without passive forces).
+/// out += sign * tau_p(q, v) for the model's own joint dynamics (no-op without passive forces):
+/// the per-coordinate springs and dampers and the ball joints replaced by hinges
+/// (Model::ballHinges, ball_hinge_passive.hpp).
 inline void addModelPassiveForces(const Model& model, const double* q, const double* v, double sign,
                                   double* out) {
   if (!model.hasPassiveForces()) return;
   addPassiveForces(model, model.stiffness.data(), model.damping.data(), model.springPosition.data(),
                    q, v, sign, out);
+  if (!model.ballHinges.empty()) addBallHingePassiveForces(model, q, v, sign, out);
 }
 
 /// Inverse dynamics terms of the joint dynamics: out += armature .* a - tau_p(q, v) (a or v

@@ -1,12 +1,14 @@
 // Analytical derivatives of the recursive Newton-Euler algorithm (Carpentier & Mansard 2018):
 // one forward pass in world coordinates, one backward pass that accumulates the subtree sums
-// and fills the (body, ancestor) blocks of d tau / dq, d tau / dv and M (docs/derivatives.md).
+// and fills the (body, ancestor) blocks of d tau / dq, d tau / dv and M (docs/derivatives.md),
+// then the joint-dynamics terms of MJCF models (armature, springs, dampers).
 #include <algorithm>
 
 #include "clusterdyn/derivatives.hpp"
 #include "core/check.hpp"
-#include "core/joint_dynamics_refusal.hpp"
 #include "tree/derivatives_steps.hpp"
+#include "tree/joint_dynamics.hpp"
+#include "tree/joint_dynamics_derivatives.hpp"
 
 namespace clusterdyn {
 
@@ -78,8 +80,6 @@ Status checkDerivativeArguments(const Model& model, Data& data, const Derivative
                                 ConstVecRef q, ConstVecRef v, ConstVecRef x, const char* xName,
                                 const Force* fext) {
   CDYN_TRY(checkWorkspace(model, data));
-  if (model.hasJointDynamics())
-    return detail::refuseJointDynamics(data, "computeRNEADerivatives", model.name.c_str());
   if (dd.model != &model)
     return fail(data, Status::WorkspaceMismatch,
                 "the derivative workspace was created for another model");
@@ -87,6 +87,21 @@ Status checkDerivativeArguments(const Model& model, Data& data, const Derivative
   CDYN_TRY(checkVector(data, v, model.nv, "v"));
   CDYN_TRY(checkVector(data, x, model.nv, xName));
   return checkForces(model, data, fext);
+}
+
+const double* appliedTorques(const Model& model, Data& data, const double* q, const double* v,
+                             ConstVecRef tau) {
+  if (!model.hasPassiveForces()) return tau.data();
+  data.tauApplied = tau;
+  addModelPassiveForces(model, q, v, 1.0, data.tauApplied.data());
+  return data.tauApplied.data();
+}
+
+void addJointDynamicsDerivatives(const Model& model, const double* q, const double* v,
+                                 const double* a, DerivativeData& dd) {
+  addJointDynamicsForces(model, q, v, a, dd.tau.data());
+  if (model.hasArmature()) dd.dtau_da.diagonal() += model.armature;
+  addPassiveForcePartials(model, q, v, -1.0, dd.dtau_dq, dd.dtau_dv);
 }
 
 void rneaDerivativePasses(const Model& model, Data& data, DerivativeData& dd, ConstVecRef q,
@@ -103,6 +118,8 @@ Status computeRNEADerivatives(const Model& model, Data& data, DerivativeData& dd
                               ConstVecRef v, ConstVecRef a, const Force* fext) {
   CDYN_TRY(detail::checkDerivativeArguments(model, data, dd, q, v, a, "a", fext));
   detail::rneaDerivativePasses(model, data, dd, q, v.data(), a.data(), fext);
+  if (model.hasJointDynamics())  // + A a - tau_p(q, v) (MJCF armature, springs, dampers)
+    detail::addJointDynamicsDerivatives(model, q.data(), v.data(), a.data(), dd);
   detail::ok(data);
   const std::initializer_list<detail::InputMagnitude> inputs = {
       {"q", detail::maxAbs(q), 1},

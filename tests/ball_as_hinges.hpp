@@ -134,13 +134,23 @@ inline double expectExpandedEqualsCut(const ClusterModel& embedded, const Cluste
     ProximalSettings s;
     s.tolerance = 1e-11;  // (the solvers' residual floor at |qdd| ~ 1e5 to 3e5: up to 6e-12)
     s.maxIterations = 2000;
-    EXPECT_EQ(proxPv(cut, dc, set, cd, qc, vc, tc, s), Status::Ok) << dc.errorMessage();
+    EXPECT_EQ(test::solveAboveRoundingFloor(cd.result, s,
+                                            [&](const ProximalSettings& x) {
+                                              return proxPv(cut, dc, set, cd, qc, vc, tc, x);
+                                            }),
+              Status::Ok)
+        << dc.errorMessage();
     EXPECT_LE(cd.phi.cwiseAbs().maxCoeff(), 1e-9);  // the mapped state is closed
     EXPECT_TRUE(isClose(dc.qdd, qddC, 1e-8))
         << "trial " << trial << ": max diff " << (dc.qdd - qddC).cwiseAbs().maxCoeff();
     worst = std::max(worst, (dc.qdd - qddC).cwiseAbs().maxCoeff());
     largest = std::max(largest, qddC.cwiseAbs().maxCoeff());
-    EXPECT_EQ(constrainedDynamicsDense(cut, dc, set, cd, qc, vc, tc, s), Status::Ok)
+    EXPECT_EQ(test::solveAboveRoundingFloor(cd.result, s,
+                                            [&](const ProximalSettings& x) {
+                                              return constrainedDynamicsDense(cut, dc, set, cd, qc,
+                                                                              vc, tc, x);
+                                            }),
+              Status::Ok)
         << dc.errorMessage();
     EXPECT_TRUE(isClose(dc.qdd, qddC, 1e-8))
         << "trial " << trial << " (dense): max diff " << (dc.qdd - qddC).cwiseAbs().maxCoeff();

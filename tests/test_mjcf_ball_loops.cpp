@@ -70,12 +70,22 @@ void expectEmbeddedEqualsCut(const ClusterModel& embedded, const ClusterModel& c
     ProximalSettings s;
     s.tolerance = 1e-12;
     s.maxIterations = 2000;
-    ASSERT_EQ(proxPv(cut, dc, set, cd, qc, vc, tc, s), Status::Ok) << dc.errorMessage();
+    ASSERT_EQ(test::solveAboveRoundingFloor(cd.result, s,
+                                            [&](const ProximalSettings& x) {
+                                              return proxPv(cut, dc, set, cd, qc, vc, tc, x);
+                                            }),
+              Status::Ok)
+        << dc.errorMessage();
     EXPECT_TRUE(isClose(dc.qdd, qddE, 1e-8))
         << "trial " << trial << ": max diff " << (dc.qdd - qddE).cwiseAbs().maxCoeff();
     worst = std::max(worst, (dc.qdd - qddE).cwiseAbs().maxCoeff());
     largest = std::max(largest, qddE.cwiseAbs().maxCoeff());
-    ASSERT_EQ(constrainedDynamicsDense(cut, dc, set, cd, qc, vc, tc, s), Status::Ok)
+    ASSERT_EQ(test::solveAboveRoundingFloor(cd.result, s,
+                                            [&](const ProximalSettings& x) {
+                                              return constrainedDynamicsDense(cut, dc, set, cd, qc,
+                                                                              vc, tc, x);
+                                            }),
+              Status::Ok)
         << dc.errorMessage();
     EXPECT_TRUE(isClose(dc.qdd, qddE, 1e-8))
         << "trial " << trial << " (dense): max diff " << (dc.qdd - qddE).cwiseAbs().maxCoeff();

@@ -177,9 +177,19 @@ TEST(MultiDofIndependent, ContactAndConstraintForcesMatchTheDenseKkt) {
     ProximalSettings s;
     s.tolerance = 1e-12;
     s.maxIterations = 400;
-    ASSERT_EQ(proxPv(m, d, set, cd, st.q, st.v, tau, s), Status::Ok) << d.errorMessage();
+    ASSERT_EQ(test::solveAboveRoundingFloor(cd.result, s,
+                                            [&](const ProximalSettings& x) {
+                                              return proxPv(m, d, set, cd, st.q, st.v, tau, x);
+                                            }),
+              Status::Ok)
+        << d.errorMessage();
     EXPECT_TRUE(isClose(d.ydd, kkt.ydd, 1e-8));
-    ASSERT_EQ(constrainedDynamicsDense(m, d, set, cd, st.q, st.v, tau, s), Status::Ok)
+    ASSERT_EQ(test::solveAboveRoundingFloor(cd.result, s,
+                                            [&](const ProximalSettings& x) {
+                                              return constrainedDynamicsDense(m, d, set, cd, st.q,
+                                                                              st.v, tau, x);
+                                            }),
+              Status::Ok)
         << d.errorMessage();
     EXPECT_TRUE(isClose(d.ydd, kkt.ydd, 1e-8));
     // Loop multipliers of CE-ABA: M qdd - K^T lambda = tau - c, K qdd = k (selected rows).

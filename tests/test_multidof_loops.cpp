@@ -187,9 +187,19 @@ TEST(MultiDofLoops, ContactOnTheEmbeddedLoopsMatchesTheDenseKkt) {
       ProximalSettings s;
       s.tolerance = 1e-12;
       s.maxIterations = 400;
-      ASSERT_EQ(proxPv(m, d, set, cd, st.q, st.v, tau, s), Status::Ok) << d.errorMessage();
+      ASSERT_EQ(test::solveAboveRoundingFloor(cd.result, s,
+                                              [&](const ProximalSettings& x) {
+                                                return proxPv(m, d, set, cd, st.q, st.v, tau, x);
+                                              }),
+                Status::Ok)
+          << d.errorMessage();
       EXPECT_TRUE(isClose(d.ydd, kkt.ydd, 1e-8)) << file;
-      ASSERT_EQ(constrainedDynamicsDense(m, d, set, cd, st.q, st.v, tau, s), Status::Ok)
+      ASSERT_EQ(test::solveAboveRoundingFloor(cd.result, s,
+                                              [&](const ProximalSettings& x) {
+                                                return constrainedDynamicsDense(m, d, set, cd, st.q,
+                                                                                st.v, tau, x);
+                                              }),
+                Status::Ok)
           << d.errorMessage();
       EXPECT_TRUE(isClose(d.ydd, kkt.ydd, 1e-8)) << file;
     }
@@ -353,7 +363,12 @@ TEST(MultiDofLoops, PlanarAndFloatingJointsInsideALoop) {
       ProximalSettings s;
       s.tolerance = 1e-11;
       s.maxIterations = 1000;
-      ASSERT_EQ(constrainedDynamicsDense(cut, dc, set, cd, qc, vc, tc, s), Status::Ok)
+      ASSERT_EQ(test::solveAboveRoundingFloor(cd.result, s,
+                                              [&](const ProximalSettings& x) {
+                                                return constrainedDynamicsDense(cut, dc, set, cd,
+                                                                                qc, vc, tc, x);
+                                              }),
+                Status::Ok)
           << type << ": " << dc.errorMessage();
       const VecX qddE = byName(m.treeModel.velocityNames, qdd, cut.treeModel.velocityNames);
       EXPECT_TRUE(isClose(dc.qdd, qddE, 1e-8))

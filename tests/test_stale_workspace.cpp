@@ -15,6 +15,7 @@
 
 #include "closed_states.hpp"
 #include "clusterdyn/clusterdyn.hpp"
+#include "constrained/delassus_aba.hpp"
 #include "test_util.hpp"
 
 using namespace clusterdyn;
@@ -205,12 +206,17 @@ std::vector<std::pair<std::string, Entry>> entryPoints(const Scene& s) {
   e.emplace_back("constrainedAba", [&](ClusterData& d, const support::ClosedState& x) {
     ConstraintData c(cm, s.set);
     const Status st = constrainedAba(cm, d, s.set, c, x.q, x.v, s.tau);
-    return Run{st, {d.ydd, c.lambda}};
+    return Run{st, {d.ydd, d.qdd, c.lambda}};
   });
   e.emplace_back("proxPv", [&](ClusterData& d, const support::ClosedState& x) {
     ConstraintData c(cm, s.set);
     const Status st = proxPv(cm, d, s.set, c, x.q, x.v, s.tau);
-    return Run{st, {d.ydd, c.lambda}};
+    return Run{st, {d.ydd, d.qdd, c.lambda}};
+  });
+  e.emplace_back("constrainedDynamicsDense", [&](ClusterData& d, const support::ClosedState& x) {
+    ConstraintData c(cm, s.set);
+    const Status st = constrainedDynamicsDense(cm, d, s.set, c, x.q, x.v, s.tau);
+    return Run{st, {d.ydd, d.qdd, c.lambda}};
   });
   e.emplace_back("computeCeAbaDerivatives", [&](ClusterData& d, const support::ClosedState& x) {
     ClusterDerivativeData dd(cm);
@@ -231,6 +237,15 @@ std::vector<std::pair<std::string, Entry>> entryPoints(const Scene& s) {
       return Run{r, {q, v, c.ydot, c.lambda, d.ydd}};
     };
   };
+  if (s.rotorProblem) {  // the rotor problem takes step.cpp's fallback (the test is not vacuous)
+    ClusterData d(cm);
+    ContactData c(cm, *s.rotorProblem);
+    StepSettings st;
+    EXPECT_EQ(assembleContactProblem(cm, d, *s.rotorProblem, c, s.b.q, s.b.v, s.tau, st),
+              Status::Ok);
+    EXPECT_FALSE(detail::afterAbaServes(cm, d, c.rows));
+    EXPECT_TRUE(detail::afterAbaServes(cm, d, ConstraintData(cm, s.problem.rows())));
+  }
   e.emplace_back("assembleContactProblem", contact(s.problem, false));
   e.emplace_back("contactStep", contact(s.problem, true));
   if (s.rotorProblem) {
@@ -288,6 +303,12 @@ TEST(StaleWorkspace, EveryEntryPointAfterEveryOtherAtAnotherStateEqualsAFreshWor
   checkEveryPair(Scene("parallel walker",
                        loadModel(test::modelsPath("cd_parallel_walker.urdf"), floating),
                        "lf_coupler", Vec3(0.03, 0.0, -0.05), "", 14));
+  checkEveryPair(Scene("rod leg (ball damper on three hinges in a loop)",
+                       loadModel(test::modelsPath("cd_rod_leg.xml")), "shank", Vec3(0, 0, -0.2), "",
+                       17));
+  checkEveryPair(Scene("geared leg (rotors, armature, springs, dampers)",
+                       loadModel(test::modelsPath("cd_geared_leg.xml")), "shank", Vec3(0, 0, -0.2),
+                       "knee_rotor", 18));
   checkEveryPair(Scene("quadruped (rotors)", loadModel(test::modelsPath("cd_quadruped.urdf")),
                        "lf_shank", Vec3(0.0, 0.0, -0.2), "lf_knee_rotor", 15));
 }

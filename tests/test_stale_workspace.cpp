@@ -223,6 +223,16 @@ std::vector<std::pair<std::string, Entry>> entryPoints(const Scene& s) {
     const Status st = computeCeAbaDerivatives(cm, d, dd, x.q, x.v, s.tau);
     return Run{st, {dd.ydd, dd.dydd_dy, dd.dydd_dydot}};
   });
+  e.emplace_back("computeCeRneaDerivatives", [&](ClusterData& d, const support::ClosedState& x) {
+    ClusterDerivativeData dd(cm);
+    const Status st = computeCeRneaDerivatives(cm, d, dd, x.q, x.v, s.ydd);
+    return Run{st, {dd.tauY, dd.dtau_dy, dd.dtau_dydot}};
+  });
+  e.emplace_back("computeClusterMinverse", [&](ClusterData& d, const support::ClosedState& x) {
+    ClusterDerivativeData dd(cm);
+    const Status st = computeClusterMinverse(cm, d, dd, x.q);
+    return Run{st, {dd.Hinv}};
+  });
   const auto contact = [&](const ContactProblem& p, bool step) {
     return [&cm, &p, &s, step](ClusterData& d, const support::ClosedState& x) {
       ContactData c(cm, p);

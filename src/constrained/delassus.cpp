@@ -410,8 +410,8 @@ bool dampedInverseOf(const MatX& D, double rho, Eigen::Ref<MatX> A, MatX& out) {
 
 /// The position level of the kinematics at zero velocity (what the Delassus matrix needs):
 /// liMi (axis-specialised joint transforms on single-body clusters), v = c = 0, the constrained
-/// clusters' steps as in the velocity pass (their G, poses and state check), and the world poses
-/// oMi only when a constraint reads them (world-aligned rows, or two bodies).
+/// clusters' steps as in the velocity pass (their G, poses and state check; g = 0), and the world
+/// poses oMi only when a constraint reads them (world-aligned rows, or two bodies).
 Status positionPass(const ClusterModel& cm, ClusterData& data, const ConstraintSet& set,
                     ConstVecRef q) {
   const Model& tree = cm.treeModel;
@@ -422,6 +422,9 @@ Status positionPass(const ClusterModel& cm, ClusterData& data, const ConstraintS
       CDYN_TRY(detail::clusterVelocityStep(cm, data, k, q, nullptr, detail::Bias::Skip,
                                            detail::StateCheck::Check, detail::OutputPoses::All,
                                            detail::RotorFrame::Body));
+      // At zero velocity the loops' bias g (v_dot = G y_ddot + g, eq. 3) is zero; Bias::Skip
+      // leaves the g of the previous algorithm (the step's CE-ABA), which pass 1 folds into c.
+      if (c.implicit()) detail::scratch(data)[k].g.setZero();
       continue;
     }
     const int b = c.firstBody;

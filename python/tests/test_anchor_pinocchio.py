@@ -295,8 +295,15 @@ def test_contacts(case, contacts, ref):
         # the dense solver: 1e-11 (their rounding floor is ~1e-11 at |qdd| ~ 1e4).
         for solve, mu, tol in ((cws.constrained_aba, 1e-3, 1e-12), (cws.prox_pv, 1e-4, 1e-11),
                                (cws.constrained_dynamics_dense, 1e-4, 1e-11)):
-            r = solve(q, v, tau, mu=mu, tolerance=tol, max_iterations=200,
-                      on_not_converged="raise")
+            try:
+                r = solve(q, v, tau, mu=mu, tolerance=tol, max_iterations=200,
+                          on_not_converged="raise")
+            except cd.NotConvergedError as e:
+                # A tolerance below the rows' rounding floor (16 eps x their terms' size,
+                # docs/constraints.md) is reported, never Ok: the last iterate is what the
+                # checks below hold against Pinocchio.
+                assert "rounding floor" in str(e), str(e)
+                r = e.result
             close(r.ydd, qdd_p, f"{solve.__name__} accelerations")
             close(r.lam, lam_p, f"{solve.__name__} multipliers")
 

@@ -300,8 +300,15 @@ def test_constrained_dynamics_derivatives_against_finite_differences():
     fext = rng.uniform(-1, 1, (model.nbodies, 6))
 
     def solve(qq, vv, tt):
-        r = cws.constrained_dynamics_dense(qq, vv, tt, fext, tolerance=1e-13, max_iterations=200,
-                                           on_not_converged="raise")
+        try:
+            r = cws.constrained_dynamics_dense(qq, vv, tt, fext, tolerance=1e-13,
+                                               max_iterations=200, on_not_converged="raise")
+        except cd.NotConvergedError as e:
+            # 1e-13 is below the rows' rounding floor (16 eps x their terms' size,
+            # docs/constraints.md), which is reported, never Ok: the last iterate is as
+            # converged as double precision allows, what the finite differences need.
+            assert "rounding floor" in str(e), str(e)
+            r = e.result
         return np.concatenate([r.ydd, r.lam])
 
     d = cset.constrained_dynamics_derivatives(q, v, tau, fext)

@@ -6,9 +6,12 @@
 // M + A, and d ABA = -(M + A)^-1 d RNEA from a separate call.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <functional>
 #include <random>
+#include <string>
 
+#include "clusterdyn/mjcf.hpp"
 #include "test_util.hpp"
 #include "tree/joint_dynamics.hpp"
 #include "tree/joint_dynamics_derivatives.hpp"
@@ -38,6 +41,12 @@ std::vector<Model> passiveModels() {
       if (m.joints[b].type == JointType::Planar)
         m.stiffness.segment(m.idx_v[b], m.nvs[b]).setZero();
     m.springPosition = randomConfiguration(m, rng);
+    // MuJoCo's free joint has one armature: equal on its three translational coordinates
+    // (Model::finalize requires it; the velocity product a (w x v) of tree/joint_dynamics.hpp).
+    for (int b = 0; b < m.nbodies; ++b)
+      if (m.joints[b].type == JointType::Floating)
+        m.armature.segment<3>(m.idx_v[b] + 3).setConstant(m.armature[m.idx_v[b] + 3]);
+    m.finalize();
     out.push_back(std::move(m));
   }
   return out;
@@ -183,7 +192,9 @@ std::vector<Case> jointDynamicsCases() {
   armatureOnly.damping.resize(0);
   armatureOnly.stiffness.resize(0);
   armatureOnly.springPosition.resize(0);
+  armatureOnly.finalize();  // a floating joint's armature: zero damping and stiffness added
   passiveOnly.armature.resize(0);
+  passiveOnly.finalize();
   out.push_back({"armature_only", armatureOnly});
   out.push_back({"passive_only", passiveOnly});
   for (const Case& c : out) EXPECT_TRUE(c.model.hasJointDynamics()) << c.name;
@@ -298,6 +309,81 @@ TEST(JointDynamicsDerivatives, ModelsWithoutJointDynamicsUnchanged) {
   EXPECT_TRUE(isClose(a.dtau_da, b.dtau_da + MatX(jd.armature.asDiagonal()), 1e-13));
   EXPECT_TRUE(
       isClose(a.tau - b.tau, jd.armature.cwiseProduct(tau) - passiveForces(jd, q, v), 1e-13));
+}
+
+TEST(FloatingArmature, VelocityProductOfMuJoCosFreeJointArmature) {
+  // MuJoCo's free-joint armature a multiplies d/dt v_world = R (v_dot + w x v): the model with
+  // armature differs from the rigid one by A a (diagonal) and a (w x v) on the translational
+  // rows, a passive force that does no work; its partials match finite differences (above).
+  std::mt19937_64 rng(31);
+  RandomModelOptions o;
+  o.nbodies = 5;
+  o.floatingBase = true;
+  Model rigid = randomTreeModel(rng, o);
+  Model m = rigid;
+  m.armature = randomVector(m.nv, rng, 0.01, 0.2);
+  m.armature.segment<3>(3).setConstant(0.07);
+  m.finalize();
+  ASSERT_TRUE(m.hasPassiveForces());  // zero damping and stiffness, the neutral spring
+  EXPECT_EQ(m.damping, VecX::Zero(m.nv));
+  EXPECT_EQ(m.springPosition, neutralConfiguration(m));
+  Data d1(m), d2(rigid), d3(m);
+  for (int s = 0; s < 3; ++s) {
+    const VecX q = randomConfiguration(m, rng), v = randomVector(m.nv, rng),
+               a = randomVector(m.nv, rng);
+    ASSERT_EQ(rnea(m, d1, q, v, a), Status::Ok);
+    ASSERT_EQ(rnea(rigid, d2, q, v, a), Status::Ok);
+    VecX expected = m.armature.cwiseProduct(a);
+    expected.segment<3>(3) += 0.07 * v.head<3>().cross(v.segment<3>(3));
+    EXPECT_TRUE(isClose(d1.tau - d2.tau, expected, 1e-12));
+    EXPECT_NEAR(v.dot(passiveForces(m, q, v)), 0.0, 1e-14);  // no work
+    // aba inverts it: RNEA(ABA(tau)) = tau.
+    ASSERT_EQ(aba(m, d3, q, v, d1.tau), Status::Ok);
+    EXPECT_TRUE(isClose(d3.ddq, a, 1e-10));
+  }
+  // Unequal translational armatures have no diagonal form in the body-frame velocity.
+  Model bad = rigid;
+  bad.armature = VecX::Constant(bad.nv, 0.1);
+  bad.armature[4] = 0.2;
+  try {
+    bad.finalize();
+    ADD_FAILURE() << "unequal armature accepted";
+  } catch (const ModelError& e) {
+    EXPECT_NE(std::string(e.what()).find("translational coordinates must be equal"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
+TEST(PassiveJointModel, BallReplacedByHinges) {
+  // cd_rod_leg's ball (damping 0.01) inside the loop becomes three hinges (Model::ballHinges):
+  // passiveJointModel leaves them to the model, whose J^T tau_ball passiveForces adds, so
+  // passiveForces equals the model's own passive forces; without the model's joint dynamics
+  // the ball is an error naming it.
+  const MjcfDescription mjcf = parseMjcfFile(modelsPath("cd_rod_leg.xml"));
+  const ClusterModel cm = buildClusterModel(mjcf.urdf);
+  const Model& m = cm.treeModel;
+  ASSERT_EQ(m.ballHinges.size(), 1u);
+  const PassiveJointModel p = passiveJointModel(m, mjcf);
+  std::mt19937_64 rng(8);
+  for (int s = 0; s < 3; ++s) {
+    const VecX q = randomConfiguration(m, rng), v = randomVector(m.nv, rng);
+    VecX tau(m.nv);
+    ASSERT_EQ(clusterdyn::passiveForces(m, p, q, v, tau), Status::Ok);
+    EXPECT_TRUE(isClose(tau, passiveForces(m, q, v), 1e-14));
+    const BallHingeGroup& g = m.ballHinges[0];  // the ball's damper acts on its hinges
+    EXPECT_GT(std::abs(tau[g.v[0]]) + std::abs(tau[g.v[1]]) + std::abs(tau[g.v[2]]), 0.0);
+  }
+  ModelOptions rigid;
+  rigid.jointDynamics = false;
+  const ClusterModel cr = buildClusterModel(mjcf.urdf, rigid);
+  try {
+    passiveJointModel(cr.treeModel, mjcf);
+    ADD_FAILURE() << "ball replaced by hinges accepted without Model::ballHinges";
+  } catch (const ModelError& e) {
+    EXPECT_NE(std::string(e.what()).find("ball joint 'rod_ball' was replaced"), std::string::npos)
+        << e.what();
+  }
 }
 
 }  // namespace

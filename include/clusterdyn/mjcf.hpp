@@ -69,7 +69,10 @@ UrdfDescription parseModelString(const std::string& xml, const std::string& sour
 
 /// Passive joint parameters of a model built from an MJCF description, per coordinate of
 /// `model` (any Model built from that description: the tree of buildTreeModel or a
-/// ClusterModel's treeModel, whose numbering differs). Joints are matched by name.
+/// ClusterModel's treeModel, whose numbering differs). Joints are matched by name. A ball joint
+/// the cluster builder replaced by three hinges (Model::ballHinges) keeps zeros here: its
+/// coupled damper and spring are the model's, which passiveForces adds; a model built without
+/// its joint dynamics has no Model::ballHinges, and such a ball is then a ModelError naming it.
 struct PassiveJointModel {
   VecX stiffness;       ///< nv: spring stiffness per velocity coordinate (N m/rad, N/m)
   VecX springPosition;  ///< nq: spring rest configuration (a configuration of `model`)
@@ -82,7 +85,10 @@ PassiveJointModel passiveJointModel(const Model& model, const MjcfDescription& m
 /// compensation): tau = -K (q (-) q_spring) - D v, per joint in `model`'s velocity
 /// coordinates; for a ball or free joint the rotational spring is -k log(q_spring^-1 q) in the
 /// child frame (MuJoCo's mju_subQuat) and the free joint's translational spring acts on the
-/// world position. tau must have size nv. InvalidSize / NonFinite otherwise. No allocation.
+/// world position; plus J^T tau_ball of the balls replaced by hinges (Model::ballHinges). Not
+/// included: the velocity product a (w x v) of a free joint's armature (Model::finalize), which
+/// is part of MuJoCo's M qacc, not of qfrc_passive (the algorithms apply it with the model's
+/// own armature). tau must have size nv. InvalidSize / NonFinite otherwise. No allocation.
 Status passiveForces(const Model& model, const PassiveJointModel& passive, ConstVecRef q,
                      ConstVecRef v, Eigen::Ref<VecX> tau);
 

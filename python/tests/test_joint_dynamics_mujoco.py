@@ -5,7 +5,7 @@ Oracle: MuJoCo from PyPI reads the same MJCF text itself.
     MuJoCo's own finite-difference inverse-dynamics Jacobians (mjd_inverseFD of qfrc_inverse =
     M qacc + bias - qfrc_passive) against rnea_derivatives: d/dqpos (both take the tangent of
     a ball along its body-frame rotation), d/dqvel, d/dqacc = M + A.
-  - Free base (damped) over the same limbs: d qacc / d qvel and d qacc / d qfrc
+  - Free base (damped, with armature) over the same limbs: d qacc / d qvel and d qacc / d qfrc
     by central differences of mj_forward's qacc against aba_derivatives' ddq_dv and Minv, mapped
     to clusterdyn's coordinates (v_cd = T v_mj: a free joint's [w; v_body] vs [v_world; w], and
     ddq_cd = T qacc + Tdot v_mj; docs/mjcf.md section 1).
@@ -41,9 +41,9 @@ LIMBS = """
 
 
 def xml(free):
-    # No armature on the free joint: MuJoCo adds it in [v_world; w], clusterdyn in [w; v_body],
-    # so the two dynamics differ by A (w x v_body) (aba itself, not its derivatives).
-    root = '<joint name="root" type="free" damping="0.4"/>' if free else ""
+    # Armature on the free joint: MuJoCo adds it in [v_world; w], clusterdyn in [w; v_body], so
+    # clusterdyn carries the velocity product a (w x v_body) (Model::finalize, docs/mjcf.md §4).
+    root = '<joint name="root" type="free" damping="0.4" armature="0.05"/>' if free else ""
     return f"""<mujoco model="jd">
   <option><flag contact="disable"/></option>
   <worldbody>

@@ -322,13 +322,17 @@ TREE_XML = """<mujoco model="passive_tree">
 """
 
 
-def test_aba_with_armature_springs_dampers_and_file_gravity_matches_mujoco_qacc(tmp_path):
+# <freejoint> takes no armature or damping; a <joint type="free"> takes the default class's
+# damping and here its own armature, which MuJoCo applies along [v_world; w] (docs/mjcf.md §4).
+@pytest.mark.parametrize("root", ['<freejoint name="root"/>',
+                                  '<joint name="root" type="free" armature="0.1"/>'])
+def test_aba_with_armature_springs_dampers_and_file_gravity_matches_mujoco_qacc(tmp_path, root):
     """A tree (no equality, no limit, no contact): MuJoCo's qacc = M^-1 (tau + qfrc_passive -
     qfrc_bias) with M including armature and gravity from <option>, against clusterdyn's aba
     on the same file (armature, springs about springref, dampers, file gravity on by
     default); rnea(aba(tau)) = tau; the energy balance of the joint dynamics."""
     path = tmp_path / "tree.xml"
-    path.write_text(TREE_XML)
+    path.write_text(TREE_XML.replace('<freejoint name="root"/>', root))
     p = Pair(str(path))
     assert np.allclose(p.cdm.gravity, [0.3, -1.2, -7.5]) if hasattr(p.cdm, "gravity") else True
     rng = np.random.default_rng(11)
@@ -344,6 +348,10 @@ def test_aba_with_armature_springs_dampers_and_file_gravity_matches_mujoco_qacc(
         expect = T @ d.qacc + tdot
         assert np.abs(vdot - expect).max() < TOL * max(1.0, np.abs(expect).max())
         assert np.abs(w.rnea(q, v, vdot) - tau).max() < TOL * max(1.0, np.abs(tau).max())
+        # CE-ABA (a tree: y = q) and (M + A) vdot + nle = tau take the same joint dynamics
+        assert np.abs(w.ce_aba(q, v, tau) - expect).max() < TOL * max(1.0, np.abs(expect).max())
+        res = w.crba(q) @ vdot + w.nonlinear_effects(q, v) - tau
+        assert np.abs(res).max() < TOL * max(1.0, np.abs(tau).max())
     # the same file with MuJoCo's gravity made explicit in clusterdyn's default: different
     assert np.abs(p.mjm.opt.gravity - [0.3, -1.2, -7.5]).max() == 0.0
 

@@ -1,6 +1,7 @@
 // Passive joint forces of MJCF models: MuJoCo's joint springs and dampers (the joint part of
 // mj_passive: qfrc_passive = -stiffness (q (-) q_spring) - damping v), and the armature
 // MuJoCo adds to the mass-matrix diagonal, per coordinate of a clusterdyn Model.
+#include <algorithm>
 #include <cmath>
 
 #include "clusterdyn/configuration.hpp"
@@ -17,6 +18,16 @@ PassiveJointModel passiveJointModel(const Model& model, const MjcfDescription& m
   p.springPosition = neutralConfiguration(model);
   for (const MjcfJointDynamics& d : mjcf.jointDynamics) {
     const int b = model.jointId(d.joint);
+    if (b < 0 && std::any_of(model.ballHinges.begin(), model.ballHinges.end(),
+                             [&](const BallHingeGroup& g) { return g.ball == d.joint; }))
+      continue;  // a ball as three hinges: its damper and spring are the model's (passiveForces)
+    if (b < 0 && model.jointId(d.joint + ":swing1") >= 0)
+      throw ModelError(mjcf.urdf.where(d.line) + ": ball joint '" + d.joint +
+                       "' was replaced by the three hinges '" + d.joint + ":swing1', '" + d.joint +
+                       ":swing2', '" + d.joint +
+                       ":spin' in the model given to passiveJointModel, whose coupled damper "
+                       "and spring only a model built with its joint dynamics carries "
+                       "(ModelOptions::jointDynamics, Model::ballHinges)");
     if (b < 0)
       throw ModelError(mjcf.urdf.where(d.line) + ": joint '" + d.joint +
                        "' is not a joint of the model given to passiveJointModel");
@@ -48,6 +59,10 @@ Status passiveForces(const Model& model, const PassiveJointModel& passive, Const
   tau.setZero();
   detail::addPassiveForces(model, passive.stiffness.data(), passive.damping.data(),
                            passive.springPosition.data(), q.data(), v.data(), 1.0, tau.data());
+  // Balls replaced by three hinges (passiveJointModel leaves their coordinates 0): the damper
+  // and spring the model carries for them, J^T tau_ball (ball_hinge_passive.hpp).
+  if (!model.ballHinges.empty())
+    detail::addBallHingePassiveForces(model, q.data(), v.data(), 1.0, tau.data());
   return tau.allFinite() ? Status::Ok : Status::NonFinite;
 }
 

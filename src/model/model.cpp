@@ -133,6 +133,27 @@ void Model::finalize() {
     if (joints[i].type == JointType::Planar && stiffness.segment(idx_v[i], nvs[i]).any())
       throw ModelError("model '" + name + "': joint '" + jointNames[i] +
                        "': springs on planar joints are not supported");
+  // A floating joint's armature (MuJoCo's free joint: one scalar a) adds the velocity product
+  // a (w x v) of tree/joint_dynamics.hpp, a passive force: the model gets zero damping and
+  // stiffness and the neutral springPosition when it has none.
+  bool floatingArmature = false;
+  for (int i = 0; armature.size() == nv && i < nbodies; ++i) {
+    if (joints[i].type != JointType::Floating) continue;
+    const Vec3 at = armature.segment<3>(idx_v[i] + 3);
+    if (at[0] != at[1] || at[0] != at[2])
+      throw ModelError("model '" + name + "': floating joint '" + jointNames[i] +
+                       "': the armature of its three translational coordinates must be equal "
+                       "(MuJoCo's free joint has one; unequal ones act as R^T A R on the "
+                       "body-frame velocity, which depends on the orientation)");
+    if (at[0] != 0.0) floatingArmature = true;
+  }
+  if (floatingArmature && !passive) {
+    damping = VecX::Zero(nv);
+    stiffness = VecX::Zero(nv);
+    springPosition.resize(nq);
+    for (int i = 0; i < nbodies; ++i)
+      detail::neutralJointConfiguration(joints[i], springPosition.data() + idx_q[i]);
+  }
   for (BallHingeGroup& g : ballHinges) finalizeBallHingeGroup(*this, g, passive);
 }
 

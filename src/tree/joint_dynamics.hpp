@@ -58,15 +58,38 @@ inline void addPassiveForces(const Model& model, const double* stiffness, const 
   }
 }
 
+/// out += sign * tau_a(v) for the floating joints with armature: MuJoCo's free-joint armature a
+/// multiplies d/dt v_world, v_world = R v the world-frame linear velocity, so in clusterdyn's
+/// [w; v] (body frame) it is R^T a d/dt (R v) = a (v_dot + w x v): diag(A) ddq (the armature of
+/// the joint-space inertia) plus the velocity product a (w x v), carried as the passive force
+/// tau_a = -a (w x v) on the translational rows. It does no work (v . (w x v) = 0). Model::
+/// finalize() makes the three translational armatures equal and gives such a model passive
+/// forces (hasPassiveForces()). v == nullptr: zero.
+inline void addFloatingArmatureForces(const Model& model, const double* v, double sign,
+                                      double* out) {
+  if (!v || !model.hasArmature()) return;
+  for (int b : model.quaternionBodies) {
+    if (model.joints[b].type != JointType::Floating) continue;
+    const int iv = model.idx_v[b];
+    const double a = model.armature[iv + 3];
+    if (a == 0.0) continue;
+    const Vec3 w(v[iv], v[iv + 1], v[iv + 2]), vl(v[iv + 3], v[iv + 4], v[iv + 5]);
+    const Vec3 t = (sign * a) * w.cross(vl);
+    for (int k = 0; k < 3; ++k) out[iv + 3 + k] -= t[k];
+  }
+}
+
 /// out += sign * tau_p(q, v) for the model's own joint dynamics (no-op without passive forces):
-/// the per-coordinate springs and dampers and the ball joints replaced by hinges
-/// (Model::ballHinges, ball_hinge_passive.hpp).
+/// the per-coordinate springs and dampers, the ball joints replaced by hinges
+/// (Model::ballHinges, ball_hinge_passive.hpp) and the velocity product of a floating joint's
+/// armature (addFloatingArmatureForces).
 inline void addModelPassiveForces(const Model& model, const double* q, const double* v, double sign,
                                   double* out) {
   if (!model.hasPassiveForces()) return;
   addPassiveForces(model, model.stiffness.data(), model.damping.data(), model.springPosition.data(),
                    q, v, sign, out);
   if (!model.ballHinges.empty()) addBallHingePassiveForces(model, q, v, sign, out);
+  addFloatingArmatureForces(model, v, sign, out);
 }
 
 /// Inverse dynamics terms of the joint dynamics: out += armature .* a - tau_p(q, v) (a or v

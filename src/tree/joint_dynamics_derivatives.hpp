@@ -43,7 +43,9 @@ inline Mat3 inverseRightJacobianSO3(const Vec3& r) {
 ///     R^T <- exp(-[omega]) R^T: d f_b / d omega = [f_b]x, d f_b / d v_lin = -R^T K_t R;
 ///   planar: damping only; every joint: d/dv = -D;
 ///   a ball joint replaced by hinges (Model::ballHinges): addBallHingePassivePartials, whose
-///   q-partial depends on v (v == nullptr: v = 0).
+///   q-partial depends on v (v == nullptr: v = 0);
+///   a floating joint's armature a (addFloatingArmatureForces): tau_a = -a (w x v) on the
+///   translational rows, d/dw = a [v]x, d/dv = -a [w]x.
 /// q must hold unit quaternions (checked by the callers).
 inline void addPassiveForcePartials(const Model& model, const double* q, const double* v,
                                     double sign, Eigen::Ref<MatX> dtau_dq,
@@ -51,6 +53,17 @@ inline void addPassiveForcePartials(const Model& model, const double* q, const d
   if (!model.hasPassiveForces()) return;
   // The ball joints replaced by hinges (their q-partial depends on v: v == nullptr means 0).
   if (!model.ballHinges.empty()) addBallHingePassivePartials(model, q, v, sign, dtau_dq, dtau_dv);
+  // A floating joint's armature, tau_a = -a (w x v) = a [v]x w (addFloatingArmatureForces):
+  // d/dw = a [v]x, d/dv = -a [w]x, no q-partial (v == nullptr: v = 0, both zero).
+  for (int b : model.quaternionBodies) {
+    if (!v || !model.hasArmature()) break;
+    const int iv = model.idx_v[b];
+    if (model.joints[b].type != JointType::Floating || model.armature[iv + 3] == 0.0) continue;
+    const double sa = sign * model.armature[iv + 3];
+    const Vec3 w(v[iv], v[iv + 1], v[iv + 2]), vl(v[iv + 3], v[iv + 4], v[iv + 5]);
+    dtau_dv.block<3, 3>(iv + 3, iv) += sa * skew(vl);
+    dtau_dv.block<3, 3>(iv + 3, iv + 3) -= sa * skew(w);
+  }
   if (model.damping.size() == 0) return;
   const double* K = model.stiffness.data();
   const double* qs = model.springPosition.data();
